@@ -1,0 +1,241 @@
+//! The cat language: parser and interpreter over bit-matrix relations.
+//!
+//! A memory model is data: a `.cat` file (herd7 / Dat3M dialect) defines sets and relations
+//! over the events of a candidate execution from base names the engine provides (`po`, `rf`,
+//! `co`, `W`, ...), and states checks (`acyclic`, `irreflexive`, `empty`) that a consistent
+//! execution satisfies.
+//!
+//! Pipeline: [`lexer`] → [`parser`] (surface [`ast`]) → `resolve` (includes spliced, names
+//! bound to numbered slots, functions inlined, dependencies computed) → `interp` (evaluation).
+//! Loading does all the string work; evaluating a candidate only indexes vectors.
+//!
+//! ```text
+//! let model = CatModel::load(path, &[])?;
+//! let prepared = model.prepare(&structure_env, &["rf", "co"])?;   // once per event structure
+//! for candidate in candidates {
+//!     let eval = prepared.evaluate(&candidate_env, true)?;          // per candidate
+//!     if eval.consistent() { ... }
+//! }
+//! ```
+//!
+//! Language notes (beyond Dat3M's `Cat.g4`): `0` is the empty set/relation, `_` is the set of
+//! all events unless the engine binds it, `let a = e and b = e` (non-recursive) and herd's
+//! `unshow` are accepted, and `let x = newSet()` / `newRelation()` declares `x` as a name the
+//! engine must provide.
+
+pub mod ast;
+mod interp;
+pub mod lexer;
+pub mod parser;
+mod resolve;
+
+pub use ast::{CheckKind, FlagKind};
+pub use interp::{CheckOutcome, Evaluation, Prepared};
+
+use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
+use crate::relation::{EventSet, Relation};
+use resolve::Program;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A value of the cat language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    Set(EventSet),
+    Rel(Relation),
+}
+
+impl Value {
+    /// Number of events the value ranges over.
+    pub fn universe(&self) -> usize {
+        match self {
+            Value::Set(s) => s.universe(),
+            Value::Rel(r) => r.universe(),
+        }
+    }
+
+    /// The value as a relation; a set `S` becomes `[S]`.
+    pub fn to_relation(&self) -> Relation {
+        match self {
+            Value::Set(s) => Relation::of_set(s),
+            Value::Rel(r) => r.clone(),
+        }
+    }
+}
+
+/// The environment of base names an execution provides (`po`, `rf`, `co`, `W`, `R`, `M`,
+/// `_`, ...).
+pub trait CatEnv {
+    /// Number of events; every provided value must range over exactly this many.
+    fn universe(&self) -> usize;
+    fn lookup(&self, name: &str) -> Option<Value>;
+}
+
+/// A [`CatEnv`] backed by a map, for tests and tools.
+#[derive(Clone, Debug, Default)]
+pub struct MapEnv {
+    n: usize,
+    values: HashMap<String, Value>,
+}
+
+impl MapEnv {
+    pub fn new(n: usize) -> Self {
+        MapEnv { n, values: HashMap::new() }
+    }
+
+    pub fn insert(&mut self, name: impl Into<String>, v: Value) {
+        self.values.insert(name.into(), v);
+    }
+
+    /// Builder form of [`MapEnv::insert`].
+    pub fn with(mut self, name: impl Into<String>, v: Value) -> Self {
+        self.insert(name, v);
+        self
+    }
+}
+
+impl CatEnv for MapEnv {
+    fn universe(&self) -> usize {
+        self.n
+    }
+
+    fn lookup(&self, name: &str) -> Option<Value> {
+        self.values.get(name).cloned()
+    }
+}
+
+/// A runtime error: an unknown name, a type error, a missing value from the engine.
+///
+/// `span` is relative to `file` (the model file, or the included file, the error is in).
+#[derive(Clone, Debug)]
+pub struct CatError {
+    pub message: String,
+    pub span: Option<Span>,
+    pub file: Option<SourceFile>,
+}
+
+impl CatError {
+    /// The error as a renderable diagnostic, when it points into a file.
+    pub fn to_diagnostic(&self) -> Option<FileDiagnostic> {
+        match (&self.file, self.span) {
+            (Some(f), Some(s)) => Some(FileDiagnostic::new(f, Diagnostic::error(s, self.message.clone()))),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for CatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.file, self.span) {
+            (Some(file), Some(span)) => {
+                let (line, col) = file.line_col(span.start);
+                write!(f, "{}:{}:{}: {}", file.name(), line, col, self.message)
+            }
+            _ => write!(f, "{}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for CatError {}
+
+/// Static information about one check of a model.
+#[derive(Clone, Debug)]
+pub struct CheckInfo {
+    /// The `as` name, or `kind#k` for the k-th check (1-based) when it has none.
+    pub name: String,
+    pub kind: CheckKind,
+    pub negated: bool,
+    pub flag: Option<FlagKind>,
+    /// The whole check, relative to `file`.
+    pub span: Span,
+    pub file: SourceFile,
+    /// Environment names the check depends on, transitively through definitions.
+    pub depends_on: BTreeSet<String>,
+}
+
+/// A parsed and name-resolved model. Cloning is cheap (shared), and it is `Send + Sync`.
+#[derive(Clone, Debug)]
+pub struct CatModel {
+    prog: Arc<Program>,
+}
+
+impl CatModel {
+    /// Loads a model from a file. `include "x"` is resolved relative to the including file's
+    /// directory, then in each of `include_dirs`.
+    pub fn load(path: &Path, include_dirs: &[PathBuf]) -> Result<CatModel, FileDiagnostic> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let file = SourceFile::new(name.clone(), "");
+            FileDiagnostic::new(&file, Diagnostic::error(Span::default(), format!("cannot read cat model: {e}")))
+        })?;
+        let dir = path.parent().map(Path::to_path_buf);
+        Self::compile(SourceFile::new(name, text), dir, include_dirs)
+    }
+
+    /// Loads a model from source text; relative includes are resolved against the directory
+    /// part of the file's name, then `include_dirs`.
+    pub fn from_source(file: SourceFile, include_dirs: &[PathBuf]) -> Result<CatModel, FileDiagnostic> {
+        let dir = Path::new(file.name()).parent().map(Path::to_path_buf);
+        Self::compile(file, dir, include_dirs)
+    }
+
+    fn compile(file: SourceFile, dir: Option<PathBuf>, include_dirs: &[PathBuf]) -> Result<CatModel, FileDiagnostic> {
+        let prog = resolve::compile(file, dir, include_dirs)?;
+        Ok(CatModel { prog: Arc::new(prog) })
+    }
+
+    /// The title from the header (`PTX`, or a quoted string); empty if the model has none.
+    pub fn title(&self) -> &str {
+        &self.prog.title
+    }
+
+    /// Names the model reads from the environment: names used before (or without) any `let`
+    /// defining them, and names declared with `newSet()` / `newRelation()`.
+    pub fn free_names(&self) -> BTreeSet<String> {
+        self.prog.env.iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// Names of all `let` definitions, in order (shadowed ones included).
+    pub fn definitions(&self) -> Vec<&str> {
+        self.prog.defs.iter().map(|d| d.name.as_str()).collect()
+    }
+
+    /// The checks, in model order.
+    pub fn checks(&self) -> Vec<CheckInfo> {
+        self.prog
+            .checks
+            .iter()
+            .map(|c| {
+                let (file, span) = match self.prog.files.locate(c.span) {
+                    Some((f, s)) => (f.clone(), s),
+                    None => (SourceFile::new("<cat>", ""), Span::default()),
+                };
+                CheckInfo {
+                    name: c.name.clone(),
+                    kind: c.kind,
+                    negated: c.negated,
+                    flag: c.flag,
+                    span,
+                    file,
+                    depends_on: c.env_deps.iter().map(|s| self.prog.env[s as usize].name.clone()).collect(),
+                }
+            })
+            .collect()
+    }
+
+    /// Specialises the model to one event structure. `static_env` provides the names that are
+    /// the same for every candidate execution; `dynamic` lists the names supplied per
+    /// candidate (they are not looked up in `static_env`). Every definition and check that
+    /// depends only on static names is evaluated here, once.
+    ///
+    /// Fails on a free name that is neither dynamic nor provided by `static_env` (`_` defaults
+    /// to the set of all events), and on errors in static definitions.
+    pub fn prepare<'m>(&'m self, static_env: &dyn CatEnv, dynamic: &[&str]) -> Result<Prepared<'m>, CatError> {
+        interp::prepare(&self.prog, static_env, dynamic)
+    }
+}
+
+#[cfg(test)]
+mod tests;

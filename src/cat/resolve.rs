@@ -1,0 +1,477 @@
+//! From parsed files to a resolved [`Program`]: includes are spliced in, every name is bound
+//! to a slot (a definition, an environment name, or a function parameter), function calls are
+//! inlined, and each definition and check learns which environment names it depends on.
+//!
+//! After this pass, evaluation never looks at a string: expressions refer to numbered slots.
+
+use super::ast::{BinOp, CheckKind, Expr, ExprKind, FlagKind, Item, UnOp};
+use super::parser::parse_file;
+use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Guards against runaway `include` chains that are not literal cycles (e.g. through symlinks).
+const MAX_INCLUDE_DEPTH: usize = 64;
+
+/// The files of one model, each mapped to its own range of global offsets so that a bare
+/// [`Span`] identifies its file.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Files {
+    /// `(base, file)`, sorted by base.
+    entries: Vec<(usize, SourceFile)>,
+    next_base: usize,
+}
+
+impl Files {
+    /// Registers a file and returns its base offset.
+    pub fn add(&mut self, file: SourceFile) -> usize {
+        let base = self.next_base;
+        // +1 so that the end-of-file offset of one file is not the start of the next.
+        self.next_base += file.text().len() + 1;
+        self.entries.push((base, file));
+        base
+    }
+
+    /// The file a global span lies in, and the span relative to that file.
+    pub fn locate(&self, span: Span) -> Option<(&SourceFile, Span)> {
+        let i = self.entries.partition_point(|(base, _)| *base <= span.start).checked_sub(1)?;
+        let (base, file) = &self.entries[i];
+        Some((file, Span::new(span.start - base, span.end.saturating_sub(*base))))
+    }
+
+    /// Binds a diagnostic with a global span to its file.
+    pub fn file_diagnostic(&self, mut d: Diagnostic) -> FileDiagnostic {
+        match self.locate(d.span) {
+            Some((file, local)) => {
+                d.span = local;
+                FileDiagnostic::new(file, d)
+            }
+            None => {
+                let file = self.entries.first().map(|(_, f)| f.clone()).unwrap_or_else(|| SourceFile::new("<cat>", ""));
+                d.span = Span::default();
+                FileDiagnostic::new(&file, d)
+            }
+        }
+    }
+}
+
+/// A small bit set over slot numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SlotSet {
+    words: Vec<u64>,
+}
+
+impl SlotSet {
+    pub fn insert(&mut self, i: u32) {
+        let (w, b) = (i as usize / 64, i % 64);
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << b;
+    }
+
+    pub fn contains(&self, i: u32) -> bool {
+        self.words.get(i as usize / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    pub fn union_with(&mut self, o: &SlotSet) {
+        if self.words.len() < o.words.len() {
+            self.words.resize(o.words.len(), 0);
+        }
+        for (a, b) in self.words.iter_mut().zip(&o.words) {
+            *a |= b;
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| (0..64u32).filter(move |b| w & (1 << b) != 0).map(move |b| wi as u32 * 64 + b))
+    }
+}
+
+/// A resolved expression: names are slots.
+#[derive(Clone, Debug)]
+pub(crate) struct IExpr {
+    pub kind: IKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum IKind {
+    /// A name provided by the environment (an execution's `po`, `rf`, `W`, ...).
+    Env(u32),
+    /// A `let`-bound definition.
+    Def(u32),
+    /// A function parameter; only occurs inside function bodies before inlining.
+    Param(u32),
+    /// A static subexpression evaluated once by `prepare` (an index into its constants);
+    /// only occurs in the expressions a `Prepared` rewrites, never in a `Program`.
+    Const(u32),
+    /// `0`, the empty set or relation (whichever the context needs).
+    Zero,
+    Bin(BinOp, Box<IExpr>, Box<IExpr>),
+    Un(UnOp, Box<IExpr>),
+}
+
+impl IExpr {
+    /// Calls `f` on every environment and definition slot this expression mentions.
+    fn visit_slots(&self, f: &mut impl FnMut(&IKind)) {
+        match &self.kind {
+            IKind::Bin(_, a, b) => {
+                a.visit_slots(f);
+                b.visit_slots(f);
+            }
+            IKind::Un(_, a) => a.visit_slots(f),
+            k => f(k),
+        }
+    }
+
+    /// The expression with every parameter replaced by the corresponding argument.
+    fn substitute(&self, args: &[IExpr]) -> IExpr {
+        let kind = match &self.kind {
+            IKind::Param(i) => return args[*i as usize].clone(),
+            IKind::Bin(op, a, b) => IKind::Bin(*op, Box::new(a.substitute(args)), Box::new(b.substitute(args))),
+            IKind::Un(op, a) => IKind::Un(*op, Box::new(a.substitute(args))),
+            k => k.clone(),
+        };
+        IExpr { kind, span: self.span }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct EnvName {
+    pub name: String,
+    /// Where the model first reads it; unknown-name errors point here.
+    pub first_use: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct DefInfo {
+    pub name: String,
+    pub span: Span,
+    pub unit: u32,
+}
+
+/// A unit of evaluation: one plain definition, or a `let rec ... and ...` group that is solved
+/// as a single least fixpoint.
+#[derive(Clone, Debug)]
+pub(crate) struct Unit {
+    pub slots: Vec<u32>,
+    pub bodies: Vec<IExpr>,
+    pub rec: bool,
+    /// Environment names this unit depends on, transitively.
+    pub env_deps: SlotSet,
+    /// Units this unit depends on, transitively, in ascending (= evaluation) order; never
+    /// includes the unit itself.
+    pub deps: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Check {
+    pub name: String,
+    pub kind: CheckKind,
+    pub negated: bool,
+    pub flag: Option<FlagKind>,
+    pub expr: IExpr,
+    pub span: Span,
+    pub env_deps: SlotSet,
+    /// Units the check needs, transitively, in evaluation order.
+    pub units: Vec<u32>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Bound {
+    Def(u32),
+    Env(u32),
+    Fun(u32),
+}
+
+#[derive(Clone, Debug)]
+struct FunDef {
+    name: String,
+    arity: usize,
+    body: IExpr,
+}
+
+/// A fully resolved model.
+#[derive(Clone, Debug)]
+pub(crate) struct Program {
+    pub files: Files,
+    pub title: String,
+    pub env: Vec<EnvName>,
+    pub defs: Vec<DefInfo>,
+    pub units: Vec<Unit>,
+    pub checks: Vec<Check>,
+    /// Bindings visible at the end of the model (what `value_of` looks names up in).
+    pub scope: HashMap<String, Bound>,
+}
+
+impl Program {
+    pub fn env_slot(&self, name: &str) -> Option<u32> {
+        self.env.iter().position(|e| e.name == name).map(|i| i as u32)
+    }
+}
+
+/// Resolves a model whose root file is `root`; `root_dir` anchors its relative includes.
+pub(crate) fn compile(root: SourceFile, root_dir: Option<PathBuf>, include_dirs: &[PathBuf]) -> Result<Program, FileDiagnostic> {
+    let mut c = Compiler {
+        files: Files::default(),
+        include_dirs: include_dirs.to_vec(),
+        include_stack: Vec::new(),
+        scope: HashMap::new(),
+        env: Vec::new(),
+        env_index: HashMap::new(),
+        defs: Vec::new(),
+        units: Vec::new(),
+        funs: Vec::new(),
+        checks: Vec::new(),
+    };
+    // The root counts for cycle detection too (when its name is a real path).
+    if let Ok(canonical) = Path::new(root.name()).canonicalize() {
+        c.include_stack.push(canonical);
+    }
+    let title = match c.process_file(root, root_dir) {
+        Ok(t) => t.unwrap_or_default(),
+        Err(d) => return Err(c.files.file_diagnostic(d)),
+    };
+    for (i, ch) in c.checks.iter_mut().enumerate() {
+        if ch.name.is_empty() {
+            ch.name = format!("{}#{}", ch.kind.keyword(), i + 1);
+        }
+    }
+    Ok(Program { files: c.files, title, env: c.env, defs: c.defs, units: c.units, checks: c.checks, scope: c.scope })
+}
+
+struct Compiler {
+    files: Files,
+    include_dirs: Vec<PathBuf>,
+    /// Canonical paths of the files currently being processed, to reject include cycles.
+    include_stack: Vec<PathBuf>,
+    scope: HashMap<String, Bound>,
+    env: Vec<EnvName>,
+    env_index: HashMap<String, u32>,
+    defs: Vec<DefInfo>,
+    units: Vec<Unit>,
+    funs: Vec<FunDef>,
+    checks: Vec<Check>,
+}
+
+impl Compiler {
+    /// Parses and resolves one file (recursively its includes); returns its header title.
+    fn process_file(&mut self, file: SourceFile, dir: Option<PathBuf>) -> Result<Option<String>, Diagnostic> {
+        let text = file.text().to_string();
+        let base = self.files.add(file);
+        let parsed = parse_file(&text, base)?;
+        for item in parsed.items {
+            self.item(item, dir.as_deref())?;
+        }
+        Ok(parsed.title)
+    }
+
+    fn item(&mut self, item: Item, dir: Option<&Path>) -> Result<(), Diagnostic> {
+        match item {
+            Item::Include { path, span } => self.include(&path, span, dir),
+            Item::Let { rec: false, bindings } => {
+                // `let a = e1 and b = e2`: all bodies see the scope before the `let`.
+                let mut resolved = Vec::new();
+                for b in &bindings {
+                    let body = match b.body.kind {
+                        ExprKind::NewSet | ExprKind::NewRelation => None,
+                        _ => Some(self.expr(&b.body, &[])?),
+                    };
+                    resolved.push(body);
+                }
+                for (b, body) in bindings.into_iter().zip(resolved) {
+                    match body {
+                        // `let r = newRelation()`: a name the engine must provide.
+                        None => {
+                            let slot = self.env_slot(&b.name, b.name_span);
+                            self.scope.insert(b.name, Bound::Env(slot));
+                        }
+                        Some(body) => {
+                            let unit = self.new_unit(vec![(b.name.clone(), b.name_span)], false);
+                            self.finish_unit(unit, vec![body]);
+                            let def = self.units[unit as usize].slots[0];
+                            self.scope.insert(b.name, Bound::Def(def));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Item::Let { rec: true, bindings } => {
+                let names = bindings.iter().map(|b| (b.name.clone(), b.name_span)).collect();
+                let unit = self.new_unit(names, true);
+                let slots = self.units[unit as usize].slots.clone();
+                for (b, &slot) in bindings.iter().zip(&slots) {
+                    self.scope.insert(b.name.clone(), Bound::Def(slot));
+                }
+                let mut bodies = Vec::new();
+                for b in &bindings {
+                    bodies.push(self.expr(&b.body, &[])?);
+                }
+                self.finish_unit(unit, bodies);
+                Ok(())
+            }
+            Item::LetFun { name, name_span: _, params, body } => {
+                let pnames: Vec<String> = params.iter().map(|(p, _)| p.clone()).collect();
+                let body = self.expr(&body, &pnames)?;
+                self.funs.push(FunDef { name: name.clone(), arity: pnames.len(), body });
+                self.scope.insert(name, Bound::Fun(self.funs.len() as u32 - 1));
+                Ok(())
+            }
+            Item::Check { flag, negated, kind, expr, name, span } => {
+                let expr = self.expr(&expr, &[])?;
+                let (env_deps, direct) = self.direct_deps(std::slice::from_ref(&expr));
+                let (env_deps, units) = self.close_deps(env_deps, &direct, None);
+                self.checks.push(Check { name: name.unwrap_or_default(), kind, negated, flag, expr, span, env_deps, units });
+                Ok(())
+            }
+        }
+    }
+
+    fn include(&mut self, path: &str, span: Span, dir: Option<&Path>) -> Result<(), Diagnostic> {
+        let rel = Path::new(path);
+        let mut candidates = Vec::new();
+        if rel.is_absolute() {
+            candidates.push(rel.to_path_buf());
+        } else {
+            candidates.push(dir.map_or_else(|| rel.to_path_buf(), |d| d.join(rel)));
+            candidates.extend(self.include_dirs.iter().map(|d| d.join(rel)));
+        }
+        let Some(found) = candidates.iter().find(|c| c.is_file()) else {
+            let searched: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
+            return Err(Diagnostic::error(span, format!("cannot find included file \"{path}\""))
+                .with_note(format!("searched: {}", searched.join(", "))));
+        };
+        let canonical = found.canonicalize().unwrap_or_else(|_| found.clone());
+        if self.include_stack.contains(&canonical) {
+            return Err(Diagnostic::error(span, format!("\"{path}\" includes itself (include cycle)")));
+        }
+        if self.include_stack.len() >= MAX_INCLUDE_DEPTH {
+            return Err(Diagnostic::error(span, "includes nested too deeply"));
+        }
+        let text = std::fs::read_to_string(found)
+            .map_err(|e| Diagnostic::error(span, format!("cannot read included file {}: {e}", found.display())))?;
+        let file = SourceFile::new(found.display().to_string(), text);
+        self.include_stack.push(canonical);
+        let result = self.process_file(file, found.parent().map(Path::to_path_buf));
+        self.include_stack.pop();
+        result.map(|_| ())
+    }
+
+    fn env_slot(&mut self, name: &str, span: Span) -> u32 {
+        if let Some(&s) = self.env_index.get(name) {
+            return s;
+        }
+        let s = self.env.len() as u32;
+        self.env.push(EnvName { name: name.to_string(), first_use: span });
+        self.env_index.insert(name.to_string(), s);
+        s
+    }
+
+    /// Allocates a unit and its definition slots; the bodies are attached by `finish_unit`
+    /// (a recursive group must be in scope while its bodies are resolved).
+    fn new_unit(&mut self, names: Vec<(String, Span)>, rec: bool) -> u32 {
+        let unit = self.units.len() as u32;
+        let mut slots = Vec::new();
+        for (name, span) in names {
+            slots.push(self.defs.len() as u32);
+            self.defs.push(DefInfo { name, span, unit });
+        }
+        self.units.push(Unit { slots, bodies: Vec::new(), rec, env_deps: SlotSet::default(), deps: Vec::new() });
+        unit
+    }
+
+    fn finish_unit(&mut self, unit: u32, bodies: Vec<IExpr>) {
+        let (env_deps, direct) = self.direct_deps(&bodies);
+        let (env_deps, deps) = self.close_deps(env_deps, &direct, Some(unit));
+        let u = &mut self.units[unit as usize];
+        u.bodies = bodies;
+        u.env_deps = env_deps;
+        u.deps = deps;
+    }
+
+    /// Environment slots and units mentioned directly by some expressions.
+    fn direct_deps(&self, exprs: &[IExpr]) -> (SlotSet, BTreeSet<u32>) {
+        let mut env = SlotSet::default();
+        let mut units = BTreeSet::new();
+        for e in exprs {
+            e.visit_slots(&mut |k| match k {
+                IKind::Env(s) => env.insert(*s),
+                IKind::Def(d) => {
+                    units.insert(self.defs[*d as usize].unit);
+                }
+                _ => {}
+            });
+        }
+        (env, units)
+    }
+
+    /// Transitive closure of direct dependencies. Units only refer to earlier units (or to
+    /// themselves, for `let rec`), so the closures of the direct dependencies are complete.
+    fn close_deps(&self, mut env: SlotSet, direct: &BTreeSet<u32>, this: Option<u32>) -> (SlotSet, Vec<u32>) {
+        let mut all = BTreeSet::new();
+        for &u in direct {
+            if Some(u) == this {
+                continue;
+            }
+            let unit = &self.units[u as usize];
+            env.union_with(&unit.env_deps);
+            all.insert(u);
+            all.extend(unit.deps.iter().copied());
+        }
+        (env, all.into_iter().collect())
+    }
+
+    /// Resolves an expression; `params` are the parameters in scope inside a function body.
+    fn expr(&mut self, e: &Expr, params: &[String]) -> Result<IExpr, Diagnostic> {
+        let kind = match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some(i) = params.iter().position(|p| p == n) {
+                    IKind::Param(i as u32)
+                } else {
+                    match self.scope.get(n) {
+                        Some(Bound::Def(d)) => IKind::Def(*d),
+                        Some(Bound::Env(s)) => IKind::Env(*s),
+                        Some(Bound::Fun(_)) => {
+                            return Err(Diagnostic::error(e.span, format!("`{n}` is a function, not a set or relation"))
+                                .with_note(format!("call it with arguments: `{n}(...)`")));
+                        }
+                        None if n == "0" => IKind::Zero,
+                        None => IKind::Env(self.env_slot(n, e.span)),
+                    }
+                }
+            }
+            ExprKind::Binary(op, a, b) => IKind::Bin(*op, Box::new(self.expr(a, params)?), Box::new(self.expr(b, params)?)),
+            ExprKind::Unary(op, a) => IKind::Un(*op, Box::new(self.expr(a, params)?)),
+            ExprKind::Call { name, name_span, args } => {
+                let fun = match self.scope.get(name) {
+                    Some(Bound::Fun(f)) if !params.contains(name) => *f as usize,
+                    _ if params.contains(name) => {
+                        return Err(Diagnostic::error(*name_span, "calling a function parameter is not supported")
+                            .with_note("functions cannot be passed as arguments"));
+                    }
+                    Some(_) => {
+                        return Err(Diagnostic::error(*name_span, format!("`{name}` is not a function")));
+                    }
+                    None => return Err(Diagnostic::error(*name_span, format!("unknown function `{name}`"))),
+                };
+                let (arity, fname) = (self.funs[fun].arity, self.funs[fun].name.clone());
+                if args.len() != arity {
+                    return Err(Diagnostic::error(e.span, format!("`{fname}` takes {arity} argument(s) but {} were given", args.len())));
+                }
+                let mut resolved = Vec::with_capacity(args.len());
+                for a in args {
+                    resolved.push(self.expr(a, params)?);
+                }
+                // Inline: the body was resolved in the function's own (definition-time) scope, so
+                // substituting arguments gives lexical scoping without runtime closures.
+                return Ok(self.funs[fun].body.substitute(&resolved));
+            }
+            ExprKind::NewSet | ExprKind::NewRelation => {
+                return Err(Diagnostic::error(e.span, "`newSet()`/`newRelation()` can only be the whole body of a `let`")
+                    .with_note("write `let name = newRelation()` and use `name`"));
+            }
+        };
+        Ok(IExpr { kind, span: e.span })
+    }
+}

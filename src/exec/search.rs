@@ -1,0 +1,337 @@
+//! Candidate executions of one event structure, checked against a cat model as they are built.
+//!
+//! The search fixes, in order: reads-from (a read may only read a write of the same physical
+//! location that wrote the value the read returned), the fence-SC order among morally strong
+//! `fence.sc`, and coherence, a strict partial order per location with the initial write first
+//! (PTX ISA §8.9.6: co is not total). After rf, and again after the fence-SC order, every model
+//! check whose inputs are already fixed is evaluated, so a failing prefix prunes its whole
+//! subtree; no candidate is materialised before the checks that can reject it ran.
+
+use super::structure::{EventKind, EventStructure};
+use super::trace::ExploreError;
+use crate::cat::{CatEnv, Evaluation, Prepared, Value};
+use crate::relation::Relation;
+use std::collections::HashSet;
+
+/// The names a candidate execution provides on top of its event structure.
+pub const DYNAMIC_NAMES: &[&str] = &["rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "com", "sync_fence"];
+
+/// Names available once rf is fixed.
+const RF_NAMES: &[&str] = &["rf", "rfe", "rfi"];
+/// Names available once rf and the fence-SC order are fixed.
+const RF_FSC_NAMES: &[&str] = &["rf", "rfe", "rfi", "sync_fence"];
+
+/// Cat environment of an event structure plus its barrier matching: the static names.
+pub struct StaticEnv<'a> {
+    pub structure: &'a EventStructure<'a>,
+    pub syncbar: &'a Relation,
+}
+
+impl StaticEnv<'_> {
+    fn lookup_static(&self, name: &str) -> Option<Value> {
+        if name == "syncbar" {
+            return Some(Value::Rel(self.syncbar.clone()));
+        }
+        if let Some(s) = self.structure.sets.get(name) {
+            return Some(Value::Set(s.clone()));
+        }
+        if let Some(r) = self.structure.relations.get(name) {
+            return Some(Value::Rel(r.clone()));
+        }
+        match name {
+            "0" | "emptyset" => Some(Value::Rel(Relation::empty(self.structure.n()))),
+            _ => None,
+        }
+    }
+}
+
+impl CatEnv for StaticEnv<'_> {
+    fn universe(&self) -> usize {
+        self.structure.n()
+    }
+    fn lookup(&self, name: &str) -> Option<Value> {
+        self.lookup_static(name)
+    }
+}
+
+/// One candidate execution: an event structure with rf, co and the fence-SC order chosen.
+pub struct Candidate<'a> {
+    pub statics: &'a StaticEnv<'a>,
+    pub rf: Relation,
+    pub co: Relation,
+    pub sync_fence: Relation,
+}
+
+impl Candidate<'_> {
+    fn structure(&self) -> &EventStructure<'_> {
+        self.statics.structure
+    }
+
+    pub fn fr(&self) -> Relation {
+        self.rf.inverse().seq(&self.co)
+    }
+
+    /// For each physical location, the values of its co-maximal writes (the possible final values).
+    pub fn final_values(&self, physical: usize) -> Vec<i64> {
+        let s = self.structure();
+        let mut vals: Vec<i64> = s
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| e.is_write() && e.physical == Some(physical) && self.co.successors(*i).is_empty())
+            .map(|(_, e)| e.value)
+            .collect();
+        vals.sort_unstable();
+        vals.dedup();
+        vals
+    }
+}
+
+impl CatEnv for Candidate<'_> {
+    fn universe(&self) -> usize {
+        self.structure().n()
+    }
+    fn lookup(&self, name: &str) -> Option<Value> {
+        let int = || &self.structure().relations["int"];
+        let ext = || &self.structure().relations["ext"];
+        let r = match name {
+            "rf" => self.rf.clone(),
+            "co" => self.co.clone(),
+            "fr" => self.fr(),
+            "rfe" => self.rf.intersection(ext()),
+            "rfi" => self.rf.intersection(int()),
+            "coe" => self.co.intersection(ext()),
+            "coi" => self.co.intersection(int()),
+            "fre" => self.fr().intersection(ext()),
+            "fri" => self.fr().intersection(int()),
+            "com" => self.rf.union(&self.co).union(&self.fr()),
+            "sync_fence" => self.sync_fence.clone(),
+            _ => return self.statics.lookup_static(name),
+        };
+        Some(Value::Rel(r))
+    }
+}
+
+/// Statistics of a search, for reports and benchmarks.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SearchStats {
+    pub candidates: u64,
+    pub consistent: u64,
+}
+
+/// Enumerate the candidates of one structure and report each consistent one to `visit`.
+pub fn search(
+    statics: &StaticEnv,
+    prepared: &Prepared,
+    budget: &mut u64,
+    stats: &mut SearchStats,
+    visit: &mut dyn FnMut(&Candidate, &Evaluation),
+) -> Result<(), SearchError> {
+    let s = statics.structure;
+    let n = s.n();
+    let writes = s.writes_by_location();
+    let reads: Vec<usize> = (0..n).filter(|&i| s.events[i].is_read()).collect();
+    // Candidate sources per read: same physical location, same value, not its own RMW write.
+    let rmw = &s.relations["rmw"];
+    let mut sources: Vec<Vec<usize>> = Vec::with_capacity(reads.len());
+    for &r in &reads {
+        let e = &s.events[r];
+        let cands: Vec<usize> = writes[e.physical.expect("reads have a location")]
+            .iter()
+            .copied()
+            .filter(|&w| s.events[w].value == e.value && !rmw.contains(r, w))
+            .collect();
+        if cands.is_empty() {
+            return Ok(());
+        }
+        sources.push(cands);
+    }
+    let fsc_orders = fence_sc_orders(s);
+    let co_choices: Vec<Vec<Relation>> = writes.iter().map(|ws| coherence_orders(n, ws)).collect();
+
+    let mut choice = vec![0usize; reads.len()];
+    loop {
+        let mut rf = Relation::empty(n);
+        for (k, &r) in reads.iter().enumerate() {
+            rf.insert(sources[k][choice[k]], r);
+        }
+        let mut cand = Candidate { statics, rf, co: Relation::empty(n), sync_fence: Relation::empty(n) };
+        if prepared.check_partial(&cand, RF_NAMES).map_err(SearchError::Model)? {
+            for fsc in &fsc_orders {
+                cand.sync_fence = fsc.clone();
+                if !prepared.check_partial(&cand, RF_FSC_NAMES).map_err(SearchError::Model)? {
+                    continue;
+                }
+                // Product of the per-location coherence choices.
+                let mut idx = vec![0usize; co_choices.len()];
+                loop {
+                    let mut co = Relation::empty(n);
+                    for (l, ch) in co_choices.iter().enumerate() {
+                        co.union_with(&ch[idx[l]]);
+                    }
+                    cand.co = co;
+                    stats.candidates += 1;
+                    if *budget == 0 {
+                        return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: stats.candidates }));
+                    }
+                    *budget -= 1;
+                    let eval = prepared.evaluate(&cand, true).map_err(SearchError::Model)?;
+                    if eval.consistent() {
+                        stats.consistent += 1;
+                        visit(&cand, &eval);
+                    }
+                    if !advance(&mut idx, &co_choices.iter().map(|c| c.len()).collect::<Vec<_>>()) {
+                        break;
+                    }
+                }
+            }
+        }
+        if !advance(&mut choice, &sources.iter().map(|c| c.len()).collect::<Vec<_>>()) {
+            return Ok(());
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("{0}")]
+    Model(crate::cat::CatError),
+    #[error("{0}")]
+    Explore(ExploreError),
+}
+
+/// Odometer increment; false when every combination was visited.
+fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
+    for k in (0..idx.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < sizes[k] {
+            return true;
+        }
+        idx[k] = 0;
+    }
+    false
+}
+
+/// Every fence-SC order: the restrictions of a linear order of the `fence.sc` events to their
+/// morally strong pairs (same thread, or each scope includes the other's thread; §8.9.3).
+fn fence_sc_orders(s: &EventStructure) -> Vec<Relation> {
+    let n = s.n();
+    let fences: Vec<usize> = (0..n).filter(|&i| s.events[i].kind == EventKind::Fence && s.events[i].has_tag("SC")).collect();
+    let sr = &s.relations["sr"];
+    let ms = |a: usize, b: usize| s.events[a].thread == s.events[b].thread || sr.contains(a, b);
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut perm = fences.clone();
+    permutations(&mut perm, 0, &mut |p| {
+        let mut r = Relation::empty(n);
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                if ms(p[i], p[j]) {
+                    r.insert(p[i], p[j]);
+                }
+            }
+        }
+        if seen.insert(r.clone()) {
+            out.push(r);
+        }
+    });
+    out
+}
+
+fn permutations(v: &mut [usize], k: usize, f: &mut dyn FnMut(&[usize])) {
+    if k == v.len() {
+        f(v);
+        return;
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permutations(v, k + 1, f);
+        v.swap(k, i);
+    }
+}
+
+/// Every coherence order of one location: the initial write first, then any strict partial order
+/// of the other writes. Each labelled partial order is produced exactly once, by inserting the
+/// writes one at a time with a down-closed set of predecessors and an up-closed set of successors.
+pub fn coherence_orders(n: usize, writes: &[usize]) -> Vec<Relation> {
+    let Some((&init, rest)) = writes.split_first() else {
+        return vec![Relation::empty(n)];
+    };
+    let k = rest.len();
+    // Posets over 0..k as adjacency bit masks: less[i] = set of j with i < j.
+    let mut posets: Vec<Vec<u32>> = vec![vec![]];
+    for m in 0..k {
+        let mut next = Vec::new();
+        for p in &posets {
+            // Enumerate down-sets D and up-sets U of p on elements 0..m, disjoint, with D < U.
+            for d in 0u32..(1 << m) {
+                if !is_down_closed(p, d, m) {
+                    continue;
+                }
+                for u in 0u32..(1 << m) {
+                    if u & d != 0 || !is_up_closed(p, u, m) {
+                        continue;
+                    }
+                    // Every element of D must be below every element of U already.
+                    let ok = (0..m).filter(|i| d & (1 << i) != 0).all(|i| p[i] & u == u);
+                    if !ok {
+                        continue;
+                    }
+                    let mut q = p.clone();
+                    for (i, row) in q.iter_mut().enumerate() {
+                        if d & (1 << i) != 0 {
+                            *row |= 1 << m;
+                        }
+                    }
+                    q.push(u);
+                    next.push(q);
+                }
+            }
+        }
+        posets = next;
+    }
+    posets
+        .into_iter()
+        .map(|p| {
+            let mut r = Relation::empty(n);
+            for (i, &wi) in rest.iter().enumerate() {
+                r.insert(init, wi);
+                for (j, &wj) in rest.iter().enumerate() {
+                    if p[i] & (1 << j) != 0 {
+                        r.insert(wi, wj);
+                    }
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+/// `d` is down-closed: if j ∈ d and i < j then i ∈ d.
+fn is_down_closed(p: &[u32], d: u32, m: usize) -> bool {
+    (0..m).all(|i| d & (1 << i) != 0 || p[i] & d == 0)
+}
+
+/// `u` is up-closed: if i ∈ u and i < j then j ∈ u.
+fn is_up_closed(p: &[u32], u: u32, m: usize) -> bool {
+    (0..m).filter(|i| u & (1 << i) != 0).all(|i| p[i] & !u == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_of_partial_orders() {
+        // Labelled posets on k elements: 1, 1, 3, 19, 219.
+        for (k, expected) in [(0, 1), (1, 1), (2, 3), (3, 19), (4, 219)] {
+            let writes: Vec<usize> = (0..=k).collect();
+            let orders = coherence_orders(k + 1, &writes);
+            assert_eq!(orders.len(), expected, "k = {k}");
+            for r in &orders {
+                assert_eq!(r.plus(), *r, "coherence must be transitive");
+                assert!(r.is_irreflexive());
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Syntax tree of a PTX litmus test (the Dat3M dialect plus real PTX spellings).
+//!
+//! The tree is deliberately close to the text: instructions keep their opcode as the list of
+//! dot-separated parts (`st.relaxed.gpu` → `["st", "relaxed", "gpu"]`) and their operands as
+//! written. Giving meaning to opcodes and operands (which qualifiers are legal, which operand is a
+//! register, a location or a constant) is the job of `program::lower`, which reports its errors on
+//! the spans kept here.
+
+use crate::diag::{Span, Spanned};
+
+/// One parsed litmus file.
+#[derive(Clone, Debug)]
+pub struct LitmusTest {
+    /// The architecture keyword of the header line (`PTX`).
+    pub arch: Spanned<String>,
+    /// Test name (the rest of the header line).
+    pub name: Spanned<String>,
+    /// Quoted strings between the header and the init block.
+    pub comments: Vec<String>,
+    pub init: Vec<Spanned<InitItem>>,
+    pub threads: Vec<ThreadHeader>,
+    /// `code[t]` is the column of thread `t`, top to bottom; empty cells are omitted.
+    pub code: Vec<Vec<Spanned<Statement>>>,
+    /// `locations [x; P0:r0;]`, if present.
+    pub locations: Vec<Spanned<CondValue>>,
+    pub filter: Option<Spanned<Prop>>,
+    pub condition: Option<Condition>,
+}
+
+/// An item of the init block `{ ... }`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InitItem {
+    /// `x = 0;` or `x = -1;` (a new location with an initial value). A C-style type prefix
+    /// (`int x = 0;`, `uint32_t x = 0;`) is accepted by the parser and not kept.
+    Location { name: Spanned<String>, value: Spanned<i64> },
+    /// `y = x;` / `y = &x;`: a new location whose initial value is copied from `x`
+    /// (`address_of` is true for `&x`, which makes y hold the address of x).
+    LocationFromLocation { name: Spanned<String>, source: Spanned<String>, address_of: bool },
+    /// `P0:r0 = 1;` or `0:r0 = 1;`.
+    Register { thread: Spanned<usize>, reg: Spanned<String>, value: Spanned<i64> },
+    /// `P0:r1 = x;` / `P0:r1 = &x;`: the register holds the address of location x.
+    RegisterAddress { thread: Spanned<usize>, reg: Spanned<String>, location: Spanned<String> },
+    /// `y @ generic aliases x;` (proxy ∈ generic | surface | texture | constant).
+    Alias { name: Spanned<String>, proxy: Spanned<String>, target: Spanned<String> },
+}
+
+/// `P0@cta 0,gpu 0`: thread id plus named placement levels in the order written
+/// (`[("cta",0),("gpu",0)]`; later extensions add `cluster`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadHeader {
+    pub id: Spanned<usize>,
+    pub placement: Vec<(Spanned<String>, Spanned<i64>)>,
+    pub span: Span,
+}
+
+/// One cell of a thread column.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    /// `LC00:`
+    Label(String),
+    /// An instruction, optionally guarded by a predicate (`@p`, `@!p`).
+    Instr(Instruction),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction {
+    /// `@p` / `@!p` guard: (register name, negated).
+    pub guard: Option<(Spanned<String>, bool)>,
+    /// Dot-separated opcode parts; `::` stays inside a part (`shared::cta`).
+    pub opcode: Vec<Spanned<String>>,
+    pub operands: Vec<Spanned<Operand>>,
+}
+
+impl Instruction {
+    /// The whole opcode as written (`st.relaxed.gpu`).
+    pub fn mnemonic(&self) -> String {
+        self.opcode.iter().map(|p| p.node.as_str()).collect::<Vec<_>>().join(".")
+    }
+
+    pub fn opcode_span(&self) -> Span {
+        let first = self.opcode.first().map(|p| p.span).unwrap_or_default();
+        let last = self.opcode.last().map(|p| p.span).unwrap_or_default();
+        first.to(last)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A bare name: a register, a location, a label, or a keyword-like word.
+    Name(String),
+    /// `%name` (a PTX register spelling), kept with its `%` (`"%r1"`), as registers are spelt
+    /// everywhere else in the tree (guards, init items, conditions).
+    PercentName(String),
+    /// An integer literal (decimal, negative, or hex).
+    Int(i64),
+    /// `[x]`, `[r1]`, `[x+4]`: an address expression.
+    Address(Box<Spanned<Operand>>, i64),
+    /// `_` (the sink operand of real PTX).
+    Sink,
+    /// `{a, b, c}` (vector operand).
+    Vector(Vec<Spanned<Operand>>),
+    /// `&x` (the address of a location).
+    AddressOf(String),
+}
+
+/// `exists P`, `~exists P`, `forall P`.
+#[derive(Clone, Debug)]
+pub struct Condition {
+    pub quantifier: Spanned<Quantifier>,
+    pub prop: Spanned<Prop>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Quantifier {
+    Exists,
+    NotExists,
+    Forall,
+}
+
+impl Quantifier {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        }
+    }
+}
+
+/// A proposition over the final state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Prop {
+    True,
+    False,
+    Not(Box<Spanned<Prop>>),
+    And(Box<Spanned<Prop>>, Box<Spanned<Prop>>),
+    Or(Box<Spanned<Prop>>, Box<Spanned<Prop>>),
+    Cmp(Spanned<CondValue>, CmpOp, Spanned<CondValue>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
+/// A value a condition can name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CondValue {
+    /// `P1:r0` or `1:r0`.
+    Register {
+        thread: usize,
+        reg: String,
+    },
+    /// `x` (final value of a location).
+    Location(String),
+    Const(i64),
+}

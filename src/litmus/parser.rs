@@ -1,0 +1,931 @@
+//! Recursive-descent parser from litmus text to [`ast::LitmusTest`](super::ast::LitmusTest).
+//!
+//! The grammar follows Dat3M's `LitmusPTX.g4` with the extensions real PTX needs (guards, `%`
+//! registers, address and vector operands, dotted opcodes with `::`). The parser stops at the
+//! first error: a litmus file is small and a single precise "expected X, found Y" is more useful
+//! than a cascade.
+//!
+//! Program rows are line-based: inside a row, a token that starts a new line reads as
+//! [`Tok::Eol`], so a forgotten `;` is reported at the end of the line it belongs to rather than
+//! somewhere in the next row.
+
+use super::ast::*;
+use super::lexer::{first_token, tokenize, Tok, Token};
+use crate::diag::{Diagnostic, SourceFile, Span, Spanned};
+
+type PResult<T> = Result<T, Diagnostic>;
+
+/// Deepest nesting of parentheses, `~` and vector braces. Recursion is bounded so that no input
+/// can overflow the stack.
+const MAX_DEPTH: usize = 64;
+
+/// Most `/\`, `\/` and `~` operators in one proposition. Chains are parsed iteratively but build
+/// a tree as deep as they are long, and dropping a tree recurses, so their length is bounded too.
+const MAX_PROP_OPERATORS: usize = 4096;
+
+/// Words that end the program and start the trailing sections.
+const SECTION_WORDS: [&str; 6] = ["locations", "filter", "exists", "forall", "not", "final"];
+
+/// The proxies an alias can be declared with (`y @ surface aliases x`).
+const PROXIES: [&str; 4] = ["generic", "surface", "texture", "constant"];
+
+/// Parses a whole litmus file; see the module docs for the grammar.
+pub fn parse(file: &SourceFile) -> PResult<LitmusTest> {
+    let (arch, name, rest) = header(file)?;
+    let mut parser =
+        Parser { file, text: file.text(), toks: tokenize(file.text(), rest), pos: 0, row_start: None, depth: 0, prop_operators: 0 };
+    parser.litmus(arch, name)
+}
+
+/// Reads `PTX <name>`: the architecture word through the lexer, the name raw up to the end of its
+/// line (test names are free text such as `SB+fence.sc.gpu-ld.weak`). Returns the offset where
+/// tokenizing resumes.
+fn header(file: &SourceFile) -> PResult<(Spanned<String>, Spanned<String>, usize)> {
+    let text = file.text();
+    let arch = first_token(text);
+    let arch_text = &text[arch.span.range()];
+    if arch.kind != Tok::Ident || !matches!(arch_text, "PTX" | "ptx") {
+        return Err(lexical_error(arch).unwrap_or_else(|| {
+            Diagnostic::expected(arch.span, "the architecture `PTX` at the start of the file", describe(text, arch))
+                .with_note("a litmus file starts with a header line such as `PTX MP+fence.sc.gpu`")
+        }));
+    }
+    let line_end = text[arch.span.end..].find('\n').map_or(text.len(), |i| arch.span.end + i);
+    let raw = &text[arch.span.end..line_end];
+    let name_start = arch.span.end + (raw.len() - raw.trim_start().len());
+    let name = raw.trim();
+    let name_span = Span::new(name_start, name_start + name.len());
+    if name.is_empty() {
+        let at = Span::new(arch.span.end, arch.span.end);
+        return Err(Diagnostic::expected(at, "a test name after `PTX`", "end of line")
+            .with_note("the test name is the rest of the header line, e.g. `PTX SB+fence.sc.gpu`"));
+    }
+    Ok((Spanned::new(arch_text.to_string(), arch.span), Spanned::new(name.to_string(), name_span), line_end))
+}
+
+/// How a token is shown in "found ..." (never the whole rest of the file).
+fn describe(text: &str, tok: Token) -> String {
+    let slice = &text[tok.span.range()];
+    match tok.kind {
+        Tok::Eof => "end of file".to_string(),
+        Tok::Eol => "end of line".to_string(),
+        Tok::Str => "a quoted string".to_string(),
+        Tok::Unknown => format!("unknown character `{slice}`"),
+        _ => {
+            let short: String = slice.chars().take(40).collect();
+            if short.len() < slice.len() {
+                format!("`{short}...`")
+            } else {
+                format!("`{short}`")
+            }
+        }
+    }
+}
+
+/// The diagnostic for a token that is itself a lexical error which no expectation explains
+/// (a comment or string that never ends).
+fn lexical_error(tok: Token) -> Option<Diagnostic> {
+    let (expected, note) = match tok.kind {
+        Tok::UnterminatedComment => ("`*)` to close this comment", "comments are written `(* ... *)`"),
+        Tok::UnterminatedStr => ("a closing `\"` for this string", "quoted comments are written `\"...\"`"),
+        Tok::UnterminatedExecConfig => ("`>>` to close this `<<`", "execution configurations are written `<< ... >>`"),
+        _ => return None,
+    };
+    Some(Diagnostic::expected(tok.span, expected, "end of file").with_note(note))
+}
+
+/// `P0`, `P12`: the spelling of a thread in headers, init items and conditions.
+fn thread_number(word: &str) -> Option<&str> {
+    word.strip_prefix('P').filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A name with no `.`/`::` parts: only opcodes are dotted.
+fn is_plain(word: &str) -> bool {
+    !word.contains(['.', ':'])
+}
+
+/// The value of an integer literal, with its sign. Hex literals up to `u64::MAX` are taken as
+/// 64-bit patterns (`0xffffffffffffffff` is -1), as PTX's `.b64` constants are.
+fn int_value(text: &str, negative: bool) -> Option<i64> {
+    let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
+    let magnitude: u64 = match hex {
+        Some(digits) => u64::from_str_radix(digits, 16).ok()?,
+        None => text.parse().ok()?,
+    };
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else if hex.is_some() {
+        Some(magnitude as i64)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// Levenshtein distance, for "did you mean `exists`?" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// The right-hand side of an init item.
+enum InitValue {
+    Int(Spanned<i64>),
+    Location { name: Spanned<String>, address_of: bool },
+}
+
+struct Parser<'a> {
+    file: &'a SourceFile,
+    text: &'a str,
+    /// Never empty: the last token is [`Tok::Eof`].
+    toks: Vec<Token>,
+    pos: usize,
+    /// Index of the first token of the row being parsed, if any; see [`Parser::tok`].
+    row_start: Option<usize>,
+    depth: usize,
+    prop_operators: usize,
+}
+
+impl<'a> Parser<'a> {
+    // ---- token access -------------------------------------------------------------------------
+
+    /// The current token. Inside a row, a token that starts a later line (or the end of file) is
+    /// reported as [`Tok::Eol`] at the end of the previous token: rows never span lines.
+    fn tok(&self) -> Token {
+        let tok = self.raw(0);
+        match self.row_start {
+            Some(first) if self.pos > first && tok.line_start => {
+                let end = self.prev_span().end;
+                Token { kind: Tok::Eol, span: Span::new(end, end), line_start: true }
+            }
+            _ => tok,
+        }
+    }
+
+    /// The token `k` places ahead, without the row rule.
+    fn raw(&self, k: usize) -> Token {
+        let last = self.toks.len() - 1;
+        self.toks[(self.pos + k).min(last)]
+    }
+
+    fn kind(&self) -> Tok {
+        self.tok().kind
+    }
+
+    /// The span of the last consumed token (or an empty span at the start).
+    fn prev_span(&self) -> Span {
+        match self.pos.checked_sub(1) {
+            Some(i) => self.toks[i].span,
+            None => Span::new(self.toks[0].span.start, self.toks[0].span.start),
+        }
+    }
+
+    fn slice(&self, tok: Token) -> &'a str {
+        &self.text[tok.span.range()]
+    }
+
+    /// Consumes the current token; the end of input and of a row are never consumed.
+    fn bump(&mut self) -> Token {
+        let tok = self.tok();
+        if !matches!(tok.kind, Tok::Eof | Tok::Eol) {
+            self.pos += 1;
+        }
+        tok
+    }
+
+    fn at(&self, kind: Tok) -> bool {
+        self.kind() == kind
+    }
+
+    fn at_word(&self, word: &str) -> bool {
+        let tok = self.tok();
+        tok.kind == Tok::Ident && self.slice(tok) == word
+    }
+
+    fn eat(&mut self, kind: Tok) -> Option<Token> {
+        self.at(kind).then(|| self.bump())
+    }
+
+    fn expect(&mut self, kind: Tok, expected: &str) -> PResult<Token> {
+        self.eat(kind).ok_or_else(|| self.unexpected(expected))
+    }
+
+    /// "expected `expected`, found <current token>".
+    fn unexpected(&self, expected: &str) -> Diagnostic {
+        let tok = self.tok();
+        lexical_error(tok).unwrap_or_else(|| {
+            let d = Diagnostic::expected(tok.span, expected, describe(self.text, tok));
+            if tok.kind == Tok::Unknown {
+                d.with_note("this character starts no token of the litmus syntax")
+            } else {
+                d
+            }
+        })
+    }
+
+    /// Runs `f` one nesting level deeper, refusing to go past [`MAX_DEPTH`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_DEPTH {
+            let tok = self.tok();
+            return Err(Diagnostic::expected(tok.span, format!("at most {MAX_DEPTH} levels of nesting"), "deeper nesting"));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
+    fn line_col_note(&self, what: &str, span: Span) -> String {
+        let (line, col) = self.file.line_col(span.start);
+        format!("{what} at line {line}, column {col}")
+    }
+
+    // ---- file structure -----------------------------------------------------------------------
+
+    fn litmus(&mut self, arch: Spanned<String>, name: Spanned<String>) -> PResult<LitmusTest> {
+        let comments = self.comments();
+        let init = self.init_block()?;
+        let threads = self.thread_headers()?;
+        let code = self.program(threads.len())?;
+        let locations = if self.at_word("locations") { self.locations()? } else { Vec::new() };
+        let filter = if self.at_word("filter") { Some(self.filter()?) } else { None };
+        let condition = if self.at_condition() { Some(self.condition()?) } else { None };
+        if !self.at(Tok::Eof) {
+            let mut d = self.unexpected("end of file");
+            if self.at_word("locations") || self.at_word("filter") {
+                d = d.with_note("the order is: program, `locations`, `filter`, condition");
+            }
+            return Err(d);
+        }
+        Ok(LitmusTest { arch, name, comments, init, threads, code, locations, filter, condition })
+    }
+
+    /// The quoted strings between the header line and the init block, without their quotes.
+    ///
+    /// Dat3M skips everything up to the first `{`, and one corpus file relies on it by quoting
+    /// inside its comment (`"... means "No, but ..." ... "`). So when the text before the first
+    /// `{` starts and ends with a string but has other tokens in between, it is taken as one
+    /// comment from the first quote to the last. Anything else that is not a string is left for
+    /// [`Parser::init_block`] to reject.
+    fn comments(&mut self) -> Vec<String> {
+        let start = self.pos;
+        let brace = self.toks[start..].iter().position(|t| t.kind == Tok::LBrace).map(|i| start + i);
+        if let Some(brace) = brace {
+            let between = &self.toks[start..brace];
+            if let [first, .., last] = between {
+                let quoted = first.kind == Tok::Str && last.kind == Tok::Str;
+                if quoted && between.iter().any(|t| t.kind != Tok::Str) {
+                    self.pos = brace;
+                    return vec![self.text[first.span.start + 1..last.span.end - 1].to_string()];
+                }
+            }
+        }
+        let mut comments = Vec::new();
+        while let Some(tok) = self.eat(Tok::Str) {
+            let text = self.slice(tok);
+            comments.push(text[1..text.len() - 1].to_string());
+        }
+        comments
+    }
+
+    // ---- init block ---------------------------------------------------------------------------
+
+    /// `{ item; item; ... }` with an optional `;` after the last item and after the `}`.
+    fn init_block(&mut self) -> PResult<Vec<Spanned<InitItem>>> {
+        let open = self.eat(Tok::LBrace).ok_or_else(|| {
+            self.unexpected("`{` to open the init block")
+                .with_note("only quoted comments may come between the header line and the init block")
+        })?;
+        let mut items = Vec::new();
+        while self.eat(Tok::RBrace).is_none() {
+            if self.at_thread_header() || self.at(Tok::Eof) {
+                return Err(self.missing_init_close(open));
+            }
+            items.push(self.init_item()?);
+            if self.eat(Tok::Semi).is_none() && !self.at(Tok::RBrace) {
+                if self.at_thread_header() {
+                    return Err(self.missing_init_close(open));
+                }
+                return Err(self.unexpected("`;` or `}` after an init item"));
+            }
+        }
+        self.eat(Tok::Semi);
+        Ok(items)
+    }
+
+    fn missing_init_close(&self, open: Token) -> Diagnostic {
+        self.unexpected("`}` to close the init block").with_note(self.line_col_note("the init block opens", open.span))
+    }
+
+    /// At `P<n>@` (or `P<n> |`, `P<n> ;`): the thread header row.
+    fn at_thread_header(&self) -> bool {
+        let tok = self.raw(0);
+        tok.kind == Tok::Ident && thread_number(self.slice(tok)).is_some() && matches!(self.raw(1).kind, Tok::At | Tok::Bar | Tok::Semi)
+    }
+
+    /// At `P0:` or `0:`, the thread prefix of a register.
+    fn at_thread_prefix(&self) -> bool {
+        let tok = self.raw(0);
+        let is_thread = match tok.kind {
+            Tok::Int => true,
+            Tok::Ident => thread_number(self.slice(tok)).is_some(),
+            _ => false,
+        };
+        is_thread && self.raw(1).kind == Tok::Colon
+    }
+
+    /// One init item; see [`InitItem`]. A C-style type before the name (`int x = 0`,
+    /// `unsigned int x`) is accepted and ignored.
+    fn init_item(&mut self) -> PResult<Spanned<InitItem>> {
+        let start = self.tok().span;
+        while self.at(Tok::Ident) && self.raw(1).kind == Tok::Ident && is_plain(self.slice(self.raw(0))) {
+            self.bump();
+        }
+        let item = if self.at_thread_prefix() {
+            let thread = self.thread_id()?;
+            self.bump(); // the `:` checked by `at_thread_prefix`
+            let reg = self.register("a register name after `:`")?;
+            self.expect(Tok::Eq, "`=`")?;
+            match self.init_value()? {
+                InitValue::Int(value) => InitItem::Register { thread, reg, value },
+                InitValue::Location { name, .. } => InitItem::RegisterAddress { thread, reg, location: name },
+            }
+        } else {
+            let name = self.name("an init item (`x = 0`, `P0:r0 = 0` or `y @ generic aliases x`)")?;
+            if self.eat(Tok::At).is_some() {
+                self.alias(name)?
+            } else {
+                self.expect(Tok::Eq, "`=` or `@`")?;
+                match self.init_value()? {
+                    InitValue::Int(value) => InitItem::Location { name, value },
+                    InitValue::Location { name: source, address_of } => InitItem::LocationFromLocation { name, source, address_of },
+                }
+            }
+        };
+        Ok(Spanned::new(item, start.to(self.prev_span())))
+    }
+
+    /// The rest of `y @ <proxy> aliases x`, after the `@`.
+    fn alias(&mut self, name: Spanned<String>) -> PResult<InitItem> {
+        let tok = self.tok();
+        if tok.kind != Tok::Ident || !PROXIES.contains(&self.slice(tok)) {
+            return Err(self.unexpected("a proxy (`generic`, `surface`, `texture` or `constant`)"));
+        }
+        self.bump();
+        let proxy = Spanned::new(self.slice(tok).to_string(), tok.span);
+        if !self.at_word("aliases") {
+            return Err(self.unexpected("`aliases`"));
+        }
+        self.bump();
+        let target = self.name("the aliased location")?;
+        Ok(InitItem::Alias { name, proxy, target })
+    }
+
+    fn init_value(&mut self) -> PResult<InitValue> {
+        let expected = "an initial value (an integer, a location or `&location`)";
+        match self.kind() {
+            Tok::Int | Tok::Minus => Ok(InitValue::Int(self.int(expected)?)),
+            Tok::Amp => {
+                self.bump();
+                Ok(InitValue::Location { name: self.name("a location after `&`")?, address_of: true })
+            }
+            Tok::Ident => Ok(InitValue::Location { name: self.name(expected)?, address_of: false }),
+            _ => Err(self.unexpected(expected)),
+        }
+    }
+
+    // ---- names and numbers --------------------------------------------------------------------
+
+    /// A plain identifier: a location, a label target, a placement level.
+    fn name(&mut self, expected: &str) -> PResult<Spanned<String>> {
+        let tok = self.tok();
+        if tok.kind != Tok::Ident || !is_plain(self.slice(tok)) {
+            return Err(self.unexpected(expected));
+        }
+        self.bump();
+        Ok(Spanned::new(self.slice(tok).to_string(), tok.span))
+    }
+
+    /// A register as written: `r0`, `p`, `%r1` (the `%` is kept).
+    fn register(&mut self, expected: &str) -> PResult<Spanned<String>> {
+        if self.at(Tok::PercentName) {
+            let tok = self.bump();
+            return Ok(Spanned::new(self.slice(tok).to_string(), tok.span));
+        }
+        self.name(expected)
+    }
+
+    /// `P0` or `0` (the `:` that follows is the caller's).
+    fn thread_id(&mut self) -> PResult<Spanned<usize>> {
+        let tok = self.tok();
+        let digits = match tok.kind {
+            Tok::Int => Some(self.slice(tok)),
+            Tok::Ident => thread_number(self.slice(tok)),
+            _ => None,
+        };
+        match digits.and_then(|d| d.parse::<usize>().ok()) {
+            Some(id) => {
+                self.bump();
+                Ok(Spanned::new(id, tok.span))
+            }
+            None => Err(self.unexpected("a thread like `P0`")),
+        }
+    }
+
+    /// An integer literal with an optional `-`.
+    fn int(&mut self, expected: &str) -> PResult<Spanned<i64>> {
+        let start = self.tok().span;
+        let negative = self.at(Tok::Minus) && self.raw(1).kind == Tok::Int;
+        if negative {
+            self.bump();
+        }
+        let tok = self.tok();
+        if tok.kind != Tok::Int {
+            return Err(self.unexpected(expected));
+        }
+        self.bump();
+        let span = start.to(tok.span);
+        match int_value(self.slice(tok), negative) {
+            Some(value) => Ok(Spanned::new(value, span)),
+            None => Err(Diagnostic::expected(span, "an integer that fits in 64 bits", format!("`{}`", &self.text[span.range()]))),
+        }
+    }
+
+    // ---- threads and program ------------------------------------------------------------------
+
+    /// `P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;`
+    fn thread_headers(&mut self) -> PResult<Vec<ThreadHeader>> {
+        let first = self.tok();
+        if first.kind != Tok::Ident || thread_number(self.slice(first)).is_none() {
+            return Err(self.unexpected("the thread header row (e.g. `P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;`)"));
+        }
+        self.row_start = Some(self.pos);
+        let mut threads = Vec::new();
+        loop {
+            let header = self.thread_header(threads.len())?;
+            let expected = if header.placement.is_empty() { "`@`, `|` or `;`" } else { "`,`, `|` or `;`" };
+            threads.push(header);
+            match self.kind() {
+                Tok::Bar => {
+                    self.bump();
+                }
+                Tok::Semi => {
+                    self.bump();
+                    break;
+                }
+                Tok::Eol | Tok::Eof => return Err(self.unexpected("`;` at the end of the thread header row")),
+                _ => return Err(self.unexpected(expected)),
+            }
+        }
+        self.row_start = None;
+        Ok(threads)
+    }
+
+    /// `P<index>` optionally followed by `@` and placement levels `name int, name int, ...`.
+    fn thread_header(&mut self, index: usize) -> PResult<ThreadHeader> {
+        let tok = self.tok();
+        let id = match (tok.kind, thread_number(self.slice(tok))) {
+            (Tok::Ident, Some(digits)) => digits.parse::<usize>().ok(),
+            _ => None,
+        };
+        let expected = format!("thread `P{index}`");
+        let id = match id {
+            Some(id) if id == index => id,
+            Some(_) => {
+                return Err(self.unexpected(&expected).with_note("threads are numbered from P0, left to right"));
+            }
+            None => return Err(self.unexpected(&expected)),
+        };
+        self.bump();
+        let mut placement = Vec::new();
+        if self.eat(Tok::At).is_some() {
+            loop {
+                let level = self.name("a placement level such as `cta` or `gpu`")?;
+                let expected = format!("an integer (the `{}` index)", level.node);
+                let value = self.int(&expected)?;
+                if value.node < 0 {
+                    let found = format!("`{}`", value.node);
+                    return Err(Diagnostic::expected(value.span, expected, found).with_note("placement indices are non-negative"));
+                }
+                placement.push((level, value));
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        Ok(ThreadHeader { id: Spanned::new(id, tok.span), placement, span: tok.span.to(self.prev_span()) })
+    }
+
+    /// Program rows up to the first section keyword or the end of file.
+    fn program(&mut self, threads: usize) -> PResult<Vec<Vec<Spanned<Statement>>>> {
+        let mut code = vec![Vec::new(); threads];
+        while !self.at_program_end() {
+            let first = self.tok();
+            if let Err(d) = self.row(&mut code) {
+                return Err(self.section_hint(first, d));
+            }
+        }
+        Ok(code)
+    }
+
+    fn at_program_end(&self) -> bool {
+        match self.kind() {
+            Tok::Eof | Tok::Tilde => true,
+            Tok::Ident => SECTION_WORDS.contains(&self.slice(self.tok())),
+            _ => false,
+        }
+    }
+
+    /// A row that fails to parse and starts like a condition (a misspelt keyword, or a bare
+    /// proposition in parentheses) was probably meant to be one: say so.
+    fn section_hint(&self, first: Token, d: Diagnostic) -> Diagnostic {
+        if first.kind == Tok::LParen {
+            return d.with_note("a condition starts with `exists`, `~exists`, `not exists` or `forall`");
+        }
+        let word = self.slice(first);
+        if first.kind != Tok::Ident || word.len() < 4 {
+            return d;
+        }
+        let lower = word.to_ascii_lowercase();
+        match ["exists", "forall", "locations", "filter"].into_iter().find(|k| edit_distance(&lower, k) <= 2) {
+            Some(keyword) => d.with_note(format!("if this line starts the condition, did you mean `{keyword}`?")),
+            None => d,
+        }
+    }
+
+    /// One row `cell | cell | ... ;`, appended to the columns of `code`.
+    fn row(&mut self, code: &mut [Vec<Spanned<Statement>>]) -> PResult<()> {
+        self.row_start = Some(self.pos);
+        let start = self.tok().span;
+        let mut cells = Vec::with_capacity(code.len());
+        loop {
+            let cell = self.cell()?;
+            let expected = match cell.last().map(|s| &s.node) {
+                Some(Statement::Instr(i)) if i.operands.is_empty() => "an operand, `|` or `;`",
+                Some(Statement::Instr(_)) => "`,`, `|` or `;`",
+                Some(Statement::Label(_)) => "an instruction, `|` or `;`",
+                None => "an instruction, a label, `|` or `;`",
+            };
+            cells.push(cell);
+            match self.kind() {
+                Tok::Bar => {
+                    self.bump();
+                }
+                Tok::Semi => {
+                    self.bump();
+                    break;
+                }
+                Tok::Eol | Tok::Eof => {
+                    return Err(self
+                        .unexpected("`;` at the end of the row")
+                        .with_note("each program row is written on one line and ends with `;`"));
+                }
+                _ => return Err(self.unexpected(expected)),
+            }
+        }
+        self.row_start = None;
+        if cells.len() != code.len() {
+            let span = start.to(self.prev_span());
+            return Err(Diagnostic::expected(span, plural(code.len(), "column"), cells.len()).with_note(format!(
+                "the thread header row declares {}; each row has one cell per thread, separated by `|` (cells may be empty)",
+                plural(code.len(), "thread")
+            )));
+        }
+        for (column, cell) in code.iter_mut().zip(cells) {
+            column.extend(cell);
+        }
+        Ok(())
+    }
+
+    /// The statements of one cell: any number of labels, then at most one instruction.
+    fn cell(&mut self) -> PResult<Vec<Spanned<Statement>>> {
+        let mut statements = Vec::new();
+        loop {
+            let next = self.raw(1);
+            match self.kind() {
+                Tok::Ident if next.kind == Tok::Colon && !next.line_start => statements.push(self.label()?),
+                Tok::Ident | Tok::At => {
+                    statements.push(self.instruction()?);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        Ok(statements)
+    }
+
+    fn label(&mut self) -> PResult<Spanned<Statement>> {
+        let name = self.name("a label name")?;
+        let colon = self.bump();
+        Ok(Spanned::new(Statement::Label(name.node), name.span.to(colon.span)))
+    }
+
+    /// `[@[!]pred] opcode operand, operand, ...`
+    fn instruction(&mut self) -> PResult<Spanned<Statement>> {
+        let start = self.tok().span;
+        let guard = match self.eat(Tok::At) {
+            Some(_) => {
+                let negated = self.eat(Tok::Bang).is_some();
+                Some((self.register("a predicate register after `@`")?, negated))
+            }
+            None => None,
+        };
+        let op = self.tok();
+        if op.kind != Tok::Ident {
+            return Err(self.unexpected("an instruction opcode"));
+        }
+        self.bump();
+        let opcode = opcode_parts(self.slice(op), op.span.start);
+        let mut operands = Vec::new();
+        if self.at_operand() {
+            loop {
+                operands.push(self.operand()?);
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        let instr = Instruction { guard, opcode, operands };
+        Ok(Spanned::new(Statement::Instr(instr), start.to(self.prev_span())))
+    }
+
+    fn at_operand(&self) -> bool {
+        matches!(self.kind(), Tok::Ident | Tok::PercentName | Tok::Int | Tok::Minus | Tok::LBracket | Tok::LBrace | Tok::Amp)
+    }
+
+    fn operand(&mut self) -> PResult<Spanned<Operand>> {
+        self.nested(Self::operand_inner)
+    }
+
+    fn operand_inner(&mut self) -> PResult<Spanned<Operand>> {
+        let tok = self.tok();
+        let operand = match tok.kind {
+            Tok::Ident if self.slice(tok) == "_" => {
+                self.bump();
+                Operand::Sink
+            }
+            Tok::Ident => Operand::Name(self.name("an operand")?.node),
+            Tok::PercentName => {
+                self.bump();
+                Operand::PercentName(self.slice(tok).to_string())
+            }
+            Tok::Int | Tok::Minus => Operand::Int(self.int("an operand")?.node),
+            Tok::Amp => {
+                self.bump();
+                Operand::AddressOf(self.name("a location after `&`")?.node)
+            }
+            Tok::LBracket => self.address()?,
+            Tok::LBrace => self.vector()?,
+            _ => return Err(self.unexpected("an operand")),
+        };
+        Ok(Spanned::new(operand, tok.span.to(self.prev_span())))
+    }
+
+    /// `[x]`, `[%r1]`, `[x+4]`, `[x-4]`, after checking the `[`.
+    fn address(&mut self) -> PResult<Operand> {
+        self.bump();
+        let tok = self.tok();
+        let base = match tok.kind {
+            Tok::Ident => Operand::Name(self.name("an address (a location or register)")?.node),
+            Tok::PercentName => {
+                self.bump();
+                Operand::PercentName(self.slice(tok).to_string())
+            }
+            Tok::Int => Operand::Int(self.int("an address")?.node),
+            _ => return Err(self.unexpected("an address (a location or register)")),
+        };
+        let base = Spanned::new(base, tok.span);
+        if !matches!(self.kind(), Tok::Plus | Tok::Minus) {
+            self.expect(Tok::RBracket, "`+`, `-` or `]`")?;
+            return Ok(Operand::Address(Box::new(base), 0));
+        }
+        let negative = self.bump().kind == Tok::Minus;
+        let magnitude = self.int("an integer offset")?;
+        let offset = if negative {
+            magnitude.node.checked_neg().ok_or_else(|| {
+                let found = format!("`-{}`", &self.text[magnitude.span.range()]);
+                Diagnostic::expected(magnitude.span, "an offset that fits in 64 bits", found)
+            })?
+        } else {
+            magnitude.node
+        };
+        self.expect(Tok::RBracket, "`]`")?;
+        Ok(Operand::Address(Box::new(base), offset))
+    }
+
+    /// `{a, b, ...}`, after checking the `{`.
+    fn vector(&mut self) -> PResult<Operand> {
+        self.bump();
+        let mut elements = Vec::new();
+        loop {
+            elements.push(self.operand()?);
+            if self.eat(Tok::Comma).is_none() {
+                self.expect(Tok::RBrace, "`,` or `}`")?;
+                return Ok(Operand::Vector(elements));
+            }
+        }
+    }
+
+    // ---- locations, filter, condition ---------------------------------------------------------
+
+    /// `locations [x; P0:r0;]`
+    fn locations(&mut self) -> PResult<Vec<Spanned<CondValue>>> {
+        self.bump();
+        self.expect(Tok::LBracket, "`[` after `locations`")?;
+        let mut values = Vec::new();
+        while self.eat(Tok::RBracket).is_none() {
+            let value = self.cond_value()?;
+            if let CondValue::Const(_) = value.node {
+                return Err(Diagnostic::expected(
+                    value.span,
+                    "a location or a register like `P0:r0`",
+                    format!("`{}`", &self.text[value.span.range()]),
+                ));
+            }
+            values.push(value);
+            if self.eat(Tok::Semi).is_none() {
+                self.expect(Tok::RBracket, "`;` or `]`")?;
+                break;
+            }
+        }
+        Ok(values)
+    }
+
+    /// `filter <prop>` with an optional `;`.
+    fn filter(&mut self) -> PResult<Spanned<Prop>> {
+        self.bump();
+        let prop = self.prop()?;
+        self.eat(Tok::Semi);
+        Ok(prop)
+    }
+
+    fn at_condition(&self) -> bool {
+        self.at(Tok::Tilde) || ["exists", "forall", "not", "final"].iter().any(|w| self.at_word(w))
+    }
+
+    /// `exists P`, `~exists P`, `not exists P`, `forall P`, with an optional `;`.
+    fn condition(&mut self) -> PResult<Condition> {
+        let start = self.tok();
+        let quantifier = if self.at_word("exists") {
+            Quantifier::Exists
+        } else if self.at_word("forall") {
+            Quantifier::Forall
+        } else if self.at(Tok::Tilde) || self.at_word("not") {
+            self.bump();
+            if !self.at_word("exists") {
+                return Err(self.unexpected(&format!("`exists` after `{}`", self.slice(start))));
+            }
+            Quantifier::NotExists
+        } else {
+            return Err(self
+                .unexpected("a condition (`exists`, `~exists`, `not exists` or `forall`)")
+                .with_note("herd's `final ... with ...` conditions are not supported"));
+        };
+        let end = self.bump();
+        let quantifier = Spanned::new(quantifier, start.span.to(end.span));
+        let prop = self.prop()?;
+        self.eat(Tok::Semi);
+        Ok(Condition { quantifier, prop })
+    }
+
+    /// A proposition: `\/` binds loosest, then `/\`, then `~`/`not`.
+    fn prop(&mut self) -> PResult<Spanned<Prop>> {
+        self.nested(Self::disjunction)
+    }
+
+    fn disjunction(&mut self) -> PResult<Spanned<Prop>> {
+        let mut lhs = self.conjunction()?;
+        while self.eat(Tok::Or).is_some() {
+            let rhs = self.conjunction()?;
+            lhs = self.binary(lhs, rhs, Prop::Or)?;
+        }
+        Ok(lhs)
+    }
+
+    fn conjunction(&mut self) -> PResult<Spanned<Prop>> {
+        let mut lhs = self.unary()?;
+        while self.eat(Tok::And).is_some() {
+            let rhs = self.unary()?;
+            lhs = self.binary(lhs, rhs, Prop::And)?;
+        }
+        Ok(lhs)
+    }
+
+    fn binary(
+        &mut self,
+        lhs: Spanned<Prop>,
+        rhs: Spanned<Prop>,
+        op: fn(Box<Spanned<Prop>>, Box<Spanned<Prop>>) -> Prop,
+    ) -> PResult<Spanned<Prop>> {
+        self.count_operator(rhs.span)?;
+        let span = lhs.span.to(rhs.span);
+        Ok(Spanned::new(op(Box::new(lhs), Box::new(rhs)), span))
+    }
+
+    fn count_operator(&mut self, span: Span) -> PResult<()> {
+        self.prop_operators += 1;
+        if self.prop_operators > MAX_PROP_OPERATORS {
+            return Err(Diagnostic::expected(span, format!("at most {MAX_PROP_OPERATORS} logical operators in a proposition"), "more"));
+        }
+        Ok(())
+    }
+
+    fn unary(&mut self) -> PResult<Spanned<Prop>> {
+        if self.at(Tok::Tilde) || self.at_word("not") {
+            let op = self.bump();
+            let inner = self.nested(Self::unary)?;
+            self.count_operator(op.span)?;
+            let span = op.span.to(inner.span);
+            return Ok(Spanned::new(Prop::Not(Box::new(inner)), span));
+        }
+        self.atom()
+    }
+
+    /// `( P )`, `true`, `false`, or a comparison `value op value`.
+    fn atom(&mut self) -> PResult<Spanned<Prop>> {
+        if let Some(open) = self.eat(Tok::LParen) {
+            let inner = self.prop()?;
+            let close = self.expect(Tok::RParen, "`)`, `/\\` or `\\/`")?;
+            return Ok(Spanned::new(inner.node, open.span.to(close.span)));
+        }
+        for (word, prop) in [("true", Prop::True), ("false", Prop::False)] {
+            if self.at_word(word) {
+                return Ok(Spanned::new(prop, self.bump().span));
+            }
+        }
+        let lhs = self.cond_value()?;
+        let op = match self.kind() {
+            Tok::Eq | Tok::EqEq => CmpOp::Eq,
+            Tok::Ne => CmpOp::Ne,
+            Tok::Lt => CmpOp::Lt,
+            Tok::Le => CmpOp::Le,
+            Tok::Gt => CmpOp::Gt,
+            Tok::Ge => CmpOp::Ge,
+            _ => return Err(self.unexpected("a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`)")),
+        };
+        self.bump();
+        let rhs = self.cond_value()?;
+        let span = lhs.span.to(rhs.span);
+        Ok(Spanned::new(Prop::Cmp(lhs, op, rhs), span))
+    }
+
+    /// `P1:r0`, `1:r0`, `x`, `[x]`, or an integer.
+    fn cond_value(&mut self) -> PResult<Spanned<CondValue>> {
+        let expected = "a register like `P0:r0`, a location or an integer";
+        let tok = self.tok();
+        if self.at_thread_prefix() {
+            let thread = self.thread_id()?;
+            self.bump(); // `:`
+            let reg = self.register("a register name after `:`")?;
+            let value = CondValue::Register { thread: thread.node, reg: reg.node };
+            return Ok(Spanned::new(value, tok.span.to(reg.span)));
+        }
+        match tok.kind {
+            Tok::Ident if self.raw(1).kind == Tok::Colon => Err(self.unexpected("a thread like `P0` before `:`")),
+            Tok::Ident => {
+                let name = self.name(expected)?;
+                Ok(Spanned::new(CondValue::Location(name.node), name.span))
+            }
+            Tok::LBracket => {
+                self.bump();
+                let name = self.name("a location")?;
+                let close = self.expect(Tok::RBracket, "`]`")?;
+                Ok(Spanned::new(CondValue::Location(name.node), tok.span.to(close.span)))
+            }
+            Tok::Int | Tok::Minus => {
+                let value = self.int(expected)?;
+                Ok(Spanned::new(CondValue::Const(value.node), value.span))
+            }
+            _ => Err(self.unexpected(expected)),
+        }
+    }
+}
+
+/// Splits `st.relaxed.gpu` into its parts with their spans; `::` stays inside a part.
+fn opcode_parts(word: &str, offset: usize) -> Vec<Spanned<String>> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for part in word.split('.') {
+        let span = Span::new(offset + start, offset + start + part.len());
+        parts.push(Spanned::new(part.to_string(), span));
+        start += part.len() + 1;
+    }
+    parts
+}

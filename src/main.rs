@@ -1,0 +1,195 @@
+//! The `ptxmm` command line. All the work lives in the library; this file parses arguments,
+//! picks the model, and prints.
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ptxmm::cat::CatModel;
+use ptxmm::check::{run, RunOptions};
+use ptxmm::diag::SourceFile;
+use ptxmm::exec::trace::Limits;
+use ptxmm::suite::{self, RowResult};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "ptxmm", version, about = "Decide PTX litmus tests under the PTX memory consistency model")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decide litmus tests and print herd7's result block (or JSON) for each.
+    Run {
+        /// Litmus files.
+        #[arg(required = true)]
+        tests: Vec<PathBuf>,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Print one JSON object per test instead of the herd7 block.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run every test of a Dat3M-style expectation CSV (`path,1|0`) and report mismatches.
+    Suite {
+        /// The CSV file.
+        csv: PathBuf,
+        /// Folder the CSV paths are relative to (default: the CSV's folder, or its parent).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+}
+
+#[derive(Args)]
+struct ModelArgs {
+    /// A cat model file (herd7/Dat3M dialect), e.g. Dat3M's ptx-v7.5.cat.
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    cat: Option<PathBuf>,
+    /// A built-in model: ptx-6.0 or ptx-7.5.
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+}
+
+#[derive(Args)]
+struct LimitArgs {
+    /// How often a loop that is not a side-effect-free spin loop may iterate back.
+    #[arg(long, default_value_t = Limits::default().unroll)]
+    unroll: usize,
+    /// Give up (with an error) after this many candidate executions of one test.
+    #[arg(long, default_value_t = Limits::default().max_candidates)]
+    max_candidates: u64,
+}
+
+impl LimitArgs {
+    fn options(&self) -> RunOptions {
+        RunOptions { limits: Limits { unroll: self.unroll, max_candidates: self.max_candidates, ..Limits::default() } }
+    }
+}
+
+fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
+    let color = std::io::stderr().is_terminal();
+    match (&args.cat, &args.model) {
+        (Some(path), _) => ptxmm::models::from_file(path).map(|m| (m, path.display().to_string())).map_err(|d| d.render(color)),
+        (None, name) => {
+            let name = name.clone().unwrap_or_else(|| ptxmm::models::DEFAULT_MODEL.to_string());
+            ptxmm::models::builtin(&name).map(|m| (m, name)).map_err(|d| d.render(color))
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run { tests, model, limits, json } => cmd_run(&tests, &model, &limits, json),
+        Command::Suite { csv, root, model, limits, jobs } => cmd_suite(&csv, root, &model, &limits, jobs),
+    }
+}
+
+fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool) -> ExitCode {
+    let (model, model_name) = match load_model(model_args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let color = std::io::stderr().is_terminal();
+    let opts = limits.options();
+    let mut status = ExitCode::SUCCESS;
+    for path in tests {
+        let program = match ptxmm::load_program(path) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("{}", e.render(color));
+                status = ExitCode::from(1);
+                continue;
+            }
+        };
+        match run(&program, &model, &opts) {
+            Ok(outcome) => {
+                if json {
+                    println!("{}", ptxmm::report::json(&outcome, &path.display().to_string(), &model_name));
+                } else {
+                    print!("{}", ptxmm::report::herd_block(&outcome));
+                    if outcome.blocked_combinations > 0 {
+                        println!(
+                            "Warning: {} trace combination(s) block at a barrier; those executions never finish",
+                            outcome.blocked_combinations
+                        );
+                    }
+                    println!();
+                }
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                status = ExitCode::from(1);
+            }
+        }
+    }
+    status
+}
+
+fn cmd_suite(csv: &PathBuf, root: Option<PathBuf>, model_args: &ModelArgs, limits: &LimitArgs, jobs: Option<usize>) -> ExitCode {
+    let (model, model_name) = match load_model(model_args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(j) = jobs {
+        // Ignore the error: the pool may already exist, which is harmless.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
+    }
+    let text = match std::fs::read_to_string(csv) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{}: cannot read: {e}", csv.display());
+            return ExitCode::from(2);
+        }
+    };
+    let file = SourceFile::new(csv.display().to_string(), text);
+    let rows = match suite::parse_csv(&file) {
+        Ok(r) => r,
+        Err(d) => {
+            eprintln!("{}", d.render(std::io::stderr().is_terminal()));
+            return ExitCode::from(2);
+        }
+    };
+    let root = root.unwrap_or_else(|| suite::default_root(csv, &rows));
+    let bar = ProgressBar::new(rows.len() as u64);
+    if std::io::stderr().is_terminal() {
+        bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed}").expect("valid template"));
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let report = suite::run_suite(&rows, &root, &model, &limits.options(), &|| bar.inc(1));
+    bar.finish_and_clear();
+    for (row, res, _) in &report.rows {
+        match res {
+            RowResult::Pass => {}
+            RowResult::Mismatch { got } => {
+                println!("MISMATCH {}:{}: {} expected {}, got {}", csv.display(), row.line, row.path, row.expected as u8, *got as u8)
+            }
+            RowResult::Error(e) => println!("ERROR {}:{}: {}: {}", csv.display(), row.line, row.path, e),
+        }
+    }
+    println!("model {model_name}, {} tests in {:.2}s", report.rows.len(), report.elapsed.as_secs_f64());
+    println!("{} passed, {} failed", report.passed(), report.failed());
+    if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

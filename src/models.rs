@@ -1,0 +1,37 @@
+//! The memory models shipped with ptxmm, and loading of user-supplied cat files.
+//!
+//! Built-in models are compiled into the binary (so `ptxmm` works from any directory) and are the
+//! same text as the files under `models/`.
+
+use crate::cat::CatModel;
+use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
+use std::path::{Path, PathBuf};
+
+/// (name, file name, text) of every built-in model.
+pub const BUILTIN: &[(&str, &str, &str)] = &[
+    ("ptx-6.0", "models/ptx-6.0.cat", include_str!("../models/ptx-6.0.cat")),
+    ("ptx-7.5", "models/ptx-7.5.cat", include_str!("../models/ptx-7.5.cat")),
+];
+
+/// The model used when none is named.
+pub const DEFAULT_MODEL: &str = "ptx-7.5";
+
+/// Load a built-in model by name.
+pub fn builtin(name: &str) -> Result<CatModel, FileDiagnostic> {
+    let Some((_, file, text)) = BUILTIN.iter().find(|(n, _, _)| *n == name) else {
+        let known: Vec<&str> = BUILTIN.iter().map(|b| b.0).collect();
+        let file = SourceFile::new("<command line>", name);
+        return Err(FileDiagnostic::new(
+            &file,
+            Diagnostic::error(Span::new(0, name.len()), format!("unknown model `{name}`"))
+                .with_note(format!("built-in models: {}; or pass a cat file with --cat FILE", known.join(", "))),
+        ));
+    };
+    CatModel::from_source(SourceFile::new(*file, *text), &[])
+}
+
+/// Load a cat file from disk; includes resolve next to it, then in `models/`.
+pub fn from_file(path: &Path) -> Result<CatModel, FileDiagnostic> {
+    let dirs: Vec<PathBuf> = vec![PathBuf::from("models")];
+    CatModel::load(path, &dirs)
+}

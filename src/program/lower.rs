@@ -1,0 +1,889 @@
+//! Lowering: syntax tree → [`Program`], giving every instruction its PTX meaning.
+//!
+//! Every rejection names the instruction or qualifier with its span, says what is accepted, and
+//! never guesses: an instruction or qualifier the model does not cover is an error, not a no-op.
+
+use super::*;
+use crate::diag::{Diagnostic, Spanned};
+use crate::litmus::ast::{self, CondValue, InitItem, Operand, Statement};
+use std::collections::HashMap;
+
+/// Lower a parsed litmus test.
+pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Diagnostic> {
+    Lowerer { source, locations: Vec::new(), physical: Vec::new(), by_name: HashMap::new() }.run(test)
+}
+
+struct Lowerer<'a> {
+    source: &'a SourceFile,
+    locations: Vec<Location>,
+    physical: Vec<PhysicalLocation>,
+    by_name: HashMap<String, usize>,
+}
+
+/// Per-thread register bookkeeping during lowering.
+#[derive(Default)]
+struct RegTable {
+    names: Vec<String>,
+    index: HashMap<String, Reg>,
+    init: HashMap<Reg, i64>,
+    written: Vec<bool>,
+    /// First read of each register, to report reads of registers that are never defined.
+    first_read: HashMap<Reg, Span>,
+}
+
+impl RegTable {
+    fn get(&mut self, name: &str) -> Reg {
+        if let Some(r) = self.index.get(name) {
+            return *r;
+        }
+        let r = self.names.len();
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), r);
+        self.written.push(false);
+        r
+    }
+
+    fn def(&mut self, name: &str) -> Reg {
+        let r = self.get(name);
+        self.written[r] = true;
+        r
+    }
+
+    fn use_(&mut self, name: &str, span: Span) -> Reg {
+        let r = self.get(name);
+        self.first_read.entry(r).or_insert(span);
+        r
+    }
+}
+
+/// Register spellings that are registers regardless of context: Dat3M's `r<digits>` and PTX `%name`.
+fn is_register_shaped(name: &str) -> bool {
+    name.len() > 1 && name.starts_with('r') && name[1..].chars().all(|c| c.is_ascii_digit())
+}
+
+const SUPPORTED: &str = "supported: ld, st, atom, red (and tld/suld/cold/sust/suatom/sured), fence.sc|acq_rel|acquire|release, \
+membar, fence.proxy.<generic|surface|texture|constant|alias>, bar.cta.sync|arrive, bar.sync, barrier.sync, bra, goto, \
+beq/bne/blt/bgt/ble/bge, mov, add, sub, mul, div, rem, and, or, xor, shl, shr, min, max, setp";
+
+impl<'a> Lowerer<'a> {
+    fn run(mut self, test: &ast::LitmusTest) -> Result<Program, Diagnostic> {
+        if !test.arch.node.eq_ignore_ascii_case("ptx") {
+            return Err(Diagnostic::expected(test.arch.span, "the architecture `PTX`", format!("`{}`", test.arch.node)));
+        }
+        // Threads, indexed by their header id.
+        let mut thread_index: HashMap<usize, usize> = HashMap::new();
+        for (i, h) in test.threads.iter().enumerate() {
+            if thread_index.insert(h.id.node, i).is_some() {
+                return Err(Diagnostic::error(h.id.span, format!("thread P{} is declared twice", h.id.node)));
+            }
+        }
+        let mut regs: Vec<RegTable> = test.threads.iter().map(|_| RegTable::default()).collect();
+
+        // Locations first (aliases may refer to locations declared later), then registers.
+        self.declare_locations(&test.init)?;
+        for item in &test.init {
+            match &item.node {
+                InitItem::Register { thread, reg, value } => {
+                    let t = self.thread_of(&thread_index, thread)?;
+                    let r = regs[t].get(&reg.node);
+                    regs[t].init.insert(r, value.node);
+                }
+                InitItem::RegisterAddress { thread, reg, location } => {
+                    let t = self.thread_of(&thread_index, thread)?;
+                    let loc = self.location(location)?;
+                    let r = regs[t].get(&reg.node);
+                    regs[t].init.insert(r, Program::address_of(loc));
+                }
+                _ => {}
+            }
+        }
+
+        let mut threads = Vec::new();
+        for (i, header) in test.threads.iter().enumerate() {
+            let placement = self.placement(header)?;
+            let code = self.lower_thread(&test.code[i], &mut regs[i])?;
+            let table = &regs[i];
+            for (r, span) in &table.first_read {
+                if !table.written[*r] && !table.init.contains_key(r) {
+                    return Err(Diagnostic::error(
+                        *span,
+                        format!("undefined register `{}` in thread P{}", table.names[*r], header.id.node),
+                    )
+                    .with_note(format!(
+                        "initialise it in the init block (`P{}:{}=0;`) or write it before reading it",
+                        header.id.node, table.names[*r]
+                    )));
+                }
+            }
+            let reg_init = (0..table.names.len()).map(|r| *table.init.get(&r).unwrap_or(&0)).collect();
+            threads.push(Thread { id: header.id.node, placement, code, registers: table.names.clone(), reg_init, span: header.span });
+        }
+
+        let mut program = Program {
+            name: test.name.node.clone(),
+            source: self.source.clone(),
+            locations: self.locations,
+            physical: self.physical,
+            threads,
+            condition: Condition { quantifier: ast::Quantifier::Exists, prop: Prop::True, text: "true".into() },
+            filter: None,
+            extra_observables: Vec::new(),
+        };
+        let resolver = CondResolver { program: &program, thread_index: &thread_index, source: self.source };
+        let condition = match &test.condition {
+            Some(c) => Condition { quantifier: c.quantifier.node, prop: resolver.prop(&c.prop)?, text: format_prop(&c.prop.node) },
+            None => Condition { quantifier: ast::Quantifier::Exists, prop: Prop::True, text: "true".into() },
+        };
+        let filter = test.filter.as_ref().map(|f| resolver.prop(f)).transpose()?;
+        let mut extra = Vec::new();
+        for v in &test.locations {
+            if let CondTerm::Obs(o) = resolver.value(v)? {
+                extra.push(o);
+            }
+        }
+        program.condition = condition;
+        program.filter = filter;
+        program.extra_observables = extra;
+        Ok(program)
+    }
+
+    fn thread_of(&self, index: &HashMap<usize, usize>, t: &Spanned<usize>) -> Result<usize, Diagnostic> {
+        index.get(&t.node).copied().ok_or_else(|| {
+            Diagnostic::error(t.span, format!("unknown thread P{}", t.node))
+                .with_note("threads are declared in the header row, e.g. `P0@cta 0,gpu 0`")
+        })
+    }
+
+    fn location(&self, name: &Spanned<String>) -> Result<usize, Diagnostic> {
+        self.by_name.get(&name.node).copied().ok_or_else(|| {
+            Diagnostic::error(name.span, format!("unknown location `{}`", name.node)).with_note("declare it in the init block, e.g. `x=0;`")
+        })
+    }
+
+    fn new_location(&mut self, name: &Spanned<String>, physical: usize, generic: Option<usize>) -> Result<usize, Diagnostic> {
+        if self.by_name.contains_key(&name.node) {
+            return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
+        }
+        let idx = self.locations.len();
+        self.locations.push(Location { name: name.node.clone(), physical, generic: generic.unwrap_or(idx), span: name.span });
+        self.by_name.insert(name.node.clone(), idx);
+        Ok(idx)
+    }
+
+    fn new_physical(&mut self, name: &str, init: i64) -> usize {
+        self.physical.push(PhysicalLocation { name: name.to_string(), init });
+        self.physical.len() - 1
+    }
+
+    fn declare_locations(&mut self, init: &[Spanned<InitItem>]) -> Result<(), Diagnostic> {
+        // Plain locations first, so that later items may copy or alias them in any order.
+        for item in init {
+            if let InitItem::Location { name, value } = &item.node {
+                let p = self.new_physical(&name.node, value.node);
+                self.new_location(name, p, None)?;
+            }
+        }
+        // `y = x` copies, `y @ proxy aliases x` aliases; resolve in order, retrying items that
+        // refer to names declared later.
+        let mut pending: Vec<&Spanned<InitItem>> =
+            init.iter().filter(|i| matches!(i.node, InitItem::LocationFromLocation { .. } | InitItem::Alias { .. })).collect();
+        while !pending.is_empty() {
+            let before = pending.len();
+            let mut rest = Vec::new();
+            for item in pending {
+                let target = match &item.node {
+                    InitItem::LocationFromLocation { source, .. } => source,
+                    InitItem::Alias { target, .. } => target,
+                    _ => unreachable!("filtered above"),
+                };
+                let Some(&t) = self.by_name.get(&target.node) else {
+                    rest.push(item);
+                    continue;
+                };
+                match &item.node {
+                    InitItem::LocationFromLocation { name, address_of, .. } => {
+                        // `y = x` copies x's initial value (Dat3M); `y = &x` stores x's address.
+                        let value = if *address_of { Program::address_of(t) } else { self.physical[self.locations[t].physical].init };
+                        let p = self.new_physical(&name.node, value);
+                        self.new_location(name, p, None)?;
+                    }
+                    InitItem::Alias { name, proxy, target: _ } => {
+                        let phys = self.locations[t].physical;
+                        let generic = match proxy.node.as_str() {
+                            // A generic synonym is a second generic address: same physical location, different virtual one.
+                            "generic" => None,
+                            // A non-generic alias (surface/texture/constant) has the target as its generic address.
+                            "surface" | "texture" | "constant" => Some(self.locations[t].generic),
+                            other => {
+                                return Err(Diagnostic::expected(
+                                    proxy.span,
+                                    "one of `generic`, `surface`, `texture`, `constant`",
+                                    format!("`{other}`"),
+                                ));
+                            }
+                        };
+                        self.new_location(name, phys, generic)?;
+                    }
+                    _ => unreachable!(),
+                }
+            }
+            if rest.len() == before {
+                let item = rest[0];
+                let (name, target) = match &item.node {
+                    InitItem::LocationFromLocation { name, source, .. } => (name, source),
+                    InitItem::Alias { name, target, .. } => (name, target),
+                    _ => unreachable!(),
+                };
+                return Err(Diagnostic::error(target.span, format!("`{}` refers to unknown location `{}`", name.node, target.node))
+                    .with_note("declare the target location in the init block, e.g. `x=0;`"));
+            }
+            pending = rest;
+        }
+        Ok(())
+    }
+
+    fn placement(&self, header: &ast::ThreadHeader) -> Result<Placement, Diagnostic> {
+        let mut p = Placement { cta: 0, gpu: 0 };
+        for (level, id) in &header.placement {
+            match level.node.as_str() {
+                "cta" => p.cta = id.node,
+                "gpu" => p.gpu = id.node,
+                "cluster" => {
+                    return Err(Diagnostic::error(level.span, "thread placement `cluster` is not supported by this version of ptxmm")
+                        .with_note("supported levels: `cta N`, `gpu N`"));
+                }
+                other => return Err(Diagnostic::expected(level.span, "a placement level `cta` or `gpu`", format!("`{other}`"))),
+            }
+        }
+        Ok(p)
+    }
+
+    fn lower_thread(&self, stmts: &[Spanned<Statement>], regs: &mut RegTable) -> Result<Vec<Instr>, Diagnostic> {
+        // Labels map to the index of the next instruction.
+        let mut labels: HashMap<&str, usize> = HashMap::new();
+        let mut n = 0;
+        for s in stmts {
+            match &s.node {
+                Statement::Label(l) => {
+                    if labels.insert(l.as_str(), n).is_some() {
+                        return Err(Diagnostic::error(s.span, format!("label `{l}` is defined twice in this thread")));
+                    }
+                }
+                Statement::Instr(_) => n += 1,
+            }
+        }
+        let mut code = Vec::new();
+        for s in stmts {
+            if let Statement::Instr(i) = &s.node {
+                let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span }.lower()?;
+                let (line, _) = self.source.line_col(s.span.start);
+                code.push(Instr { op, span: s.span, text: self.source.slice(s.span).trim().to_string(), line });
+            }
+        }
+        Ok(code)
+    }
+}
+
+/// Qualifier parsing helpers over the opcode parts after the mnemonic.
+struct Quals<'q> {
+    parts: &'q [Spanned<String>],
+    used: Vec<bool>,
+}
+
+impl<'q> Quals<'q> {
+    fn new(parts: &'q [Spanned<String>]) -> Self {
+        Quals { parts, used: vec![false; parts.len()] }
+    }
+
+    /// Take the first unused qualifier that is in `set`.
+    fn take(&mut self, set: &[&str]) -> Option<(&'q str, Span)> {
+        for (i, p) in self.parts.iter().enumerate() {
+            if !self.used[i] && set.contains(&p.node.as_str()) {
+                self.used[i] = true;
+                return Some((p.node.as_str(), p.span));
+            }
+        }
+        None
+    }
+
+    fn take_all(&mut self, set: &[&str]) {
+        while self.take(set).is_some() {}
+    }
+
+    /// Error on the first qualifier nobody consumed.
+    fn finish(&self, mnemonic: &str, accepted: &str) -> Result<(), Diagnostic> {
+        for (i, p) in self.parts.iter().enumerate() {
+            if !self.used[i] {
+                return Err(Diagnostic::error(p.span, format!("unsupported qualifier `.{}` on `{mnemonic}`", p.node))
+                    .with_note(format!("accepted qualifiers: {accepted}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+const TYPES: &[&str] = &["b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"];
+const SPACES: &[&str] = &["global", "shared", "shared::cta", "generic"];
+
+struct InstrLowerer<'l, 'a> {
+    l: &'l Lowerer<'a>,
+    regs: &'l mut RegTable,
+    labels: &'l HashMap<&'l str, usize>,
+    instr: &'l ast::Instruction,
+    span: Span,
+}
+
+impl<'l> InstrLowerer<'l, '_> {
+    fn mnemonic(&self) -> String {
+        self.instr.mnemonic()
+    }
+
+    fn operands(&self, n: usize, shape: &str) -> Result<&'l [Spanned<Operand>], Diagnostic> {
+        let ops: &'l [Spanned<Operand>] = &self.instr.operands;
+        if ops.len() != n {
+            let span = if ops.len() > n { ops[n].span } else { self.span };
+            return Err(Diagnostic::expected(
+                span,
+                format!("{n} operand(s) for `{}` ({shape})", self.mnemonic()),
+                format!("{}", ops.len()),
+            ));
+        }
+        Ok(ops)
+    }
+
+    fn dest_reg(&mut self, op: &Spanned<Operand>) -> Result<Reg, Diagnostic> {
+        match &op.node {
+            Operand::Name(n) if !self.l.by_name.contains_key(n) || is_register_shaped(n) => Ok(self.regs.def(n)),
+            Operand::PercentName(n) => Ok(self.regs.def(n)),
+            other => Err(Diagnostic::expected(op.span, "a destination register", describe(other))),
+        }
+    }
+
+    fn value(&mut self, op: &Spanned<Operand>) -> Result<Value, Diagnostic> {
+        match &op.node {
+            Operand::Int(v) => Ok(Value::Const(*v)),
+            Operand::PercentName(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
+            Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
+            Operand::Name(n) | Operand::AddressOf(n) if self.l.by_name.contains_key(n) => {
+                Ok(Value::Const(Program::address_of(self.l.by_name[n])))
+            }
+            Operand::Name(n) => Err(Diagnostic::error(op.span, format!("undefined register `{n}`"))
+                .with_note("registers are `r<N>` or `%name`, or names initialised in the init block")),
+            other => Err(Diagnostic::expected(op.span, "a register or an integer constant", describe(other))),
+        }
+    }
+
+    fn address(&mut self, op: &Spanned<Operand>) -> Result<Address, Diagnostic> {
+        let (inner, offset) = match &op.node {
+            Operand::Address(inner, off) => (inner.as_ref(), *off),
+            _ => (op, 0),
+        };
+        if offset != 0 {
+            return Err(Diagnostic::error(op.span, "address offsets are not supported by this version of ptxmm")
+                .with_note("locations are single words; declare another location instead"));
+        }
+        match &inner.node {
+            Operand::Name(n) if self.l.by_name.contains_key(n) => Ok(Address::Location(self.l.by_name[n])),
+            Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => Ok(Address::Reg(self.regs.use_(n, inner.span))),
+            Operand::PercentName(n) => Ok(Address::Reg(self.regs.use_(n, inner.span))),
+            Operand::Name(n) => {
+                Err(Diagnostic::error(inner.span, format!("unknown location `{n}`")).with_note("declare it in the init block, e.g. `x=0;`"))
+            }
+            other => Err(Diagnostic::expected(inner.span, "a location or an address register", describe(other))),
+        }
+    }
+
+    fn label(&self, op: &Spanned<Operand>) -> Result<usize, Diagnostic> {
+        match &op.node {
+            Operand::Name(n) => self
+                .labels
+                .get(n.as_str())
+                .copied()
+                .ok_or_else(|| Diagnostic::error(op.span, format!("unknown label `{n}` in this thread"))),
+            other => Err(Diagnostic::expected(op.span, "a label", describe(other))),
+        }
+    }
+
+    fn scope(&self, q: &mut Quals, required: bool, what: &str) -> Result<Option<Scope>, Diagnostic> {
+        if let Some((s, span)) = q.take(&["cta", "gpu", "sys", "cluster", "gl"]) {
+            return match s {
+                "cta" => Ok(Some(Scope::Cta)),
+                "gpu" | "gl" => Ok(Some(Scope::Gpu)),
+                "sys" => Ok(Some(Scope::Sys)),
+                _ => Err(Diagnostic::error(span, "scope `.cluster` is not supported by this version of ptxmm")
+                    .with_note("supported scopes: .cta, .gpu, .sys")),
+            };
+        }
+        if required {
+            return Err(
+                Diagnostic::error(self.instr.opcode_span(), format!("{what} requires a scope")).with_note("add one of .cta, .gpu, .sys")
+            );
+        }
+        Ok(None)
+    }
+
+    fn lower(mut self) -> Result<Op, Diagnostic> {
+        if let Some((g, _)) = &self.instr.guard {
+            if self.instr.opcode[0].node != "bra" {
+                return Err(Diagnostic::error(g.span, "predicate guards are only supported on `bra` in this version of ptxmm"));
+            }
+        }
+        let parts = &self.instr.opcode;
+        let head = parts[0].node.clone();
+        let rest = &parts[1..];
+        match head.as_str() {
+            "ld" | "tld" | "suld" | "cold" => self.load(&head, rest),
+            "st" | "sust" => self.store(&head, rest),
+            "atom" | "suatom" | "red" | "sured" => self.rmw(&head, rest),
+            "fence" => self.fence(rest),
+            "membar" => self.membar(rest),
+            "bar" | "barrier" => self.barrier(&head, rest),
+            "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => self.cond_branch(&head, rest),
+            "goto" | "bra" => self.jump(rest),
+            "mov" | "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min" | "max" => self.local(&head, rest),
+            "setp" => self.setp(rest),
+            _ => {
+                Err(Diagnostic::error(self.instr.opcode_span(), format!("unsupported instruction `{}`", self.mnemonic()))
+                    .with_note(SUPPORTED))
+            }
+        }
+    }
+
+    fn proxy_of(head: &str) -> Proxy {
+        match head {
+            "tld" => Proxy::Texture,
+            "suld" | "sust" | "suatom" | "sured" => Proxy::Surface,
+            "cold" => Proxy::Constant,
+            _ => Proxy::Generic,
+        }
+    }
+
+    fn access_sem(&self, q: &mut Quals, allowed: &[&str], what: &str) -> Result<(Sem, Option<Scope>), Diagnostic> {
+        let sem = match q.take(&["weak", "relaxed", "acquire", "release", "volatile", "acq_rel", "sc", "mmio"]) {
+            None => None,
+            Some((s, span)) => {
+                if !allowed.contains(&s) {
+                    return Err(Diagnostic::error(span, format!("{what} does not support `.{s}`"))
+                        .with_note(format!("accepted: {}", allowed.iter().map(|a| format!(".{a}")).collect::<Vec<_>>().join(", "))));
+                }
+                if s == "mmio" {
+                    return Err(Diagnostic::error(span, "`.mmio` is not supported by this version of ptxmm"));
+                }
+                Some((s, span))
+            }
+        };
+        match sem {
+            None | Some(("weak", _)) => {
+                if let Some((s, span)) = q.take(&["cta", "gpu", "sys", "cluster", "gl"]) {
+                    return Err(Diagnostic::error(span, format!("a weak {what} takes no scope, found `.{s}`"))
+                        .with_note("use .relaxed or a stronger semantics with a scope"));
+                }
+                Ok((Sem::Weak, None))
+            }
+            // `.volatile` is `.relaxed.sys` (PTX ISA §8.4.2).
+            Some(("volatile", _)) => Ok((Sem::Relaxed, Some(Scope::Sys))),
+            Some((s, _)) => {
+                let sem = match s {
+                    "relaxed" => Sem::Relaxed,
+                    "acquire" => Sem::Acquire,
+                    "release" => Sem::Release,
+                    _ => Sem::AcqRel,
+                };
+                let scope = self.scope(q, true, &format!("a .{s} {what}"))?;
+                Ok((sem, scope))
+            }
+        }
+    }
+
+    fn load(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let ops = self.operands(2, "destination register, address")?;
+        // Dat3M's `ld rD, v` with a constant or register operand is a register move.
+        if head == "ld" && rest.is_empty() {
+            let is_value = match &ops[1].node {
+                Operand::Int(_) | Operand::PercentName(_) => true,
+                Operand::Name(n) => !self.l.by_name.contains_key(n),
+                _ => false,
+            };
+            if is_value {
+                let a = self.value(&ops[1])?;
+                let dst = self.dest_reg(&ops[0])?;
+                return Ok(Op::Local { dst, op: LocalOp::Mov, a, b: Value::Const(0) });
+            }
+        }
+        let mut q = Quals::new(rest);
+        let (sem, scope) = self.access_sem(&mut q, &["weak", "relaxed", "acquire", "volatile"], "load")?;
+        q.take_all(SPACES);
+        q.take_all(TYPES);
+        if let Some((v, span)) = q.take(&["v2", "v4", "v8"]) {
+            return Err(Diagnostic::error(span, format!("vector accesses (`.{v}`) are not supported by this version of ptxmm")));
+        }
+        q.finish(head, ".weak/.relaxed/.acquire/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b64, ...)")?;
+        let addr = self.address(&ops[1])?;
+        let dst = self.dest_reg(&ops[0])?;
+        Ok(Op::Load { dst, addr, sem, scope, proxy: Self::proxy_of(head) })
+    }
+
+    fn store(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let ops = self.operands(2, "address, value")?;
+        let mut q = Quals::new(rest);
+        let (sem, scope) = self.access_sem(&mut q, &["weak", "relaxed", "release", "volatile"], "store")?;
+        q.take_all(SPACES);
+        q.take_all(TYPES);
+        if let Some((v, span)) = q.take(&["v2", "v4", "v8"]) {
+            return Err(Diagnostic::error(span, format!("vector accesses (`.{v}`) are not supported by this version of ptxmm")));
+        }
+        q.finish(head, ".weak/.relaxed/.release/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b64, ...)")?;
+        let addr = self.address(&ops[0])?;
+        let value = self.value(&ops[1])?;
+        Ok(Op::Store { addr, value, sem, scope, proxy: Self::proxy_of(head) })
+    }
+
+    fn rmw(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let is_red = head == "red" || head == "sured";
+        let mut q = Quals::new(rest);
+        let sem_allowed: &[&str] =
+            if is_red { &["relaxed", "release", "acquire", "acq_rel"] } else { &["relaxed", "acquire", "release", "acq_rel"] };
+        let sem = match q.take(&["relaxed", "acquire", "release", "acq_rel", "weak", "sc", "volatile"]) {
+            None => Sem::Relaxed,
+            Some((s, span)) if sem_allowed.contains(&s) => match s {
+                "relaxed" => Sem::Relaxed,
+                "acquire" => Sem::Acquire,
+                "release" => Sem::Release,
+                _ => {
+                    let _ = span;
+                    Sem::AcqRel
+                }
+            },
+            Some((s, span)) => {
+                return Err(Diagnostic::error(span, format!("`{head}` does not support `.{s}`"))
+                    .with_note("accepted: .relaxed, .acquire, .release, .acq_rel"))
+            }
+        };
+        // atom/red default to .gpu scope (PTX ISA §9.7.13.5).
+        let scope = self.scope(&mut q, false, head)?.unwrap_or(Scope::Gpu);
+        q.take_all(SPACES);
+        q.take_all(TYPES);
+        let ops_names = ["add", "sub", "mul", "div", "and", "or", "xor", "min", "max", "inc", "dec", "exch", "cas"];
+        let Some((opname, opspan)) = q.take(&ops_names) else {
+            return Err(Diagnostic::error(self.instr.opcode_span(), format!("`{}` needs an operation", self.mnemonic()))
+                .with_note("one of .add .sub .mul .div .and .or .xor .min .max .inc .dec .exch .cas"));
+        };
+        q.finish(head, ".relaxed/.acquire/.release/.acq_rel, a scope, a state space, a type, and one operation")?;
+        let op = match opname {
+            "add" => RmwOp::Add,
+            "sub" => RmwOp::Sub,
+            "mul" => RmwOp::Mul,
+            "div" => RmwOp::Div,
+            "and" => RmwOp::And,
+            "or" => RmwOp::Or,
+            "xor" => RmwOp::Xor,
+            "min" => RmwOp::Min,
+            "max" => RmwOp::Max,
+            "inc" => RmwOp::Inc,
+            "dec" => RmwOp::Dec,
+            "exch" => RmwOp::Exch,
+            _ => RmwOp::Cas,
+        };
+        if is_red && matches!(op, RmwOp::Exch | RmwOp::Cas) {
+            return Err(Diagnostic::error(opspan, format!("`red` has no `.{opname}` form"))
+                .with_note("use `atom` for exchange and compare-and-swap"));
+        }
+        let n_values = if op == RmwOp::Cas { 2 } else { 1 };
+        let proxy = Self::proxy_of(head);
+        if is_red {
+            let ops = self.operands(1 + n_values, "address, value")?;
+            let addr = self.address(&ops[0])?;
+            let operands = ops[1..].iter().map(|o| self.value(o)).collect::<Result<Vec<_>, _>>()?;
+            Ok(Op::Rmw { dst: None, addr, op, operands, sem, scope, proxy })
+        } else {
+            let ops = self.operands(
+                2 + n_values,
+                if op == RmwOp::Cas { "destination, address, compare, new" } else { "destination, address, value" },
+            )?;
+            let addr = self.address(&ops[1])?;
+            let operands = ops[2..].iter().map(|o| self.value(o)).collect::<Result<Vec<_>, _>>()?;
+            let dst = self.dest_reg(&ops[0])?;
+            Ok(Op::Rmw { dst: Some(dst), addr, op, operands, sem, scope, proxy })
+        }
+    }
+
+    fn fence(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        self.operands(0, "no operands")?;
+        if let Some(first) = rest.first() {
+            if first.node == "proxy" {
+                let Some(kind) = rest.get(1) else {
+                    return Err(Diagnostic::error(first.span, "`fence.proxy` needs a proxy kind")
+                        .with_note("one of .generic .surface .texture .constant .alias"));
+                };
+                if let Some(extra) = rest.get(2) {
+                    return Err(Diagnostic::error(
+                        extra.span,
+                        format!("unsupported qualifier `.{}` on `fence.proxy.{}`", extra.node, kind.node),
+                    ));
+                }
+                return match kind.node.as_str() {
+                    "alias" => Ok(Op::AliasFence),
+                    "generic" => Ok(Op::ProxyFence { proxy: Proxy::Generic }),
+                    "surface" => Ok(Op::ProxyFence { proxy: Proxy::Surface }),
+                    "texture" => Ok(Op::ProxyFence { proxy: Proxy::Texture }),
+                    "constant" => Ok(Op::ProxyFence { proxy: Proxy::Constant }),
+                    "async" | "tensormap" => {
+                        Err(Diagnostic::error(kind.span, format!("`fence.proxy.{}` is not supported by this version of ptxmm", kind.node)))
+                    }
+                    other => Err(Diagnostic::expected(
+                        kind.span,
+                        "a proxy kind (generic, surface, texture, constant, alias)",
+                        format!("`{other}`"),
+                    )),
+                };
+            }
+        }
+        let mut q = Quals::new(rest);
+        let kind = match q.take(&["sc", "acq_rel", "acquire", "release"]) {
+            None => FenceKind::AcqRel,
+            Some(("sc", _)) => FenceKind::Sc,
+            Some(("acq_rel", _)) => FenceKind::AcqRel,
+            Some(("acquire", _)) => FenceKind::Acquire,
+            Some(_) => FenceKind::Release,
+        };
+        let scope = self.scope(&mut q, true, "a fence")?.unwrap_or(Scope::Sys);
+        q.finish("fence", ".sc/.acq_rel/.acquire/.release and a scope (.cta, .gpu, .sys)")?;
+        Ok(Op::Fence { kind, scope })
+    }
+
+    fn membar(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        self.operands(0, "no operands")?;
+        if let Some(first) = rest.first() {
+            if first.node == "proxy" {
+                return Err(Diagnostic::error(first.span, "`membar.proxy` is not supported; use `fence.proxy.<kind>`"));
+            }
+        }
+        let mut q = Quals::new(rest);
+        // membar.{cta,gl,sys} is fence.sc.{cta,gpu,sys} on sm_70+ (PTX ISA §9.7.13.4).
+        let scope = self.scope(&mut q, true, "membar")?.unwrap_or(Scope::Sys);
+        q.finish("membar", ".cta, .gl or .sys")?;
+        Ok(Op::Fence { kind: FenceKind::Sc, scope })
+    }
+
+    fn barrier(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        let dat3m_spelling = head == "bar" && q.take(&["cta"]).is_some();
+        if !dat3m_spelling {
+            q.take(&["cta"]);
+        }
+        let Some((kind, _)) = q.take(&["sync", "arrive", "red"]) else {
+            return Err(Diagnostic::error(self.instr.opcode_span(), format!("`{}` needs .sync or .arrive", self.mnemonic())));
+        };
+        if kind == "red" {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`bar.red` is not supported by this version of ptxmm"));
+        }
+        q.take(&["aligned"]);
+        q.finish(head, ".cta, .sync/.arrive, .aligned")?;
+        let ops: &'l [Spanned<Operand>] = &self.instr.operands;
+        if ops.is_empty() || ops.len() > 3 {
+            return Err(Diagnostic::expected(
+                if ops.len() > 3 { ops[3].span } else { self.span },
+                "1 to 3 operands (barrier, [id, [count]])",
+                ops.len(),
+            ));
+        }
+        let arrive = kind == "arrive";
+        if dat3m_spelling {
+            // Dat3M: `bar.cta.sync N[, id[, count]]`, N a static instance id.
+            let Operand::Int(instance) = ops[0].node else {
+                return Err(Diagnostic::expected(ops[0].span, "a constant barrier instance id", describe(&ops[0].node)));
+            };
+            let id = ops.get(1).map(|o| self.value(o)).transpose()?;
+            let count = ops.get(2).map(|o| self.value(o)).transpose()?;
+            Ok(Op::Barrier { instance, id, count, arrive })
+        } else {
+            // PTX: `bar.sync a{, b}`, a the barrier resource, b the thread count.
+            let a = self.value(&ops[0])?;
+            if ops.len() > 2 {
+                return Err(Diagnostic::expected(ops[2].span, "at most 2 operands for `bar.sync a{, b}`", ops.len()));
+            }
+            let count = ops.get(1).map(|o| self.value(o)).transpose()?;
+            if arrive && count.is_none() {
+                return Err(Diagnostic::error(self.span, "`bar.arrive` requires a thread count (PTX ISA §9.7.13.1)"));
+            }
+            let instance = match a {
+                Value::Const(c) => c,
+                Value::Reg(_) => -1,
+            };
+            Ok(Op::Barrier { instance, id: Some(a), count, arrive })
+        }
+    }
+
+    fn cond_branch(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        if let Some(extra) = rest.first() {
+            return Err(Diagnostic::error(extra.span, format!("`{head}` takes no qualifiers")));
+        }
+        let ops = self.operands(3, "value, value, label")?;
+        let a = self.value(&ops[0])?;
+        let b = self.value(&ops[1])?;
+        let target = self.label(&ops[2])?;
+        let cmp = match head {
+            "beq" => ast::CmpOp::Eq,
+            "bne" => ast::CmpOp::Ne,
+            "blt" => ast::CmpOp::Lt,
+            "bgt" => ast::CmpOp::Gt,
+            "ble" => ast::CmpOp::Le,
+            _ => ast::CmpOp::Ge,
+        };
+        Ok(Op::Branch { cond: Some((cmp, a, b)), target })
+    }
+
+    fn jump(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        q.take(&["uni"]);
+        q.finish("bra", ".uni")?;
+        let ops = self.operands(1, "label")?;
+        let target = self.label(&ops[0])?;
+        let cond = match &self.instr.guard {
+            None => None,
+            Some((p, negated)) => {
+                let r = self.regs.use_(&p.node, p.span);
+                let cmp = if *negated { ast::CmpOp::Eq } else { ast::CmpOp::Ne };
+                Some((cmp, Value::Reg(r), Value::Const(0)))
+            }
+        };
+        Ok(Op::Branch { cond, target })
+    }
+
+    fn local(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        q.take_all(TYPES);
+        q.take(&["lo", "wide", "hi"]);
+        q.finish(head, "a type (.u32, .s32, .b64, ...)")?;
+        if head == "mov" {
+            let ops = self.operands(2, "destination, value")?;
+            let a = self.value(&ops[1])?;
+            let dst = self.dest_reg(&ops[0])?;
+            return Ok(Op::Local { dst, op: LocalOp::Mov, a, b: Value::Const(0) });
+        }
+        let ops = self.operands(3, "destination, value, value")?;
+        let a = self.value(&ops[1])?;
+        let b = self.value(&ops[2])?;
+        let dst = self.dest_reg(&ops[0])?;
+        let op = match head {
+            "add" => LocalOp::Add,
+            "sub" => LocalOp::Sub,
+            "mul" => LocalOp::Mul,
+            "div" => LocalOp::Div,
+            "rem" => LocalOp::Rem,
+            "and" => LocalOp::And,
+            "or" => LocalOp::Or,
+            "xor" => LocalOp::Xor,
+            "shl" => LocalOp::Shl,
+            "shr" => LocalOp::Shr,
+            "min" => LocalOp::Min,
+            _ => LocalOp::Max,
+        };
+        Ok(Op::Local { dst, op, a, b })
+    }
+
+    fn setp(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        let Some((c, _)) = q.take(&["eq", "ne", "lt", "le", "gt", "ge"]) else {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`setp` needs a comparison (.eq .ne .lt .le .gt .ge)"));
+        };
+        q.take_all(TYPES);
+        q.finish("setp", "a comparison and a type")?;
+        let ops = self.operands(3, "predicate, value, value")?;
+        let a = self.value(&ops[1])?;
+        let b = self.value(&ops[2])?;
+        let dst = self.dest_reg(&ops[0])?;
+        let cmp = match c {
+            "eq" => ast::CmpOp::Eq,
+            "ne" => ast::CmpOp::Ne,
+            "lt" => ast::CmpOp::Lt,
+            "le" => ast::CmpOp::Le,
+            "gt" => ast::CmpOp::Gt,
+            _ => ast::CmpOp::Ge,
+        };
+        Ok(Op::Local { dst, op: LocalOp::Set(cmp), a, b })
+    }
+}
+
+fn describe(op: &Operand) -> String {
+    match op {
+        Operand::Name(n) => format!("`{n}`"),
+        Operand::PercentName(n) => format!("`{n}`"),
+        Operand::Int(v) => format!("the constant `{v}`"),
+        Operand::Address(..) => "an address `[...]`".into(),
+        Operand::Sink => "`_`".into(),
+        Operand::Vector(_) => "a vector `{...}`".into(),
+        Operand::AddressOf(n) => format!("`&{n}`"),
+    }
+}
+
+struct CondResolver<'p> {
+    program: &'p Program,
+    thread_index: &'p HashMap<usize, usize>,
+    source: &'p SourceFile,
+}
+
+impl CondResolver<'_> {
+    fn prop(&self, p: &Spanned<ast::Prop>) -> Result<Prop, Diagnostic> {
+        Ok(match &p.node {
+            ast::Prop::True => Prop::True,
+            ast::Prop::False => Prop::False,
+            ast::Prop::Not(q) => Prop::Not(Box::new(self.prop(q)?)),
+            ast::Prop::And(a, b) => Prop::And(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
+            ast::Prop::Or(a, b) => Prop::Or(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
+            ast::Prop::Cmp(a, op, b) => Prop::Cmp(self.value(a)?, *op, self.value(b)?),
+        })
+    }
+
+    fn value(&self, v: &Spanned<CondValue>) -> Result<CondTerm, Diagnostic> {
+        let _ = self.source;
+        match &v.node {
+            CondValue::Const(c) => Ok(CondTerm::Const(*c)),
+            CondValue::Location(name) => {
+                let Some(loc) = self.program.locations.iter().position(|l| &l.name == name) else {
+                    return Err(Diagnostic::error(v.span, format!("unknown location `{name}` in the condition"))
+                        .with_note("declare it in the init block"));
+                };
+                Ok(CondTerm::Obs(Observable::Location(self.program.locations[loc].physical)))
+            }
+            CondValue::Register { thread, reg } => {
+                let Some(&t) = self.thread_index.get(thread) else {
+                    return Err(Diagnostic::error(v.span, format!("unknown thread P{thread} in the condition")));
+                };
+                let th = &self.program.threads[t];
+                let Some(r) = th.registers.iter().position(|n| n == reg) else {
+                    return Err(Diagnostic::error(v.span, format!("unknown register `{reg}` of thread P{thread} in the condition"))
+                        .with_note("the register is neither initialised nor written by that thread"));
+                };
+                Ok(CondTerm::Obs(Observable::Register(t, r)))
+            }
+        }
+    }
+}
+
+/// Print a proposition the way herd7 prints conditions: `0:r0=1 /\ 1:r0=0`.
+pub fn format_prop(p: &ast::Prop) -> String {
+    fn val(v: &CondValue) -> String {
+        match v {
+            CondValue::Register { thread, reg } => format!("{thread}:{reg}"),
+            CondValue::Location(l) => l.clone(),
+            CondValue::Const(c) => c.to_string(),
+        }
+    }
+    fn go(p: &ast::Prop, top: bool) -> String {
+        let s = match p {
+            ast::Prop::True => return "true".into(),
+            ast::Prop::False => return "false".into(),
+            ast::Prop::Not(q) => return format!("~{}", go(&q.node, false)),
+            ast::Prop::And(a, b) => format!("{} /\\ {}", go(&a.node, false), go(&b.node, false)),
+            ast::Prop::Or(a, b) => format!("{} \\/ {}", go(&a.node, false), go(&b.node, false)),
+            ast::Prop::Cmp(a, op, b) => return format!("{}{}{}", val(&a.node), op.symbol(), val(&b.node)),
+        };
+        if top {
+            s
+        } else {
+            format!("({s})")
+        }
+    }
+    go(p, true)
+}

@@ -1,0 +1,121 @@
+//! Reports: herd7's result block, byte for byte in its layout, and the same facts as JSON.
+//!
+//! herd7's printer (`herd/top_herd.ml`) fixes the layout: `Test`, `States`, one line per state,
+//! `Ok`/`No` (prefixed by `Loop ` when a loop was cut), `Witnesses`, `Positive: p Negative: q`
+//! (swapped for `~exists`), `Condition`, `Observation`. Counts are of consistent executions.
+
+use crate::check::Outcome;
+use crate::litmus::ast::Quantifier;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// herd7's result block.
+pub fn herd_block(o: &Outcome) -> String {
+    let mut s = String::new();
+    let kind = match o.quantifier {
+        Quantifier::Exists => "Allowed",
+        Quantifier::NotExists => "Forbidden",
+        Quantifier::Forall => "Required",
+    };
+    let _ = writeln!(s, "Test {} {}", o.test, kind);
+    let _ = writeln!(s, "States {}", o.states.len());
+    for state in o.states.keys() {
+        let _ = writeln!(s, "{}", state_line(o, state));
+    }
+    let verdict = if o.ok() { "Ok" } else { "No" };
+    let _ = writeln!(s, "{}{}", if o.loop_cut { "Loop " } else { "" }, verdict);
+    let _ = writeln!(s, "Witnesses");
+    let (p, n) = witnesses(o);
+    let _ = writeln!(s, "Positive: {p} Negative: {n}");
+    for f in &o.flags {
+        let _ = writeln!(s, "Flag {f}");
+    }
+    let _ = writeln!(s, "Condition {} ({})", o.quantifier.keyword(), o.condition);
+    let _ = writeln!(s, "Observation {} {} {} {}", o.test, observation(o), o.positive, o.negative);
+    s
+}
+
+/// `0:r0=1; 1:r0=0;`
+pub fn state_line(o: &Outcome, state: &[i64]) -> String {
+    o.observable_names.iter().zip(state).map(|(n, v)| format!("{n}={v};")).collect::<Vec<_>>().join(" ")
+}
+
+/// The displayed witness counts: herd7 swaps them for `~exists`.
+fn witnesses(o: &Outcome) -> (u64, u64) {
+    match o.quantifier {
+        Quantifier::NotExists => (o.negative, o.positive),
+        _ => (o.positive, o.negative),
+    }
+}
+
+fn observation(o: &Outcome) -> &'static str {
+    if o.positive == 0 {
+        "Never"
+    } else if o.negative == 0 {
+        "Always"
+    } else {
+        "Sometimes"
+    }
+}
+
+#[derive(Serialize)]
+struct JsonState {
+    values: std::collections::BTreeMap<String, i64>,
+    satisfies: bool,
+}
+
+#[derive(Serialize)]
+struct JsonOutcome<'a> {
+    test: &'a str,
+    file: &'a str,
+    model: &'a str,
+    kind: &'static str,
+    condition: String,
+    ok: bool,
+    result: &'static str,
+    loop_cut: bool,
+    states: Vec<JsonState>,
+    positive: u64,
+    negative: u64,
+    witnesses: (u64, u64),
+    observation: &'static str,
+    flags: &'a [String],
+    hanging_combinations: u64,
+    candidates: u64,
+    consistent: u64,
+    time_seconds: f64,
+}
+
+/// The same facts as the herd block, as a JSON object.
+pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
+    let states = o
+        .states
+        .iter()
+        .map(|(st, sat)| JsonState { values: o.observable_names.iter().cloned().zip(st.iter().copied()).collect(), satisfies: *sat })
+        .collect();
+    let j = JsonOutcome {
+        test: &o.test,
+        file,
+        model,
+        kind: match o.quantifier {
+            Quantifier::Exists => "Allowed",
+            Quantifier::NotExists => "Forbidden",
+            Quantifier::Forall => "Required",
+        },
+        condition: format!("{} ({})", o.quantifier.keyword(), o.condition),
+        ok: o.ok(),
+        result: if o.ok() { "Ok" } else { "No" },
+        loop_cut: o.loop_cut,
+        states,
+        positive: o.positive,
+        negative: o.negative,
+        witnesses: witnesses(o),
+        observation: observation(o),
+        flags: &o.flags,
+        hanging_combinations: o.blocked_combinations,
+        candidates: o.stats.candidates,
+        consistent: o.stats.consistent,
+        time_seconds: o.elapsed.as_secs_f64(),
+    };
+    serde_json::to_value(j).expect("outcome serialises")
+}

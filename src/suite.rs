@@ -1,0 +1,111 @@
+//! Suite mode: run every test of a Dat3M-style expectation CSV (`path,1|0`) and compare.
+//!
+//! `1` means the test's condition holds (herd7 prints `Ok`), `0` that it does not (`No`).
+//! Tests run in parallel; the result keeps the CSV order so reports are stable.
+
+use crate::cat::CatModel;
+use crate::check::{run, RunOptions};
+use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// One row of an expectation CSV.
+#[derive(Clone, Debug)]
+pub struct SuiteRow {
+    pub path: String,
+    pub expected: bool,
+    pub line: usize,
+}
+
+/// Parse a CSV of `path,1|0` rows. Blank lines and `//` comments are skipped.
+pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
+    let mut rows = Vec::new();
+    let mut offset = 0;
+    for (i, line) in file.text().split('\n').enumerate() {
+        let start = offset;
+        offset += line.len() + 1;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with("//") {
+            continue;
+        }
+        let span = Span::new(start, start + line.trim_end().len());
+        let Some((path, value)) = trimmed.rsplit_once(',') else {
+            return Err(FileDiagnostic::new(file, Diagnostic::expected(span, "a row `path,1` or `path,0`", format!("`{trimmed}`"))));
+        };
+        let expected = match value.trim() {
+            "1" => true,
+            "0" => false,
+            other => {
+                let vstart = start + line.rfind(',').unwrap_or(0) + 1;
+                return Err(FileDiagnostic::new(
+                    file,
+                    Diagnostic::expected(Span::new(vstart, vstart + other.len().max(1)), "`1` or `0`", format!("`{other}`")),
+                ));
+            }
+        };
+        rows.push(SuiteRow { path: path.trim().to_string(), expected, line: i + 1 });
+    }
+    Ok(rows)
+}
+
+/// The verdict of one row.
+#[derive(Clone, Debug)]
+pub enum RowResult {
+    Pass,
+    Mismatch { got: bool },
+    Error(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct SuiteReport {
+    pub rows: Vec<(SuiteRow, RowResult, Duration)>,
+    pub elapsed: Duration,
+}
+
+impl SuiteReport {
+    pub fn passed(&self) -> usize {
+        self.rows.iter().filter(|r| matches!(r.1, RowResult::Pass)).count()
+    }
+    pub fn failed(&self) -> usize {
+        self.rows.len() - self.passed()
+    }
+}
+
+/// Resolve the folder that CSV paths are relative to: the CSV's folder, or its parent (Dat3M's
+/// CSVs live in `expected/` and name paths from the corpus root).
+pub fn default_root(csv: &Path, rows: &[SuiteRow]) -> PathBuf {
+    let dir = csv.parent().map(Path::to_path_buf).unwrap_or_default();
+    if let Some(first) = rows.first() {
+        if !dir.join(&first.path).exists() {
+            if let Some(parent) = dir.parent() {
+                if parent.join(&first.path).exists() {
+                    return parent.to_path_buf();
+                }
+            }
+        }
+    }
+    dir
+}
+
+/// Run all rows, in parallel, calling `progress` after each.
+pub fn run_suite(rows: &[SuiteRow], root: &Path, model: &CatModel, opts: &RunOptions, progress: &(dyn Fn() + Sync)) -> SuiteReport {
+    let start = Instant::now();
+    let results: Vec<(SuiteRow, RowResult, Duration)> = rows
+        .par_iter()
+        .map(|row| {
+            let t = Instant::now();
+            let res = match crate::load_program(&root.join(&row.path)) {
+                Err(e) => RowResult::Error(e.to_string()),
+                Ok(program) => match run(&program, model, opts) {
+                    Err(e) => RowResult::Error(e.to_string()),
+                    Ok(o) if o.ok() == row.expected => RowResult::Pass,
+                    Ok(o) => RowResult::Mismatch { got: o.ok() },
+                },
+            };
+            progress();
+            (row.clone(), res, t.elapsed())
+        })
+        .collect();
+    SuiteReport { rows: results, elapsed: start.elapsed() }
+}
