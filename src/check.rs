@@ -3,10 +3,10 @@
 use crate::cat::CatModel;
 use crate::exec::search::{search, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
 use crate::exec::structure::{resolve_barriers, BarrierOutcome, EventStructure};
-use crate::exec::trace::{explore, ExploreError, Limits, Trace};
+use crate::exec::trace::{explore, ExploreError, Limits, ThreadTraces, Trace, TraceOp};
 use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// Options of one run.
@@ -106,12 +106,14 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         return Ok(outcome);
     }
     let mut budget = opts.limits.max_candidates;
-    let sizes: Vec<usize> = per_thread.iter().map(|t| t.traces.len()).collect();
-    let mut idx = vec![0usize; sizes.len()];
     let mut flags = std::collections::BTreeSet::new();
-    loop {
-        let traces: Vec<&Trace> = idx.iter().enumerate().map(|(t, &i)| &per_thread[t].traces[i]).collect();
-        let structure = EventStructure::build(program, &traces);
+    let combos = TraceCombinations::new(program, &per_thread);
+    let mut result = Ok(());
+    combos.for_each(&mut |traces| {
+        if result.is_err() {
+            return;
+        }
+        let structure = EventStructure::build(program, traces);
         for barrier in resolve_barriers(&structure) {
             let syncbar = match barrier {
                 BarrierOutcome::Completed(r) => r,
@@ -121,24 +123,94 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                 }
             };
             let statics = StaticEnv { structure: &structure, syncbar: &syncbar };
-            let prepared = model.prepare(&statics, DYNAMIC_NAMES).map_err(RunError::Model)?;
+            let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
+                Ok(p) => p,
+                Err(e) => {
+                    result = Err(RunError::Model(e));
+                    return;
+                }
+            };
             let mut stats = SearchStats::default();
-            search(&statics, &prepared, &mut budget, &mut stats, &mut |cand, eval| {
+            let r = search(&statics, &prepared, &mut budget, &mut stats, &mut |cand, eval| {
                 for f in eval.fired_flags() {
                     flags.insert(f.name.clone());
                 }
                 record_final_states(program, &structure, cand, &mut outcome);
-            })?;
+            });
             outcome.stats.candidates += stats.candidates;
             outcome.stats.consistent += stats.consistent;
+            if let Err(e) = r {
+                result = Err(e.into());
+                return;
+            }
         }
-        if !advance(&mut idx, &sizes) {
-            break;
-        }
-    }
+    });
+    result?;
     outcome.flags = flags.into_iter().collect();
     outcome.elapsed = start.elapsed();
     Ok(outcome)
+}
+
+/// The combinations of one trace per thread whose reads can all be satisfied by some write.
+///
+/// Threads are chosen one at a time; a read of value v at location l survives only if v is the
+/// initial value of l, is written to l by a trace already chosen, or can be written to l by some
+/// trace of a thread not chosen yet. Most value guesses die here, before any event structure
+/// or model evaluation exists.
+struct TraceCombinations<'a> {
+    program: &'a Program,
+    per_thread: &'a [ThreadTraces],
+    /// For each thread, every (physical location, value) some trace of it writes.
+    may_write: Vec<HashSet<(usize, i64)>>,
+}
+
+impl<'a> TraceCombinations<'a> {
+    fn new(program: &'a Program, per_thread: &'a [ThreadTraces]) -> Self {
+        let may_write =
+            per_thread.iter().map(|tt| tt.traces.iter().flat_map(|tr| writes_of(program, tr)).collect::<HashSet<_>>()).collect();
+        TraceCombinations { program, per_thread, may_write }
+    }
+
+    fn for_each(&self, f: &mut dyn FnMut(&[&'a Trace])) {
+        let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
+        self.go(&mut chosen, f);
+    }
+
+    fn satisfiable(&self, chosen: &[&'a Trace], p: usize, v: i64) -> bool {
+        self.program.physical[p].init == v
+            || chosen.iter().any(|tr| writes_of(self.program, tr).any(|w| w == (p, v)))
+            || self.may_write[chosen.len()..].iter().any(|m| m.contains(&(p, v)))
+    }
+
+    fn go(&self, chosen: &mut Vec<&'a Trace>, f: &mut dyn FnMut(&[&'a Trace])) {
+        if chosen.len() == self.per_thread.len() {
+            f(chosen);
+            return;
+        }
+        for tr in &self.per_thread[chosen.len()].traces {
+            chosen.push(tr);
+            // Reads of every chosen trace must remain satisfiable by what is chosen or still open.
+            let ok = chosen.iter().all(|t| reads_of(self.program, t).all(|(p, v)| self.satisfiable(chosen, p, v)));
+            if ok {
+                self.go(chosen, f);
+            }
+            chosen.pop();
+        }
+    }
+}
+
+fn writes_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, i64)> + 't {
+    tr.events
+        .iter()
+        .filter(|e| e.op == TraceOp::Write)
+        .map(move |e| (program.locations[e.location.expect("writes have a location")].physical, e.value))
+}
+
+fn reads_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, i64)> + 't {
+    tr.events
+        .iter()
+        .filter(|e| e.op == TraceOp::Read)
+        .map(move |e| (program.locations[e.location.expect("reads have a location")].physical, e.value))
 }
 
 fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {

@@ -146,6 +146,21 @@ pub fn search(
         }
         sources.push(cands);
     }
+    // Refuse before generating anything when the coherence choices alone exceed the budget:
+    // the number of partial orders grows super-exponentially with the writes to one location.
+    let mut co_total: u64 = 1;
+    for (p, ws) in writes.iter().enumerate() {
+        let k = ws.len().saturating_sub(1);
+        let count = LABELLED_POSETS.get(k).copied().unwrap_or(u64::MAX);
+        co_total = co_total.saturating_mul(count);
+        if count > *budget || co_total > *budget {
+            return Err(SearchError::Explore(ExploreError::TooManyCoherenceOrders {
+                location: s.program.physical[p].name.clone(),
+                writes: k,
+                orders: count,
+            }));
+        }
+    }
     let fsc_orders = fence_sc_orders(s);
     let co_choices: Vec<Vec<Relation>> = writes.iter().map(|ws| coherence_orders(n, ws)).collect();
 
@@ -199,6 +214,10 @@ pub enum SearchError {
     #[error("{0}")]
     Explore(ExploreError),
 }
+
+/// Number of labelled partial orders on k elements (OEIS A001035), i.e. of coherence orders of a
+/// location with k non-initial writes.
+const LABELLED_POSETS: &[u64] = &[1, 1, 3, 19, 219, 4231, 130_023, 6_129_859, 431_723_379, 44_511_042_511, 6_611_065_248_783];
 
 /// Odometer increment; false when every combination was visited.
 fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {

@@ -94,6 +94,8 @@ pub enum ExploreError {
     TraceTooLong { thread: usize, limit: usize },
     #[error("thread P{thread}, line {line}: register value {value} used as an address is not the address of any location")]
     BadAddress { thread: usize, line: usize, value: i64 },
+    #[error("location `{location}` has {writes} writes in one execution, hence {orders} possible coherence orders, more than the candidate budget (lower --unroll, or raise --max-candidates)")]
+    TooManyCoherenceOrders { location: String, writes: usize, orders: u64 },
     #[error("more than {limit} candidate executions; the test is too large (raise --max-candidates)")]
     TooManyCandidates { limit: u64 },
 }

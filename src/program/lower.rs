@@ -415,6 +415,15 @@ impl<'l> InstrLowerer<'l, '_> {
             };
         }
         if required {
+            // A leftover qualifier that is neither a state space nor a type is a misspelt scope.
+            let stray = q
+                .parts
+                .iter()
+                .enumerate()
+                .find(|(i, p)| !q.used[*i] && !SPACES.contains(&p.node.as_str()) && !TYPES.contains(&p.node.as_str()));
+            if let Some((_, p)) = stray {
+                return Err(Diagnostic::expected(p.span, "a scope (.cta, .gpu or .sys)", format!("`.{}`", p.node)));
+            }
             return Err(
                 Diagnostic::error(self.instr.opcode_span(), format!("{what} requires a scope")).with_note("add one of .cta, .gpu, .sys")
             );
@@ -875,8 +884,15 @@ pub fn format_prop(p: &ast::Prop) -> String {
             ast::Prop::True => return "true".into(),
             ast::Prop::False => return "false".into(),
             ast::Prop::Not(q) => return format!("~{}", go(&q.node, false)),
-            ast::Prop::And(a, b) => format!("{} /\\ {}", go(&a.node, false), go(&b.node, false)),
-            ast::Prop::Or(a, b) => format!("{} \\/ {}", go(&a.node, false), go(&b.node, false)),
+            // Chains of one connective print flat, as herd7 does: `a /\\ b /\\ c`.
+            ast::Prop::And(a, b) => {
+                let side = |p: &ast::Prop| go(p, matches!(p, ast::Prop::And(..)));
+                format!("{} /\\ {}", side(&a.node), side(&b.node))
+            }
+            ast::Prop::Or(a, b) => {
+                let side = |p: &ast::Prop| go(p, matches!(p, ast::Prop::Or(..)));
+                format!("{} \\/ {}", side(&a.node), side(&b.node))
+            }
             ast::Prop::Cmp(a, op, b) => return format!("{}{}{}", val(&a.node), op.symbol(), val(&b.node)),
         };
         if top {
