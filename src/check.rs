@@ -1,9 +1,9 @@
 //! Deciding a litmus test: explore every candidate execution under a model and tally outcomes.
 
 use crate::cat::CatModel;
-use crate::exec::search::{search, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
-use crate::exec::structure::{resolve_barriers, BarrierOutcome, EventStructure};
-use crate::exec::trace::{explore, ExploreError, Limits, ThreadTraces, Trace, TraceOp};
+use crate::exec::search::{search, CoPruning, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
+use crate::exec::structure::{resolve_barriers, EventStructure};
+use crate::exec::trace::{explore, ExploreError, Limits, Trace, TraceOp};
 use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
 use std::collections::{BTreeMap, HashSet};
@@ -60,10 +60,14 @@ pub enum RunError {
     Model(crate::cat::CatError),
 }
 
-impl From<SearchError> for RunError {
-    fn from(e: SearchError) -> Self {
+impl RunError {
+    pub(crate) fn from_search(e: SearchError, limits: &Limits) -> Self {
         match e {
             SearchError::Model(m) => RunError::Model(m),
+            SearchError::Stopped => unreachable!("search() absorbs Stopped"),
+            SearchError::Explore(ExploreError::TooManyCandidates { .. }) => {
+                RunError::Explore(ExploreError::TooManyCandidates { limit: limits.max_candidates })
+            }
             SearchError::Explore(x) => RunError::Explore(x),
         }
     }
@@ -99,30 +103,33 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         flags: Vec::new(),
     };
 
-    let (_domains, per_thread) = explore(program, &opts.limits)?;
+    let (_domains, per_thread) = explore(program, &opts.limits, false)?;
     outcome.loop_cut = per_thread.iter().any(|t| t.cut);
     if per_thread.iter().any(|t| t.traces.is_empty()) {
         outcome.elapsed = start.elapsed();
         return Ok(outcome);
     }
     let mut budget = opts.limits.max_candidates;
+    let prune = CoPruning::for_model(model);
     let mut flags = std::collections::BTreeSet::new();
-    let combos = TraceCombinations::new(program, &per_thread);
+    let combos = TraceCombinations::new(program, per_thread.iter().map(|t| t.traces.iter().collect()).collect());
     let mut result = Ok(());
     combos.for_each(&mut |traces| {
         if result.is_err() {
             return;
         }
+        if let Err(e) = crate::exec::search::charge(&mut budget) {
+            result = Err(RunError::from_search(e, &opts.limits));
+            return;
+        }
         let structure = EventStructure::build(program, traces);
         for barrier in resolve_barriers(&structure) {
-            let syncbar = match barrier {
-                BarrierOutcome::Completed(r) => r,
-                BarrierOutcome::Blocked(_) => {
-                    outcome.blocked_combinations += 1;
-                    continue;
-                }
-            };
-            let statics = StaticEnv { structure: &structure, syncbar: &syncbar };
+            if !barrier.blocked.is_empty() {
+                // Some thread waits forever at a barrier: no final state (liveness reports it).
+                outcome.blocked_combinations += 1;
+                break;
+            }
+            let statics = StaticEnv { structure: &structure, syncbar: &barrier.syncbar };
             let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
                 Ok(p) => p,
                 Err(e) => {
@@ -131,16 +138,17 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                 }
             };
             let mut stats = SearchStats::default();
-            let r = search(&statics, &prepared, &mut budget, &mut stats, &mut |cand, eval| {
+            let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, eval| {
                 for f in eval.fired_flags() {
                     flags.insert(f.name.clone());
                 }
                 record_final_states(program, &structure, cand, &mut outcome);
+                true
             });
             outcome.stats.candidates += stats.candidates;
             outcome.stats.consistent += stats.consistent;
             if let Err(e) = r {
-                result = Err(e.into());
+                result = Err(RunError::from_search(e, &opts.limits));
                 return;
             }
         }
@@ -157,21 +165,21 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
 /// initial value of l, is written to l by a trace already chosen, or can be written to l by some
 /// trace of a thread not chosen yet. Most value guesses die here, before any event structure
 /// or model evaluation exists.
-struct TraceCombinations<'a> {
+pub(crate) struct TraceCombinations<'a> {
     program: &'a Program,
-    per_thread: &'a [ThreadTraces],
+    /// The runs each thread may contribute.
+    per_thread: Vec<Vec<&'a Trace>>,
     /// For each thread, every (physical location, value) some trace of it writes.
     may_write: Vec<HashSet<(usize, i64)>>,
 }
 
 impl<'a> TraceCombinations<'a> {
-    fn new(program: &'a Program, per_thread: &'a [ThreadTraces]) -> Self {
-        let may_write =
-            per_thread.iter().map(|tt| tt.traces.iter().flat_map(|tr| writes_of(program, tr)).collect::<HashSet<_>>()).collect();
+    pub(crate) fn new(program: &'a Program, per_thread: Vec<Vec<&'a Trace>>) -> Self {
+        let may_write = per_thread.iter().map(|tt| tt.iter().flat_map(|tr| writes_of(program, tr)).collect::<HashSet<_>>()).collect();
         TraceCombinations { program, per_thread, may_write }
     }
 
-    fn for_each(&self, f: &mut dyn FnMut(&[&'a Trace])) {
+    pub(crate) fn for_each(&self, f: &mut dyn FnMut(&[&'a Trace])) {
         let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
         self.go(&mut chosen, f);
     }
@@ -187,7 +195,7 @@ impl<'a> TraceCombinations<'a> {
             f(chosen);
             return;
         }
-        for tr in &self.per_thread[chosen.len()].traces {
+        for &tr in &self.per_thread[chosen.len()] {
             chosen.push(tr);
             // Reads of every chosen trace must remain satisfiable by what is chosen or still open.
             let ok = chosen.iter().all(|t| reads_of(self.program, t).all(|(p, v)| self.satisfiable(chosen, p, v)));

@@ -16,6 +16,7 @@ pub mod check;
 pub mod diag;
 pub mod exec;
 pub mod litmus;
+pub mod liveness;
 pub mod models;
 pub mod program;
 pub mod relation;

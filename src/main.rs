@@ -7,6 +7,7 @@ use ptxmm::cat::CatModel;
 use ptxmm::check::{run, RunOptions};
 use ptxmm::diag::SourceFile;
 use ptxmm::exec::trace::Limits;
+use ptxmm::liveness::check_liveness;
 use ptxmm::suite::{self, RowResult};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -33,6 +34,9 @@ enum Command {
         /// Print one JSON object per test instead of the herd7 block.
         #[arg(long)]
         json: bool,
+        /// Check whether some fair execution can hang (check), skip that check, or run only it.
+        #[arg(long, value_enum, default_value_t = LivenessMode::Check)]
+        liveness: LivenessMode,
     },
     /// Run every test of a Dat3M-style expectation CSV (`path,1|0`) and report mismatches.
     Suite {
@@ -48,7 +52,17 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Compare liveness instead of the condition: `1` means every fair execution terminates.
+        #[arg(long)]
+        liveness: bool,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LivenessMode {
+    Check,
+    Skip,
+    Only,
 }
 
 #[derive(Args)]
@@ -91,12 +105,12 @@ fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { tests, model, limits, json } => cmd_run(&tests, &model, &limits, json),
-        Command::Suite { csv, root, model, limits, jobs } => cmd_suite(&csv, root, &model, &limits, jobs),
+        Command::Run { tests, model, limits, json, liveness } => cmd_run(&tests, &model, &limits, json, liveness),
+        Command::Suite { csv, root, model, limits, jobs, liveness } => cmd_suite(&csv, root, &model, &limits, jobs, liveness),
     }
 }
 
-fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool) -> ExitCode {
+fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, liveness: LivenessMode) -> ExitCode {
     let (model, model_name) = match load_model(model_args) {
         Ok(m) => m,
         Err(e) => {
@@ -116,31 +130,55 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
                 continue;
             }
         };
-        match run(&program, &model, &opts) {
-            Ok(outcome) => {
-                if json {
-                    println!("{}", ptxmm::report::json(&outcome, &path.display().to_string(), &model_name));
-                } else {
-                    print!("{}", ptxmm::report::herd_block(&outcome));
-                    if outcome.blocked_combinations > 0 {
-                        println!(
-                            "Warning: {} trace combination(s) block at a barrier; those executions never finish",
-                            outcome.blocked_combinations
-                        );
-                    }
-                    println!();
-                }
-            }
+        let outcome = if liveness == LivenessMode::Only { None } else { Some(run(&program, &model, &opts)) };
+        let live = if liveness == LivenessMode::Skip { None } else { Some(check_liveness(&program, &model, &opts)) };
+        let outcome = match outcome.transpose() {
+            Ok(o) => o,
             Err(e) => {
                 eprintln!("{}: {e}", path.display());
                 status = ExitCode::from(1);
+                continue;
             }
+        };
+        let live = match live.transpose() {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("{}: liveness: {e}", path.display());
+                status = ExitCode::from(1);
+                continue;
+            }
+        };
+        if json {
+            let mut v = match &outcome {
+                Some(o) => ptxmm::report::json(o, &path.display().to_string(), &model_name),
+                None => serde_json::json!({ "test": program.name, "file": path.display().to_string(), "model": model_name }),
+            };
+            if let Some(l) = &live {
+                v["liveness"] = serde_json::to_value(l).expect("liveness serialises");
+            }
+            println!("{v}");
+        } else {
+            match &outcome {
+                Some(o) => print!("{}", ptxmm::report::herd_block(o)),
+                None => println!("Test {}", program.name),
+            }
+            if let Some(l) = &live {
+                print!("{}", l.report());
+            }
+            println!();
         }
     }
     status
 }
 
-fn cmd_suite(csv: &PathBuf, root: Option<PathBuf>, model_args: &ModelArgs, limits: &LimitArgs, jobs: Option<usize>) -> ExitCode {
+fn cmd_suite(
+    csv: &PathBuf,
+    root: Option<PathBuf>,
+    model_args: &ModelArgs,
+    limits: &LimitArgs,
+    jobs: Option<usize>,
+    liveness: bool,
+) -> ExitCode {
     let (model, model_name) = match load_model(model_args) {
         Ok(m) => m,
         Err(e) => {
@@ -174,7 +212,8 @@ fn cmd_suite(csv: &PathBuf, root: Option<PathBuf>, model_args: &ModelArgs, limit
     } else {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    let report = suite::run_suite(&rows, &root, &model, &limits.options(), &|| bar.inc(1));
+    let kind = if liveness { suite::SuiteKind::Liveness } else { suite::SuiteKind::Condition };
+    let report = suite::run_suite(&rows, &root, &model, &limits.options(), kind, &|| bar.inc(1));
     bar.finish_and_clear();
     for (row, res, _) in &report.rows {
         match res {

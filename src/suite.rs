@@ -6,6 +6,7 @@
 use crate::cat::CatModel;
 use crate::check::{run, RunOptions};
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
+use crate::liveness::{check_liveness, LivenessStatus};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -88,8 +89,24 @@ pub fn default_root(csv: &Path, rows: &[SuiteRow]) -> PathBuf {
     dir
 }
 
+/// What a suite's `1`/`0` column means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuiteKind {
+    /// `1`: the test's condition holds (herd7's `Ok`).
+    Condition,
+    /// `1`: every fair execution terminates (Dat3M's liveness CSVs).
+    Liveness,
+}
+
 /// Run all rows, in parallel, calling `progress` after each.
-pub fn run_suite(rows: &[SuiteRow], root: &Path, model: &CatModel, opts: &RunOptions, progress: &(dyn Fn() + Sync)) -> SuiteReport {
+pub fn run_suite(
+    rows: &[SuiteRow],
+    root: &Path,
+    model: &CatModel,
+    opts: &RunOptions,
+    kind: SuiteKind,
+    progress: &(dyn Fn() + Sync),
+) -> SuiteReport {
     let start = Instant::now();
     let results: Vec<(SuiteRow, RowResult, Duration)> = rows
         .par_iter()
@@ -97,11 +114,17 @@ pub fn run_suite(rows: &[SuiteRow], root: &Path, model: &CatModel, opts: &RunOpt
             let t = Instant::now();
             let res = match crate::load_program(&root.join(&row.path)) {
                 Err(e) => RowResult::Error(e.to_string()),
-                Ok(program) => match run(&program, model, opts) {
-                    Err(e) => RowResult::Error(e.to_string()),
-                    Ok(o) if o.ok() == row.expected => RowResult::Pass,
-                    Ok(o) => RowResult::Mismatch { got: o.ok() },
-                },
+                Ok(program) => {
+                    let verdict = match kind {
+                        SuiteKind::Condition => run(&program, model, opts).map(|o| o.ok()),
+                        SuiteKind::Liveness => check_liveness(&program, model, opts).map(|l| l.status == LivenessStatus::Ok),
+                    };
+                    match verdict {
+                        Err(e) => RowResult::Error(e.to_string()),
+                        Ok(v) if v == row.expected => RowResult::Pass,
+                        Ok(v) => RowResult::Mismatch { got: v },
+                    }
+                }
             };
             progress();
             (row.clone(), res, t.elapsed())

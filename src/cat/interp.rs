@@ -612,21 +612,48 @@ impl<'m> Prepared<'m> {
             if self.prog.checks[i].flag.is_some() || !plan.dyn_env.iter().all(|&s| avail.contains(s)) {
                 continue;
             }
-            let holds = match &plan.fixed {
-                Some((holds, _)) => *holds,
-                None => {
-                    let layer = match &mut local {
-                        Some(layer) => layer,
-                        None => local.insert(self.fresh_layer(dyn_env)?),
-                    };
-                    self.outcome(i, layer, dyn_env).map_err(|e| e.into_cat(self.prog))?.holds
-                }
-            };
-            if !holds {
+            if !self.holds_lazily(i, &mut local, dyn_env)? {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Pruning support: evaluates only the checks at `checks` (indices into
+    /// [`CatModel::checks`](super::CatModel::checks)) and returns whether all of them hold.
+    /// Flagged checks (`flag`, `undefined_unless`) among them are skipped, as they do not take
+    /// part in consistency. `dyn_env` follows the conventions of [`Prepared::evaluate`], but is
+    /// asked only for the dynamic names the listed checks need, and only once one of them
+    /// needs it; evaluation stops at the first failing check.
+    ///
+    /// Fails on an index that is not a check (before evaluating anything), and on evaluation
+    /// errors of the checks evaluated.
+    pub fn check_subset(&self, dyn_env: &dyn CatEnv, checks: &[usize]) -> Result<bool, CatError> {
+        if let Some(&bad) = checks.iter().find(|&&i| i >= self.plans.len()) {
+            let message = format!("no check with index {bad}: the model has {} checks", self.plans.len());
+            return Err(CatError { message, span: None, file: None });
+        }
+        let mut local: Option<Layer> = None;
+        for &i in checks {
+            if self.prog.checks[i].flag.is_none() && !self.holds_lazily(i, &mut local, dyn_env)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether check `i` holds, reusing the per-candidate layer `local` across calls. The layer
+    /// is only created once a check actually needs dynamic values, so that decided (static)
+    /// checks cost nothing and touch nothing in `dyn_env`.
+    fn holds_lazily(&self, i: usize, local: &mut Option<Layer>, dyn_env: &dyn CatEnv) -> Result<bool, CatError> {
+        if let Some((holds, _)) = &self.plans[i].fixed {
+            return Ok(*holds);
+        }
+        let layer = match local {
+            Some(layer) => layer,
+            None => local.insert(self.fresh_layer(dyn_env)?),
+        };
+        Ok(self.outcome(i, layer, dyn_env).map_err(|e| e.into_cat(self.prog))?.holds)
     }
 
     /// The value of a name as the end of the model sees it (a definition such as `cause`, or an

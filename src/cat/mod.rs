@@ -7,7 +7,10 @@
 //!
 //! Pipeline: [`lexer`] → [`parser`] (surface [`ast`]) → `resolve` (includes spliced, names
 //! bound to numbered slots, functions inlined, dependencies computed) → `interp` (evaluation).
-//! Loading does all the string work; evaluating a candidate only indexes vectors.
+//! Loading does all the string work; evaluating a candidate only indexes vectors. At load time,
+//! `polarity` also classifies how each check varies as an environment name grows
+//! ([`CatModel::expression_polarity`], [`CheckInfo::monotonicity`]), so that the engine can
+//! prune partial candidates with [`Prepared::check_subset`].
 //!
 //! ```text
 //! let model = CatModel::load(path, &[])?;
@@ -27,15 +30,17 @@ pub mod ast;
 mod interp;
 pub mod lexer;
 pub mod parser;
+mod polarity;
 mod resolve;
 
 pub use ast::{CheckKind, FlagKind};
 pub use interp::{CheckOutcome, Evaluation, Prepared};
+pub use polarity::{Monotonicity, Polarity};
 
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
 use crate::relation::{EventSet, Relation};
 use resolve::Program;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -153,6 +158,21 @@ pub struct CheckInfo {
     pub file: SourceFile,
     /// Environment names the check depends on, transitively through definitions.
     pub depends_on: BTreeSet<String>,
+    /// How the checked expression varies as each name of `depends_on` grows (computed at load
+    /// time); every other name is [`Polarity::Independent`].
+    pub polarity: BTreeMap<String, Polarity>,
+}
+
+impl CheckInfo {
+    /// Whether the check's condition (`[~] kind e`, flags aside) can only become false
+    /// ([`Monotonicity::Antitone`]) or only become true ([`Monotonicity::Monotone`]) as edges or
+    /// elements are added to environment name `name`. `acyclic e`, `irreflexive e` and
+    /// `empty e` are antitone when `e` is increasing in `name` and monotone when it is
+    /// decreasing (`empty (A \ co)`); `~` swaps the two.
+    pub fn monotonicity(&self, name: &str) -> Monotonicity {
+        let p = self.polarity.get(name).copied().unwrap_or(Polarity::Independent);
+        Monotonicity::of_check(p, self.negated)
+    }
 }
 
 /// A parsed and name-resolved model. Cloning is cheap (shared), and it is `Send + Sync`.
@@ -220,9 +240,27 @@ impl CatModel {
                     span,
                     file,
                     depends_on: c.env_deps.iter().map(|s| self.prog.env[s as usize].name.clone()).collect(),
+                    polarity: c.polarity.iter().map(|&(s, p)| (self.prog.env[s as usize].name.clone(), p)).collect(),
                 }
             })
             .collect()
+    }
+
+    /// How the expression of check `check_index` (in [`CatModel::checks`] order) varies as
+    /// edges or elements are added to environment name `name`. Names the model reads from the
+    /// environment are meant, not definitions: after `let co = co+`, `"co"` is the engine's
+    /// `co`, and later uses of `co` count through the definition. Names the check does not
+    /// depend on (or the model never reads) are [`Polarity::Independent`].
+    ///
+    /// # Panics
+    ///
+    /// If `check_index` is not the index of a check.
+    pub fn expression_polarity(&self, check_index: usize, name: &str) -> Polarity {
+        let check = &self.prog.checks[check_index];
+        self.prog
+            .env_slot(name)
+            .and_then(|slot| check.polarity.binary_search_by_key(&slot, |&(s, _)| s).ok())
+            .map_or(Polarity::Independent, |i| check.polarity[i].1)
     }
 
     /// Specialises the model to one event structure. `static_env` provides the names that are

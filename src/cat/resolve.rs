@@ -6,6 +6,7 @@
 
 use super::ast::{BinOp, CheckKind, Expr, ExprKind, FlagKind, Item, UnOp};
 use super::parser::parse_file;
+use super::polarity::{self, Polarity};
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -176,6 +177,9 @@ pub(crate) struct Check {
     pub env_deps: SlotSet,
     /// Units the check needs, transitively, in evaluation order.
     pub units: Vec<u32>,
+    /// Polarity of `expr` in each slot of `env_deps`, as `(slot, polarity)` in ascending slot
+    /// order; filled once the whole model is resolved.
+    pub polarity: Vec<(u32, Polarity)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -238,7 +242,14 @@ pub(crate) fn compile(root: SourceFile, root_dir: Option<PathBuf>, include_dirs:
             ch.name = format!("{}#{}", ch.kind.keyword(), i + 1);
         }
     }
-    Ok(Program { files: c.files, title, env: c.env, defs: c.defs, units: c.units, checks: c.checks, scope: c.scope })
+    let mut prog = Program { files: c.files, title, env: c.env, defs: c.defs, units: c.units, checks: c.checks, scope: c.scope };
+    // Done here, once per model, so that `CatModel::checks` and the engine's pruning queries
+    // are plain lookups.
+    let polarities = polarity::check_polarities(&prog);
+    for (check, p) in prog.checks.iter_mut().zip(polarities) {
+        check.polarity = p;
+    }
+    Ok(prog)
 }
 
 struct Compiler {
@@ -322,7 +333,8 @@ impl Compiler {
                 let expr = self.expr(&expr, &[])?;
                 let (env_deps, direct) = self.direct_deps(std::slice::from_ref(&expr));
                 let (env_deps, units) = self.close_deps(env_deps, &direct, None);
-                self.checks.push(Check { name: name.unwrap_or_default(), kind, negated, flag, expr, span, env_deps, units });
+                let name = name.unwrap_or_default();
+                self.checks.push(Check { name, kind, negated, flag, expr, span, env_deps, units, polarity: Vec::new() });
                 Ok(())
             }
         }

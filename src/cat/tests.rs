@@ -495,3 +495,252 @@ fn load_str(src: &str) -> String {
         Err(e) => e.one_line(),
     }
 }
+
+/// The polarity in `a` (and in `b`) of the expression of the last check of `src`.
+fn polarity_of(src: &str, name: &str) -> Polarity {
+    let m = model(src);
+    m.expression_polarity(m.checks().len() - 1, name)
+}
+
+#[test]
+fn polarity_of_each_operator() {
+    use Polarity::*;
+    // `a`, `b` relations and `A`, `B` sets, all read from the environment.
+    let cases: &[(&str, Polarity, Polarity)] = &[
+        ("a", Increasing, Independent),
+        ("b", Independent, Increasing),
+        ("0", Independent, Independent),
+        ("_ * _", Independent, Independent),
+        ("a | b", Increasing, Increasing),
+        ("a & b", Increasing, Increasing),
+        ("a ; b", Increasing, Increasing),
+        ("domain(a) * B", Increasing, Independent),
+        ("A * range(a)", Increasing, Independent),
+        ("a+", Increasing, Independent),
+        ("a*", Increasing, Independent),
+        ("a?", Increasing, Independent),
+        ("a^-1", Increasing, Independent),
+        ("[domain(a)]", Increasing, Independent),
+        ("a \\ b", Increasing, Decreasing),
+        ("b \\ a", Decreasing, Increasing),
+        ("~a", Decreasing, Independent),
+        ("~(b \\ a)", Increasing, Decreasing),
+        ("(b \\ a) ; (b \\ a)^-1", Decreasing, Increasing),
+        ("(b \\ a)+ & (A * B)", Decreasing, Increasing),
+        ("a | ~a", Mixed, Independent),
+        // Syntactic: constant in fact, but both occurrences are seen.
+        ("a \\ a", Mixed, Independent),
+        ("(a \\ b) | (b \\ a)", Mixed, Mixed),
+        ("(a | ~a) ; 0", Mixed, Independent),
+    ];
+    for &(e, in_a, in_b) in cases {
+        let src = format!("empty {e}");
+        assert_eq!(polarity_of(&src, "a"), in_a, "{e} in a");
+        assert_eq!(polarity_of(&src, "b"), in_b, "{e} in b");
+        assert_eq!(polarity_of(&src, "nowhere"), Independent, "{e}");
+    }
+}
+
+#[test]
+fn polarity_follows_definitions_recursion_and_calls() {
+    use Polarity::*;
+    // Definitions, transitively.
+    let defs = "let x = b \\ a\nlet y = x ; b\nempty y";
+    assert_eq!(polarity_of(defs, "a"), Decreasing);
+    assert_eq!(polarity_of(defs, "b"), Increasing);
+    // `let rec`: the fixpoint of the abstraction.
+    assert_eq!(polarity_of("let rec t = a | (t ; b)\nacyclic t", "a"), Increasing);
+    assert_eq!(polarity_of("let rec t = a | (t ; b)\nacyclic t", "b"), Increasing);
+    assert_eq!(polarity_of("let rec t = (b \\ a) | (t ; t)\nacyclic t", "a"), Decreasing);
+    assert_eq!(polarity_of("let rec t = b | (t ; t)\nacyclic t", "a"), Independent);
+    // Mutual recursion: `even` sees `odd` (increasing) through `b \ a` (decreasing).
+    let mutual = "let rec odd = a | (even ; b) and even = odd ; (b \\ a)\nacyclic odd";
+    assert_eq!(polarity_of(mutual, "a"), Mixed);
+    assert_eq!(polarity_of(mutual, "b"), Increasing);
+    // Calls are their inlined bodies; arguments take the parameters' places.
+    let call = "let f(x, y) = x \\ y\nempty f(b, a)";
+    assert_eq!(polarity_of(call, "a"), Decreasing);
+    assert_eq!(polarity_of(call, "b"), Increasing);
+    assert_eq!(polarity_of("let f(x) = ~x\nlet g(x) = f(f(x))\nempty g(a)", "a"), Increasing);
+}
+
+#[test]
+fn check_monotonicity_from_polarity() {
+    use Monotonicity::*;
+    let m = model(
+        "acyclic a as acy\n\
+         irreflexive a ; b as irr\n\
+         empty a as emp\n\
+         empty (b \\ a) as emp-diff\n\
+         ~empty a as nonempty\n\
+         ~empty (b \\ a) as nonempty-diff\n\
+         acyclic (a | ~a) as mixed\n\
+         empty b as other\n\
+         flag ~empty (a & b) as race",
+    );
+    let got: Vec<(String, Monotonicity)> = m.checks().into_iter().map(|c| (c.name.clone(), c.monotonicity("a"))).collect();
+    let want = [
+        ("acy", Antitone),
+        ("irr", Antitone),
+        ("emp", Antitone),
+        ("emp-diff", Monotone),
+        ("nonempty", Monotone),
+        ("nonempty-diff", Antitone),
+        ("mixed", Unknown),
+        ("other", Independent),
+        // Flags are described by their condition, not by whether they fire.
+        ("race", Monotone),
+    ];
+    assert_eq!(got, want.map(|(n, m)| (n.to_string(), m)));
+    let infos = m.checks();
+    assert_eq!(infos[3].polarity, [("a".to_string(), Polarity::Decreasing), ("b".to_string(), Polarity::Increasing)].into());
+    assert_eq!(infos[7].polarity, [("b".to_string(), Polarity::Increasing)].into());
+    assert_eq!(infos[0].monotonicity("not-a-name"), Independent);
+}
+
+#[test]
+fn polarity_of_a_shadowed_base_name() {
+    use Monotonicity::*;
+    // The environment name "co" is the engine's; later uses of `co` are the definition.
+    let m = model(
+        "let co = co+\n\
+         let fr = rf^-1 ; co\n\
+         empty (([W] ; X ; [W]) \\ co) as coherence\n\
+         irreflexive (rf^-1 ; co ; X) as causality\n\
+         acyclic fr as fr-acyclic",
+    );
+    let infos = m.checks();
+    assert_eq!(m.expression_polarity(0, "co"), Polarity::Decreasing);
+    assert_eq!(infos[0].monotonicity("co"), Monotone);
+    assert_eq!(m.expression_polarity(1, "co"), Polarity::Increasing);
+    assert_eq!(infos[1].monotonicity("co"), Antitone);
+    assert_eq!(infos[1].monotonicity("rf"), Antitone);
+    assert_eq!(infos[2].monotonicity("co"), Antitone);
+    assert_eq!(infos[0].monotonicity("rf"), Independent);
+    // A shadowing definition that reverses the direction is followed too.
+    let m = model("let co = ~co\nacyclic co as flipped\nacyclic co & po as flipped-again");
+    assert_eq!(m.checks()[0].monotonicity("co"), Monotone);
+    assert_eq!(m.checks()[1].monotonicity("co"), Monotone);
+    assert_eq!(m.checks()[1].monotonicity("po"), Antitone);
+    // A definition shadowing a name the environment never provides depends on nothing.
+    let m = model("let co = po\nacyclic co");
+    assert_eq!(m.expression_polarity(0, "co"), Polarity::Independent);
+    assert_eq!(m.checks()[0].monotonicity("po"), Antitone);
+}
+
+/// Asserts the monotonicity in `co` of every check of `m`, by name.
+fn assert_co_monotonicity(m: &CatModel, file: &str, want: &[(&str, Monotonicity)]) {
+    let got: Vec<(String, Monotonicity)> = m.checks().into_iter().map(|c| (c.name.clone(), c.monotonicity("co"))).collect();
+    let want: Vec<(String, Monotonicity)> = want.iter().map(|&(n, m)| (n.to_string(), m)).collect();
+    assert_eq!(got, want, "{file}");
+    for (i, c) in m.checks().iter().enumerate() {
+        assert_eq!(Monotonicity::of_check(m.expression_polarity(i, "co"), c.negated), c.monotonicity("co"), "{file}: {}", c.name);
+    }
+}
+
+#[test]
+fn ptx_models_co_monotonicity() {
+    use Monotonicity::*;
+    if let Some(m) = peer_model("ptx-v6.0.cat") {
+        let want = [
+            ("axiom-Coherence", Monotone),
+            ("axiom-Coherence2", Monotone),
+            ("axiom-FenceSC", Independent),
+            ("axiom-Atomicity", Antitone),
+            ("axiom-NoThinAir", Independent),
+            ("axiom-ScPerLocation", Antitone),
+            ("axiom-Causality", Antitone),
+        ];
+        assert_co_monotonicity(&m, "dat3m ptx-v6.0.cat", &want);
+    }
+    if let Some(m) = peer_model("ptx-v7.5.cat") {
+        let want = [
+            ("axiom-Coherence", Monotone),
+            ("axiom-Coherence2", Monotone),
+            ("axiom-FenceSC", Independent),
+            ("axiom-Atomicity", Antitone),
+            ("axiom-NoThinAir", Independent),
+            ("axiom-Causality", Antitone),
+        ];
+        assert_co_monotonicity(&m, "dat3m ptx-v7.5.cat", &want);
+    }
+    let ours = |file: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(file);
+        if !path.exists() {
+            eprintln!("skipping: {} not found", path.display());
+            return None;
+        }
+        Some(CatModel::load(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render(false))))
+    };
+    if let Some(m) = ours("ptx-6.0.cat") {
+        let want = [
+            ("Coherence", Monotone),
+            ("Coherence-MoralStrength", Monotone),
+            ("FenceSC", Independent),
+            ("Atomicity", Antitone),
+            ("NoThinAir", Independent),
+            ("SC-per-Location", Antitone),
+            ("Causality", Antitone),
+        ];
+        assert_co_monotonicity(&m, "models/ptx-6.0.cat", &want);
+    }
+    if let Some(m) = ours("ptx-7.5.cat") {
+        let want = [
+            ("Coherence", Monotone),
+            ("Coherence-MoralStrength", Monotone),
+            ("FenceSC", Independent),
+            ("Atomicity", Antitone),
+            ("NoThinAir", Independent),
+            ("Causality", Antitone),
+        ];
+        assert_co_monotonicity(&m, "models/ptx-7.5.cat", &want);
+    }
+}
+
+#[test]
+fn check_subset_evaluates_only_the_listed_checks() {
+    let n = 3;
+    let statics = MapEnv::new(n).with("po", rel(n, &[(0, 1), (1, 0)]));
+    let m = model(
+        "acyclic co as co-ok\n\
+         empty ghost as needs-ghost\n\
+         acyclic po as static-fails\n\
+         flag ~empty co as co-flag\n\
+         irreflexive co ; co^-1 as co-fails",
+    );
+    let p = m.prepare(&statics, &["co", "ghost"]).unwrap();
+    // The candidate cannot supply `ghost`: only checks that need it may ask for it.
+    let cand = || Counting { inner: MapEnv::new(n).with("co", rel(n, &[(0, 1)])), log: RefCell::new(Vec::new()) };
+    let c = cand();
+    assert!(p.check_subset(&c, &[0]).unwrap());
+    assert_eq!(*c.log.borrow(), ["co"]);
+    // A static check is decided at preparation: nothing is looked up.
+    let c = cand();
+    assert!(!p.check_subset(&c, &[2]).unwrap());
+    assert!(p.check_subset(&c, &[]).unwrap());
+    assert!(c.log.borrow().is_empty());
+    // The flag fires (co is not empty) but does not take part in consistency.
+    assert!(p.check_subset(&c, &[3]).unwrap());
+    assert!(!p.check_subset(&c, &[0, 3, 4]).unwrap());
+    assert_eq!(*c.log.borrow(), ["co"], "fetched once per call, only for the checks evaluated");
+    // Asking for the ghost check looks `ghost` up, and reports it missing.
+    let c = cand();
+    let e = p.check_subset(&c, &[0, 1]).unwrap_err();
+    assert!(e.message.contains("did not provide `ghost`"), "{e}");
+    assert_eq!(*c.log.borrow(), ["co", "ghost"]);
+    // Stops at the first failure: the ghost check after it is never reached.
+    let c = cand();
+    assert!(!p.check_subset(&c, &[4, 1]).unwrap());
+    assert_eq!(*c.log.borrow(), ["co"]);
+    // Indices are validated before anything is evaluated.
+    let c = cand();
+    let e = p.check_subset(&c, &[0, 5]).unwrap_err();
+    assert_eq!(e.message, "no check with index 5: the model has 5 checks");
+    assert!(c.log.borrow().is_empty());
+    // Agrees with `evaluate` on the checks it evaluates.
+    let full = MapEnv::new(n).with("co", rel(n, &[(0, 1), (1, 0)])).with("ghost", rel(n, &[]));
+    let e = p.evaluate(&full, false).unwrap();
+    for i in 0..5 {
+        assert_eq!(p.check_subset(&full, &[i]).unwrap(), e.checks[i].flag.is_some() || e.checks[i].holds, "check {i}");
+    }
+}

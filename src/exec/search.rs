@@ -123,9 +123,10 @@ pub struct SearchStats {
 pub fn search(
     statics: &StaticEnv,
     prepared: &Prepared,
+    prune: &CoPruning,
     budget: &mut u64,
     stats: &mut SearchStats,
-    visit: &mut dyn FnMut(&Candidate, &Evaluation),
+    visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
 ) -> Result<(), SearchError> {
     let s = statics.structure;
     let n = s.n();
@@ -146,23 +147,8 @@ pub fn search(
         }
         sources.push(cands);
     }
-    // Refuse before generating anything when the coherence choices alone exceed the budget:
-    // the number of partial orders grows super-exponentially with the writes to one location.
-    let mut co_total: u64 = 1;
-    for (p, ws) in writes.iter().enumerate() {
-        let k = ws.len().saturating_sub(1);
-        let count = LABELLED_POSETS.get(k).copied().unwrap_or(u64::MAX);
-        co_total = co_total.saturating_mul(count);
-        if count > *budget || co_total > *budget {
-            return Err(SearchError::Explore(ExploreError::TooManyCoherenceOrders {
-                location: s.program.physical[p].name.clone(),
-                writes: k,
-                orders: count,
-            }));
-        }
-    }
     let fsc_orders = fence_sc_orders(s);
-    let co_choices: Vec<Vec<Relation>> = writes.iter().map(|ws| coherence_orders(n, ws)).collect();
+    let co_search = CoSearch::new(n, &writes, prune);
 
     let mut choice = vec![0usize; reads.len()];
     loop {
@@ -171,33 +157,16 @@ pub fn search(
             rf.insert(sources[k][choice[k]], r);
         }
         let mut cand = Candidate { statics, rf, co: Relation::empty(n), sync_fence: Relation::empty(n) };
+        charge(budget)?;
         if prepared.check_partial(&cand, RF_NAMES).map_err(SearchError::Model)? {
             for fsc in &fsc_orders {
                 cand.sync_fence = fsc.clone();
                 if !prepared.check_partial(&cand, RF_FSC_NAMES).map_err(SearchError::Model)? {
                     continue;
                 }
-                // Product of the per-location coherence choices.
-                let mut idx = vec![0usize; co_choices.len()];
-                loop {
-                    let mut co = Relation::empty(n);
-                    for (l, ch) in co_choices.iter().enumerate() {
-                        co.union_with(&ch[idx[l]]);
-                    }
-                    cand.co = co;
-                    stats.candidates += 1;
-                    if *budget == 0 {
-                        return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: stats.candidates }));
-                    }
-                    *budget -= 1;
-                    let eval = prepared.evaluate(&cand, true).map_err(SearchError::Model)?;
-                    if eval.consistent() {
-                        stats.consistent += 1;
-                        visit(&cand, &eval);
-                    }
-                    if !advance(&mut idx, &co_choices.iter().map(|c| c.len()).collect::<Vec<_>>()) {
-                        break;
-                    }
+                match co_search.run(&mut cand, prepared, budget, stats, visit) {
+                    Err(SearchError::Stopped) => return Ok(()),
+                    r => r?,
                 }
             }
         }
@@ -209,15 +178,24 @@ pub fn search(
 
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
+    /// The visitor asked to stop (internal; `search` returns Ok).
+    #[error("search stopped")]
+    Stopped,
     #[error("{0}")]
     Model(crate::cat::CatError),
     #[error("{0}")]
     Explore(ExploreError),
 }
 
-/// Number of labelled partial orders on k elements (OEIS A001035), i.e. of coherence orders of a
-/// location with k non-initial writes.
-const LABELLED_POSETS: &[u64] = &[1, 1, 3, 19, 219, 4231, 130_023, 6_129_859, 431_723_379, 44_511_042_511, 6_611_065_248_783];
+/// Spend one unit of the search budget (one model evaluation or one trace combination).
+pub fn charge(budget: &mut u64) -> Result<(), SearchError> {
+    if *budget == 0 {
+        // The caller knows the configured limit and fills it in.
+        return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: 0 }));
+    }
+    *budget -= 1;
+    Ok(())
+}
 
 /// Odometer increment; false when every combination was visited.
 fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
@@ -229,6 +207,193 @@ fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
         idx[k] = 0;
     }
     false
+}
+
+/// How each model check can be used to prune partial coherence orders.
+#[derive(Clone, Debug, Default)]
+pub struct CoPruning {
+    /// Checks that can only become false as co grows (e.g. Causality): they reject a partial
+    /// order, and with it every extension.
+    pub antitone: Vec<usize>,
+    /// Checks that can only become true as co grows (e.g. Coherence): they reject a partial
+    /// order when even its largest possible extension fails them.
+    pub monotone: Vec<usize>,
+}
+
+/// Engine names that grow with co.
+const CO_NAMES: &[&str] = &["co", "fr", "coe", "coi", "fre", "fri", "com"];
+
+impl CoPruning {
+    /// Classify the model's checks by their monotonicity in co (and the names derived from it).
+    pub fn for_model(model: &crate::cat::CatModel) -> Self {
+        use crate::cat::Monotonicity::*;
+        let mut out = CoPruning::default();
+        for (i, c) in model.checks().iter().enumerate() {
+            if c.flag.is_some() {
+                continue;
+            }
+            let ms: Vec<_> = CO_NAMES.iter().map(|n| c.monotonicity(n)).filter(|m| *m != Independent).collect();
+            if ms.is_empty() {
+                continue;
+            }
+            if ms.iter().all(|m| *m == Antitone) {
+                out.antitone.push(i);
+            } else if ms.iter().all(|m| *m == Monotone) {
+                out.monotone.push(i);
+            }
+        }
+        out
+    }
+}
+
+/// Branch-and-bound over coherence orders: locations one after another, and within a location
+/// the writes one at a time, each inserted with a down-closed set of predecessors and an
+/// up-closed set of successors (so every labelled partial order is produced exactly once, and the
+/// relation built so far is always the final order restricted to the writes placed so far).
+struct CoSearch<'w> {
+    n: usize,
+    writes: &'w [Vec<usize>],
+    prune: &'w CoPruning,
+}
+
+impl<'w> CoSearch<'w> {
+    fn new(n: usize, writes: &'w [Vec<usize>], prune: &'w CoPruning) -> Self {
+        CoSearch { n, writes, prune }
+    }
+
+    fn run(
+        &self,
+        cand: &mut Candidate,
+        prepared: &Prepared,
+        budget: &mut u64,
+        stats: &mut SearchStats,
+        visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
+    ) -> Result<(), SearchError> {
+        let co = Relation::empty(self.n);
+        if !self.bounds_hold(cand, prepared, &co, 0, 0, budget)? {
+            return Ok(());
+        }
+        self.dfs(0, &mut Vec::new(), co, cand, prepared, budget, stats, visit)
+    }
+
+    /// The largest coherence any extension can reach: fixed pairs as they are, plus every pair
+    /// (both directions) that involves a write not placed yet.
+    fn upper_bound(&self, co: &Relation, loc: usize, placed: usize) -> Relation {
+        let mut up = co.clone();
+        for (l, ws) in self.writes.iter().enumerate().skip(loc) {
+            let Some((&init, rest)) = ws.split_first() else { continue };
+            let first_open = if l == loc { placed } else { 0 };
+            for (i, &a) in rest.iter().enumerate() {
+                up.insert(init, a);
+                for (j, &b) in rest.iter().enumerate() {
+                    if a != b && (i >= first_open || j >= first_open) {
+                        up.insert(a, b);
+                    }
+                }
+            }
+        }
+        up
+    }
+
+    fn bounds_hold(
+        &self,
+        cand: &mut Candidate,
+        prepared: &Prepared,
+        co: &Relation,
+        loc: usize,
+        placed: usize,
+        budget: &mut u64,
+    ) -> Result<bool, SearchError> {
+        charge(budget)?;
+        if !self.prune.antitone.is_empty() {
+            cand.co = co.clone();
+            if !prepared.check_subset(cand, &self.prune.antitone).map_err(SearchError::Model)? {
+                return Ok(false);
+            }
+        }
+        if !self.prune.monotone.is_empty() {
+            cand.co = self.upper_bound(co, loc, placed);
+            if !prepared.check_subset(cand, &self.prune.monotone).map_err(SearchError::Model)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn dfs(
+        &self,
+        loc: usize,
+        poset: &mut Vec<u32>,
+        co: Relation,
+        cand: &mut Candidate,
+        prepared: &Prepared,
+        budget: &mut u64,
+        stats: &mut SearchStats,
+        visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
+    ) -> Result<(), SearchError> {
+        charge(budget)?;
+        if loc == self.writes.len() {
+            stats.candidates += 1;
+            cand.co = co;
+            let eval = prepared.evaluate(cand, true).map_err(SearchError::Model)?;
+            if eval.consistent() {
+                stats.consistent += 1;
+                if !visit(cand, &eval) {
+                    return Err(SearchError::Stopped);
+                }
+            }
+            return Ok(());
+        }
+        let ws = &self.writes[loc];
+        let Some((&init, rest)) = ws.split_first() else {
+            return self.dfs(loc + 1, &mut Vec::new(), co, cand, prepared, budget, stats, visit);
+        };
+        let m = poset.len();
+        if m == rest.len() {
+            return self.dfs(loc + 1, &mut Vec::new(), co, cand, prepared, budget, stats, visit);
+        }
+        if m >= 31 {
+            return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: 0 }));
+        }
+        let x = rest[m];
+        for d in 0u32..(1 << m) {
+            if !is_down_closed(poset, d, m) {
+                continue;
+            }
+            for u in 0u32..(1 << m) {
+                if u & d != 0 || !is_up_closed(poset, u, m) {
+                    continue;
+                }
+                // Every predecessor must already be below every successor (transitivity).
+                if !(0..m).filter(|i| d & (1 << i) != 0).all(|i| poset[i] & u == u) {
+                    continue;
+                }
+                let mut next = co.clone();
+                next.insert(init, x);
+                for (i, &w) in rest.iter().enumerate().take(m) {
+                    if d & (1 << i) != 0 {
+                        next.insert(w, x);
+                    }
+                    if u & (1 << i) != 0 {
+                        next.insert(x, w);
+                    }
+                }
+                if !self.bounds_hold(cand, prepared, &next, loc, m + 1, budget)? {
+                    continue;
+                }
+                let mut p = poset.clone();
+                for (i, row) in p.iter_mut().enumerate() {
+                    if d & (1 << i) != 0 {
+                        *row |= 1 << m;
+                    }
+                }
+                p.push(u);
+                self.dfs(loc, &mut p, next, cand, prepared, budget, stats, visit)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Every fence-SC order: the restrictions of a linear order of the `fence.sc` events to their

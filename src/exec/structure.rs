@@ -277,32 +277,37 @@ fn sem_tag(sem: Sem) -> &'static str {
     }
 }
 
-/// How the barriers of one event structure resolve.
+/// One way the barriers of an event structure resolve.
 #[derive(Clone, Debug)]
-pub enum BarrierOutcome {
-    /// Every barrier completes; `syncbar` relates the members of each completed instance.
-    Completed(Relation),
-    /// Some barrier can never complete in this combination: the listed events block.
-    Blocked(Vec<BlockedBarrier>),
+pub struct BarrierResolution {
+    /// Barrier events of each completed instance (target not an arrive).
+    pub syncbar: Relation,
+    /// Barrier events whose instance can never complete in this structure: their threads block.
+    pub blocked: Vec<BlockedBarrier>,
 }
 
 #[derive(Clone, Debug)]
 pub struct BlockedBarrier {
     pub event: usize,
-    /// Participants the barrier waits for, and how many of them arrived.
+    /// Participants the instance waits for (its thread count), and how many arrived.
     pub expected: usize,
     pub arrived: usize,
+    /// Static participants that never arrive in this structure (thread indices).
+    pub missing: Vec<usize>,
+    /// Arrivals at the same instance on another barrier resource id (they do not count).
+    pub other_ids: usize,
 }
 
 /// Resolve barrier matching for one event structure (Dat3M's meaning, anchors.md §1.6):
-/// barriers with the same static instance id in one CTA form a group; the k-th barrier event of
-/// each member thread joins the k-th instance. Without a count, an instance completes when every
-/// member thread reaches it; with a count, any set of at least `count` same-id arrivals may
-/// synchronize, so each such set is a separate outcome.
-pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierOutcome> {
+/// barriers with the same static instance id in one CTA form a group; its participants are the
+/// threads of the CTA whose code contains such a barrier; the k-th barrier event of each
+/// participant joins the k-th instance. Without a count, an instance completes when every
+/// participant reaches it; with a count, any set of at least `count` same-id arrivals may
+/// synchronize, so each such set is a separate resolution.
+pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierResolution> {
     let program = s.program;
     let n = s.n();
-    // (gpu, cta, instance) -> member threads (static membership).
+    // (gpu, cta, instance) -> participant threads (static membership).
     let mut groups: BTreeMap<(i64, i64, i64), Vec<usize>> = BTreeMap::new();
     for (t, th) in program.threads.iter().enumerate() {
         let mut seen = std::collections::BTreeSet::new();
@@ -316,7 +321,7 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierOutcome> {
     }
     let mut syncbar = Relation::empty(n);
     let mut blocked = Vec::new();
-    // Alternatives from quorum choices: each is a list of edges to add.
+    // Alternatives from thread counts: each is a list of edges to add.
     let mut choices: Vec<Vec<Vec<(usize, usize)>>> = Vec::new();
     for ((_, _, instance), members) in &groups {
         let occ: Vec<Vec<usize>> = members
@@ -332,8 +337,8 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierOutcome> {
         let generations = occ.iter().map(|o| o.len()).max().unwrap_or(0);
         for k in 0..generations {
             let reached: Vec<usize> = occ.iter().filter_map(|o| o.get(k).copied()).collect();
-            let missing = occ.iter().filter(|o| o.len() <= k).count();
-            let has_quorum = reached.iter().any(|&e| matches!(s.events[e].kind, EventKind::Barrier { count: Some(_), .. }));
+            let missing: Vec<usize> = members.iter().zip(&occ).filter(|(_, o)| o.len() <= k).map(|(t, _)| *t).collect();
+            let has_count = reached.iter().any(|&e| matches!(s.events[e].kind, EventKind::Barrier { count: Some(_), .. }));
             // Group the reached events by their resource id.
             let mut by_id: BTreeMap<Option<i64>, Vec<usize>> = BTreeMap::new();
             for &e in &reached {
@@ -341,10 +346,16 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierOutcome> {
                     by_id.entry(id).or_default().push(e);
                 }
             }
-            if !has_quorum {
-                if missing > 0 {
+            if !has_count {
+                if !missing.is_empty() {
                     for &e in &reached {
-                        blocked.push(BlockedBarrier { event: e, expected: members.len(), arrived: reached.len() });
+                        blocked.push(BlockedBarrier {
+                            event: e,
+                            expected: members.len(),
+                            arrived: reached.len(),
+                            missing: missing.clone(),
+                            other_ids: 0,
+                        });
                     }
                     continue;
                 }
@@ -360,26 +371,32 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierOutcome> {
                 continue;
             }
             for evs in by_id.values() {
-                let quorum = evs
+                let count = evs
                     .iter()
                     .filter_map(|&e| if let EventKind::Barrier { count, .. } = s.events[e].kind { count } else { None })
                     .max()
                     .unwrap_or(evs.len() as i64);
-                if (evs.len() as i64) < quorum || quorum < 0 {
+                if (evs.len() as i64) < count || count < 0 {
                     for &e in evs {
-                        blocked.push(BlockedBarrier { event: e, expected: quorum.max(0) as usize, arrived: evs.len() });
+                        blocked.push(BlockedBarrier {
+                            event: e,
+                            expected: count.max(0) as usize,
+                            arrived: evs.len(),
+                            missing: missing.clone(),
+                            other_ids: reached.len() - evs.len(),
+                        });
                     }
                     continue;
                 }
-                // Every subset of at least `quorum` arrivals may be the one that synchronizes.
-                let m = evs.len();
+                // Every subset of at least `count` arrivals may be the one that synchronizes.
+                let m = evs.len().min(20);
                 let mut alts = Vec::new();
                 for mask in 0u32..(1 << m) {
-                    if (mask.count_ones() as i64) < quorum.max(1) {
+                    if (mask.count_ones() as i64) < count.max(1) {
                         continue;
                     }
                     let mut edges = Vec::new();
-                    for (i, &a) in evs.iter().enumerate() {
+                    for (i, &a) in evs.iter().enumerate().take(m) {
                         if mask & (1 << i) == 0 {
                             continue;
                         }
@@ -395,9 +412,6 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierOutcome> {
             }
         }
     }
-    if !blocked.is_empty() {
-        return vec![BarrierOutcome::Blocked(blocked)];
-    }
     let mut out = vec![syncbar];
     for alts in choices {
         let mut next = Vec::new();
@@ -412,7 +426,7 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierOutcome> {
         }
         out = next;
     }
-    out.into_iter().map(BarrierOutcome::Completed).collect()
+    out.into_iter().map(|syncbar| BarrierResolution { syncbar, blocked: blocked.clone() }).collect()
 }
 
 fn is_arrive(e: &Event) -> bool {

@@ -32,7 +32,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { unroll: 2, max_domain: 64, max_traces: 20_000, max_trace_events: 120, max_candidates: 20_000_000 }
+        Limits { unroll: 1, max_domain: 64, max_traces: 20_000, max_trace_events: 120, max_candidates: 2_000_000 }
     }
 }
 
@@ -73,12 +73,26 @@ pub struct Trace {
     pub registers: Vec<i64>,
     /// Indices of the instructions executed, in order (used for diagnostics and liveness).
     pub path: Vec<usize>,
+    /// For a run that never finishes (liveness only): where and how it is stuck.
+    pub stuck: Option<Stuck>,
+}
+
+/// How a thread can be stuck forever.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stuck {
+    /// Spinning in a side-effect-free loop: the run ends with one failed iteration, whose reads
+    /// (trace event indices) a fair execution must see returning the final values.
+    Spin { back_edge: usize, header: usize, reads: Vec<usize> },
+    /// Waiting at the barrier that is the run's last event.
+    Barrier { event: usize },
 }
 
 /// The result of enumerating one thread.
 #[derive(Clone, Debug, Default)]
 pub struct ThreadTraces {
     pub traces: Vec<Trace>,
+    /// Runs that stop forever (only collected for liveness).
+    pub stuck: Vec<Trace>,
     /// Some run took a non-spin back edge more than the unroll bound allows.
     pub cut: bool,
 }
@@ -96,7 +110,9 @@ pub enum ExploreError {
     BadAddress { thread: usize, line: usize, value: i64 },
     #[error("location `{location}` has {writes} writes in one execution, hence {orders} possible coherence orders, more than the candidate budget (lower --unroll, or raise --max-candidates)")]
     TooManyCoherenceOrders { location: String, writes: usize, orders: u64 },
-    #[error("more than {limit} candidate executions; the test is too large (raise --max-candidates)")]
+    #[error(
+        "the search exceeded its budget of {limit} model evaluations; the test is too large (raise --max-candidates, or lower --unroll)"
+    )]
     TooManyCandidates { limit: u64 },
 }
 
@@ -104,7 +120,7 @@ pub enum ExploreError {
 pub type Domains = Vec<BTreeSet<i64>>;
 
 /// Compute the value domains by fixpoint, then the traces of every thread under them.
-pub fn explore(program: &Program, limits: &Limits) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
+pub fn explore(program: &Program, limits: &Limits, liveness: bool) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
     let mut domains: Domains = program.physical.iter().map(|p| BTreeSet::from([p.init])).collect();
     let mut round = 0usize;
     loop {
@@ -112,11 +128,11 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<(Domains, Vec<Threa
         let mut changed = false;
         round += 1;
         for (t, thread) in program.threads.iter().enumerate() {
-            let traces = thread_traces(program, t, thread, &domains, limits)?;
+            let traces = thread_traces(program, t, thread, &domains, limits, liveness)?;
             all.push(traces);
         }
         for tt in &all {
-            for tr in &tt.traces {
+            for tr in tt.traces.iter().chain(&tt.stuck) {
                 for e in &tr.events {
                     if e.op == TraceOp::Write {
                         let p = program.locations[e.location.expect("writes have a location")].physical;
@@ -140,7 +156,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<(Domains, Vec<Threa
         let writes_per_execution: usize = all
             .iter()
             .map(|tt: &ThreadTraces| {
-                tt.traces.iter().map(|tr| tr.events.iter().filter(|e| e.op == TraceOp::Write).count()).max().unwrap_or(0)
+                tt.traces.iter().chain(&tt.stuck).map(|tr| tr.events.iter().filter(|e| e.op == TraceOp::Write).count()).max().unwrap_or(0)
             })
             .sum();
         if !changed || round > writes_per_execution {
@@ -151,7 +167,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<(Domains, Vec<Threa
                     .threads
                     .iter()
                     .enumerate()
-                    .map(|(t, th)| thread_traces(program, t, th, &domains, limits))
+                    .map(|(t, th)| thread_traces(program, t, th, &domains, limits, liveness))
                     .collect::<Result<Vec<_>, _>>()?;
                 return Ok((domains, all));
             }
@@ -216,6 +232,8 @@ struct State {
     ctrl: DepMask,
     back_edges: HashMap<usize, usize>,
     path: Vec<usize>,
+    /// Event index at which the current iteration of each spin loop began.
+    iteration_start: HashMap<usize, usize>,
 }
 
 /// Enumerate the traces of one thread under fixed value domains.
@@ -225,8 +243,19 @@ pub fn thread_traces(
     thread: &Thread,
     domains: &Domains,
     limits: &Limits,
+    liveness: bool,
 ) -> Result<ThreadTraces, ExploreError> {
     let spin = spin_back_edges(&thread.code);
+    // Loop headers of spin loops: where each iteration's reads start.
+    let spin_headers: BTreeSet<usize> = thread
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(j, i)| match i.op {
+            Op::Branch { target, .. } if spin[j] => Some(target),
+            _ => None,
+        })
+        .collect();
     let mut out = ThreadTraces::default();
     let init = State {
         pc: 0,
@@ -235,12 +264,13 @@ pub fn thread_traces(
         ctrl: 0,
         back_edges: HashMap::new(),
         path: Vec::new(),
+        iteration_start: HashMap::new(),
     };
     let mut stack = vec![init];
     while let Some(mut st) = stack.pop() {
         loop {
             if st.pc >= thread.code.len() {
-                out.traces.push(Trace { events: st.events, registers: st.regs.iter().map(|r| r.0).collect(), path: st.path });
+                out.traces.push(Trace { events: st.events, registers: st.regs.iter().map(|r| r.0).collect(), path: st.path, stuck: None });
                 if out.traces.len() > limits.max_traces {
                     return Err(ExploreError::TooManyTraces { thread: thread.id, limit: limits.max_traces });
                 }
@@ -252,6 +282,9 @@ pub fn thread_traces(
             let pc = st.pc;
             let instr = &thread.code[pc];
             st.path.push(pc);
+            if spin_headers.contains(&pc) {
+                st.iteration_start.insert(pc, st.events.len());
+            }
             let val = |st: &State, v: &Value| -> (i64, DepMask) {
                 match v {
                     Value::Const(c) => (*c, 0),
@@ -383,6 +416,17 @@ pub fn thread_traces(
                         data_deps: 0,
                         ctrl_deps: ctrl,
                     });
+                    if liveness {
+                        // The run may also stop here forever, if this barrier never completes.
+                        let event = st.events.len() - 1;
+                        let registers = st.regs.iter().map(|r| r.0).collect();
+                        out.stuck.push(Trace {
+                            events: st.events.clone(),
+                            registers,
+                            path: st.path.clone(),
+                            stuck: Some(Stuck::Barrier { event }),
+                        });
+                    }
                 }
                 Op::Local { dst, op, a, b } => {
                     let (x, dx) = val(&st, a);
@@ -404,7 +448,15 @@ pub fn thread_traces(
                         if *target <= pc {
                             if spin[pc] {
                                 // A failed poll of an await loop: the exiting iteration is covered
-                                // by the sibling paths, so this path adds nothing.
+                                // by the sibling paths, so this path adds nothing to safety. For
+                                // liveness it is the run that polls forever.
+                                if liveness {
+                                    let from = st.iteration_start.get(target).copied().unwrap_or(0);
+                                    let reads = (from..st.events.len()).filter(|&i| st.events[i].op == TraceOp::Read).collect();
+                                    let stuck = Stuck::Spin { back_edge: pc, header: *target, reads };
+                                    let registers = st.regs.iter().map(|r| r.0).collect();
+                                    out.stuck.push(Trace { events: st.events, registers, path: st.path, stuck: Some(stuck) });
+                                }
                                 break;
                             }
                             let n = st.back_edges.entry(pc).or_insert(0);
@@ -426,7 +478,15 @@ pub fn thread_traces(
 }
 
 fn placeholder() -> State {
-    State { pc: 0, regs: Vec::new(), events: Vec::new(), ctrl: 0, back_edges: HashMap::new(), path: Vec::new() }
+    State {
+        pc: 0,
+        regs: Vec::new(),
+        events: Vec::new(),
+        ctrl: 0,
+        back_edges: HashMap::new(),
+        path: Vec::new(),
+        iteration_start: HashMap::new(),
+    }
 }
 
 pub fn compare(cmp: crate::litmus::ast::CmpOp, x: i64, y: i64) -> bool {

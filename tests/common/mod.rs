@@ -4,7 +4,7 @@
 use ptxmm::cat::CatModel;
 use ptxmm::check::RunOptions;
 use ptxmm::diag::SourceFile;
-use ptxmm::suite::{parse_csv, run_suite, RowResult};
+use ptxmm::suite::{parse_csv, run_suite, RowResult, SuiteKind};
 use std::path::{Path, PathBuf};
 
 /// `../shared/peers/dat3m` beside the checkout, if present.
@@ -20,9 +20,14 @@ pub fn dat3m() -> Option<PathBuf> {
 
 /// Run a CSV suite, print `N passed, M failed` and every mismatch; return the failures.
 pub fn run_csv(label: &str, csv: &Path, root: &Path, model: &CatModel) -> Vec<String> {
+    run_csv_kind(label, csv, root, model, SuiteKind::Condition)
+}
+
+/// As `run_csv`, for a given kind of expectation.
+pub fn run_csv_kind(label: &str, csv: &Path, root: &Path, model: &CatModel, kind: SuiteKind) -> Vec<String> {
     let text = std::fs::read_to_string(csv).unwrap_or_else(|e| panic!("{}: {e}", csv.display()));
     let rows = parse_csv(&SourceFile::new(csv.display().to_string(), text)).expect("well-formed CSV");
-    let report = run_suite(&rows, root, model, &RunOptions::default(), &|| {});
+    let report = run_suite(&rows, root, model, &RunOptions::default(), kind, &|| {});
     let mut failures = Vec::new();
     for (row, res, _) in &report.rows {
         match res {

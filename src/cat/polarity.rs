@@ -1,0 +1,176 @@
+//! Polarity analysis: how the value of an expression, and the truth of a check, varies when
+//! edges or elements are *added* to one environment name.
+//!
+//! The engine builds candidate coherence orders edge by edge and wants to prune a partial
+//! `co` early. That is only sound for a check whose truth can only be lost as `co` grows
+//! (`acyclic (... co ...)`: once it fails, every extension fails too); a check such as
+//! `empty (A \ co)` can only be *gained*, so it must wait for the complete `co`. This module
+//! classifies both, statically, over the resolved program.
+//!
+//! The analysis is syntactic over the name-resolved expressions (definitions followed
+//! transitively, function calls already inlined by `resolve`), so it is conservative:
+//! `a \ a` is reported [`Polarity::Mixed`] although it is constant.
+
+use super::ast::{BinOp, UnOp};
+use super::resolve::{IExpr, IKind, Program};
+
+/// How a relation-valued expression varies when edges/elements are added to one environment
+/// name.
+///
+/// Ordered as a lattice for the analysis: `Independent` below `Increasing` and `Decreasing`,
+/// both below `Mixed` (no claim).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Polarity {
+    /// The value does not mention the name at all.
+    Independent,
+    /// Adding to the name can only add to the value.
+    Increasing,
+    /// Adding to the name can only remove from the value.
+    Decreasing,
+    /// Neither is guaranteed (the name occurs both positively and negatively).
+    Mixed,
+}
+
+impl Polarity {
+    /// The polarity of an operator that is monotone in two operands varying as `self` and
+    /// `other` (the least upper bound in the lattice): `Independent` is neutral, equal
+    /// polarities stay, and opposite ones give `Mixed`.
+    pub(crate) fn join(self, other: Polarity) -> Polarity {
+        match (self, other) {
+            (Polarity::Independent, p) | (p, Polarity::Independent) => p,
+            (a, b) if a == b => a,
+            _ => Polarity::Mixed,
+        }
+    }
+
+    /// The polarity of an antitone operation (`~e`, the right side of `\`) applied to `self`.
+    pub(crate) fn flip(self) -> Polarity {
+        match self {
+            Polarity::Increasing => Polarity::Decreasing,
+            Polarity::Decreasing => Polarity::Increasing,
+            p => p,
+        }
+    }
+}
+
+/// How the truth of a check's condition (`acyclic e`, `~empty e`, ...) varies as one
+/// environment name grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Monotonicity {
+    /// The check does not depend on the name.
+    Independent,
+    /// The check can only become false as the name grows: a failure on a partial value is
+    /// final, so it can prune.
+    Antitone,
+    /// The check can only become true as the name grows: a success on a partial value is final.
+    Monotone,
+    /// No guarantee either way.
+    Unknown,
+}
+
+impl Monotonicity {
+    /// The monotonicity of `[~] kind e` given the polarity of `e`. All three kinds
+    /// (`acyclic`, `irreflexive`, `empty`) are antitone in their argument: if one holds of a
+    /// relation it holds of every subset. So the check reverses the expression's direction,
+    /// and a negation reverses it back.
+    pub(crate) fn of_check(expr: Polarity, negated: bool) -> Monotonicity {
+        let m = match expr {
+            Polarity::Independent => Monotonicity::Independent,
+            Polarity::Increasing => Monotonicity::Antitone,
+            Polarity::Decreasing => Monotonicity::Monotone,
+            Polarity::Mixed => Monotonicity::Unknown,
+        };
+        match (m, negated) {
+            (Monotonicity::Antitone, true) => Monotonicity::Monotone,
+            (Monotonicity::Monotone, true) => Monotonicity::Antitone,
+            (m, _) => m,
+        }
+    }
+}
+
+/// For each check of `prog`, the polarity of its expression in each environment slot it
+/// depends on, as `(slot, polarity)` in ascending slot order. Slots a check does not depend on
+/// are left out: no occurrence is reachable, so they are `Independent` by construction.
+pub(crate) fn check_polarities(prog: &Program) -> Vec<Vec<(u32, Polarity)>> {
+    let mut out = vec![Vec::new(); prog.checks.len()];
+    // Scratch: polarity of every definition in the slot being analysed; fully rewritten (in
+    // unit order) for each slot, so stale values from the previous slot are never read.
+    let mut defs = vec![Polarity::Independent; prog.defs.len()];
+    for slot in 0..prog.env.len() as u32 {
+        if !prog.checks.iter().any(|c| c.env_deps.contains(slot)) {
+            continue;
+        }
+        def_polarities(prog, slot, &mut defs);
+        for (check, out) in prog.checks.iter().zip(&mut out) {
+            if check.env_deps.contains(slot) {
+                out.push((slot, expr_polarity(&check.expr, slot, &defs)));
+            }
+        }
+    }
+    out
+}
+
+/// Fills `defs` with the polarity of every definition in environment slot `slot`.
+fn def_polarities(prog: &Program, slot: u32, defs: &mut [Polarity]) {
+    // Units only refer to earlier units (or to themselves, for `let rec`), so one pass in
+    // order sees every referenced definition already computed.
+    for unit in &prog.units {
+        if !unit.env_deps.contains(slot) {
+            for &d in &unit.slots {
+                defs[d as usize] = Polarity::Independent;
+            }
+            continue;
+        }
+        if !unit.rec {
+            defs[unit.slots[0] as usize] = expr_polarity(&unit.bodies[0], slot, defs);
+            continue;
+        }
+        // `let rec`: evaluation iterates from the empty value (Independent) and the fixpoint is
+        // the union of the iterates, so its polarity is the join of theirs. Iterate the
+        // abstraction the same way; the lattice has height 2, so this stops within a few rounds.
+        for &d in &unit.slots {
+            defs[d as usize] = Polarity::Independent;
+        }
+        loop {
+            let mut changed = false;
+            for (&d, body) in unit.slots.iter().zip(&unit.bodies) {
+                let p = defs[d as usize].join(expr_polarity(body, slot, defs));
+                if p != defs[d as usize] {
+                    defs[d as usize] = p;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+}
+
+/// The polarity of `e` in environment slot `slot`, given the polarity of every definition it
+/// may name.
+fn expr_polarity(e: &IExpr, slot: u32, defs: &[Polarity]) -> Polarity {
+    match &e.kind {
+        IKind::Env(s) if *s == slot => Polarity::Increasing,
+        IKind::Env(_) | IKind::Zero | IKind::Const(_) => Polarity::Independent,
+        // A shadowing `let co = ...` is a definition, not the environment name: follow it.
+        IKind::Def(d) => defs[*d as usize],
+        // Parameters are substituted away when calls are inlined; should one remain, claim
+        // nothing rather than something unsound.
+        IKind::Param(_) => Polarity::Mixed,
+        IKind::Un(op, a) => {
+            let p = expr_polarity(a, slot, defs);
+            match op {
+                UnOp::Complement => p.flip(),
+                UnOp::Plus | UnOp::Star | UnOp::Opt | UnOp::Inverse | UnOp::Domain | UnOp::Range | UnOp::ToId => p,
+            }
+        }
+        IKind::Bin(op, a, b) => {
+            let (pa, pb) = (expr_polarity(a, slot, defs), expr_polarity(b, slot, defs));
+            match op {
+                BinOp::Diff => pa.join(pb.flip()),
+                BinOp::Union | BinOp::Inter | BinOp::Seq | BinOp::Product => pa.join(pb),
+            }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Liveness: can some fair execution of the test run forever?
+//!
+//! A thread is stuck forever when it waits at a barrier whose instance never completes, or when
+//! it spins in a side-effect-free loop whose exit condition never becomes true. ptxmm looks for a
+//! consistent execution in which every thread has either finished or is stuck, and at least one
+//! is stuck (see `docs/liveness.md` for the definition and its comparison with Dat3M):
+//!
+//! - each thread contributes a complete run, a run ending at one of its barriers, or a run that
+//!   ends with one failed iteration of a spin loop;
+//! - the barriers that block in that combination must be exactly the ones the stuck runs wait at
+//!   (a complete run may not pass a barrier that never completes, and a run may not wait at one
+//!   that does);
+//! - fairness: a spinning thread polls forever, so it eventually reads the final value of every
+//!   location it polls. Its failed iteration must therefore read, for each read, a write that is
+//!   maximal in coherence order;
+//! - the execution (all events up to the stuck points) must be consistent with the model.
+
+use crate::cat::CatModel;
+use crate::check::{RunError, RunOptions, TraceCombinations};
+use crate::exec::search::{search, CoPruning, SearchStats, StaticEnv, DYNAMIC_NAMES};
+use crate::exec::structure::{resolve_barriers, BlockedBarrier, EventStructure};
+use crate::exec::trace::{explore, Stuck, Trace};
+use crate::program::{Op, Program};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+/// Verdict of the liveness check.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LivenessStatus {
+    /// No fair execution hangs.
+    Ok,
+    /// Some fair execution hangs; `LivenessOutcome::hang` shows one.
+    MayHang,
+}
+
+/// Where and why one thread is stuck forever.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StuckThread {
+    /// `P<id>` as written in the test.
+    pub thread: String,
+    pub line: usize,
+    pub instruction: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LivenessOutcome {
+    pub status: LivenessStatus,
+    /// The stuck threads of one hanging execution (empty when the status is Ok).
+    pub hang: Vec<StuckThread>,
+    /// Some run of a loop with side effects was cut at the unrolling bound: hangs inside such
+    /// loops are not searched for.
+    pub loop_cut: bool,
+    #[serde(skip)]
+    pub elapsed: Duration,
+}
+
+impl LivenessOutcome {
+    /// The report lines: `Liveness: ok` or `Liveness: may hang` and one line per stuck thread.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        match self.status {
+            LivenessStatus::Ok => s.push_str("Liveness: ok\n"),
+            LivenessStatus::MayHang => {
+                s.push_str("Liveness: may hang\n");
+                for t in &self.hang {
+                    s.push_str(&format!("  {} stuck at line {} `{}`: {}\n", t.thread, t.line, t.instruction, t.reason));
+                }
+            }
+        }
+        if self.loop_cut {
+            s.push_str("  (a loop with side effects was cut by the unrolling bound; hangs inside it are not searched)\n");
+        }
+        s
+    }
+}
+
+/// Search for a fair execution that never terminates.
+pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<LivenessOutcome, RunError> {
+    let start = Instant::now();
+    let (_domains, per_thread) = explore(program, &opts.limits, true)?;
+    let loop_cut = per_thread.iter().any(|t| t.cut);
+    let options: Vec<Vec<&Trace>> = per_thread.iter().map(|t| t.traces.iter().chain(&t.stuck).collect()).collect();
+    let combos = TraceCombinations::new(program, options);
+    let prune = CoPruning::for_model(model);
+    let mut budget = opts.limits.max_candidates;
+    let mut found: Option<Vec<StuckThread>> = None;
+    let mut error = None;
+    combos.for_each(&mut |traces| {
+        if found.is_some() || error.is_some() || traces.iter().all(|t| t.stuck.is_none()) {
+            return;
+        }
+        if let Err(e) = crate::exec::search::charge(&mut budget) {
+            error = Some(RunError::from_search(e, &opts.limits));
+            return;
+        }
+        let structure = EventStructure::build(program, traces);
+        // Global indices of the barrier events stuck runs wait at, and of the polls that must
+        // see final values.
+        let mut waiting = BTreeSet::new();
+        let mut polls = Vec::new();
+        for (t, tr) in traces.iter().enumerate() {
+            match &tr.stuck {
+                Some(Stuck::Barrier { event }) => {
+                    waiting.insert(structure.thread_events[t][*event]);
+                }
+                Some(Stuck::Spin { reads, .. }) => polls.extend(reads.iter().map(|r| structure.thread_events[t][*r])),
+                None => {}
+            }
+        }
+        for resolution in resolve_barriers(&structure) {
+            let blocked: BTreeSet<usize> = resolution.blocked.iter().map(|b| b.event).collect();
+            if blocked != waiting {
+                continue;
+            }
+            let statics = StaticEnv { structure: &structure, syncbar: &resolution.syncbar };
+            let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
+                Ok(p) => p,
+                Err(e) => {
+                    error = Some(RunError::Model(e));
+                    return;
+                }
+            };
+            let mut stats = SearchStats::default();
+            let mut witness: Option<Vec<(usize, i64)>> = None;
+            let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, _| {
+                // Fairness: every read of the failed iteration reads a co-maximal write.
+                let fair = polls.iter().all(|&r| cand.rf.inverse().successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
+                if fair {
+                    witness = Some(polls.iter().map(|&r| (r, structure.events[r].value)).collect());
+                }
+                !fair
+            });
+            if let Err(e) = r {
+                error = Some(RunError::from_search(e, &opts.limits));
+                return;
+            }
+            if let Some(seen) = witness {
+                found = Some(describe(program, &structure, traces, &resolution.blocked, &seen));
+                return;
+            }
+        }
+    });
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let (status, hang) = match found {
+        Some(h) => (LivenessStatus::MayHang, h),
+        None => (LivenessStatus::Ok, Vec::new()),
+    };
+    Ok(LivenessOutcome { status, hang, loop_cut, elapsed: start.elapsed() })
+}
+
+/// Explain each stuck thread of a hanging execution in the program's own terms.
+fn describe(
+    program: &Program,
+    s: &EventStructure,
+    traces: &[&Trace],
+    blocked: &[BlockedBarrier],
+    seen: &[(usize, i64)],
+) -> Vec<StuckThread> {
+    let mut out = Vec::new();
+    for (t, tr) in traces.iter().enumerate() {
+        let thread = &program.threads[t];
+        let name = format!("P{}", thread.id);
+        match &tr.stuck {
+            None => {}
+            Some(Stuck::Barrier { event }) => {
+                let e = s.thread_events[t][*event];
+                let instr = &thread.code[s.events[e].instr.expect("barrier events have an instruction")];
+                let b = blocked.iter().find(|b| b.event == e).expect("stuck barriers are blocked");
+                let reason = barrier_reason(program, instr, b, traces);
+                out.push(StuckThread { thread: name, line: instr.line, instruction: instr.text.clone(), reason });
+            }
+            Some(Stuck::Spin { back_edge, header, reads }) => {
+                let values: Vec<String> = reads
+                    .iter()
+                    .filter_map(|r| {
+                        let e = s.thread_events[t][*r];
+                        let v = seen.iter().find(|(x, _)| *x == e)?.1;
+                        let loc = s.events[e].location?;
+                        Some(format!("{}={}", program.locations[loc].name, v))
+                    })
+                    .collect();
+                let header_line = thread.code[*header].line;
+                let instr = &thread.code[*back_edge];
+                let writers = writers_of(program, s, t, reads);
+                let reason = format!(
+                    "spins forever in the loop of lines {}-{}: it keeps reading {} (the final value{} in this execution) and never exits{}",
+                    header_line,
+                    instr.line,
+                    if values.is_empty() { "the same values".to_string() } else { values.join(", ") },
+                    if values.len() == 1 { "" } else { "s" },
+                    writers
+                );
+                out.push(StuckThread { thread: name, line: instr.line, instruction: instr.text.clone(), reason });
+            }
+        }
+    }
+    out
+}
+
+/// Why the barrier of `instr` never completes, in the program's terms.
+fn barrier_reason(program: &Program, instr: &crate::program::Instr, b: &BlockedBarrier, traces: &[&Trace]) -> String {
+    let op = instr.text.split_whitespace().next().unwrap_or("barrier");
+    let mut reason =
+        format!("{} expects {} thread{}, {} can arrive", instr.text, b.expected, if b.expected == 1 { "" } else { "s" }, b.arrived);
+    if b.other_ids > 0 {
+        reason.push_str(&format!(
+            " ({} other arrival{} on another barrier id)",
+            b.other_ids,
+            if b.other_ids == 1 { " is" } else { "s are" }
+        ));
+    }
+    let missing: Vec<String> = b
+        .missing
+        .iter()
+        .map(|&t| {
+            let state = match &traces[t].stuck {
+                Some(Stuck::Barrier { .. }) => "is stuck at another barrier",
+                Some(Stuck::Spin { .. }) => "is stuck in a loop",
+                None => "finishes without reaching it",
+            };
+            format!("P{} {}", program.threads[t].id, state)
+        })
+        .collect();
+    if !missing.is_empty() {
+        reason.push_str(&format!(": {}", missing.join(", ")));
+    }
+    let _ = op;
+    reason
+}
+
+/// A note on who could have written the value the loop waits for.
+fn writers_of(program: &Program, s: &EventStructure, t: usize, reads: &[usize]) -> String {
+    let locs: BTreeSet<usize> = reads.iter().filter_map(|r| s.events[s.thread_events[t][*r]].physical).collect();
+    let mut writers = Vec::new();
+    for (u, th) in program.threads.iter().enumerate() {
+        if u == t {
+            continue;
+        }
+        let writes = th.code.iter().any(|i| match &i.op {
+            Op::Store { addr: crate::program::Address::Location(l), .. } | Op::Rmw { addr: crate::program::Address::Location(l), .. } => {
+                locs.contains(&program.locations[*l].physical)
+            }
+            _ => false,
+        });
+        if writes {
+            writers.push(format!("P{}", th.id));
+        }
+    }
+    if writers.is_empty() {
+        " (no other thread writes what it polls)".to_string()
+    } else {
+        String::new()
+    }
+}
