@@ -273,7 +273,7 @@ impl<'w> CoSearch<'w> {
         if !self.bounds_hold(cand, prepared, &co, 0, 0, budget)? {
             return Ok(());
         }
-        self.dfs(0, &mut Vec::new(), co, cand, prepared, budget, stats, visit)
+        self.dfs(0, &[], co, cand, prepared, budget, stats, visit)
     }
 
     /// The largest coherence any extension can reach: fixed pairs as they are, plus every pair
@@ -324,7 +324,7 @@ impl<'w> CoSearch<'w> {
     fn dfs(
         &self,
         loc: usize,
-        poset: &mut Vec<u32>,
+        poset: &[u32],
         co: Relation,
         cand: &mut Candidate,
         prepared: &Prepared,
@@ -347,11 +347,11 @@ impl<'w> CoSearch<'w> {
         }
         let ws = &self.writes[loc];
         let Some((&init, rest)) = ws.split_first() else {
-            return self.dfs(loc + 1, &mut Vec::new(), co, cand, prepared, budget, stats, visit);
+            return self.dfs(loc + 1, &[], co, cand, prepared, budget, stats, visit);
         };
         let m = poset.len();
         if m == rest.len() {
-            return self.dfs(loc + 1, &mut Vec::new(), co, cand, prepared, budget, stats, visit);
+            return self.dfs(loc + 1, &[], co, cand, prepared, budget, stats, visit);
         }
         if m >= 31 {
             return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: 0 }));
@@ -382,14 +382,14 @@ impl<'w> CoSearch<'w> {
                 if !self.bounds_hold(cand, prepared, &next, loc, m + 1, budget)? {
                     continue;
                 }
-                let mut p = poset.clone();
+                let mut p = poset.to_vec();
                 for (i, row) in p.iter_mut().enumerate() {
                     if d & (1 << i) != 0 {
                         *row |= 1 << m;
                     }
                 }
                 p.push(u);
-                self.dfs(loc, &mut p, next, cand, prepared, budget, stats, visit)?;
+                self.dfs(loc, &p, next, cand, prepared, budget, stats, visit)?;
             }
         }
         Ok(())
