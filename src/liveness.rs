@@ -20,7 +20,7 @@ use crate::check::{RunError, RunOptions, TraceCombinations};
 use crate::exec::search::{search, CoPruning, SearchStats, StaticEnv, DYNAMIC_NAMES};
 use crate::exec::structure::{resolve_barriers, BlockedBarrier, EventStructure};
 use crate::exec::trace::{explore, Stuck, Trace};
-use crate::program::{Op, Program};
+use crate::program::{Address, Op, Program};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -185,7 +185,7 @@ fn describe(
                     .collect();
                 let header_line = thread.code[*header].line;
                 let instr = &thread.code[*back_edge];
-                let writers = writers_of(program, s, t, reads);
+                let writers = writers_of(program, s, traces, t, reads);
                 let reason = format!(
                     "spins forever in the loop of lines {}-{}: it keeps reading {} (the final value{} in this execution) and never exits{}",
                     header_line,
@@ -203,7 +203,6 @@ fn describe(
 
 /// Why the barrier of `instr` never completes, in the program's terms.
 fn barrier_reason(program: &Program, instr: &crate::program::Instr, b: &BlockedBarrier, traces: &[&Trace]) -> String {
-    let op = instr.text.split_whitespace().next().unwrap_or("barrier");
     let mut reason =
         format!("{} expects {} thread{}, {} can arrive", instr.text, b.expected, if b.expected == 1 { "" } else { "s" }, b.arrived);
     if b.other_ids > 0 {
@@ -228,12 +227,11 @@ fn barrier_reason(program: &Program, instr: &crate::program::Instr, b: &BlockedB
     if !missing.is_empty() {
         reason.push_str(&format!(": {}", missing.join(", ")));
     }
-    let _ = op;
     reason
 }
 
 /// A note on who could have written the value the loop waits for.
-fn writers_of(program: &Program, s: &EventStructure, t: usize, reads: &[usize]) -> String {
+fn writers_of(program: &Program, s: &EventStructure, traces: &[&Trace], t: usize, reads: &[usize]) -> String {
     let locs: BTreeSet<usize> = reads.iter().filter_map(|r| s.events[s.thread_events[t][*r]].physical).collect();
     let mut writers = Vec::new();
     for (u, th) in program.threads.iter().enumerate() {
@@ -241,17 +239,20 @@ fn writers_of(program: &Program, s: &EventStructure, t: usize, reads: &[usize]) 
             continue;
         }
         let writes = th.code.iter().any(|i| match &i.op {
-            Op::Store { addr: crate::program::Address::Location(l), .. } | Op::Rmw { addr: crate::program::Address::Location(l), .. } => {
+            Op::Store { addr: Address::Location(l), .. } | Op::Rmw { addr: Address::Location(l), .. } => {
                 locs.contains(&program.locations[*l].physical)
             }
             _ => false,
         });
         if writes {
-            writers.push(format!("P{}", th.id));
+            writers.push(u);
         }
     }
     if writers.is_empty() {
         " (no other thread writes what it polls)".to_string()
+    } else if writers.iter().all(|&u| traces[u].stuck.is_some()) {
+        let names: Vec<String> = writers.iter().map(|&u| format!("P{}", program.threads[u].id)).collect();
+        format!(" (every other writer of it is stuck: {})", names.join(", "))
     } else {
         String::new()
     }

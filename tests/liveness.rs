@@ -1,0 +1,112 @@
+//! Liveness: ptxmm's own hang tests (one per hang reason, plus fixed versions), with the exact
+//! diagnostic, and Dat3M's liveness CSVs (skipped when ../shared is absent).
+
+mod common;
+
+use assert_cmd::Command;
+use ptxmm::models;
+use ptxmm::suite::SuiteKind;
+
+const CASES: &[(&str, &str)] = &[
+    (
+        "barrier-count-too-high",
+        "Liveness: may hang
+  P0 stuck at line 6 `bar.cta.sync 1, 1, 3`: bar.cta.sync 1, 1, 3 expects 3 threads, 2 can arrive
+  P1 stuck at line 5 `bar.cta.sync 1, 1, 3`: bar.cta.sync 1, 1, 3 expects 3 threads, 2 can arrive
+",
+    ),
+    ("barrier-count-met", "Liveness: ok\n"),
+    (
+        "barrier-other-id",
+        "Liveness: may hang
+  P0 stuck at line 5 `bar.cta.sync 1, 1, 2`: bar.cta.sync 1, 1, 2 expects 2 threads, 1 can arrive (1 other arrival is on another barrier id)
+  P1 stuck at line 5 `bar.cta.sync 1, 2, 2`: bar.cta.sync 1, 2, 2 expects 2 threads, 1 can arrive (1 other arrival is on another barrier id)
+",
+    ),
+    (
+        "barrier-skipped",
+        "Liveness: may hang
+  P0 stuck at line 5 `bar.cta.sync 0`: bar.cta.sync 0 expects 2 threads, 1 can arrive: P1 finishes without reaching it
+",
+    ),
+    (
+        "spin-never-written",
+        "Liveness: may hang
+  P1 stuck at line 7 `beq r0, 0, LC00`: spins forever in the loop of lines 6-7: it keeps reading flag=0 (the final value in this execution) and never exits (no other thread writes what it polls)
+",
+    ),
+    (
+        "spin-writer-blocked",
+        "Liveness: may hang
+  P0 stuck at line 7 `beq r0, 0, LC00`: spins forever in the loop of lines 6-7: it keeps reading flag=0 (the final value in this execution) and never exits (every other writer of it is stuck: P1)
+  P1 stuck at line 5 `bar.cta.sync 1, 1, 3`: bar.cta.sync 1, 1, 3 expects 3 threads, 2 can arrive
+  P2 stuck at line 5 `bar.cta.sync 1, 1, 3`: bar.cta.sync 1, 1, 3 expects 3 threads, 2 can arrive
+",
+    ),
+    (
+        "spin-flag-reset",
+        "Liveness: may hang
+  P2 stuck at line 7 `beq r0, 0, LC00`: spins forever in the loop of lines 6-7: it keeps reading f=0 (the final value in this execution) and never exits
+",
+    ),
+    ("spin-published", "Liveness: ok\n"),
+];
+
+#[test]
+fn own_hang_tests_have_exact_diagnostics() {
+    let mut failures = Vec::new();
+    for (name, expected) in CASES {
+        let path = format!("tests/liveness/{name}.litmus");
+        let out = Command::cargo_bin("ptxmm").unwrap().args(["run", "--liveness", "only", &path]).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let want = format!("Test {name}\n{expected}\n");
+        if !out.status.success() || stdout != want {
+            failures.push(format!("{name}:\n--- expected\n{want}--- got\n{stdout}{}", String::from_utf8_lossy(&out.stderr)));
+        }
+    }
+    println!("{} passed, {} failed", CASES.len() - failures.len(), failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn liveness_is_in_the_json() {
+    let out = Command::cargo_bin("ptxmm").unwrap().args(["run", "--json", "tests/liveness/barrier-skipped.litmus"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["liveness"]["status"], "may_hang");
+    assert_eq!(v["liveness"]["hang"][0]["thread"], "P0");
+    assert_eq!(v["liveness"]["hang"][0]["line"], 5);
+    // Executions that hang have no final state: reading 0 makes P0 wait forever, so no
+    // terminating execution satisfies the condition.
+    assert_eq!(v["result"], "No");
+    assert_eq!(v["hanging_combinations"], 1);
+    let out = Command::cargo_bin("ptxmm")
+        .unwrap()
+        .args(["run", "--json", "--liveness", "skip", "tests/liveness/barrier-skipped.litmus"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v.get("liveness").is_none());
+}
+
+fn dat3m_liveness(csv: &str, model: ptxmm::cat::CatModel, label: &str) {
+    let Some(root) = common::dat3m() else { return };
+    let failures = common::run_csv_kind(label, &root.join("expected").join(csv), &root, &model, SuiteKind::Liveness);
+    assert!(failures.is_empty(), "{label}: {} mismatches", failures.len());
+}
+
+#[test]
+fn dat3m_v6_0_liveness_csv() {
+    dat3m_liveness("PTXv6_0-Liveness-expected.csv", models::builtin("ptx-6.0").unwrap(), "PTXv6_0 liveness / models/ptx-6.0.cat");
+}
+
+#[test]
+fn dat3m_v7_5_liveness_csv() {
+    dat3m_liveness("PTXv7_5-Liveness-expected.csv", models::builtin("ptx-7.5").unwrap(), "PTXv7_5 liveness / models/ptx-7.5.cat");
+}
+
+#[test]
+fn dat3m_liveness_csv_under_dat3m_cat() {
+    let Some(root) = common::dat3m() else { return };
+    let model = models::from_file(&root.join("cat/ptx-v7.5.cat")).unwrap();
+    dat3m_liveness("PTXv7_5-Liveness-expected.csv", model, "PTXv7_5 liveness / Dat3M ptx-v7.5.cat");
+}
