@@ -15,6 +15,7 @@ pub mod cat;
 pub mod check;
 pub mod diag;
 pub mod exec;
+pub mod explain;
 pub mod litmus;
 pub mod liveness;
 pub mod models;

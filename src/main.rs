@@ -38,6 +38,25 @@ enum Command {
         #[arg(long, value_enum, default_value_t = LivenessMode::Check)]
         liveness: LivenessMode,
     },
+    /// Explain the verdict of a test: a witness execution, or why every candidate that would
+    /// reach the outcome is rejected (the axiom and the cycle, step by step).
+    Explain {
+        /// The litmus file.
+        test: PathBuf,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Print the explanation as JSON.
+        #[arg(long, conflicts_with_all = ["dot", "svg"])]
+        json: bool,
+        /// Print the execution shown as a Graphviz DOT graph.
+        #[arg(long, conflicts_with = "svg")]
+        dot: bool,
+        /// Print the execution shown as an SVG picture (rendered in-process).
+        #[arg(long)]
+        svg: bool,
+    },
     /// Run every test of a Dat3M-style expectation CSV (`path,1|0`) and report mismatches.
     Suite {
         /// The CSV file.
@@ -106,6 +125,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { tests, model, limits, json, liveness } => cmd_run(&tests, &model, &limits, json, liveness),
+        Command::Explain { test, model, limits, json, dot, svg } => cmd_explain(&test, &model, &limits, json, dot, svg),
         Command::Suite { csv, root, model, limits, jobs, liveness } => cmd_suite(&csv, root, &model, &limits, jobs, liveness),
     }
 }
@@ -169,6 +189,43 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
         }
     }
     status
+}
+
+fn cmd_explain(path: &std::path::Path, model_args: &ModelArgs, limits: &LimitArgs, json: bool, dot: bool, svg: bool) -> ExitCode {
+    let (model, _) = match load_model(model_args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let program = match ptxmm::load_program(path) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{}", e.render(std::io::stderr().is_terminal()));
+            return ExitCode::from(1);
+        }
+    };
+    match ptxmm::explain::explain(&program, &model, &limits.options()) {
+        Ok(x) => {
+            if json {
+                let mut v = serde_json::to_value(&x).expect("explanation serialises");
+                v["graph"] = serde_json::to_value(&x.graph).expect("graph serialises");
+                println!("{v}");
+            } else if dot {
+                print!("{}", ptxmm::explain::dot::to_dot(&x.graph));
+            } else if svg {
+                print!("{}", ptxmm::explain::svg::to_svg(&x.graph));
+            } else {
+                print!("{}", x.text);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", path.display());
+            ExitCode::from(1)
+        }
+    }
 }
 
 fn cmd_suite(

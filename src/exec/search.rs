@@ -187,6 +187,65 @@ pub enum SearchError {
     Explore(ExploreError),
 }
 
+/// Visit every candidate of one structure, consistent or not, with the full evaluation of every
+/// check (no pruning). Explanations need the rejected candidates and why they were rejected.
+/// `visit` returns false to stop.
+pub fn search_all(
+    statics: &StaticEnv,
+    prepared: &Prepared,
+    budget: &mut u64,
+    visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
+) -> Result<(), SearchError> {
+    let s = statics.structure;
+    let n = s.n();
+    let writes = s.writes_by_location();
+    let reads: Vec<usize> = (0..n).filter(|&i| s.events[i].is_read()).collect();
+    let rmw = &s.relations["rmw"];
+    let mut sources: Vec<Vec<usize>> = Vec::with_capacity(reads.len());
+    for &r in &reads {
+        let e = &s.events[r];
+        let cands: Vec<usize> = writes[e.physical.expect("reads have a location")]
+            .iter()
+            .copied()
+            .filter(|&w| s.events[w].value == e.value && !rmw.contains(r, w))
+            .collect();
+        if cands.is_empty() {
+            return Ok(());
+        }
+        sources.push(cands);
+    }
+    let fsc_orders = fence_sc_orders(s);
+    let co_choices: Vec<Vec<Relation>> = writes.iter().map(|ws| coherence_orders(n, ws)).collect();
+    let mut choice = vec![0usize; reads.len()];
+    loop {
+        let mut rf = Relation::empty(n);
+        for (k, &r) in reads.iter().enumerate() {
+            rf.insert(sources[k][choice[k]], r);
+        }
+        for fsc in &fsc_orders {
+            let mut idx = vec![0usize; co_choices.len()];
+            loop {
+                let mut co = Relation::empty(n);
+                for (l, ch) in co_choices.iter().enumerate() {
+                    co.union_with(&ch[idx[l]]);
+                }
+                charge(budget)?;
+                let cand = Candidate { statics, rf: rf.clone(), co, sync_fence: fsc.clone() };
+                let eval = prepared.evaluate(&cand, false).map_err(SearchError::Model)?;
+                if !visit(&cand, &eval) {
+                    return Ok(());
+                }
+                if !advance(&mut idx, &co_choices.iter().map(|c| c.len()).collect::<Vec<_>>()) {
+                    break;
+                }
+            }
+        }
+        if !advance(&mut choice, &sources.iter().map(|c| c.len()).collect::<Vec<_>>()) {
+            return Ok(());
+        }
+    }
+}
+
 /// Spend one unit of the search budget (one model evaluation or one trace combination).
 pub fn charge(budget: &mut u64) -> Result<(), SearchError> {
     if *budget == 0 {
