@@ -566,3 +566,56 @@ pub fn local_result(op: LocalOp, x: i64, y: i64) -> i64 {
 pub fn is_weak(sem: Sem) -> bool {
     sem == Sem::Weak
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::SourceFile;
+
+    fn program(src: &str) -> Program {
+        let file = SourceFile::new("t.litmus", src);
+        let ast = crate::litmus::parse(&file).unwrap();
+        crate::program::lower(&ast, &file).unwrap()
+    }
+
+    #[test]
+    fn reads_branch_over_the_value_domain() {
+        let p = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\nexists (P1:r0 == 1)\n");
+        let (domains, traces) = explore(&p, &Limits::default(), false).unwrap();
+        assert_eq!(domains[0], BTreeSet::from([0, 1]));
+        assert_eq!(traces[1].traces.len(), 2, "one trace per value the read may return");
+    }
+
+    #[test]
+    fn counters_stop_at_the_number_of_writes() {
+        // Two increments: x can only reach 2, even though the fixpoint alone would grow forever.
+        let p = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n atom.add r0, x, 1 | atom.add r1, x, 1 ;\nexists (x == 2)\n");
+        let (domains, _) = explore(&p, &Limits::default(), false).unwrap();
+        assert!(domains[0].contains(&2));
+        assert!(domains[0].len() <= 4, "{:?}", domains[0]);
+    }
+
+    #[test]
+    fn spin_loops_are_awaits_and_other_loops_are_cut() {
+        let spin = program("PTX t\n{ f=0; }\n P0@cta 0,gpu 0 ;\n LC00: ;\n ld.weak r0, f ;\n beq r0, 0, LC00 ;\nexists (0 == 0)\n");
+        let (_, t) = explore(&spin, &Limits::default(), false).unwrap();
+        assert!(!t[0].cut);
+        assert!(t[0].traces.iter().all(|tr| tr.registers[0] != 0), "only the exiting iteration is kept");
+        let (_, t) = explore(&spin, &Limits::default(), true).unwrap();
+        assert!(t[0].stuck.iter().any(|tr| matches!(tr.stuck, Some(Stuck::Spin { .. }))));
+
+        let counter = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n LC00: ;\n st.weak x, 1 ;\n goto LC00 ;\nexists (0 == 0)\n");
+        let (_, t) = explore(&counter, &Limits::default(), false).unwrap();
+        assert!(t[0].cut, "a loop with a store is unrolled and cut");
+        assert!(t[0].traces.is_empty());
+    }
+
+    #[test]
+    fn dependencies_are_tracked_through_registers() {
+        let p = program("PTX t\n{ x=0; y=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n add r1, r0, 1 ;\n st.weak y, r1 ;\n bne r0, 0, LC00 ;\n st.weak y, 2 ;\n LC00: ;\nexists (0 == 0)\n");
+        let (_, t) = explore(&p, &Limits::default(), false).unwrap();
+        let tr = t[0].traces.iter().find(|tr| tr.events[0].value == 0).unwrap();
+        assert_eq!(tr.events[1].data_deps, 1, "the store's value comes from the first read");
+        assert_eq!(tr.events[2].ctrl_deps, 1, "the store after the branch depends on the read");
+    }
+}

@@ -903,3 +903,62 @@ pub fn format_prop(p: &ast::Prop) -> String {
     }
     go(p, true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lower_str(src: &str) -> Result<Program, String> {
+        let file = SourceFile::new("t.litmus", src);
+        let ast = crate::litmus::parse(&file).map_err(|d| d.one_line(&file))?;
+        lower(&ast, &file).map_err(|d| d.one_line(&file))
+    }
+
+    #[test]
+    fn qualifiers_become_semantics() {
+        let p = lower_str(
+            "PTX t\n{ x=0; y @ generic aliases x; s @ surface aliases x; }\n P0@cta 1,gpu 2 ;\n ld.volatile.global.u32 %r1, [x] ;\n atom.add r2, y, 1 ;\n membar.gl ;\n sust.weak s, 3 ;\nexists (P0:%r1 == 0)\n",
+        )
+        .unwrap();
+        let t = &p.threads[0];
+        assert_eq!(t.placement, Placement { cta: 1, gpu: 2 });
+        assert!(matches!(t.code[0].op, Op::Load { sem: Sem::Relaxed, scope: Some(Scope::Sys), proxy: Proxy::Generic, .. }));
+        assert!(matches!(t.code[1].op, Op::Rmw { sem: Sem::Relaxed, scope: Scope::Gpu, op: RmwOp::Add, .. }));
+        assert!(matches!(t.code[2].op, Op::Fence { kind: FenceKind::Sc, scope: Scope::Gpu }));
+        assert!(matches!(t.code[3].op, Op::Store { proxy: Proxy::Surface, .. }));
+        // x and its aliases share a physical location; only the surface alias shares x's generic address.
+        let (x, y, s) = (&p.locations[0], &p.locations[1], &p.locations[2]);
+        assert_eq!(x.physical, y.physical);
+        assert_eq!(x.physical, s.physical);
+        assert_ne!(x.generic, y.generic);
+        assert_eq!(x.generic, s.generic);
+        assert_eq!(t.code[0].line, 4);
+    }
+
+    #[test]
+    fn dat3m_ld_of_a_constant_is_a_move() {
+        let p = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld r0, 5 ;\n st.weak x, r0 ;\nexists (x == 5)\n").unwrap();
+        assert!(matches!(p.threads[0].code[0].op, Op::Local { op: LocalOp::Mov, a: Value::Const(5), .. }));
+    }
+
+    #[test]
+    fn barriers_in_both_spellings() {
+        let p =
+            lower_str("PTX t\n{ }\n P0@cta 0,gpu 0 ;\n bar.cta.sync 1, 2, 64 ;\n bar.sync 3, 64 ;\n bar.cta.arrive 4 ;\nexists (0 == 0)\n")
+                .unwrap();
+        let c = &p.threads[0].code;
+        assert!(matches!(c[0].op, Op::Barrier { instance: 1, id: Some(Value::Const(2)), count: Some(Value::Const(64)), arrive: false }));
+        assert!(matches!(c[1].op, Op::Barrier { instance: 3, id: Some(Value::Const(3)), count: Some(Value::Const(64)), arrive: false }));
+        assert!(matches!(c[2].op, Op::Barrier { instance: 4, id: None, count: None, arrive: true }));
+    }
+
+    #[test]
+    fn rejections_name_the_problem() {
+        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,cluster 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n").unwrap_err();
+        assert!(e.contains("t.litmus:3:11") && e.contains("cluster"), "{e}");
+        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.relaxed.gpu.cas x, 1, 2 ;\nexists (x == 1)\n").unwrap_err();
+        assert!(e.contains("`red` has no `.cas` form"), "{e}");
+        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n fence.proxy.async ;\nexists (x == 1)\n").unwrap_err();
+        assert!(e.contains("not supported"), "{e}");
+    }
+}
