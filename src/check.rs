@@ -1,7 +1,7 @@
 //! Deciding a litmus test: explore every candidate execution under a model and tally outcomes.
 
 use crate::cat::CatModel;
-use crate::exec::search::{search, CoPruning, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
+use crate::exec::search::{advance, search, CoPruning, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
 use crate::exec::structure::{resolve_barriers, EventStructure};
 use crate::exec::trace::{explore, ExploreError, Limits, Trace, TraceOp};
 use crate::litmus::ast::Quantifier;
@@ -219,17 +219,6 @@ fn reads_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (us
         .iter()
         .filter(|e| e.op == TraceOp::Read)
         .map(move |e| (program.locations[e.location.expect("reads have a location")].physical, e.value))
-}
-
-fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
-    for k in (0..idx.len()).rev() {
-        idx[k] += 1;
-        if idx[k] < sizes[k] {
-            return true;
-        }
-        idx[k] = 0;
-    }
-    false
 }
 
 /// Add the final states of one consistent execution. PTX coherence is partial, so a location

@@ -131,22 +131,7 @@ pub fn search(
     let s = statics.structure;
     let n = s.n();
     let writes = s.writes_by_location();
-    let reads: Vec<usize> = (0..n).filter(|&i| s.events[i].is_read()).collect();
-    // Candidate sources per read: same physical location, same value, not its own RMW write.
-    let rmw = &s.relations["rmw"];
-    let mut sources: Vec<Vec<usize>> = Vec::with_capacity(reads.len());
-    for &r in &reads {
-        let e = &s.events[r];
-        let cands: Vec<usize> = writes[e.physical.expect("reads have a location")]
-            .iter()
-            .copied()
-            .filter(|&w| s.events[w].value == e.value && !rmw.contains(r, w))
-            .collect();
-        if cands.is_empty() {
-            return Ok(());
-        }
-        sources.push(cands);
-    }
+    let Some((reads, sources)) = rf_sources(s, &writes) else { return Ok(()) };
     let fsc_orders = fence_sc_orders(s);
     let co_search = CoSearch::new(n, &writes, prune);
 
@@ -199,21 +184,7 @@ pub fn search_all(
     let s = statics.structure;
     let n = s.n();
     let writes = s.writes_by_location();
-    let reads: Vec<usize> = (0..n).filter(|&i| s.events[i].is_read()).collect();
-    let rmw = &s.relations["rmw"];
-    let mut sources: Vec<Vec<usize>> = Vec::with_capacity(reads.len());
-    for &r in &reads {
-        let e = &s.events[r];
-        let cands: Vec<usize> = writes[e.physical.expect("reads have a location")]
-            .iter()
-            .copied()
-            .filter(|&w| s.events[w].value == e.value && !rmw.contains(r, w))
-            .collect();
-        if cands.is_empty() {
-            return Ok(());
-        }
-        sources.push(cands);
-    }
+    let Some((reads, sources)) = rf_sources(s, &writes) else { return Ok(()) };
     let fsc_orders = fence_sc_orders(s);
     let co_choices: Vec<Vec<Relation>> = writes.iter().map(|ws| coherence_orders(n, ws)).collect();
     let mut choice = vec![0usize; reads.len()];
@@ -256,8 +227,29 @@ pub fn charge(budget: &mut u64) -> Result<(), SearchError> {
     Ok(())
 }
 
+/// The reads of a structure and, for each, the writes it may read from: same physical location,
+/// same value, not its own RMW write. None when some read has no possible source.
+fn rf_sources(s: &EventStructure, writes: &[Vec<usize>]) -> Option<(Vec<usize>, Vec<Vec<usize>>)> {
+    let reads: Vec<usize> = (0..s.n()).filter(|&i| s.events[i].is_read()).collect();
+    let rmw = &s.relations["rmw"];
+    let mut sources = Vec::with_capacity(reads.len());
+    for &r in &reads {
+        let e = &s.events[r];
+        let cands: Vec<usize> = writes[e.physical.expect("reads have a location")]
+            .iter()
+            .copied()
+            .filter(|&w| s.events[w].value == e.value && !rmw.contains(r, w))
+            .collect();
+        if cands.is_empty() {
+            return None;
+        }
+        sources.push(cands);
+    }
+    Some((reads, sources))
+}
+
 /// Odometer increment; false when every combination was visited.
-fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
+pub(crate) fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
     for k in (0..idx.len()).rev() {
         idx[k] += 1;
         if idx[k] < sizes[k] {
