@@ -50,3 +50,70 @@ fn json_carries_the_explanation() {
     assert_eq!(v["rejections"][0]["shape"], serde_json::json!(["fr", "po", "sync", "po"]));
     assert!(v["graph"]["edges"].as_array().unwrap().iter().any(|e| e["highlighted"] == true));
 }
+
+/// Every test of one Dat3M folder renders to well-formed SVG that names every event.
+#[test]
+fn svg_for_a_whole_dat3m_folder() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/peers/dat3m/litmus/PTX/Barrier");
+    if !dir.is_dir() {
+        eprintln!("SKIPPED: {} is absent", dir.display());
+        return;
+    }
+    let model = ptxmm::models::builtin("ptx-7.5").unwrap();
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "litmus")).collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for f in &files {
+        let program = ptxmm::load_program(f).unwrap();
+        let x = ptxmm::explain::explain(&program, &model, &Default::default()).unwrap();
+        let svg = ptxmm::explain::svg::to_svg(&x.graph);
+        match roxmltree::Document::parse(&svg) {
+            Ok(doc) if doc.root_element().tag_name().name() == "svg" => {
+                let missing: Vec<_> = x
+                    .graph
+                    .threads
+                    .iter()
+                    .flat_map(|t| &t.nodes)
+                    .filter(|n| !svg.contains(&n.label.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")))
+                    .collect();
+                if !missing.is_empty() {
+                    failures.push(format!(
+                        "{}: labels missing from the SVG: {:?}",
+                        f.display(),
+                        missing.iter().map(|n| &n.label).collect::<Vec<_>>()
+                    ));
+                }
+            }
+            Ok(_) => failures.push(format!("{}: root element is not <svg>", f.display())),
+            Err(e) => failures.push(format!("{}: not well-formed XML: {e}", f.display())),
+        }
+    }
+    println!("svg rendering: {} passed, {} failed", files.len() - failures.len(), failures.len());
+    assert!(!files.is_empty());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// When Graphviz is installed, `--dot` output must render with it.
+#[test]
+fn dot_renders_with_graphviz_when_installed() {
+    let Ok(status) = std::process::Command::new("dot").arg("-V").output() else {
+        eprintln!("SKIPPED: Graphviz `dot` is not installed");
+        return;
+    };
+    assert!(status.status.success());
+    for test in ["examples/MP.litmus", "tests/litmus/SB-fence-sc.litmus", "tests/litmus/Proxy-MP-surface.litmus"] {
+        let dot = explain(&["--dot", test]);
+        let mut child = std::process::Command::new("dot")
+            .arg("-Tsvg")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(dot.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{test}: dot failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
