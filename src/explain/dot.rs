@@ -6,7 +6,7 @@
 //! the violated axiom's cycle in bold red.
 
 use super::graph::{ExecutionGraph, GraphEdge, GraphNode};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// Render `g` as a Graphviz digraph.
@@ -19,11 +19,10 @@ pub fn to_dot(g: &ExecutionGraph) -> String {
     let mut out = String::new();
     // `write!` into a `String` cannot fail, so its `Result` is discarded (`let _ =`) rather than unwrapped.
     let _ = writeln!(out, "digraph ptxmm {{");
-    // `newrank` lets `rank=same` constraints work across clusters (without it Graphviz ranks each cluster on
-    // its own); `labelloc=t` puts the title above the picture.
+    // `labelloc=t` puts the title above the picture.
     let _ = writeln!(
         out,
-        "  graph [label=\"{}\", labelloc=t, fontname=\"Helvetica\", fontsize=14, newrank=true, nodesep=0.6, ranksep=0.5];",
+        "  graph [label=\"{}\", labelloc=t, fontname=\"Helvetica\", fontsize=14, nodesep=0.6, ranksep=0.5];",
         escape(&g.title)
     );
     let _ = writeln!(out, "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Courier\", fontsize=11];");
@@ -51,8 +50,15 @@ pub fn to_dot(g: &ExecutionGraph) -> String {
 
     write_layout_hints(&mut out, g);
 
+    // Where each event sits in program order: (thread, index). The first event wins if an id repeats.
+    let mut place: HashMap<usize, (usize, usize)> = HashMap::new();
+    for (t, thread) in g.threads.iter().enumerate() {
+        for (k, node) in thread.nodes.iter().enumerate() {
+            place.entry(node.id).or_insert((t, k));
+        }
+    }
     for edge in &g.edges {
-        write_edge(&mut out, edge);
+        write_edge(&mut out, edge, &place);
     }
     let _ = writeln!(out, "}}");
     out
@@ -75,13 +81,16 @@ fn write_same_rank<'a>(out: &mut String, nodes: impl Iterator<Item = &'a GraphNo
     }
 }
 
-/// Invisible edges and rank constraints that shape the picture without being part of the execution.
+/// Invisible edges that shape the picture without being part of the execution.
 ///
 /// * Consecutive events of a thread that have no `po` edge between them in `g.edges` get an invisible edge,
 ///   so a thread is always a vertical column in program order even if the caller left `po` out.
 /// * Each thread's first event hangs invisibly under the first initial write, so the init box sits on top.
-/// * The k-th events of all threads share a rank (herd7's rows), which keeps columns aligned and makes
-///   cross-thread edges between "simultaneous" instructions horizontal.
+///
+/// Since only these and the `po` edges constrain ranks (see [`write_edge`]), the k-th events of all threads
+/// land on the same rank: herd7's rows, with cross-thread edges between "simultaneous" instructions
+/// horizontal. This is done without `rank=same` across clusters, which needs `newrank=true`, and that
+/// combination with `constraint=false` edges makes Graphviz fail ("trouble in init_rank").
 fn write_layout_hints(out: &mut String, g: &ExecutionGraph) {
     let po: HashSet<(usize, usize)> = g.edges.iter().filter(|e| e.label == "po").map(|e| (e.from, e.to)).collect();
     for thread in &g.threads {
@@ -100,21 +109,32 @@ fn write_layout_hints(out: &mut String, g: &ExecutionGraph) {
             }
         }
     }
-    let depth = g.threads.iter().map(|t| t.nodes.len()).max().unwrap_or(0);
-    for k in 0..depth {
-        write_same_rank(out, g.threads.iter().filter_map(|t| t.nodes.get(k)));
-    }
 }
 
 /// One edge statement, styled by relation; highlighting wins over the relation colour.
-fn write_edge(out: &mut String, edge: &GraphEdge) {
-    let style = if edge.highlighted {
+///
+/// Only a `po` edge that goes down its own thread may influence ranking. Every other edge gets
+/// `constraint=false`, so that the rows stay those of program order (see [`write_layout_hints`]): a
+/// cross-thread edge allowed to push ranks around would stagger the threads, and the cyclic relations that a
+/// violation shows would make Graphviz reverse some of them arbitrarily.
+///
+/// Those edges carry their text as `xlabel`, placed after layout, rather than `label`: a `label` becomes a
+/// virtual node that must be ranked, and `dot` then fails with "trouble in init_rank" on some graphs mixing
+/// clusters and unconstrained labelled edges (seen on arbitrary graphs with Graphviz 2.43 and later).
+fn write_edge(out: &mut String, edge: &GraphEdge, place: &HashMap<usize, (usize, usize)>) {
+    let mut style = if edge.highlighted {
         "color=red, penwidth=2.5, fontcolor=red".to_string()
     } else {
         let color = relation_color(&edge.label);
         format!("color={color}, fontcolor={color}")
     };
-    let _ = writeln!(out, "  n{} -> n{} [label=\"{}\", {style}];", edge.from, edge.to, escape(&edge.label));
+    let down_its_thread = matches!((place.get(&edge.from), place.get(&edge.to)), (Some((t1, k1)), Some((t2, k2))) if t1 == t2 && k1 < k2);
+    let ranks = edge.label == "po" && down_its_thread;
+    let label = if ranks { "label" } else { "xlabel" };
+    if !ranks {
+        style.push_str(", constraint=false");
+    }
+    let _ = writeln!(out, "  n{} -> n{} [{label}=\"{}\", {style}];", edge.from, edge.to, escape(&edge.label));
 }
 
 /// herd7-like colours per relation; anything else (sync, cause, ...) is black.
@@ -249,17 +269,19 @@ pub(crate) mod tests {
         assert!(dot.contains("label=\"P0\""));
         assert!(dot.contains("label=\"P1\""));
         assert!(dot.contains("n2 [label=\"a: W x=1\\nst.weak x, 1 (line 6)\"];"));
-        // Every edge, po included, with its relation style or the highlight.
+        // Every edge, po included, with its relation style or the highlight; only po down a thread ranks.
         assert!(dot.contains("n2 -> n3 [label=\"po\", color=red, penwidth=2.5, fontcolor=red];"));
-        assert!(dot.contains("n3 -> n4 [label=\"rf\", color=red, penwidth=2.5, fontcolor=red];"));
-        assert!(dot.contains("n5 -> n2 [label=\"fr\", color=red, penwidth=2.5, fontcolor=red];"));
-        assert!(dot.contains("n0 -> n5 [label=\"rf\", color=darkgreen, fontcolor=darkgreen];"));
-        assert!(dot.contains("n1 -> n3 [label=\"co\", color=blue, fontcolor=blue];"));
+        assert!(dot.contains("n3 -> n4 [xlabel=\"rf\", color=red, penwidth=2.5, fontcolor=red, constraint=false];"));
+        assert!(dot.contains("n5 -> n2 [xlabel=\"fr\", color=red, penwidth=2.5, fontcolor=red, constraint=false];"));
+        assert!(dot.contains("n0 -> n5 [xlabel=\"rf\", color=darkgreen, fontcolor=darkgreen, constraint=false];"));
+        assert!(dot.contains("n1 -> n3 [xlabel=\"co\", color=blue, fontcolor=blue, constraint=false];"));
         // po is present, so no invisible stacking edge duplicates it; init still hangs above the threads.
         assert!(!dot.contains("n2 -> n3 [style=invis]"));
         assert!(dot.contains("n0 -> n2 [style=invis];"));
         assert!(dot.contains("n0 -> n4 [style=invis];"));
-        assert!(dot.contains("{rank=same; n2; n4;}"));
+        // Initial writes share a row; nothing but program order ranks the threads.
+        assert!(dot.contains("{rank=same; n0; n1;}"));
+        assert!(!dot.contains("newrank") && !dot.contains("{rank=same; n2"));
         // Cluster bodies come before the edges, and each node is declared inside its own cluster.
         let c0 = dot.find("subgraph cluster_0").unwrap_or(usize::MAX);
         let c1 = dot.find("subgraph cluster_1").unwrap_or(usize::MAX);
@@ -285,7 +307,7 @@ pub(crate) mod tests {
         assert!(dot.contains(r#"n1 [label="a: R x=\"1\"\nld r0, [x] \\ <&> (line 3)"];"#));
         // A newline inside a label becomes the DOT escape; a tab a space; other control characters vanish.
         assert!(dot.contains("n2 [label=\"b: W y=1\\nsecond\\nst tab\u{FFFD}ctl\"];"));
-        assert!(dot.contains(r#"n0 -> n1 [label="rf<&>\"", color=red"#));
+        assert!(dot.contains(r#"n0 -> n1 [xlabel="rf<&>\"", color=red"#));
         assert!(!dot.contains('\t') && !dot.contains('\u{1}'));
         // Outside the quoted strings, every quote is balanced: an odd count per line would mean a bad escape.
         for line in dot.lines() {
@@ -311,6 +333,6 @@ pub(crate) mod tests {
     fn unknown_edge_endpoints_are_kept() {
         let mut g = mp_graph();
         g.edges.push(edge(2, 99, "rf", false));
-        assert!(to_dot(&g).contains("n2 -> n99 [label=\"rf\""));
+        assert!(to_dot(&g).contains("n2 -> n99 [xlabel=\"rf\""));
     }
 }
