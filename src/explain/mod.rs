@@ -131,6 +131,7 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
     let mut first_rejected: Option<Shown> = None;
     let mut groups: BTreeMap<(String, Vec<String>), RejectionGroup> = BTreeMap::new();
     let mut rejected = 0u64;
+    let mut hanging = 0u64;
     let mut error = None;
     let mut observables = Vec::new();
     program.condition.prop.observables(&mut observables);
@@ -142,6 +143,7 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
         let structure = EventStructure::build(program, traces);
         for resolution in resolve_barriers(&structure) {
             if !resolution.blocked.is_empty() {
+                hanging += 1;
                 return;
             }
             let statics = StaticEnv { structure: &structure, syncbar: &resolution.syncbar };
@@ -232,7 +234,11 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
         }
         Verdict::Forbidden => {
             text.push_str(&format!("Test {}: the outcome {} is forbidden.\n", program.name, outcome));
-            if rejections.is_empty() {
+            if rejections.is_empty() && hanging > 0 {
+                text.push_str(&format!(
+                    "No terminating execution reaches it; {hanging} combination(s) of thread runs wait forever at a barrier (see the Liveness report of `ptxmm run`).\n"
+                ));
+            } else if rejections.is_empty() {
                 text.push_str("No candidate execution reaches it: no combination of reads-from gives these values.\n");
             } else {
                 text.push_str(&format!("{} candidate execution(s) reach it; the model rejects every one:\n", rejected));
