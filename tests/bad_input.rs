@@ -8,7 +8,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("missing-semicolon.litmus", "4:33", "expected `;` at the end of the row"),
     ("unknown-instruction.litmus", "4:2", "unsupported instruction `stx.weak`"),
     ("undefined-register.litmus", "4:13", "undefined register `r5`"),
-    ("bad-scope.litmus", "4:13", "expected a scope (.cta, .gpu or .sys), found `.warp`"),
+    ("bad-scope.litmus", "4:13", "expected a scope (.cta, .cluster, .gpu or .sys), found `.warp`"),
     ("missing-scope.litmus", "4:2", "a .release store requires a scope"),
     ("alias-unknown.litmus", "2:28", "refers to unknown location `nowhere`"),
     ("forall-unknown-register.litmus", "5:9", "unknown register `r7` of thread P0"),

@@ -198,8 +198,10 @@ impl<'p> EventStructure<'p> {
 }
 
 /// Every tag an event can carry besides the structural sets.
-pub const ALL_TAGS: &[&str] =
-    &["RLX", "ACQ", "REL", "ACQ_REL", "SC", "WEAK", "GEN", "SUR", "TEX", "CON", "ALIAS", "CTA", "GPU", "SYS", "RMW", "RED", "ARRIVE"];
+pub const ALL_TAGS: &[&str] = &[
+    "RLX", "ACQ", "REL", "ACQ_REL", "SC", "WEAK", "GEN", "SUR", "TEX", "CON", "ALIAS", "CTA", "CLUSTER", "GPU", "SYS", "RMW", "RED",
+    "ARRIVE",
+];
 
 /// Kind, scope and tags of a trace event (Dat3M's PTX tagging; `docs/model.md`).
 fn classify(instr: &crate::program::Instr, op: &TraceOp) -> (EventKind, Option<Scope>, Vec<&'static str>) {

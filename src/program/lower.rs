@@ -243,18 +243,19 @@ impl<'a> Lowerer<'a> {
     }
 
     fn placement(&self, header: &ast::ThreadHeader) -> Result<Placement, Diagnostic> {
-        let mut p = Placement { cta: 0, gpu: 0 };
+        let mut p = Placement { cta: 0, cluster: 0, gpu: 0 };
+        let mut cluster = None;
         for (level, id) in &header.placement {
             match level.node.as_str() {
                 "cta" => p.cta = id.node,
                 "gpu" => p.gpu = id.node,
-                "cluster" => {
-                    return Err(Diagnostic::error(level.span, "thread placement `cluster` is not supported by this version of ptxmm")
-                        .with_note("supported levels: `cta N`, `gpu N`"));
-                }
-                other => return Err(Diagnostic::expected(level.span, "a placement level `cta` or `gpu`", format!("`{other}`"))),
+                "cluster" => cluster = Some(id.node),
+                other => return Err(Diagnostic::expected(level.span, "a placement level `cta`, `cluster` or `gpu`", format!("`{other}`"))),
             }
         }
+        // Without an explicit cluster, each CTA is its own cluster: derive a cluster id that no
+        // explicit id (they are non-negative) can collide with.
+        p.cluster = cluster.unwrap_or(-1 - p.cta);
         Ok(p)
     }
 
@@ -405,14 +406,13 @@ impl<'l> InstrLowerer<'l, '_> {
     }
 
     fn scope(&self, q: &mut Quals, required: bool, what: &str) -> Result<Option<Scope>, Diagnostic> {
-        if let Some((s, span)) = q.take(&["cta", "gpu", "sys", "cluster", "gl"]) {
-            return match s {
-                "cta" => Ok(Some(Scope::Cta)),
-                "gpu" | "gl" => Ok(Some(Scope::Gpu)),
-                "sys" => Ok(Some(Scope::Sys)),
-                _ => Err(Diagnostic::error(span, "scope `.cluster` is not supported by this version of ptxmm")
-                    .with_note("supported scopes: .cta, .gpu, .sys")),
-            };
+        if let Some((s, _)) = q.take(&["cta", "gpu", "sys", "cluster", "gl"]) {
+            return Ok(Some(match s {
+                "cta" => Scope::Cta,
+                "cluster" => Scope::Cluster,
+                "gpu" | "gl" => Scope::Gpu,
+                _ => Scope::Sys,
+            }));
         }
         if required {
             // A leftover qualifier that is neither a state space nor a type is a misspelt scope.
@@ -422,11 +422,10 @@ impl<'l> InstrLowerer<'l, '_> {
                 .enumerate()
                 .find(|(i, p)| !q.used[*i] && !SPACES.contains(&p.node.as_str()) && !TYPES.contains(&p.node.as_str()));
             if let Some((_, p)) = stray {
-                return Err(Diagnostic::expected(p.span, "a scope (.cta, .gpu or .sys)", format!("`.{}`", p.node)));
+                return Err(Diagnostic::expected(p.span, "a scope (.cta, .cluster, .gpu or .sys)", format!("`.{}`", p.node)));
             }
-            return Err(
-                Diagnostic::error(self.instr.opcode_span(), format!("{what} requires a scope")).with_note("add one of .cta, .gpu, .sys")
-            );
+            return Err(Diagnostic::error(self.instr.opcode_span(), format!("{what} requires a scope"))
+                .with_note("add one of .cta, .cluster, .gpu, .sys"));
         }
         Ok(None)
     }
@@ -921,7 +920,7 @@ mod tests {
         )
         .unwrap();
         let t = &p.threads[0];
-        assert_eq!(t.placement, Placement { cta: 1, gpu: 2 });
+        assert_eq!(t.placement, Placement { cta: 1, cluster: -2, gpu: 2 });
         assert!(matches!(t.code[0].op, Op::Load { sem: Sem::Relaxed, scope: Some(Scope::Sys), proxy: Proxy::Generic, .. }));
         assert!(matches!(t.code[1].op, Op::Rmw { sem: Sem::Relaxed, scope: Scope::Gpu, op: RmwOp::Add, .. }));
         assert!(matches!(t.code[2].op, Op::Fence { kind: FenceKind::Sc, scope: Scope::Gpu }));
@@ -954,8 +953,8 @@ mod tests {
 
     #[test]
     fn rejections_name_the_problem() {
-        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,cluster 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n").unwrap_err();
-        assert!(e.contains("t.litmus:3:11") && e.contains("cluster"), "{e}");
+        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,warp 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n").unwrap_err();
+        assert!(e.contains("t.litmus:3:11") && e.contains("`warp`"), "{e}");
         let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.relaxed.gpu.cas x, 1, 2 ;\nexists (x == 1)\n").unwrap_err();
         assert!(e.contains("`red` has no `.cas` form"), "{e}");
         let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n fence.proxy.async ;\nexists (x == 1)\n").unwrap_err();

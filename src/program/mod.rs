@@ -48,6 +48,8 @@ pub enum Sem {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub enum Scope {
     Cta,
+    /// `.cluster` (sm_90): the threads of the CTAs of one cluster.
+    Cluster,
     Gpu,
     Sys,
 }
@@ -56,16 +58,20 @@ impl Scope {
     pub fn tag(self) -> &'static str {
         match self {
             Scope::Cta => "CTA",
+            Scope::Cluster => "CLUSTER",
             Scope::Gpu => "GPU",
             Scope::Sys => "SYS",
         }
     }
 }
 
-/// Where a thread runs: the ids of its enclosing CTA and GPU.
+/// Where a thread runs: the ids of its enclosing CTA, cluster and GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Placement {
     pub cta: i64,
+    /// The cluster id. A test that names no cluster puts each CTA in its own cluster (PTX ISA
+    /// §2.2.2: without cluster dimensions a launch is an implicit 1x1x1 cluster).
+    pub cluster: i64,
     pub gpu: i64,
 }
 
@@ -74,6 +80,7 @@ impl Placement {
     pub fn includes(&self, scope: Scope, other: &Placement) -> bool {
         match scope {
             Scope::Cta => self.gpu == other.gpu && self.cta == other.cta,
+            Scope::Cluster => self.gpu == other.gpu && self.cluster == other.cluster,
             Scope::Gpu => self.gpu == other.gpu,
             Scope::Sys => true,
         }
