@@ -160,12 +160,13 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
                 continue;
             }
         };
+        // A liveness failure (e.g. the search budget) does not hide the decided condition.
         let live = match live.transpose() {
             Ok(l) => l,
             Err(e) => {
-                eprintln!("{}: liveness: {e}", path.display());
+                eprintln!("{}: liveness not decided: {e}", path.display());
                 status = ExitCode::from(1);
-                continue;
+                None
             }
         };
         if json {

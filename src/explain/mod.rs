@@ -559,14 +559,48 @@ fn races(s: &EventStructure, cand: &Candidate, prepared: &Prepared, events: &[Ev
                 first: a,
                 second: b,
                 text: format!(
-                    "{} and {} conflict and are neither morally strong nor ordered by causality; order them with a release/acquire pair, a fence, or a barrier",
+                    "{} and {} conflict and are neither morally strong nor ordered by causality: {}",
                     events[a].short(),
-                    events[b].short()
+                    events[b].short(),
+                    race_advice(ea, eb)
                 ),
             });
         }
     }
     out
+}
+
+/// What would have prevented a race, from the two events' proxies, scopes and strength
+/// (PTX ISA §8.7: morally strong needs the same proxy, strong operations and mutual scope).
+fn race_advice(a: &Event, b: &Event) -> String {
+    let proxy = |e: &Event| ["GEN", "SUR", "TEX", "CON"].into_iter().find(|p| e.has_tag(p)).unwrap_or("GEN");
+    let proxy_name = |p: &str| match p {
+        "SUR" => "surface",
+        "TEX" => "texture",
+        "CON" => "constant",
+        _ => "generic",
+    };
+    let (pa, pb) = (proxy(a), proxy(b));
+    if pa != pb {
+        let other = if pa == "GEN" { pb } else { pa };
+        return format!(
+            "they use different proxies ({} and {}); order them with synchronization and a `fence.proxy.{}` on the path",
+            proxy_name(pa),
+            proxy_name(pb),
+            proxy_name(other)
+        );
+    }
+    if a.has_tag("WEAK") || b.has_tag("WEAK") {
+        return "a weak access is never morally strong with another thread's access; order the two with a release/acquire pair, a fence, or a barrier, or make both accesses strong (.relaxed/.acquire/.release with a common scope)".to_string();
+    }
+    match (a.scope, b.scope) {
+        (Some(sa), Some(sb)) => format!(
+            "their scopes (.{} and .{}) do not both include the other thread; widen the scopes (e.g. .gpu) or add synchronization",
+            format!("{sa:?}").to_lowercase(),
+            format!("{sb:?}").to_lowercase()
+        ),
+        _ => "order them with a release/acquire pair, a fence, or a barrier".to_string(),
+    }
 }
 
 fn describe_execution(s: &Shown) -> String {
