@@ -1,7 +1,7 @@
 //! Deciding a litmus test: explore every candidate execution under a model and tally outcomes.
 
 use crate::cat::CatModel;
-use crate::exec::search::{advance, search, CoPruning, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
+use crate::exec::search::{advance, search, Candidate, CoPruning, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
 use crate::exec::structure::{resolve_barriers, EventStructure};
 use crate::exec::trace::{explore, ExploreError, Limits, Trace, TraceOp};
 use crate::litmus::ast::Quantifier;
@@ -76,17 +76,7 @@ impl RunError {
 /// Decide `program` under `model`.
 pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Outcome, RunError> {
     let start = Instant::now();
-    let mut observables = Vec::new();
-    program.condition.prop.observables(&mut observables);
-    if let Some(f) = &program.filter {
-        f.observables(&mut observables);
-    }
-    for o in &program.extra_observables {
-        if !observables.contains(o) {
-            observables.push(o.clone());
-        }
-    }
-    observables.sort();
+    let observables = observables(program);
     let mut outcome = Outcome {
         test: program.name.clone(),
         quantifier: program.condition.quantifier,
@@ -221,29 +211,58 @@ fn reads_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (us
         .map(move |e| (program.locations[e.location.expect("reads have a location")].physical, e.value))
 }
 
-/// Add the final states of one consistent execution. PTX coherence is partial, so a location
-/// may end with the value of any co-maximal write (Dat3M's reading); each choice is a state.
-fn record_final_states(program: &Program, s: &EventStructure, cand: &crate::exec::search::Candidate, out: &mut Outcome) {
-    let mut choices: Vec<Vec<i64>> = Vec::with_capacity(out.observables.len());
-    for o in &out.observables {
-        choices.push(match o {
+/// Every observable a final state shows: those of the condition, the filter and `locations`,
+/// in a stable order.
+pub(crate) fn observables(program: &Program) -> Vec<Observable> {
+    let mut obs = Vec::new();
+    program.condition.prop.observables(&mut obs);
+    if let Some(f) = &program.filter {
+        f.observables(&mut obs);
+    }
+    for o in &program.extra_observables {
+        if !obs.contains(o) {
+            obs.push(o.clone());
+        }
+    }
+    obs.sort();
+    obs
+}
+
+/// The final states of one execution, as values of `observables`. PTX coherence is partial, so
+/// a location may end with the value of any co-maximal write (Dat3M's reading); each choice is
+/// a state.
+pub(crate) fn final_states(s: &EventStructure, cand: &Candidate, observables: &[Observable]) -> Vec<State> {
+    let choices: Vec<Vec<i64>> = observables
+        .iter()
+        .map(|o| match o {
             Observable::Register(t, r) => vec![s.registers[*t][*r]],
             Observable::Location(p) => cand.final_values(*p),
-        });
-    }
+        })
+        .collect();
     let sizes: Vec<usize> = choices.iter().map(|c| c.len()).collect();
     if sizes.contains(&0) {
-        return;
+        return Vec::new();
     }
+    let mut out = Vec::new();
     let mut idx = vec![0usize; choices.len()];
     loop {
-        let state: State = idx.iter().enumerate().map(|(k, &i)| choices[k][i]).collect();
-        let get = |o: &Observable| -> i64 {
-            let k = out.observables.iter().position(|x| x == o).expect("observable was collected");
-            state[k]
-        };
-        let keep = program.filter.as_ref().is_none_or(|f| f.eval(&get));
-        if keep {
+        out.push(idx.iter().enumerate().map(|(k, &i)| choices[k][i]).collect());
+        if !advance(&mut idx, &sizes) {
+            return out;
+        }
+    }
+}
+
+/// The value of an observable in a state over `observables`.
+pub(crate) fn value_in(observables: &[Observable], state: &[i64], o: &Observable) -> i64 {
+    state[observables.iter().position(|x| x == o).expect("every observable of the test was collected")]
+}
+
+/// Tally the final states of one consistent execution.
+fn record_final_states(program: &Program, s: &EventStructure, cand: &Candidate, out: &mut Outcome) {
+    for state in final_states(s, cand, &out.observables) {
+        let get = |o: &Observable| value_in(&out.observables, &state, o);
+        if program.filter.as_ref().is_none_or(|f| f.eval(&get)) {
             let sat = program.condition.prop.eval(&get);
             if sat {
                 out.positive += 1;
@@ -251,9 +270,6 @@ fn record_final_states(program: &Program, s: &EventStructure, cand: &crate::exec
                 out.negative += 1;
             }
             out.states.insert(state, sat);
-        }
-        if !advance(&mut idx, &sizes) {
-            break;
         }
     }
 }

@@ -126,7 +126,8 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
             let mut witness: Option<Vec<(usize, i64)>> = None;
             let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, _| {
                 // Fairness: every read of the failed iteration reads a co-maximal write.
-                let fair = polls.iter().all(|&r| cand.rf.inverse().successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
+                let rf_of = cand.rf.inverse();
+                let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
                 if fair {
                     witness = Some(polls.iter().map(|&r| (r, structure.events[r].value)).collect());
                 }

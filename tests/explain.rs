@@ -117,3 +117,11 @@ fn dot_renders_with_graphviz_when_installed() {
         assert!(out.status.success(), "{test}: dot failed: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// A `filter` may name observables the condition does not; explanations evaluate it too.
+#[test]
+fn filter_observables_are_known_to_explain() {
+    let text = explain(&["tests/explain/filter.litmus"]);
+    assert!(text.starts_with("Test filter: the outcome 1:r0=0 is allowed."), "{text}");
+    assert!(text.contains("final state 1:r0=0 1:r1=1"), "{text}");
+}

@@ -12,7 +12,7 @@
 //! dropping them changes no outcome (digest §14.11). Other loops are unrolled: a trace that takes
 //! a back edge more than `unroll` times is cut and reported, as herd7 does.
 
-use crate::program::{Address, Instr, LocalOp, Op, Program, Reg, RmwOp, Sem, Thread, Value};
+use crate::program::{Address, Instr, LocalOp, Op, Program, Reg, RmwOp, Thread, Value};
 use std::collections::{BTreeSet, HashMap};
 
 /// Limits that keep exploration finite and report, rather than hang, when exceeded.
@@ -560,11 +560,6 @@ pub fn local_result(op: LocalOp, x: i64, y: i64) -> i64 {
         LocalOp::Max => x.max(y),
         LocalOp::Set(c) => compare(c, x, y) as i64,
     }
-}
-
-/// Whether an instruction's semantics is weak (no scope): used by tag computation.
-pub fn is_weak(sem: Sem) -> bool {
-    sem == Sem::Weak
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub mod graph;
 pub mod svg;
 
 use crate::cat::{CatModel, CheckKind, Prepared, Value};
-use crate::check::{RunError, RunOptions, TraceCombinations};
+use crate::check::{final_states, observables, value_in, RunError, RunOptions, TraceCombinations};
 use crate::exec::search::{search_all, Candidate, StaticEnv, DYNAMIC_NAMES};
 use crate::exec::structure::{resolve_barriers, Event, EventKind, EventStructure};
 use crate::exec::trace::explore;
@@ -133,8 +133,7 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
     let mut rejected = 0u64;
     let mut hanging = 0u64;
     let mut error = None;
-    let mut observables = Vec::new();
-    program.condition.prop.observables(&mut observables);
+    let observables = observables(program);
 
     combos.for_each(&mut |traces| {
         if witness.is_some() || error.is_some() {
@@ -272,42 +271,18 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
     })
 }
 
-/// If some final state of the candidate satisfies the proposition (and the filter), that state.
+/// If some final state of the candidate is the outcome explained (the proposition, or its
+/// negation for `forall`) and passes the filter, that state as text.
 fn satisfying_state(program: &Program, s: &EventStructure, cand: &Candidate, observables: &[Observable]) -> Option<String> {
-    let choices: Vec<Vec<i64>> = observables
-        .iter()
-        .map(|o| match o {
-            Observable::Register(t, r) => vec![s.registers[*t][*r]],
-            Observable::Location(p) => cand.final_values(*p),
+    // For `forall P` the outcome of interest is a counterexample, i.e. `~P`.
+    let wanted = program.condition.quantifier != Quantifier::Forall;
+    final_states(s, cand, observables).into_iter().find_map(|state| {
+        let get = |o: &Observable| value_in(observables, &state, o);
+        let hit = program.filter.as_ref().is_none_or(|f| f.eval(&get)) && program.condition.prop.eval(&get) == wanted;
+        hit.then(|| {
+            observables.iter().zip(&state).map(|(o, v)| format!("{}={}", program.observable_name(o), v)).collect::<Vec<_>>().join(" ")
         })
-        .collect();
-    let mut idx = vec![0usize; choices.len()];
-    if choices.iter().any(|c| c.is_empty()) {
-        return None;
-    }
-    loop {
-        let state: Vec<i64> = idx.iter().enumerate().map(|(k, &i)| choices[k][i]).collect();
-        let get = |o: &Observable| state[observables.iter().position(|x| x == o).expect("collected")];
-        // For `forall P` the outcome of interest is a counterexample, i.e. `~P`.
-        let wanted = program.condition.quantifier != Quantifier::Forall;
-        if program.filter.as_ref().is_none_or(|f| f.eval(&get)) && program.condition.prop.eval(&get) == wanted {
-            let text =
-                observables.iter().zip(&state).map(|(o, v)| format!("{}={}", program.observable_name(o), v)).collect::<Vec<_>>().join(" ");
-            return Some(text);
-        }
-        let mut k = idx.len();
-        loop {
-            if k == 0 {
-                return None;
-            }
-            k -= 1;
-            idx[k] += 1;
-            if idx[k] < choices[k].len() {
-                break;
-            }
-            idx[k] = 0;
-        }
-    }
+    })
 }
 
 /// The relations used to label steps, most specific first.
