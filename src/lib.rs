@@ -20,6 +20,7 @@ pub mod litmus;
 pub mod liveness;
 pub mod models;
 pub mod program;
+pub mod readings;
 pub mod relation;
 pub mod report;
 pub mod suite;

@@ -221,6 +221,11 @@ impl Relation {
         self.bits.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// Predecessors of `b`.
+    pub fn predecessors(&self, b: usize) -> Vec<usize> {
+        (0..self.n).filter(|&a| self.contains(a, b)).collect()
+    }
+
     /// Successors of `a`.
     pub fn successors(&self, a: usize) -> EventSet {
         EventSet { n: self.n, bits: self.row(a).to_vec() }

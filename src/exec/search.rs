@@ -133,7 +133,11 @@ pub fn search(
     let writes = s.writes_by_location();
     let Some((reads, sources)) = rf_sources(s, &writes) else { return Ok(()) };
     let fsc_orders = fence_sc_orders(s);
-    let co_search = CoSearch::new(n, &writes, prune);
+    let mb = mbarrier_locations(s);
+    // Coherence of mbarrier objects is fixed by reads-from (see `mbarrier_orders`); the search
+    // enumerates the other locations.
+    let free_writes: Vec<Vec<usize>> = writes.iter().enumerate().map(|(p, ws)| if mb[p] { Vec::new() } else { ws.clone() }).collect();
+    let co_search = CoSearch::new(&free_writes, prune);
 
     let mut choice = vec![0usize; reads.len()];
     loop {
@@ -143,15 +147,18 @@ pub fn search(
         }
         let mut cand = Candidate { statics, rf, co: Relation::empty(n), sync_fence: Relation::empty(n) };
         charge(budget)?;
-        if prepared.check_partial(&cand, RF_NAMES).map_err(SearchError::Model)? {
+        let mb_orders = mbarrier_orders(s, &cand.rf, &writes, &mb);
+        if !mb_orders.is_empty() && prepared.check_partial(&cand, RF_NAMES).map_err(SearchError::Model)? {
             for fsc in &fsc_orders {
                 cand.sync_fence = fsc.clone();
                 if !prepared.check_partial(&cand, RF_FSC_NAMES).map_err(SearchError::Model)? {
                     continue;
                 }
-                match co_search.run(&mut cand, prepared, budget, stats, visit) {
-                    Err(SearchError::Stopped) => return Ok(()),
-                    r => r?,
+                for base in &mb_orders {
+                    match co_search.run(&mut cand, base.clone(), prepared, budget, stats, visit) {
+                        Err(SearchError::Stopped) => return Ok(()),
+                        r => r?,
+                    }
                 }
             }
         }
@@ -186,14 +193,25 @@ pub fn search_all(
     let writes = s.writes_by_location();
     let Some((reads, sources)) = rf_sources(s, &writes) else { return Ok(()) };
     let fsc_orders = fence_sc_orders(s);
-    let co_choices: Vec<Vec<Relation>> = writes.iter().map(|ws| coherence_orders(n, ws)).collect();
+    let mb = mbarrier_locations(s);
+    let mut co_choices: Vec<Vec<Relation>> =
+        writes.iter().enumerate().map(|(p, ws)| if mb[p] { Vec::new() } else { coherence_orders(n, ws) }).collect();
     let mut choice = vec![0usize; reads.len()];
     loop {
         let mut rf = Relation::empty(n);
         for (k, &r) in reads.iter().enumerate() {
             rf.insert(sources[k][choice[k]], r);
         }
-        for fsc in &fsc_orders {
+        // mbarrier objects: the orders reads-from allows, as one more "location".
+        co_choices.truncate(writes.len());
+        co_choices.push(mbarrier_orders(s, &rf, &writes, &mb));
+        for (p, is_mb) in mb.iter().enumerate() {
+            if *is_mb {
+                co_choices[p] = vec![Relation::empty(n)];
+            }
+        }
+        let fsc_orders_here: &[Relation] = if co_choices.last().is_some_and(|c| c.is_empty()) { &[] } else { &fsc_orders };
+        for fsc in fsc_orders_here {
             let mut idx = vec![0usize; co_choices.len()];
             loop {
                 let mut co = Relation::empty(n);
@@ -302,25 +320,24 @@ impl CoPruning {
 /// up-closed set of successors (so every labelled partial order is produced exactly once, and the
 /// relation built so far is always the final order restricted to the writes placed so far).
 struct CoSearch<'w> {
-    n: usize,
     writes: &'w [Vec<usize>],
     prune: &'w CoPruning,
 }
 
 impl<'w> CoSearch<'w> {
-    fn new(n: usize, writes: &'w [Vec<usize>], prune: &'w CoPruning) -> Self {
-        CoSearch { n, writes, prune }
+    fn new(writes: &'w [Vec<usize>], prune: &'w CoPruning) -> Self {
+        CoSearch { writes, prune }
     }
 
     fn run(
         &self,
         cand: &mut Candidate,
+        co: Relation,
         prepared: &Prepared,
         budget: &mut u64,
         stats: &mut SearchStats,
         visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
     ) -> Result<(), SearchError> {
-        let co = Relation::empty(self.n);
         if !self.bounds_hold(cand, prepared, &co, 0, 0, budget)? {
             return Ok(());
         }
@@ -445,6 +462,89 @@ impl<'w> CoSearch<'w> {
         }
         Ok(())
     }
+}
+
+/// Physical locations that hold mbarrier objects.
+fn mbarrier_locations(s: &EventStructure) -> Vec<bool> {
+    let p = s.program;
+    let mut out = vec![false; p.physical.len()];
+    for v in &p.variables {
+        if v.kind == crate::program::VariableKind::Mbarrier {
+            out[p.locations[v.first_location].physical] = true;
+        }
+    }
+    out
+}
+
+/// The coherence orders of the mbarrier objects allowed by `rf`, combined over all objects.
+///
+/// An mbarrier's updates are totally ordered (`mo_m`, digest §14.4; AMBIG-14: regardless of
+/// scope) and each update reads its immediate predecessor. So reads-from already fixes the order
+/// of every chain of updates: a chain starts at a write that is not an update (the initial
+/// write, or an ordinary store to the object), and the chain of the initial write comes first.
+/// Two updates reading the same write, or updates reading in a cycle, admit no order (empty
+/// result). Chains started by ordinary stores may come in any order after it.
+fn mbarrier_orders(s: &EventStructure, rf: &Relation, writes: &[Vec<usize>], mb: &[bool]) -> Vec<Relation> {
+    let n = s.n();
+    let rmw = &s.relations["rmw"];
+    let mut combined = vec![Relation::empty(n)];
+    for (p, ws) in writes.iter().enumerate() {
+        if !mb[p] || ws.is_empty() {
+            continue;
+        }
+        // next[w] = the update reading w.
+        let mut next: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        let mut is_update = std::collections::HashSet::new();
+        for &w in ws {
+            for r in rmw.predecessors(w) {
+                is_update.insert(w);
+                for src in rf.predecessors(r) {
+                    if next.insert(src, w).is_some() {
+                        return Vec::new();
+                    }
+                }
+            }
+        }
+        let mut chains: Vec<Vec<usize>> = Vec::new();
+        for &head in ws.iter().filter(|w| !is_update.contains(*w)) {
+            let mut chain = vec![head];
+            while let Some(&nx) = next.get(chain.last().expect("non-empty")) {
+                if chain.len() > ws.len() {
+                    return Vec::new();
+                }
+                chain.push(nx);
+            }
+            chains.push(chain);
+        }
+        if chains.iter().map(|c| c.len()).sum::<usize>() != ws.len() {
+            // Some updates read each other in a cycle, unreachable from any chain head.
+            return Vec::new();
+        }
+        let (first, rest) = chains.split_first().expect("the initial write heads a chain");
+        let mut orders = Vec::new();
+        let mut idx: Vec<usize> = (0..rest.len()).collect();
+        permutations(&mut idx, 0, &mut |perm| {
+            let mut seq: Vec<usize> = first.clone();
+            for &i in perm {
+                seq.extend(&rest[i]);
+            }
+            let mut r = Relation::empty(n);
+            for i in 0..seq.len() {
+                for j in i + 1..seq.len() {
+                    r.insert(seq[i], seq[j]);
+                }
+            }
+            orders.push(r);
+        });
+        let mut next_combined = Vec::new();
+        for c in &combined {
+            for o in &orders {
+                next_combined.push(c.union(o));
+            }
+        }
+        combined = next_combined;
+    }
+    combined
 }
 
 /// Every fence-SC order: the restrictions of a linear order of the `fence.sc` events to their

@@ -5,8 +5,11 @@
 //! each thread in program order. Tags and base relations follow Dat3M's PTX front end so that its
 //! cat models run unchanged (see `docs/model.md` for each one and the spec sentence behind it).
 
-use super::trace::{Trace, TraceOp};
-use crate::program::{FenceKind, Op, Placement, Program, Proxy, RmwOp, Scope, Sem};
+use super::mbarrier::MbState;
+use super::trace::{AsyncKind, MbKind, Role, Trace, TraceEvent, TraceOp};
+use crate::program::{
+    AccessSpace, CopyKind, FenceKind, FenceRestrict, Op, Placement, Program, Proxy, RmwOp, Scope, Sem, Space, VariableKind,
+};
 use crate::relation::{EventSet, Relation};
 use std::collections::BTreeMap;
 
@@ -18,6 +21,8 @@ pub enum EventKind {
     Write,
     Fence,
     Barrier { instance: i64, id: Option<i64>, count: Option<i64>, arrive: bool },
+    ClusterBarrier { arrive: bool },
+    Marker,
 }
 
 #[derive(Clone, Debug)]
@@ -35,6 +40,15 @@ pub struct Event {
     pub scope: Option<Scope>,
     /// Tags, as the names of the cat sets the event belongs to (besides W/R/M/F/IW/_).
     pub tags: Vec<&'static str>,
+    /// The async agent performing the event (a global id), if not the thread itself.
+    pub agent: Option<usize>,
+    pub role: Role,
+    /// Where the performer runs: the thread, or for async events the CTA the reading assigns.
+    pub placement: Option<Placement>,
+    /// Byte range of the whole access within its variable.
+    pub range: (i64, i64),
+    /// Undefined behaviour of this event (rule and explanation).
+    pub ub: Option<String>,
 }
 
 impl Event {
@@ -78,7 +92,19 @@ impl<'p> EventStructure<'p> {
                 value: program.physical[p].init,
                 scope: None,
                 tags: Vec::new(),
+                agent: None,
+                role: Role::Thread,
+                placement: None,
+                range: (0, 4),
+                ub: None,
             });
+        }
+        // Async agents get global ids: (thread, op index) in order.
+        let mut agent_base = Vec::new();
+        let mut agents = 0usize;
+        for trace in traces {
+            agent_base.push(agents);
+            agents += trace.ops.len();
         }
         let mut thread_events = Vec::new();
         // (global index of event, trace-local index) for dependency translation.
@@ -89,8 +115,9 @@ impl<'p> EventStructure<'p> {
             let mut ids = Vec::new();
             for te in &trace.events {
                 let instr = &program.threads[t].code[te.instr];
-                let (kind, scope, tags) = classify(instr, &te.op);
+                let (kind, scope, tags) = classify(instr, te);
                 ids.push(events.len());
+                let placement = event_placement(program, t, te);
                 events.push(Event {
                     kind,
                     thread: Some(t),
@@ -100,6 +127,11 @@ impl<'p> EventStructure<'p> {
                     value: te.value,
                     scope,
                     tags,
+                    agent: te.agent.map(|a| agent_base[t] + a),
+                    role: te.role,
+                    placement: Some(placement),
+                    range: if te.location.is_some() { te.range } else { (0, 0) },
+                    ub: te.ub.clone(),
                 });
             }
             thread_events.push(ids);
@@ -117,13 +149,48 @@ impl<'p> EventStructure<'p> {
         for tag in ALL_TAGS {
             sets.insert(tag, set(&|e| e.has_tag(tag)));
         }
+        sets.insert("AGENT", set(&|e| e.agent.is_some()));
+        sets.insert("SRC", set(&|e| e.role == Role::Source));
+        sets.insert("DST", set(&|e| e.role == Role::Destination));
+        sets.insert("SIGNAL", set(&|e| e.role == Role::Signal));
+        sets.insert("UB", set(&|e| e.ub.is_some()));
+        sets.insert("MARKER", set(&|e| e.kind == EventKind::Marker));
+        sets.insert("CBAR", set(&|e| matches!(e.kind, EventKind::ClusterBarrier { .. })));
+        let mbar_loc = |e: &Event| e.location.is_some_and(|l| program.variable_of(l).kind == VariableKind::Mbarrier);
+        // Writes that leave a valid mbarrier object behind (for M2: no ordinary access to it).
+        sets.insert("MBVALID", set(&|e| e.is_write() && mbar_loc(e) && MbState::decode(e.value).is_some()));
+        for (name, selected) in program.readings.cat_sets() {
+            sets.insert(name, if selected { EventSet::full(n) } else { EventSet::empty(n) });
+        }
 
-        let placement = |e: &Event| -> Option<Placement> { e.thread.map(|t| program.threads[t].placement) };
+        let placement = |e: &Event| -> Option<Placement> { e.placement };
+        let same_performer =
+            |a: usize, b: usize| events[a].thread.is_some() && events[a].thread == events[b].thread && events[a].agent == events[b].agent;
         let mut rel: BTreeMap<&'static str, Relation> = BTreeMap::new();
         rel.insert("id", Relation::identity(n));
-        rel.insert("po", Relation::from_fn(n, |a, b| events[a].thread.is_some() && events[a].thread == events[b].thread && a < b));
-        rel.insert("int", Relation::from_fn(n, |a, b| a == b || (events[a].thread.is_some() && events[a].thread == events[b].thread)));
-        rel.insert("ext", Relation::from_fn(n, |a, b| a != b && (events[a].thread.is_none() || events[a].thread != events[b].thread)));
+        // Program order: the thread's own events; async-agent events are not in it (§8.9.1.1).
+        rel.insert("po", Relation::from_fn(n, |a, b| a < b && same_performer(a, b) && events[a].agent.is_none()));
+        rel.insert("int", Relation::from_fn(n, |a, b| a == b || same_performer(a, b)));
+        rel.insert("ext", Relation::from_fn(n, |a, b| a != b && !same_performer(a, b)));
+        // Complete overlap: the same bytes accessed by both (§8.7): same word, same access range.
+        rel.insert(
+            "same-range",
+            Relation::from_fn(n, |a, b| {
+                events[a].physical.is_some() && events[a].physical == events[b].physical && events[a].range == events[b].range
+            }),
+        );
+        // Issue edges (digest §14.4): everything before an async instruction in program order is
+        // ordered before the memory events of the operation (§8.9.1.1).
+        rel.insert(
+            "iss",
+            Relation::from_fn(n, |a, b| {
+                events[b].agent.is_some()
+                    && events[a].agent.is_none()
+                    && events[a].thread.is_some()
+                    && events[a].thread == events[b].thread
+                    && a < b
+            }),
+        );
         rel.insert("loc", Relation::from_fn(n, |a, b| events[a].physical.is_some() && events[a].physical == events[b].physical));
         let generic = |e: &Event| e.location.map(|l| program.locations[l].generic);
         rel.insert("vloc", Relation::from_fn(n, |a, b| events[a].physical.is_some() && generic(&events[a]) == generic(&events[b])));
@@ -176,6 +243,10 @@ impl<'p> EventStructure<'p> {
             }
         }
         rel.insert("rmw", rmw);
+        let asyncr = async_relations(program, traces, &bases, &events);
+        for (name, r) in asyncr {
+            rel.insert(name, r);
+        }
         rel.insert("addr", addr);
         rel.insert("data", data);
         rel.insert("ctrl", ctrl);
@@ -199,30 +270,70 @@ impl<'p> EventStructure<'p> {
 
 /// Every tag an event can carry besides the structural sets.
 pub const ALL_TAGS: &[&str] = &[
-    "RLX", "ACQ", "REL", "ACQ_REL", "SC", "WEAK", "GEN", "SUR", "TEX", "CON", "ALIAS", "CTA", "CLUSTER", "GPU", "SYS", "RMW", "RED",
+    "RLX",
+    "ACQ",
+    "REL",
+    "ACQ_REL",
+    "SC",
+    "WEAK",
+    "GEN",
+    "SUR",
+    "TEX",
+    "CON",
+    "ASYNC",
+    "ALIAS",
+    "CTA",
+    "CLUSTER",
+    "GPU",
+    "SYS",
+    "RMW",
+    "RED",
     "ARRIVE",
+    "CPASYNC",
+    "BULK",
+    "FMBINIT",
+    "CARRIVE",
+    "CWAIT",
+    "MB",
+    "MBINIT",
+    "MBINVAL",
+    "MBARRIVE",
+    "MBEXPECT",
+    "MBCOMPLETE",
+    "MBINC",
+    "CT",
+    "AA",
+    "MBWAIT",
+    "MBOK",
 ];
 
-/// Kind, scope and tags of a trace event (Dat3M's PTX tagging; `docs/model.md`).
-fn classify(instr: &crate::program::Instr, op: &TraceOp) -> (EventKind, Option<Scope>, Vec<&'static str>) {
+/// Kind, scope and tags of a trace event (Dat3M's PTX tagging for the instructions Dat3M knows;
+/// `docs/async-model.md` for the asynchronous ones).
+fn classify(instr: &crate::program::Instr, te: &TraceEvent) -> (EventKind, Option<Scope>, Vec<&'static str>) {
+    let op = &te.op;
     let mut tags: Vec<&'static str> = Vec::new();
     let scope_tag = |s: Option<Scope>, tags: &mut Vec<&'static str>| {
         if let Some(s) = s {
             tags.push(s.tag());
         }
     };
+    let rw = |op: &TraceOp| if *op == TraceOp::Read { EventKind::Read } else { EventKind::Write };
+    if let Some(mb) = te.mb {
+        return classify_mbarrier(instr, te, mb);
+    }
     match (&instr.op, op) {
-        (Op::Load { sem, scope, proxy, .. }, _) => {
+        (_, TraceOp::Marker) => (EventKind::Marker, None, tags),
+        (Op::Load { sem, scope, proxy, .. }, _) | (Op::Store { sem, scope, proxy, .. }, _) => {
             tags.push(sem_tag(*sem));
             scope_tag(*scope, &mut tags);
             tags.push(proxy.tag());
-            (EventKind::Read, *scope, tags)
+            (rw(op), *scope, tags)
         }
-        (Op::Store { sem, scope, proxy, .. }, _) => {
+        (Op::LoadVector { sem, scope, .. }, _) | (Op::StoreVector { sem, scope, .. }, _) => {
             tags.push(sem_tag(*sem));
             scope_tag(*scope, &mut tags);
-            tags.push(proxy.tag());
-            (EventKind::Write, *scope, tags)
+            tags.push(Proxy::Generic.tag());
+            (rw(op), *scope, tags)
         }
         (Op::Rmw { sem, scope, proxy, dst, .. }, half) => {
             let read = *half == TraceOp::Read;
@@ -236,9 +347,23 @@ fn classify(instr: &crate::program::Instr, op: &TraceOp) -> (EventKind, Option<S
             if dst.is_none() {
                 tags.push("RED");
             }
-            (if read { EventKind::Read } else { EventKind::Write }, Some(*scope), tags)
+            (rw(op), Some(*scope), tags)
         }
-        (Op::Fence { kind, scope }, _) => {
+        (Op::AsyncCopy(c), _) => {
+            // Copy data events: weak accesses of the op's agent, in the generic proxy for
+            // cp.async and the async proxy for bulk copies (§9.7.9.25.2). A bulk reduction is an
+            // atomic RMW per element, .relaxed.gpu (§9.7.9.25.4.2, PTX 9.0; digest AMBIG-12).
+            let proxy = if c.kind == CopyKind::CpAsync { Proxy::Generic } else { Proxy::Async };
+            tags.push(if c.kind == CopyKind::CpAsync { "CPASYNC" } else { "BULK" });
+            tags.push(proxy.tag());
+            if let (CopyKind::Reduce(_), Role::Destination) = (c.kind, te.role) {
+                tags.extend(["RLX", "RMW", "GPU"]);
+                return (rw(op), Some(Scope::Gpu), tags);
+            }
+            tags.push("WEAK");
+            (rw(op), None, tags)
+        }
+        (Op::Fence { kind, scope, restrict }, _) => {
             tags.push(match kind {
                 FenceKind::Sc => "SC",
                 FenceKind::AcqRel => "ACQ_REL",
@@ -246,11 +371,14 @@ fn classify(instr: &crate::program::Instr, op: &TraceOp) -> (EventKind, Option<S
                 FenceKind::Release => "REL",
             });
             tags.push(scope.tag());
+            if *restrict == Some(FenceRestrict::MbarrierInit) {
+                tags.push("FMBINIT");
+            }
             // Thread fences are generic-proxy operations (Dat3M PR #594), so they can be morally strong.
             tags.push(Proxy::Generic.tag());
             (EventKind::Fence, Some(*scope), tags)
         }
-        (Op::ProxyFence { proxy }, _) => {
+        (Op::ProxyFence { proxy, .. }, _) => {
             tags.push(proxy.tag());
             (EventKind::Fence, None, tags)
         }
@@ -264,8 +392,180 @@ fn classify(instr: &crate::program::Instr, op: &TraceOp) -> (EventKind, Option<S
             }
             (EventKind::Barrier { instance: *instance, id: *id, count: *count, arrive: *arrive }, None, tags)
         }
-        _ => unreachable!("trace events come from memory, fence and barrier instructions"),
+        (Op::ClusterBarrier { arrive, sem }, _) => {
+            tags.push(if *arrive { "CARRIVE" } else { "CWAIT" });
+            if *sem == Sem::Relaxed {
+                tags.push("RLX");
+            }
+            (EventKind::ClusterBarrier { arrive: *arrive }, None, tags)
+        }
+        _ => unreachable!("trace events come from memory, fence, barrier and async instructions"),
     }
+}
+
+/// An mbarrier event: a generic-proxy access of the object (§9.7.9.25.4.1: complete-tx accesses
+/// it "using generic-proxy"). Tags: MB, the operation (MBINIT, MBARRIVE, CT, AA, MBWAIT, MBOK, …),
+/// and the semantics: arrives are release or relaxed on their write half, waits returning True
+/// are acquire or relaxed, everything else is relaxed (init/inval are weak). The complete-tx and
+/// the arrive-on are relaxed here: their release is the completion edge of the model, which
+/// carries only the op's own accesses (§8.9.1.1), not a synchronizes-with edge.
+fn classify_mbarrier(instr: &crate::program::Instr, te: &TraceEvent, mb: MbKind) -> (EventKind, Option<Scope>, Vec<&'static str>) {
+    let read = te.op == TraceOp::Read;
+    let kind = if read { EventKind::Read } else { EventKind::Write };
+    let mut tags: Vec<&'static str> = vec!["MB", Proxy::Generic.tag()];
+    let (sem, scope) = match &instr.op {
+        Op::Mbarrier { sem, scope, .. } => (*sem, *scope),
+        _ => (Sem::Relaxed, if mb == MbKind::CompleteTx { Scope::Cluster } else { Scope::Cta }),
+    };
+    let is_update = te.rmw_partner.is_some();
+    if is_update {
+        tags.push("RMW");
+    }
+    tags.push(match mb {
+        MbKind::Init => "MBINIT",
+        MbKind::Inval => "MBINVAL",
+        MbKind::Arrive => "MBARRIVE",
+        MbKind::ExpectTx => "MBEXPECT",
+        MbKind::CompleteTx if te.role == Role::Signal => "CT",
+        MbKind::CompleteTx => "MBCOMPLETE",
+        MbKind::IncPending => "MBINC",
+        MbKind::ArriveOn => "AA",
+        MbKind::Wait => "MBWAIT",
+    });
+    let sem_tag = match (mb, read) {
+        (MbKind::Init | MbKind::Inval, _) => "WEAK",
+        (MbKind::Arrive, false) if sem == Sem::Release => "REL",
+        (MbKind::Wait, true) if te.wait_result == Some(true) => {
+            tags.push("MBOK");
+            if sem == Sem::Acquire {
+                "ACQ"
+            } else {
+                "RLX"
+            }
+        }
+        _ => "RLX",
+    };
+    tags.push(sem_tag);
+    if sem_tag == "WEAK" {
+        return (kind, None, tags);
+    }
+    tags.push(scope.tag());
+    (kind, Some(scope), tags)
+}
+
+/// Where the performer of an event runs. Async data accesses belong to the issuing thread's CTA
+/// (digest AMBIG-2). The complete-tx and arrive-on are performed, by default, by a virtual thread
+/// of the CTA that owns the mbarrier (AMBIG-3), or by the issuing thread under the alternative.
+fn event_placement(program: &Program, t: usize, te: &TraceEvent) -> Placement {
+    let issuer = program.threads[t].placement;
+    if te.role != Role::Signal || program.readings.signal_by_issuer {
+        return issuer;
+    }
+    match te.location.map(|l| program.variable_of(l).space) {
+        Some(Space::Shared { cta }) => Placement { cta, cluster: program.cluster_of_cta(cta), gpu: issuer.gpu },
+        _ => issuer,
+    }
+}
+
+/// The static relations of asynchronous operations (digest §14.4, §14.6):
+/// `intra` (source → destination → signal inside an op; tracked copies → arrive-on),
+/// `signals` (an op's memory events → its complete-tx or arrive-on),
+/// `cpl-full` / `cpl-read` (an op's events → the async-group wait that observes its completion),
+/// `group-order` (copies of earlier-committed groups → later ones, for AMBIG-18),
+/// `fence-space` (a proxy fence → the memory events of the state space it covers).
+fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events: &[Event]) -> Vec<(&'static str, Relation)> {
+    let n = events.len();
+    let mut intra = Relation::empty(n);
+    let mut signals = Relation::empty(n);
+    let mut cpl_full = Relation::empty(n);
+    let mut cpl_read = Relation::empty(n);
+    let mut group_order = Relation::empty(n);
+    for (t, trace) in traces.iter().enumerate() {
+        let base = bases[t];
+        let data = |op: usize| -> Vec<usize> {
+            trace.ops[op]
+                .events
+                .iter()
+                .filter(|&&i| matches!(trace.events[i].role, Role::Source | Role::Destination))
+                .map(|&i| base + i)
+                .collect()
+        };
+        let sig = |op: usize| -> Vec<usize> {
+            trace.ops[op].events.iter().filter(|&&i| trace.events[i].role == Role::Signal).map(|&i| base + i).collect()
+        };
+        for (o, op) in trace.ops.iter().enumerate() {
+            let payload: Vec<usize> = match op.kind {
+                AsyncKind::Copy(_) => data(o),
+                AsyncKind::ArriveOn => op.tracked.iter().flat_map(|&a| data(a)).collect(),
+            };
+            for &x in &payload {
+                for &s in &sig(o) {
+                    intra.insert(x, s);
+                    signals.insert(x, s);
+                }
+            }
+            for &i in &op.events {
+                for &j in &op.events {
+                    if trace.events[i].role == Role::Source && trace.events[j].role == Role::Destination {
+                        intra.insert(base + i, base + j);
+                    }
+                }
+            }
+            for (o2, op2) in trace.ops.iter().enumerate() {
+                let (AsyncKind::Copy(k1), AsyncKind::Copy(k2)) = (op.kind, op2.kind) else { continue };
+                let same_kind = (k1 == CopyKind::CpAsync) == (k2 == CopyKind::CpAsync);
+                if same_kind && op.group.is_some() && op2.group.is_some() && op.group < op2.group {
+                    for x in data(o) {
+                        for y in data(o2) {
+                            group_order.insert(x, y);
+                        }
+                    }
+                }
+            }
+        }
+        for w in &trace.waits {
+            for &o in &w.ops {
+                for &i in &trace.ops[o].events {
+                    let role = trace.events[i].role;
+                    if role == Role::Signal {
+                        continue;
+                    }
+                    if !w.read_only {
+                        cpl_full.insert(base + i, base + w.marker);
+                    } else if role == Role::Source {
+                        cpl_read.insert(base + i, base + w.marker);
+                    }
+                }
+            }
+        }
+    }
+    let mut fence_space = Relation::empty(n);
+    for (f, e) in events.iter().enumerate() {
+        let (Some(t), Some(i)) = (e.thread, e.instr) else { continue };
+        let Op::ProxyFence { space, .. } = &program.threads[t].code[i].op else { continue };
+        let here = program.threads[t].placement;
+        for (m, x) in events.iter().enumerate() {
+            let Some(l) = x.location else { continue };
+            let covered = match (space, program.variable_of(l).space) {
+                (None, _) | (Some(AccessSpace::Generic), _) => true,
+                (Some(AccessSpace::Global), Space::Global) => true,
+                (Some(AccessSpace::SharedCta), Space::Shared { cta }) => cta == here.cta,
+                (Some(AccessSpace::SharedCluster), Space::Shared { cta }) => program.cluster_of_cta(cta) == here.cluster,
+                _ => false,
+            };
+            if covered {
+                fence_space.insert(f, m);
+            }
+        }
+    }
+    vec![
+        ("intra", intra),
+        ("signals", signals),
+        ("cpl-full", cpl_full),
+        ("cpl-read", cpl_read),
+        ("group-order", group_order),
+        ("fence-space", fence_space),
+    ]
 }
 
 fn sem_tag(sem: Sem) -> &'static str {

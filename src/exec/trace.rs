@@ -12,7 +12,11 @@
 //! dropping them changes no outcome (digest §14.11). Other loops are unrolled: a trace that takes
 //! a back edge more than `unroll` times is cut and reported, as herd7 does.
 
-use crate::program::{Address, Instr, LocalOp, Op, Program, Reg, RmwOp, Thread, Value};
+use super::mbarrier::{MbState, MbUpdate};
+use crate::program::{
+    AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, Instr, LocalOp, MbOp, Op, Program, Reg, RmwOp, Space, Thread, Value,
+    VariableKind,
+};
 use std::collections::{BTreeSet, HashMap};
 
 /// Limits that keep exploration finite and report, rather than hang, when exceeded.
@@ -45,7 +49,91 @@ pub enum TraceOp {
     Read,
     Write,
     Fence,
-    Barrier { instance: i64, id: Option<i64>, count: Option<i64>, arrive: bool },
+    Barrier {
+        instance: i64,
+        id: Option<i64>,
+        count: Option<i64>,
+        arrive: bool,
+    },
+    /// `barrier.cluster.arrive` / `.wait`.
+    ClusterBarrier {
+        arrive: bool,
+    },
+    /// A point in program order with no memory effect: an async-group wait (the target of its
+    /// completion edges), or an instruction whose only effect is undefined behaviour.
+    Marker,
+}
+
+/// Who performs an event: the thread itself, or the async agent of one of its asynchronous
+/// operations (digest §14.1 P2), in one of the agent's roles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Thread,
+    /// A read of the copy's source.
+    Source,
+    /// A write (or reduction) of the copy's destination.
+    Destination,
+    /// The complete-tx of a bulk copy, or the arrive-on of `cp.async.mbarrier.arrive`.
+    Signal,
+}
+
+/// The mbarrier operation an event belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbKind {
+    Init,
+    Inval,
+    Arrive,
+    ExpectTx,
+    CompleteTx,
+    IncPending,
+    ArriveOn,
+    Wait,
+}
+
+impl MbKind {
+    pub fn of(u: &MbUpdate) -> MbKind {
+        match u {
+            MbUpdate::Init { .. } => MbKind::Init,
+            MbUpdate::Inval => MbKind::Inval,
+            MbUpdate::Arrive { .. } => MbKind::Arrive,
+            MbUpdate::ExpectTx { .. } => MbKind::ExpectTx,
+            MbUpdate::CompleteTx { .. } => MbKind::CompleteTx,
+            MbUpdate::IncPending => MbKind::IncPending,
+            MbUpdate::ArriveOn => MbKind::ArriveOn,
+            MbUpdate::Wait { .. } => MbKind::Wait,
+        }
+    }
+}
+
+/// What an async agent does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsyncKind {
+    Copy(CopyKind),
+    /// The arrive-on of `cp.async.mbarrier.arrive`.
+    ArriveOn,
+}
+
+/// One asynchronous operation of a trace.
+#[derive(Clone, Debug)]
+pub struct AsyncOp {
+    /// The issuing instruction.
+    pub instr: usize,
+    pub kind: AsyncKind,
+    /// Its events (trace indices).
+    pub events: Vec<usize>,
+    /// For an arrive-on: the cp.async ops it tracks (every prior cp.async of the thread).
+    pub tracked: Vec<usize>,
+    /// The index of the async-group (of its kind) it was committed in.
+    pub group: Option<usize>,
+}
+
+/// A completed async-group wait: the marker event and the ops whose completion it observes.
+#[derive(Clone, Debug)]
+pub struct GroupWait {
+    pub marker: usize,
+    pub ops: Vec<usize>,
+    /// `.read`: only the source reads are complete.
+    pub read_only: bool,
 }
 
 /// One event of a thread trace.
@@ -63,6 +151,16 @@ pub struct TraceEvent {
     pub addr_deps: DepMask,
     pub data_deps: DepMask,
     pub ctrl_deps: DepMask,
+    /// The async operation (index into `Trace::ops`) whose agent performs this event.
+    pub agent: Option<usize>,
+    pub role: Role,
+    pub mb: Option<MbKind>,
+    /// Byte range of the whole access within its variable (complete overlap is equal ranges).
+    pub range: (i64, i64),
+    /// Undefined behaviour of this event, with the rule.
+    pub ub: Option<String>,
+    /// For mbarrier waits: whether the wait returned True.
+    pub wait_result: Option<bool>,
 }
 
 /// One complete (or cut) run of a thread.
@@ -75,6 +173,8 @@ pub struct Trace {
     pub path: Vec<usize>,
     /// For a run that never finishes (liveness only): where and how it is stuck.
     pub stuck: Option<Stuck>,
+    pub ops: Vec<AsyncOp>,
+    pub waits: Vec<GroupWait>,
 }
 
 /// How a thread can be stuck forever.
@@ -202,12 +302,36 @@ fn is_spin_body(body: &[Instr]) -> bool {
     };
     for instr in body {
         match &instr.op {
-            Op::Store { .. } | Op::Rmw { .. } | Op::Barrier { .. } => return false,
+            Op::Store { .. }
+            | Op::StoreVector { .. }
+            | Op::Rmw { .. }
+            | Op::Barrier { .. }
+            | Op::ClusterBarrier { .. }
+            | Op::AsyncCopy(_)
+            | Op::CommitGroup(_)
+            | Op::WaitGroup { .. }
+            | Op::CpAsyncArrive { .. } => return false,
+            Op::Mbarrier { op: MbOp::Wait { operand, .. }, bar, dst, .. } => {
+                if let Address::Reg(r, _) = bar {
+                    use_value(&Value::Reg(*r), &written, &mut read_before_write);
+                }
+                use_value(operand, &written, &mut read_before_write);
+                if let Some(d) = dst {
+                    written.insert(*d);
+                }
+            }
+            Op::Mbarrier { .. } => return false,
             Op::Load { dst, addr, .. } => {
-                if let Address::Reg(r) = addr {
+                if let Address::Reg(r, _) = addr {
                     use_value(&Value::Reg(*r), &written, &mut read_before_write);
                 }
                 written.insert(*dst);
+            }
+            Op::LoadVector { dsts, addr, .. } => {
+                if let Address::Reg(r, _) = addr {
+                    use_value(&Value::Reg(*r), &written, &mut read_before_write);
+                }
+                written.extend(dsts.iter().copied());
             }
             Op::Local { dst, a, b, .. } => {
                 use_value(a, &written, &mut read_before_write);
@@ -218,7 +342,7 @@ fn is_spin_body(body: &[Instr]) -> bool {
                 use_value(a, &written, &mut read_before_write);
                 use_value(b, &written, &mut read_before_write);
             }
-            Op::Branch { cond: None, .. } | Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence => {}
+            Op::Branch { cond: None, .. } | Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence | Op::Prefetch => {}
         }
     }
     read_before_write.is_disjoint(&written)
@@ -234,6 +358,87 @@ struct State {
     path: Vec<usize>,
     /// Event index at which the current iteration of each spin loop began.
     iteration_start: HashMap<usize, usize>,
+    /// Asynchronous operations issued so far.
+    ops: Vec<AsyncOp>,
+    /// Per group kind (cp.async, bulk): ops issued but not committed yet, and committed groups in order.
+    open: [Vec<usize>; 2],
+    groups: [Vec<Vec<usize>>; 2],
+    waits: Vec<GroupWait>,
+}
+
+impl State {
+    fn new(regs: Vec<(i64, DepMask)>) -> Self {
+        State {
+            pc: 0,
+            regs,
+            events: Vec::new(),
+            ctrl: 0,
+            back_edges: HashMap::new(),
+            path: Vec::new(),
+            iteration_start: HashMap::new(),
+            ops: Vec::new(),
+            open: [Vec::new(), Vec::new()],
+            groups: [Vec::new(), Vec::new()],
+            waits: Vec::new(),
+        }
+    }
+
+    fn finish(self, stuck: Option<Stuck>) -> Trace {
+        Trace {
+            events: self.events,
+            registers: self.regs.iter().map(|r| r.0).collect(),
+            path: self.path,
+            stuck,
+            ops: self.ops,
+            waits: self.waits,
+        }
+    }
+
+    /// A new event of the issuing thread itself, under the current control dependencies.
+    fn event(&self, op: TraceOp, instr: usize) -> TraceEvent {
+        TraceEvent {
+            op,
+            instr,
+            location: None,
+            value: 0,
+            rmw_partner: None,
+            addr_deps: 0,
+            data_deps: 0,
+            ctrl_deps: self.ctrl,
+            agent: None,
+            role: Role::Thread,
+            mb: None,
+            range: (0, 0),
+            ub: None,
+            wait_result: None,
+        }
+    }
+
+    /// Close the open group of this kind (§9.7.9.25.3.2: an empty group is still a group).
+    fn commit(&mut self, kind: GroupKind) {
+        let k = State::group_index(kind);
+        let group = std::mem::take(&mut self.open[k]);
+        for &op in &group {
+            self.ops[op].group = Some(self.groups[k].len());
+        }
+        self.groups[k].push(group);
+    }
+
+    fn group_index(kind: GroupKind) -> usize {
+        match kind {
+            GroupKind::CpAsync => 0,
+            GroupKind::Bulk => 1,
+        }
+    }
+}
+
+/// A memory access an instruction is about to make: where, and with which footprint.
+#[derive(Clone, Copy)]
+struct Access {
+    loc: usize,
+    range: (i64, i64),
+    deps: DepMask,
+    ub: Option<&'static str>,
 }
 
 /// Enumerate the traces of one thread under fixed value domains.
@@ -257,20 +462,13 @@ pub fn thread_traces(
         })
         .collect();
     let mut out = ThreadTraces::default();
-    let init = State {
-        pc: 0,
-        regs: thread.reg_init.iter().map(|v| (*v, 0)).collect(),
-        events: Vec::new(),
-        ctrl: 0,
-        back_edges: HashMap::new(),
-        path: Vec::new(),
-        iteration_start: HashMap::new(),
-    };
+    let init = State::new(thread.reg_init.iter().map(|v| (*v, 0)).collect());
+    let cx = Cx { program, thread, domains };
     let mut stack = vec![init];
     while let Some(mut st) = stack.pop() {
         loop {
             if st.pc >= thread.code.len() {
-                out.traces.push(Trace { events: st.events, registers: st.regs.iter().map(|r| r.0).collect(), path: st.path, stuck: None });
+                out.traces.push(st.finish(None));
                 if out.traces.len() > limits.max_traces {
                     return Err(ExploreError::TooManyTraces { thread: thread.id, limit: limits.max_traces });
                 }
@@ -285,148 +483,174 @@ pub fn thread_traces(
             if spin_headers.contains(&pc) {
                 st.iteration_start.insert(pc, st.events.len());
             }
-            let val = |st: &State, v: &Value| -> (i64, DepMask) {
-                match v {
-                    Value::Const(c) => (*c, 0),
-                    Value::Reg(r) => st.regs[*r],
-                }
-            };
-            let resolve = |st: &State, a: &Address| -> Result<(usize, DepMask), ExploreError> {
-                match a {
-                    Address::Location(l) => Ok((*l, 0)),
-                    Address::Reg(r) => {
-                        let (v, d) = st.regs[*r];
-                        program.location_at(v).map(|l| (l, d)).ok_or(ExploreError::BadAddress {
-                            thread: thread.id,
-                            line: instr.line,
-                            value: v,
-                        })
-                    }
-                }
-            };
             let _ = t;
             match &instr.op {
-                Op::Load { dst, addr, .. } => {
-                    let (loc, adeps) = resolve(&st, addr)?;
-                    let idx = st.events.len();
-                    let values: Vec<i64> = domains[program.locations[loc].physical].iter().copied().collect();
-                    // Branch on every value the read may return; the last one continues in place.
-                    for (k, v) in values.iter().enumerate() {
-                        let mut s = if k + 1 == values.len() { std::mem::replace(&mut st, placeholder()) } else { st.clone() };
-                        s.events.push(TraceEvent {
-                            op: TraceOp::Read,
-                            instr: pc,
-                            location: Some(loc),
-                            value: *v,
-                            rmw_partner: None,
-                            addr_deps: adeps,
-                            data_deps: 0,
-                            ctrl_deps: s.ctrl,
-                        });
-                        s.regs[*dst] = (*v, 1u128 << idx);
-                        s.pc += 1;
-                        if k + 1 == values.len() {
-                            st = s;
-                        } else {
-                            stack.push(s);
+                Op::Load { dst, addr, space, .. } => {
+                    let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
+                    let mb = program.variable_of(acc.loc).kind == VariableKind::Mbarrier;
+                    for (s, v) in cx.branch_read(st, acc, pc, Role::Thread, None) {
+                        let mut s = s;
+                        let idx = s.events.len() - 1;
+                        if mb && MbState::decode(v).is_some() {
+                            s.events[idx].ub = Some(
+                                "M2: an ordinary load reads a valid mbarrier object (PTX ISA §9.7.13.15: only mbarrier instructions may access it)"
+                                    .into(),
+                            );
                         }
+                        s.regs[*dst] = (v, 1u128 << idx);
+                        s.pc += 1;
+                        stack.push(s);
                     }
-                    continue;
+                    break;
                 }
-                Op::Store { addr, value, .. } => {
-                    let (loc, adeps) = resolve(&st, addr)?;
+                Op::LoadVector { dsts, addr, space, .. } => {
+                    let mut states = vec![st];
+                    for (k, dst) in dsts.iter().enumerate() {
+                        let mut next = Vec::new();
+                        for s in states {
+                            let acc = cx.access(&s, addr, 4 * k as i64, 4, *space, instr.line)?;
+                            for (mut s, v) in cx.branch_read(s, acc, pc, Role::Thread, None) {
+                                let idx = s.events.len() - 1;
+                                s.regs[*dst] = (v, 1u128 << idx);
+                                next.push(s);
+                            }
+                        }
+                        states = next;
+                    }
+                    for mut s in states {
+                        s.pc += 1;
+                        stack.push(s);
+                    }
+                    break;
+                }
+                Op::Store { addr, value, space, .. } => {
+                    let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
                     let (v, d) = val(&st, value);
-                    let ctrl = st.ctrl;
-                    st.events.push(TraceEvent {
-                        op: TraceOp::Write,
-                        instr: pc,
-                        location: Some(loc),
-                        value: v,
-                        rmw_partner: None,
-                        addr_deps: adeps,
-                        data_deps: d,
-                        ctrl_deps: ctrl,
-                    });
+                    cx.push_write(&mut st, acc, v, d, pc, Role::Thread, None);
                 }
-                Op::Rmw { dst, addr, op, operands, .. } => {
-                    let (loc, adeps) = resolve(&st, addr)?;
+                Op::StoreVector { addr, values, space, .. } => {
+                    for (k, value) in values.iter().enumerate() {
+                        let acc = cx.access(&st, addr, 4 * k as i64, 4, *space, instr.line)?;
+                        let (v, d) = val(&st, value);
+                        cx.push_write(&mut st, acc, v, d, pc, Role::Thread, None);
+                    }
+                }
+                Op::Rmw { dst, addr, op, operands, space, .. } => {
+                    let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
                     let ops: Vec<(i64, DepMask)> = operands.iter().map(|o| val(&st, o)).collect();
                     let data: DepMask = ops.iter().fold(0, |m, (_, d)| m | d);
-                    let idx = st.events.len();
-                    let values: Vec<i64> = domains[program.locations[loc].physical].iter().copied().collect();
-                    for (k, old) in values.iter().enumerate() {
-                        let mut s = if k + 1 == values.len() { std::mem::replace(&mut st, placeholder()) } else { st.clone() };
-                        let new = rmw_result(*op, *old, &ops);
-                        s.events.push(TraceEvent {
-                            op: TraceOp::Read,
-                            instr: pc,
-                            location: Some(loc),
-                            value: *old,
-                            rmw_partner: Some(idx + 1),
-                            addr_deps: adeps,
-                            data_deps: 0,
-                            ctrl_deps: s.ctrl,
-                        });
-                        s.events.push(TraceEvent {
-                            op: TraceOp::Write,
-                            instr: pc,
-                            location: Some(loc),
-                            value: new,
-                            rmw_partner: Some(idx),
-                            addr_deps: adeps,
-                            data_deps: data,
-                            ctrl_deps: s.ctrl,
-                        });
+                    for (mut s, old) in cx.branch_read(st, acc, pc, Role::Thread, None) {
+                        let idx = s.events.len() - 1;
+                        s.events[idx].rmw_partner = Some(idx + 1);
+                        let new = rmw_result(*op, old, &ops);
+                        cx.push_write(&mut s, acc, new, data, pc, Role::Thread, None);
+                        s.events[idx + 1].rmw_partner = Some(idx);
                         if let Some(d) = dst {
-                            s.regs[*d] = (*old, 1u128 << idx);
+                            s.regs[*d] = (old, 1u128 << idx);
                         }
                         s.pc += 1;
-                        if k + 1 == values.len() {
-                            st = s;
-                        } else {
-                            stack.push(s);
-                        }
+                        stack.push(s);
                     }
-                    continue;
+                    break;
                 }
                 Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence => {
-                    let ctrl = st.ctrl;
-                    st.events.push(TraceEvent {
-                        op: TraceOp::Fence,
-                        instr: pc,
-                        location: None,
-                        value: 0,
-                        rmw_partner: None,
-                        addr_deps: 0,
-                        data_deps: 0,
-                        ctrl_deps: ctrl,
-                    });
+                    let e = st.event(TraceOp::Fence, pc);
+                    st.events.push(e);
+                }
+                Op::Prefetch => {}
+                Op::ClusterBarrier { arrive, .. } => {
+                    let e = st.event(TraceOp::ClusterBarrier { arrive: *arrive }, pc);
+                    st.events.push(e);
+                    if liveness && !*arrive {
+                        let event = st.events.len() - 1;
+                        out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
+                    }
                 }
                 Op::Barrier { instance, id, count, arrive } => {
                     let id = id.map(|v| val(&st, &v).0);
                     let count = count.map(|v| val(&st, &v).0);
-                    let ctrl = st.ctrl;
-                    st.events.push(TraceEvent {
-                        op: TraceOp::Barrier { instance: *instance, id, count, arrive: *arrive },
-                        instr: pc,
-                        location: None,
-                        value: 0,
-                        rmw_partner: None,
-                        addr_deps: 0,
-                        data_deps: 0,
-                        ctrl_deps: ctrl,
-                    });
+                    let e = st.event(TraceOp::Barrier { instance: *instance, id, count, arrive: *arrive }, pc);
+                    st.events.push(e);
                     if liveness {
                         // The run may also stop here forever, if this barrier never completes.
                         let event = st.events.len() - 1;
-                        let registers = st.regs.iter().map(|r| r.0).collect();
-                        out.stuck.push(Trace {
-                            events: st.events.clone(),
-                            registers,
-                            path: st.path.clone(),
-                            stuck: Some(Stuck::Barrier { event }),
-                        });
+                        out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
                     }
+                }
+                Op::CommitGroup(kind) => st.commit(*kind),
+                Op::WaitGroup { kind, n, read, all } => {
+                    let k = State::group_index(*kind);
+                    if *all {
+                        st.commit(*kind);
+                    }
+                    // wait_group N: all but the N most recent committed groups are complete
+                    // (§9.7.9.25.3.3; groups complete in commit order).
+                    let committed = st.groups[k].len();
+                    let covered: Vec<usize> = st.groups[k][..committed.saturating_sub(*n as usize)].iter().flatten().copied().collect();
+                    let e = st.event(TraceOp::Marker, pc);
+                    st.events.push(e);
+                    let marker = st.events.len() - 1;
+                    st.waits.push(GroupWait { marker, ops: covered, read_only: *read });
+                }
+                Op::AsyncCopy(copy) => {
+                    for mut s in cx.async_copy(st, copy, pc, instr.line)? {
+                        s.pc += 1;
+                        stack.push(s);
+                    }
+                    break;
+                }
+                Op::CpAsyncArrive { bar, space, noinc } => {
+                    let acc = cx.access(&st, bar, 0, 8, *space, instr.line)?;
+                    let mut states = vec![st];
+                    if !*noinc {
+                        states = states
+                            .into_iter()
+                            .flat_map(|s| cx.mb_update(s, acc, MbUpdate::IncPending, pc, Role::Thread, None))
+                            .map(|(s, _)| s)
+                            .collect();
+                    }
+                    for mut s in states {
+                        // The arrive-on is an operation of its own async agent, triggered when
+                        // every prior cp.async of the thread completes (§9.7.9.25.3.4).
+                        let tracked: Vec<usize> =
+                            (0..s.ops.len()).filter(|&o| s.ops[o].kind == AsyncKind::Copy(CopyKind::CpAsync)).collect();
+                        let agent = s.ops.len();
+                        s.ops.push(AsyncOp { instr: pc, kind: AsyncKind::ArriveOn, events: Vec::new(), tracked, group: None });
+                        for (mut s2, _) in cx.mb_update(s, acc, MbUpdate::ArriveOn, pc, Role::Signal, Some(agent)) {
+                            let n = s2.events.len();
+                            s2.ops[agent].events.extend([n - 2, n - 1]);
+                            s2.pc += 1;
+                            stack.push(s2);
+                        }
+                    }
+                    break;
+                }
+                Op::Mbarrier { op, bar, space, dst, .. } => {
+                    let acc = cx.access(&st, bar, 0, 8, *space, instr.line)?;
+                    let v = |st: &State, x: &Value| val(st, x).0;
+                    let update = match op {
+                        MbOp::Init { count } => MbUpdate::Init { count: v(&st, count) },
+                        MbOp::Inval => MbUpdate::Inval,
+                        MbOp::Arrive { count, expect_tx, no_complete, drop } => MbUpdate::Arrive {
+                            count: v(&st, count),
+                            expect_tx: expect_tx.as_ref().map(|x| v(&st, x)).unwrap_or(0),
+                            no_complete: *no_complete,
+                            drop: *drop,
+                        },
+                        MbOp::ExpectTx { bytes } => MbUpdate::ExpectTx { bytes: v(&st, bytes) },
+                        MbOp::CompleteTx { bytes } => MbUpdate::CompleteTx { bytes: v(&st, bytes) },
+                        MbOp::Wait { parity, operand } => MbUpdate::Wait { parity: *parity, operand: v(&st, operand) },
+                    };
+                    for (mut s, result) in cx.mb_update(st, acc, update, pc, Role::Thread, None) {
+                        if let Some(d) = dst {
+                            // The result depends on the value read (the read half of the update).
+                            let read = s.events.iter().rposition(|e| e.op == TraceOp::Read).expect("an mbarrier op reads");
+                            s.regs[*d] = (result, 1u128 << read);
+                        }
+                        s.pc += 1;
+                        stack.push(s);
+                    }
+                    break;
                 }
                 Op::Local { dst, op, a, b } => {
                     let (x, dx) = val(&st, a);
@@ -454,8 +678,7 @@ pub fn thread_traces(
                                     let from = st.iteration_start.get(target).copied().unwrap_or(0);
                                     let reads = (from..st.events.len()).filter(|&i| st.events[i].op == TraceOp::Read).collect();
                                     let stuck = Stuck::Spin { back_edge: pc, header: *target, reads };
-                                    let registers = st.regs.iter().map(|r| r.0).collect();
-                                    out.stuck.push(Trace { events: st.events, registers, path: st.path, stuck: Some(stuck) });
+                                    out.stuck.push(st.finish(Some(stuck)));
                                 }
                                 break;
                             }
@@ -477,15 +700,271 @@ pub fn thread_traces(
     Ok(out)
 }
 
-fn placeholder() -> State {
-    State {
-        pc: 0,
-        regs: Vec::new(),
-        events: Vec::new(),
-        ctrl: 0,
-        back_edges: HashMap::new(),
-        path: Vec::new(),
-        iteration_start: HashMap::new(),
+fn val(st: &State, v: &Value) -> (i64, DepMask) {
+    match v {
+        Value::Const(c) => (*c, 0),
+        Value::Reg(r) => st.regs[*r],
+    }
+}
+
+/// What every step of one thread's enumeration needs to see.
+struct Cx<'a> {
+    program: &'a Program,
+    thread: &'a Thread,
+    domains: &'a Domains,
+}
+
+impl Cx<'_> {
+    /// The word at byte `extra` of an address operand, checked against the state space the
+    /// instruction names (PTX ISA §6.4.1: an address outside the window of its state space is
+    /// undefined).
+    fn access(&self, st: &State, addr: &Address, extra: i64, width: i64, space: AccessSpace, line: usize) -> Result<Access, ExploreError> {
+        let (value, deps) = match addr {
+            Address::Location(l) => (self.program.address_of(*l), 0),
+            Address::Reg(r, off) => {
+                let (v, d) = st.regs[*r];
+                (v + off, d)
+            }
+        };
+        let bad = || ExploreError::BadAddress { thread: self.thread.id, line, value: value + extra };
+        let (var, offset) = self.program.decode_address(value + extra).ok_or_else(bad)?;
+        let loc = self.program.location_at(value + extra).ok_or_else(bad)?;
+        let base = self.program.decode_address(value).map(|(_, o)| o).unwrap_or(offset);
+        let ub = self.space_violation(var, space);
+        Ok(Access { loc, range: (base, base + width), deps, ub })
+    }
+
+    fn space_violation(&self, var: usize, space: AccessSpace) -> Option<&'static str> {
+        let here = self.thread.placement;
+        match (space, self.program.variables[var].space) {
+            (AccessSpace::Global, Space::Shared { .. }) => Some("U13: a .global access to a shared-memory variable (PTX ISA §6.4.1)"),
+            (AccessSpace::SharedCta | AccessSpace::SharedCluster, Space::Global) => {
+                Some("U13: a .shared access to a global variable (PTX ISA §6.4.1)")
+            }
+            (AccessSpace::SharedCta, Space::Shared { cta }) if cta != here.cta => {
+                Some("U13: a .shared::cta address of another CTA's shared memory (PTX ISA §5.1.7: only the executing CTA's window)")
+            }
+            (AccessSpace::SharedCluster, Space::Shared { cta }) if self.program.cluster_of_cta(cta) != here.cluster => {
+                Some("U13: a .shared::cluster address of a CTA outside the executing cluster (PTX ISA §5.1.7)")
+            }
+            _ => None,
+        }
+    }
+
+    /// Push one read per value the location may hold; each result is a state with the read as
+    /// its last event, paired with the value read.
+    fn branch_read(&self, st: State, acc: Access, pc: usize, role: Role, agent: Option<usize>) -> Vec<(State, i64)> {
+        let values: Vec<i64> = self.domains[self.program.locations[acc.loc].physical].iter().copied().collect();
+        let mut out = Vec::with_capacity(values.len());
+        for v in &values {
+            let mut s = st.clone();
+            let mut e = s.event(TraceOp::Read, pc);
+            e.location = Some(acc.loc);
+            e.value = *v;
+            e.addr_deps = acc.deps;
+            e.agent = agent;
+            e.role = role;
+            e.range = acc.range;
+            e.ub = acc.ub.map(str::to_string);
+            s.events.push(e);
+            out.push((s, *v));
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_write(&self, st: &mut State, acc: Access, value: i64, data: DepMask, pc: usize, role: Role, agent: Option<usize>) {
+        let mut e = st.event(TraceOp::Write, pc);
+        e.location = Some(acc.loc);
+        e.value = value;
+        e.addr_deps = acc.deps;
+        e.data_deps = data;
+        e.agent = agent;
+        e.role = role;
+        e.range = acc.range;
+        e.ub = acc.ub.map(str::to_string);
+        st.events.push(e);
+    }
+
+    /// An mbarrier operation: a read of the object's state, and for updates the write of the new
+    /// state (an RMW pair). Returns each resulting state with the operation's register result.
+    fn mb_update(&self, st: State, acc: Access, update: MbUpdate, pc: usize, role: Role, agent: Option<usize>) -> Vec<(State, i64)> {
+        let mut out = Vec::new();
+        let kind = MbKind::of(&update);
+        for (mut s, old) in self.branch_read(st, acc, pc, role, agent) {
+            let effect = update.apply(old);
+            let idx = s.events.len() - 1;
+            s.events[idx].mb = Some(kind);
+            if s.events[idx].ub.is_none() {
+                s.events[idx].ub = effect.ub.clone();
+            }
+            if let Some(new) = effect.write {
+                s.events[idx].rmw_partner = Some(idx + 1);
+                self.push_write(&mut s, acc, new, 1u128 << idx, pc, role, agent);
+                s.events[idx + 1].rmw_partner = Some(idx);
+                s.events[idx + 1].mb = Some(kind);
+                s.events[idx + 1].ub = None;
+            } else {
+                s.events[idx].wait_result = Some(effect.result != 0);
+            }
+            out.push((s, effect.result));
+        }
+        out
+    }
+
+    /// An asynchronous copy: its source reads and destination writes (or reductions) belong to a
+    /// new async agent, followed by the complete-tx on the mbarrier when it has one.
+    fn async_copy(&self, st: State, copy: &AsyncCopy, pc: usize, line: usize) -> Result<Vec<State>, ExploreError> {
+        let size = val(&st, &copy.size).0;
+        let (dst_addr, dst_deps) = self.address_value(&st, &copy.dst);
+        let (src_addr, src_deps) = self.address_value(&st, &copy.src);
+        let bulk = copy.kind != CopyKind::CpAsync;
+        // Static and value checks of §9.7.9.25: sizes, alignment, ranges (digest §13.1 U4-U7).
+        let mut ub: Option<String> = None;
+        let check_range = |addr: i64, what: &str| -> Result<Option<String>, ExploreError> {
+            let Some((var, off)) = self.program.decode_address(addr) else {
+                return Err(ExploreError::BadAddress { thread: self.thread.id, line, value: addr });
+            };
+            let v = &self.program.variables[var];
+            let align = if bulk { 16 } else { size };
+            if v.kind == VariableKind::Mbarrier {
+                return Ok(Some(format!("the {what} of the copy is the mbarrier object `{}`", v.name)));
+            }
+            if off + size > v.size {
+                return Ok(Some(format!(
+                    "U6: the {what} range [{off}, {}) runs past the end of `{}` ({} bytes)",
+                    off + size,
+                    v.name,
+                    v.size
+                )));
+            }
+            if off % align != 0 || v.align < align {
+                return Ok(Some(format!("U5/U6: the {what} `{}+{off}` is not {align}-byte aligned (PTX ISA §9.7.9.25)", v.name)));
+            }
+            Ok(None)
+        };
+        if bulk && (size <= 0 || size % 16 != 0) {
+            ub = Some(format!("U6: bulk copy size {size} is not a positive multiple of 16 (PTX ISA §9.7.9.25.4.1)"));
+        }
+        if ub.is_none() {
+            ub = check_range(dst_addr, "destination")?;
+        }
+        if ub.is_none() {
+            ub = check_range(src_addr, "source")?;
+        }
+        let src_size = copy.src_size.as_ref().map(|v| val(&st, v).0).unwrap_or(size);
+        let ignore = copy.ignore_src.as_ref().map(|v| val(&st, v).0 != 0).unwrap_or(false);
+        if ub.is_none() && src_size > size {
+            ub = Some(format!("U4: src-size {src_size} is larger than cp-size {size} (PTX ISA §9.7.9.25.3.1)"));
+        }
+        if let Some(reason) = ub {
+            // The copy is undefined as a whole: keep one marker event carrying the reason.
+            let mut s = st;
+            let mut e = s.event(TraceOp::Marker, pc);
+            e.ub = Some(reason);
+            s.events.push(e);
+            return Ok(vec![s]);
+        }
+        let read_bytes = if ignore { 0 } else { src_size.max(0) };
+        let agent = st.ops.len();
+        let mut st = st;
+        st.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(copy.kind), events: Vec::new(), tracked: Vec::new(), group: None });
+        let words = (size / 4) as usize;
+        let mut states = vec![st];
+        for w in 0..words {
+            let byte = 4 * w as i64;
+            let mut next = Vec::new();
+            for s in states {
+                let dst = self.access_at(dst_addr + byte, dst_addr, size, dst_deps, copy.dst_space, line)?;
+                // Bytes past src-size are zero-filled, not read (§9.7.9.25.3.1).
+                let src_value: Vec<(State, i64, DepMask)> = if byte < read_bytes {
+                    let src = self.access_at(src_addr + byte, src_addr, size, src_deps, copy.src_space, line)?;
+                    self.branch_read(s, src, pc, Role::Source, Some(agent))
+                        .into_iter()
+                        .map(|(s, v)| {
+                            let i = s.events.len() - 1;
+                            (s, v, 1u128 << i)
+                        })
+                        .collect()
+                } else {
+                    vec![(s, 0, 0)]
+                };
+                for (s, v, dep) in src_value {
+                    match copy.kind {
+                        CopyKind::Reduce(op) => {
+                            // Each element is an atomic read-modify-write in the async proxy (§9.7.9.25.4.2).
+                            for (mut s2, old) in self.branch_read(s, dst, pc, Role::Destination, Some(agent)) {
+                                let idx = s2.events.len() - 1;
+                                s2.events[idx].rmw_partner = Some(idx + 1);
+                                self.push_write(
+                                    &mut s2,
+                                    dst,
+                                    rmw_result(op, old, &[(v, dep)]),
+                                    dep | (1u128 << idx),
+                                    pc,
+                                    Role::Destination,
+                                    Some(agent),
+                                );
+                                s2.events[idx + 1].rmw_partner = Some(idx);
+                                next.push(s2);
+                            }
+                        }
+                        _ => {
+                            let mut s2 = s;
+                            self.push_write(&mut s2, dst, v, dep, pc, Role::Destination, Some(agent));
+                            next.push(s2);
+                        }
+                    }
+                }
+            }
+            states = next;
+        }
+        let mut out = Vec::new();
+        for mut s in states {
+            let first = s.events.iter().position(|e| e.agent == Some(agent)).unwrap_or(s.events.len());
+            s.ops[agent].events = (first..s.events.len()).collect();
+            match copy.completion {
+                Completion::Group(kind) => {
+                    s.open[State::group_index(kind)].push(agent);
+                    out.push(s);
+                }
+                Completion::Mbarrier(bar) => {
+                    // The complete-tx: an update of the mbarrier by the op's agent (§9.7.9.25.4.1),
+                    // on the mbarrier of the destination's CTA (digest AMBIG-21).
+                    let acc = self.access(&s, &bar, 0, 8, AccessSpace::Generic, line)?;
+                    let mut acc = acc;
+                    let dst_var = self.program.decode_address(dst_addr).map(|(v, _)| self.program.variables[v].space);
+                    if Some(self.program.variable_of(acc.loc).space) != dst_var {
+                        acc.ub = Some("the mbarrier of a bulk copy must be in the same CTA as the destination (PTX ISA §9.7.9.25.4.1)");
+                    }
+                    for (mut s2, _) in self.mb_update(s, acc, MbUpdate::CompleteTx { bytes: size }, pc, Role::Signal, Some(agent)) {
+                        let n = s2.events.len();
+                        s2.ops[agent].events.extend([n - 2, n - 1]);
+                        out.push(s2);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn address_value(&self, st: &State, a: &Address) -> (i64, DepMask) {
+        match a {
+            Address::Location(l) => (self.program.address_of(*l), 0),
+            Address::Reg(r, off) => {
+                let (v, d) = st.regs[*r];
+                (v + off, d)
+            }
+        }
+    }
+
+    /// The word at absolute address `addr` of an access starting at `base` of `size` bytes.
+    fn access_at(&self, addr: i64, base: i64, size: i64, deps: DepMask, space: AccessSpace, line: usize) -> Result<Access, ExploreError> {
+        let bad = || ExploreError::BadAddress { thread: self.thread.id, line, value: addr };
+        let (var, _) = self.program.decode_address(addr).ok_or_else(bad)?;
+        let loc = self.program.location_at(addr).ok_or_else(bad)?;
+        let (_, off) = self.program.decode_address(base).ok_or_else(bad)?;
+        Ok(Access { loc, range: (off, off + size), deps, ub: self.space_violation(var, space) })
     }
 }
 

@@ -479,14 +479,24 @@ fn describe_events(program: &Program, s: &EventStructure) -> Vec<EventDesc> {
                 },
                 Some(t) => {
                     let instr = &program.threads[t].code[e.instr.expect("thread events have an instruction")];
-                    let action = match &e.kind {
-                        EventKind::Read => format!("R {}={}", loc(e), e.value),
-                        EventKind::Write | EventKind::Init => format!("W {}={}", loc(e), e.value),
+                    let value = |e: &Event| match e.location {
+                        Some(l) if program.variable_of(l).kind == crate::program::VariableKind::Mbarrier => {
+                            format!("({})", crate::exec::mbarrier::MbState::describe(e.value))
+                        }
+                        _ => e.value.to_string(),
+                    };
+                    let mut action = match &e.kind {
+                        EventKind::Read => format!("R {}={}", loc(e), value(e)),
+                        EventKind::Write | EventKind::Init => format!("W {}={}", loc(e), value(e)),
                         EventKind::Fence => {
                             format!("F {}", instr.text.split_whitespace().next().unwrap_or("fence").trim_start_matches("fence."))
                         }
-                        EventKind::Barrier { .. } => format!("B {}", instr.text),
+                        EventKind::Barrier { .. } | EventKind::ClusterBarrier { .. } => format!("B {}", instr.text),
+                        EventKind::Marker => format!("wait {}", instr.text),
                     };
+                    if e.agent.is_some() {
+                        action = format!("async {action}");
+                    }
                     let name = event_letter(letter);
                     letter += 1;
                     EventDesc {

@@ -42,6 +42,26 @@ pub enum InitItem {
     RegisterAddress { thread: Spanned<usize>, reg: Spanned<String>, location: Spanned<String> },
     /// `y @ generic aliases x;` (proxy ∈ generic | surface | texture | constant).
     Alias { name: Spanned<String>, proxy: Spanned<String>, target: Spanned<String> },
+    /// A variable with a size, a state space or an mbarrier type:
+    /// `g[16] = 1;`, `s[16] @ shared cta 0 align 16 = {1,2,3,4};`, `bar @ shared cta 0 mbarrier(2);`.
+    Variable(VariableDecl),
+}
+
+/// A declared variable (see [`InitItem::Variable`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariableDecl {
+    pub name: Spanned<String>,
+    /// `[16]`: the size in bytes.
+    pub size: Option<Spanned<i64>>,
+    /// `@ shared cta N` (Some(N)) or `@ global` / nothing (None).
+    pub shared_cta: Option<Spanned<i64>>,
+    pub align: Option<Spanned<i64>>,
+    /// `mbarrier` (None: not initialised) or `mbarrier(count)`.
+    pub mbarrier: Option<Spanned<Option<i64>>>,
+    /// `= 5` (every word) or `= {1, 2}` (word by word).
+    pub init: Option<Spanned<Vec<i64>>>,
+    /// Whether `init` was a single value to repeat.
+    pub init_repeats: bool,
 }
 
 /// `P0@cta 0,gpu 0`: thread id plus named placement levels in the order written
@@ -169,7 +189,7 @@ pub enum CondValue {
         thread: usize,
         reg: String,
     },
-    /// `x` (final value of a location).
+    /// `x` (final value of a location); `s+4` names the word at byte offset 4 of `s`.
     Location(String),
     Const(i64),
 }

@@ -369,7 +369,10 @@ impl<'a> Parser<'a> {
             }
         } else {
             let name = self.name("an init item (`x = 0`, `P0:r0 = 0` or `y @ generic aliases x`)")?;
-            if self.eat(Tok::At).is_some() {
+            let is_alias = self.at(Tok::At) && self.raw(1).kind == Tok::Ident && PROXIES.contains(&self.slice(self.raw(1)));
+            if self.at(Tok::LBracket) || (self.at(Tok::At) && !is_alias) || (self.at(Tok::Eq) && self.raw(1).kind == Tok::LBrace) {
+                InitItem::Variable(self.variable(name)?)
+            } else if self.eat(Tok::At).is_some() {
                 self.alias(name)?
             } else {
                 self.expect(Tok::Eq, "`=` or `@`")?;
@@ -380,6 +383,62 @@ impl<'a> Parser<'a> {
             }
         };
         Ok(Spanned::new(item, start.to(self.prev_span())))
+    }
+
+    /// The rest of a variable declaration after its name:
+    /// `[size]? (@ (global | shared cta N))? (align A)? (mbarrier ((count))?)? (= v | = {v, ...})?`.
+    fn variable(&mut self, name: Spanned<String>) -> PResult<VariableDecl> {
+        let mut decl = VariableDecl { name, size: None, shared_cta: None, align: None, mbarrier: None, init: None, init_repeats: false };
+        if self.eat(Tok::LBracket).is_some() {
+            decl.size = Some(self.int("the size of the variable in bytes")?);
+            self.expect(Tok::RBracket, "`]` after the size")?;
+        }
+        if self.eat(Tok::At).is_some() {
+            if self.at_word("global") {
+                self.bump();
+            } else if self.at_word("shared") {
+                self.bump();
+                if !self.at_word("cta") {
+                    return Err(self.unexpected("`cta` (as in `@ shared cta 0`)"));
+                }
+                self.bump();
+                decl.shared_cta = Some(self.int("the CTA owning the shared variable")?);
+            } else {
+                return Err(self.unexpected("a state space (`global`, `shared cta N`) or a proxy alias (`generic aliases x`)"));
+            }
+        }
+        if self.at_word("align") {
+            self.bump();
+            decl.align = Some(self.int("an alignment in bytes")?);
+        }
+        if self.at_word("mbarrier") {
+            let start = self.bump().span;
+            let mut count = None;
+            if self.eat(Tok::LParen).is_some() {
+                count = Some(self.int("the expected arrival count of the mbarrier")?.node);
+                self.expect(Tok::RParen, "`)`")?;
+            }
+            decl.mbarrier = Some(Spanned::new(count, start.to(self.prev_span())));
+        }
+        if self.eat(Tok::Eq).is_some() {
+            let start = self.tok().span;
+            if self.eat(Tok::LBrace).is_some() {
+                let mut values = Vec::new();
+                loop {
+                    values.push(self.int("an integer word value")?.node);
+                    if self.eat(Tok::Comma).is_none() {
+                        break;
+                    }
+                }
+                self.expect(Tok::RBrace, "`,` or `}` in the list of word values")?;
+                decl.init = Some(Spanned::new(values, start.to(self.prev_span())));
+            } else {
+                let v = self.int("an initial value (an integer or `{v0, v1, ...}`)")?;
+                decl.init = Some(Spanned::new(vec![v.node], v.span));
+                decl.init_repeats = true;
+            }
+        }
+        Ok(decl)
     }
 
     /// The rest of `y @ <proxy> aliases x`, after the `@`.
@@ -900,12 +959,12 @@ impl<'a> Parser<'a> {
         match tok.kind {
             Tok::Ident if self.raw(1).kind == Tok::Colon => Err(self.unexpected("a thread like `P0` before `:`")),
             Tok::Ident => {
-                let name = self.name(expected)?;
+                let name = self.word_in_variable(expected)?;
                 Ok(Spanned::new(CondValue::Location(name.node), name.span))
             }
             Tok::LBracket => {
                 self.bump();
-                let name = self.name("a location")?;
+                let name = self.word_in_variable("a location")?;
                 let close = self.expect(Tok::RBracket, "`]`")?;
                 Ok(Spanned::new(CondValue::Location(name.node), tok.span.to(close.span)))
             }
@@ -915,6 +974,19 @@ impl<'a> Parser<'a> {
             }
             _ => Err(self.unexpected(expected)),
         }
+    }
+}
+
+impl Parser<'_> {
+    /// `x` or `s+4` (the word at byte offset 4 of `s`), as the name `s+4`.
+    fn word_in_variable(&mut self, expected: &str) -> PResult<Spanned<String>> {
+        let name = self.name(expected)?;
+        if self.at(Tok::Plus) && self.raw(1).kind == Tok::Int {
+            self.bump();
+            let off = self.int("a byte offset")?;
+            return Ok(Spanned::new(format!("{}+{}", name.node, off.node), name.span.to(off.span)));
+        }
+        Ok(name)
     }
 }
 

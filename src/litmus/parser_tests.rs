@@ -311,7 +311,11 @@ fn reports_header_errors() {
 fn reports_init_errors() {
     assert_eq!(
         parse_err(&mp_with("y=0;", "y @ shared aliases x;")),
-        "t.litmus:4:5: error: expected a proxy (`generic`, `surface`, `texture` or `constant`), found `shared`"
+        "t.litmus:4:12: error: expected `cta` (as in `@ shared cta 0`), found `aliases`"
+    );
+    assert_eq!(
+        parse_err(&mp_with("y=0;", "y @ local x;")),
+        "t.litmus:4:5: error: expected a state space (`global`, `shared cta N`) or a proxy alias (`generic aliases x`), found `local`"
     );
     assert_eq!(parse_err(&mp_with("x=0;", "x=0")), "t.litmus:4:1: error: expected `;` or `}` after an init item, found `y`");
     assert_eq!(

@@ -8,13 +8,17 @@ use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, CondValue, InitItem, Operand, Statement};
 use std::collections::HashMap;
 
+#[path = "lower_async.rs"]
+mod async_ops;
+
 /// Lower a parsed litmus test.
 pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Diagnostic> {
-    Lowerer { source, locations: Vec::new(), physical: Vec::new(), by_name: HashMap::new() }.run(test)
+    Lowerer { source, variables: Vec::new(), locations: Vec::new(), physical: Vec::new(), by_name: HashMap::new() }.run(test)
 }
 
 struct Lowerer<'a> {
     source: &'a SourceFile,
+    variables: Vec<Variable>,
     locations: Vec<Location>,
     physical: Vec<PhysicalLocation>,
     by_name: HashMap<String, usize>,
@@ -92,7 +96,7 @@ impl<'a> Lowerer<'a> {
                     let t = self.thread_of(&thread_index, thread)?;
                     let loc = self.location(location)?;
                     let r = regs[t].get(&reg.node);
-                    regs[t].init.insert(r, Program::address_of(loc));
+                    regs[t].init.insert(r, self.address_of(loc));
                 }
                 _ => {}
             }
@@ -122,12 +126,14 @@ impl<'a> Lowerer<'a> {
         let mut program = Program {
             name: test.name.node.clone(),
             source: self.source.clone(),
+            variables: self.variables,
             locations: self.locations,
             physical: self.physical,
             threads,
             condition: Condition { quantifier: ast::Quantifier::Exists, prop: Prop::True, text: "true".into() },
             filter: None,
             extra_observables: Vec::new(),
+            readings: Default::default(),
         };
         let resolver = CondResolver { program: &program, thread_index: &thread_index, source: self.source };
         let condition = match &test.condition {
@@ -160,14 +166,127 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    fn address_of(&self, loc: usize) -> i64 {
+        address(self.locations[loc].variable, self.locations[loc].offset)
+    }
+
+    /// A scalar word variable (the Dat3M kind of location).
     fn new_location(&mut self, name: &Spanned<String>, physical: usize, generic: Option<usize>) -> Result<usize, Diagnostic> {
         if self.by_name.contains_key(&name.node) {
             return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
         }
         let idx = self.locations.len();
-        self.locations.push(Location { name: name.node.clone(), physical, generic: generic.unwrap_or(idx), span: name.span });
+        let variable = self.variables.len();
+        self.variables.push(Variable {
+            name: name.node.clone(),
+            size: 4,
+            space: Space::Global,
+            align: 4,
+            kind: VariableKind::Data,
+            first_location: idx,
+            span: name.span,
+        });
+        self.locations.push(Location {
+            name: name.node.clone(),
+            variable,
+            offset: 0,
+            physical,
+            generic: generic.unwrap_or(idx),
+            span: name.span,
+        });
         self.by_name.insert(name.node.clone(), idx);
         Ok(idx)
+    }
+
+    /// A declared variable: one location per 4-byte word (`s`, `s+4`, ...), or one location for
+    /// an mbarrier.
+    fn declare_variable(&mut self, d: &ast::VariableDecl) -> Result<(), Diagnostic> {
+        let name = &d.name;
+        if self.by_name.contains_key(&name.node) {
+            return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
+        }
+        let space = match &d.shared_cta {
+            Some(c) => Space::Shared { cta: c.node },
+            None => Space::Global,
+        };
+        let (kind, size) = match &d.mbarrier {
+            Some(m) => {
+                if let Some(sz) = &d.size {
+                    if sz.node != 8 {
+                        return Err(Diagnostic::error(sz.span, "an mbarrier object is 8 bytes (PTX ISA §9.7.13.15.1)"));
+                    }
+                }
+                if space == Space::Global {
+                    return Err(Diagnostic::error(m.span, "mbarrier objects live in shared memory")
+                        .with_note("declare it as `bar @ shared cta 0 mbarrier(1)`"));
+                }
+                if let Some(init) = &d.init {
+                    return Err(Diagnostic::error(init.span, "an mbarrier takes no initial value")
+                        .with_note("write `mbarrier(count)` for an initialised mbarrier, `mbarrier` for an uninitialised one"));
+                }
+                if let Some(c) = m.node {
+                    if !(1..(1 << 20)).contains(&c) {
+                        return Err(Diagnostic::error(m.span, format!("mbarrier count {c} is outside [1, 2^20-1] (PTX ISA §9.7.13.15.9)")));
+                    }
+                }
+                (VariableKind::Mbarrier, 8)
+            }
+            None => {
+                let size = d.size.as_ref().map(|s| s.node).unwrap_or(4);
+                if size <= 0 || size % 4 != 0 || size > 4096 {
+                    let span = d.size.as_ref().map(|s| s.span).unwrap_or(name.span);
+                    return Err(Diagnostic::expected(span, "a size in bytes that is a positive multiple of 4, at most 4096", size));
+                }
+                (VariableKind::Data, size)
+            }
+        };
+        let align = match &d.align {
+            Some(a) => {
+                if a.node <= 0 || a.node & (a.node - 1) != 0 {
+                    return Err(Diagnostic::expected(a.span, "an alignment that is a power of two", a.node));
+                }
+                a.node
+            }
+            None if kind == VariableKind::Mbarrier => 8,
+            None if d.size.is_some() => 16,
+            None => 4,
+        };
+        let words = if kind == VariableKind::Mbarrier { 1 } else { (size / 4) as usize };
+        let values: Vec<i64> = match (&d.init, kind) {
+            (_, VariableKind::Mbarrier) => {
+                vec![d.mbarrier.as_ref().and_then(|m| m.node).map(crate::exec::mbarrier::MbState::initialised).unwrap_or(0)]
+            }
+            (None, _) => vec![0; words],
+            (Some(v), _) if d.init_repeats => vec![v.node[0]; words],
+            (Some(v), _) => {
+                if v.node.len() != words {
+                    return Err(Diagnostic::expected(
+                        v.span,
+                        format!("{words} word value(s) for the {size} bytes of `{}`", name.node),
+                        v.node.len(),
+                    ));
+                }
+                v.node.clone()
+            }
+        };
+        let variable = self.variables.len();
+        let first = self.locations.len();
+        self.variables.push(Variable { name: name.node.clone(), size, space, align, kind, first_location: first, span: name.span });
+        for (w, value) in values.into_iter().enumerate() {
+            let word_name = if w == 0 { name.node.clone() } else { format!("{}+{}", name.node, w * 4) };
+            let p = self.new_physical(&word_name, value);
+            let idx = self.locations.len();
+            self.locations.push(Location {
+                name: word_name.clone(),
+                variable,
+                offset: w as i64 * 4,
+                physical: p,
+                generic: idx,
+                span: name.span,
+            });
+            self.by_name.insert(word_name, idx);
+        }
+        Ok(())
     }
 
     fn new_physical(&mut self, name: &str, init: i64) -> usize {
@@ -178,9 +297,13 @@ impl<'a> Lowerer<'a> {
     fn declare_locations(&mut self, init: &[Spanned<InitItem>]) -> Result<(), Diagnostic> {
         // Plain locations first, so that later items may copy or alias them in any order.
         for item in init {
-            if let InitItem::Location { name, value } = &item.node {
-                let p = self.new_physical(&name.node, value.node);
-                self.new_location(name, p, None)?;
+            match &item.node {
+                InitItem::Location { name, value } => {
+                    let p = self.new_physical(&name.node, value.node);
+                    self.new_location(name, p, None)?;
+                }
+                InitItem::Variable(d) => self.declare_variable(d)?,
+                _ => {}
             }
         }
         // `y = x` copies, `y @ proxy aliases x` aliases; resolve in order, retrying items that
@@ -203,7 +326,7 @@ impl<'a> Lowerer<'a> {
                 match &item.node {
                     InitItem::LocationFromLocation { name, address_of, .. } => {
                         // `y = x` copies x's initial value (Dat3M); `y = &x` stores x's address.
-                        let value = if *address_of { Program::address_of(t) } else { self.physical[self.locations[t].physical].init };
+                        let value = if *address_of { self.address_of(t) } else { self.physical[self.locations[t].physical].init };
                         let p = self.new_physical(&name.node, value);
                         self.new_location(name, p, None)?;
                     }
@@ -324,7 +447,7 @@ impl<'q> Quals<'q> {
 }
 
 const TYPES: &[&str] = &["b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"];
-const SPACES: &[&str] = &["global", "shared", "shared::cta", "generic"];
+const SPACES: &[&str] = &["global", "shared", "shared::cta", "shared::cluster", "generic"];
 
 struct InstrLowerer<'l, 'a> {
     l: &'l Lowerer<'a>,
@@ -337,6 +460,13 @@ struct InstrLowerer<'l, 'a> {
 impl<'l> InstrLowerer<'l, '_> {
     fn mnemonic(&self) -> String {
         self.instr.mnemonic()
+    }
+
+    /// Element types: every access is made of 4-byte words (a 64-bit scalar is kept as one word,
+    /// as Dat3M does; vector accesses are split into 32-bit elements).
+    fn word_type(&self, q: &mut Quals) -> Result<(), Diagnostic> {
+        q.take_all(TYPES);
+        Ok(())
     }
 
     fn operands(&self, n: usize, shape: &str) -> Result<&'l [Spanned<Operand>], Diagnostic> {
@@ -366,7 +496,7 @@ impl<'l> InstrLowerer<'l, '_> {
             Operand::PercentName(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
             Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
             Operand::Name(n) | Operand::AddressOf(n) if self.l.by_name.contains_key(n) => {
-                Ok(Value::Const(Program::address_of(self.l.by_name[n])))
+                Ok(Value::Const(self.l.address_of(self.l.by_name[n])))
             }
             Operand::Name(n) => Err(Diagnostic::error(op.span, format!("undefined register `{n}`"))
                 .with_note("registers are `r<N>` or `%name`, or names initialised in the init block")),
@@ -379,14 +509,25 @@ impl<'l> InstrLowerer<'l, '_> {
             Operand::Address(inner, off) => (inner.as_ref(), *off),
             _ => (op, 0),
         };
-        if offset != 0 {
-            return Err(Diagnostic::error(op.span, "address offsets are not supported by this version of ptxmm")
-                .with_note("locations are single words; declare another location instead"));
-        }
         match &inner.node {
-            Operand::Name(n) if self.l.by_name.contains_key(n) => Ok(Address::Location(self.l.by_name[n])),
-            Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => Ok(Address::Reg(self.regs.use_(n, inner.span))),
-            Operand::PercentName(n) => Ok(Address::Reg(self.regs.use_(n, inner.span))),
+            Operand::Name(n) if self.l.by_name.contains_key(n) => {
+                let loc = self.l.by_name[n];
+                if offset == 0 {
+                    return Ok(Address::Location(loc));
+                }
+                let l = &self.l.locations[loc];
+                let var = &self.l.variables[l.variable];
+                let byte = l.offset + offset;
+                if byte < 0 || byte >= var.size || byte % 4 != 0 || var.kind == VariableKind::Mbarrier {
+                    return Err(Diagnostic::error(op.span, format!("`{n}+{offset}` is not a word of `{}` ({} bytes)", var.name, var.size))
+                        .with_note("offsets are byte offsets of 4-byte words inside the variable: 0, 4, 8, ..."));
+                }
+                Ok(Address::Location(var.first_location + (byte / 4) as usize))
+            }
+            Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => {
+                Ok(Address::Reg(self.regs.use_(n, inner.span), offset))
+            }
+            Operand::PercentName(n) => Ok(Address::Reg(self.regs.use_(n, inner.span), offset)),
             Operand::Name(n) => {
                 Err(Diagnostic::error(inner.span, format!("unknown location `{n}`")).with_note("declare it in the init block, e.g. `x=0;`"))
             }
@@ -450,6 +591,13 @@ impl<'l> InstrLowerer<'l, '_> {
             "goto" | "bra" => self.jump(rest),
             "mov" | "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min" | "max" => self.local(&head, rest),
             "setp" => self.setp(rest),
+            "cp" => self.async_copy(rest),
+            "mbarrier" => self.mbarrier(rest),
+            "wgmma" | "tcgen05" | "cp.async.bulk.tensor" => Err(Diagnostic::error(
+                self.instr.opcode_span(),
+                format!("`{}` is not supported by this version of ptxmm", self.mnemonic()),
+            )
+            .with_note("ptxmm models cp.async, cp.async.bulk, cp.reduce.async.bulk and mbarrier; wgmma and tcgen05 are out of scope (docs/async-model.md)")),
             _ => {
                 Err(Diagnostic::error(self.instr.opcode_span(), format!("unsupported instruction `{}`", self.mnemonic()))
                     .with_note(SUPPORTED))
@@ -520,30 +668,52 @@ impl<'l> InstrLowerer<'l, '_> {
         }
         let mut q = Quals::new(rest);
         let (sem, scope) = self.access_sem(&mut q, &["weak", "relaxed", "acquire", "volatile"], "load")?;
-        q.take_all(SPACES);
-        q.take_all(TYPES);
-        if let Some((v, span)) = q.take(&["v2", "v4", "v8"]) {
-            return Err(Diagnostic::error(span, format!("vector accesses (`.{v}`) are not supported by this version of ptxmm")));
-        }
-        q.finish(head, ".weak/.relaxed/.acquire/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b64, ...)")?;
+        let space = space_of(&mut q);
+        self.word_type(&mut q)?;
+        let vector = q.take(&["v2", "v4", "v8"]);
+        q.finish(head, ".weak/.relaxed/.acquire/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b32, ...)")?;
         let addr = self.address(&ops[1])?;
+        if let Some((v, span)) = vector {
+            let n = vector_len(v, span, head)?;
+            let Operand::Vector(items) = &ops[0].node else {
+                return Err(Diagnostic::expected(
+                    ops[0].span,
+                    format!("a vector of {n} destination registers `{{a, b, ...}}`"),
+                    describe(&ops[0].node),
+                ));
+            };
+            if items.len() != n {
+                return Err(Diagnostic::expected(ops[0].span, format!("{n} registers for `.{v}`"), items.len()));
+            }
+            let dsts = items.iter().map(|o| self.dest_reg(o)).collect::<Result<Vec<_>, _>>()?;
+            return Ok(Op::LoadVector { dsts, addr, sem, scope, space });
+        }
         let dst = self.dest_reg(&ops[0])?;
-        Ok(Op::Load { dst, addr, sem, scope, proxy: Self::proxy_of(head) })
+        Ok(Op::Load { dst, addr, sem, scope, proxy: Self::proxy_of(head), space })
     }
 
     fn store(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
         let ops = self.operands(2, "address, value")?;
         let mut q = Quals::new(rest);
         let (sem, scope) = self.access_sem(&mut q, &["weak", "relaxed", "release", "volatile"], "store")?;
-        q.take_all(SPACES);
-        q.take_all(TYPES);
-        if let Some((v, span)) = q.take(&["v2", "v4", "v8"]) {
-            return Err(Diagnostic::error(span, format!("vector accesses (`.{v}`) are not supported by this version of ptxmm")));
-        }
-        q.finish(head, ".weak/.relaxed/.release/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b64, ...)")?;
+        let space = space_of(&mut q);
+        self.word_type(&mut q)?;
+        let vector = q.take(&["v2", "v4", "v8"]);
+        q.finish(head, ".weak/.relaxed/.release/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b32, ...)")?;
         let addr = self.address(&ops[0])?;
+        if let Some((v, span)) = vector {
+            let n = vector_len(v, span, head)?;
+            let Operand::Vector(items) = &ops[1].node else {
+                return Err(Diagnostic::expected(ops[1].span, format!("a vector of {n} values `{{a, b, ...}}`"), describe(&ops[1].node)));
+            };
+            if items.len() != n {
+                return Err(Diagnostic::expected(ops[1].span, format!("{n} values for `.{v}`"), items.len()));
+            }
+            let values = items.iter().map(|o| self.value(o)).collect::<Result<Vec<_>, _>>()?;
+            return Ok(Op::StoreVector { addr, values, sem, scope, space });
+        }
         let value = self.value(&ops[1])?;
-        Ok(Op::Store { addr, value, sem, scope, proxy: Self::proxy_of(head) })
+        Ok(Op::Store { addr, value, sem, scope, proxy: Self::proxy_of(head), space })
     }
 
     fn rmw(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
@@ -569,8 +739,8 @@ impl<'l> InstrLowerer<'l, '_> {
         };
         // atom/red default to .gpu scope (PTX ISA §9.7.13.5).
         let scope = self.scope(&mut q, false, head)?.unwrap_or(Scope::Gpu);
-        q.take_all(SPACES);
-        q.take_all(TYPES);
+        let space = space_of(&mut q);
+        self.word_type(&mut q)?;
         let ops_names = ["add", "sub", "mul", "div", "and", "or", "xor", "min", "max", "inc", "dec", "exch", "cas"];
         let Some((opname, opspan)) = q.take(&ops_names) else {
             return Err(Diagnostic::error(self.instr.opcode_span(), format!("`{}` needs an operation", self.mnemonic()))
@@ -602,7 +772,7 @@ impl<'l> InstrLowerer<'l, '_> {
             let ops = self.operands(1 + n_values, "address, value")?;
             let addr = self.address(&ops[0])?;
             let operands = ops[1..].iter().map(|o| self.value(o)).collect::<Result<Vec<_>, _>>()?;
-            Ok(Op::Rmw { dst: None, addr, op, operands, sem, scope, proxy })
+            Ok(Op::Rmw { dst: None, addr, op, operands, sem, scope, proxy, space })
         } else {
             let ops = self.operands(
                 2 + n_values,
@@ -611,7 +781,7 @@ impl<'l> InstrLowerer<'l, '_> {
             let addr = self.address(&ops[1])?;
             let operands = ops[2..].iter().map(|o| self.value(o)).collect::<Result<Vec<_>, _>>()?;
             let dst = self.dest_reg(&ops[0])?;
-            Ok(Op::Rmw { dst: Some(dst), addr, op, operands, sem, scope, proxy })
+            Ok(Op::Rmw { dst: Some(dst), addr, op, operands, sem, scope, proxy, space })
         }
     }
 
@@ -623,6 +793,29 @@ impl<'l> InstrLowerer<'l, '_> {
                     return Err(Diagnostic::error(first.span, "`fence.proxy` needs a proxy kind")
                         .with_note("one of .generic .surface .texture .constant .alias"));
                 };
+                if kind.node == "async" {
+                    // fence.proxy.async{.global|.shared::cta|.shared::cluster} (PTX ISA §9.7.13.4).
+                    let space = match rest.get(2).map(|p| p.node.as_str()) {
+                        None => None,
+                        Some("global") => Some(AccessSpace::Global),
+                        Some("shared::cta") | Some("shared") => Some(AccessSpace::SharedCta),
+                        Some("shared::cluster") => Some(AccessSpace::SharedCluster),
+                        Some(other) => {
+                            return Err(Diagnostic::expected(
+                                rest[2].span,
+                                "a state space (.global, .shared::cta, .shared::cluster)",
+                                format!("`.{other}`"),
+                            ))
+                        }
+                    };
+                    if let Some(extra) = rest.get(3) {
+                        return Err(Diagnostic::error(
+                            extra.span,
+                            format!("unsupported qualifier `.{}` on `fence.proxy.async`", extra.node),
+                        ));
+                    }
+                    return Ok(Op::ProxyFence { proxy: Proxy::Async, space });
+                }
                 if let Some(extra) = rest.get(2) {
                     return Err(Diagnostic::error(
                         extra.span,
@@ -631,12 +824,13 @@ impl<'l> InstrLowerer<'l, '_> {
                 }
                 return match kind.node.as_str() {
                     "alias" => Ok(Op::AliasFence),
-                    "generic" => Ok(Op::ProxyFence { proxy: Proxy::Generic }),
-                    "surface" => Ok(Op::ProxyFence { proxy: Proxy::Surface }),
-                    "texture" => Ok(Op::ProxyFence { proxy: Proxy::Texture }),
-                    "constant" => Ok(Op::ProxyFence { proxy: Proxy::Constant }),
-                    "async" | "tensormap" => {
-                        Err(Diagnostic::error(kind.span, format!("`fence.proxy.{}` is not supported by this version of ptxmm", kind.node)))
+                    "generic" => Ok(Op::ProxyFence { proxy: Proxy::Generic, space: None }),
+                    "surface" => Ok(Op::ProxyFence { proxy: Proxy::Surface, space: None }),
+                    "texture" => Ok(Op::ProxyFence { proxy: Proxy::Texture, space: None }),
+                    "constant" => Ok(Op::ProxyFence { proxy: Proxy::Constant, space: None }),
+                    "tensormap" | "async::generic" | "async::global" | "async::shared::cta" | "async::shared::cluster" => {
+                        Err(Diagnostic::error(kind.span, format!("`fence.proxy.{}` is not supported by this version of ptxmm", kind.node))
+                            .with_note("use the bi-directional `fence.proxy.async{.space}`"))
                     }
                     other => Err(Diagnostic::expected(
                         kind.span,
@@ -647,6 +841,16 @@ impl<'l> InstrLowerer<'l, '_> {
             }
         }
         let mut q = Quals::new(rest);
+        let mbarrier_init = q.take(&["mbarrier_init"]);
+        let mut restrict = mbarrier_init.map(|_| FenceRestrict::MbarrierInit);
+        match q.take(&["sync_restrict::shared::cta", "sync_restrict::shared::cluster"]) {
+            Some(("sync_restrict::shared::cta", _)) => restrict = Some(FenceRestrict::SharedCta),
+            Some(_) => restrict = Some(FenceRestrict::SharedCluster),
+            None => {}
+        }
+        if let Some((w, span)) = q.take(&["op_restrict"]) {
+            return Err(Diagnostic::error(span, format!("`fence.{w}` is not supported by this version of ptxmm")));
+        }
         let kind = match q.take(&["sc", "acq_rel", "acquire", "release"]) {
             None => FenceKind::AcqRel,
             Some(("sc", _)) => FenceKind::Sc,
@@ -655,8 +859,16 @@ impl<'l> InstrLowerer<'l, '_> {
             Some(_) => FenceKind::Release,
         };
         let scope = self.scope(&mut q, true, "a fence")?.unwrap_or(Scope::Sys);
-        q.finish("fence", ".sc/.acq_rel/.acquire/.release and a scope (.cta, .gpu, .sys)")?;
-        Ok(Op::Fence { kind, scope })
+        q.finish(
+            "fence",
+            ".sc/.acq_rel/.acquire/.release, .mbarrier_init, .sync_restrict::shared::cta|cluster, and a scope (.cta, .cluster, .gpu, .sys)",
+        )?;
+        if let Some((_, span)) = mbarrier_init {
+            if kind != FenceKind::Release || scope != Scope::Cluster {
+                return Err(Diagnostic::error(span, "the only form is `fence.mbarrier_init.release.cluster` (PTX ISA §9.7.13.4)"));
+            }
+        }
+        Ok(Op::Fence { kind, scope, restrict })
     }
 
     fn membar(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
@@ -670,10 +882,13 @@ impl<'l> InstrLowerer<'l, '_> {
         // membar.{cta,gl,sys} is fence.sc.{cta,gpu,sys} on sm_70+ (PTX ISA §9.7.13.4).
         let scope = self.scope(&mut q, true, "membar")?.unwrap_or(Scope::Sys);
         q.finish("membar", ".cta, .gl or .sys")?;
-        Ok(Op::Fence { kind: FenceKind::Sc, scope })
+        Ok(Op::Fence { kind: FenceKind::Sc, scope, restrict: None })
     }
 
     fn barrier(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        if head == "barrier" && rest.first().is_some_and(|p| p.node == "cluster") {
+            return self.cluster_barrier(&rest[1..]);
+        }
         let mut q = Quals::new(rest);
         let dat3m_spelling = head == "bar" && q.take(&["cta"]).is_some();
         if !dat3m_spelling {
@@ -813,6 +1028,28 @@ impl<'l> InstrLowerer<'l, '_> {
     }
 }
 
+/// The state-space qualifier of an access (`.global`, `.shared{::cta}`, `.shared::cluster`), generic when absent.
+fn space_of(q: &mut Quals) -> AccessSpace {
+    let mut space = AccessSpace::Generic;
+    while let Some((s, _)) = q.take(SPACES) {
+        space = match s {
+            "global" => AccessSpace::Global,
+            "shared" | "shared::cta" => AccessSpace::SharedCta,
+            "shared::cluster" => AccessSpace::SharedCluster,
+            _ => AccessSpace::Generic,
+        };
+    }
+    space
+}
+
+fn vector_len(v: &str, span: Span, head: &str) -> Result<usize, Diagnostic> {
+    match v {
+        "v2" => Ok(2),
+        "v4" => Ok(4),
+        _ => Err(Diagnostic::error(span, format!("`{head}.{v}` is not supported; use .v2 or .v4 of 32-bit elements"))),
+    }
+}
+
 fn describe(op: &Operand) -> String {
     match op {
         Operand::Name(n) => format!("`{n}`"),
@@ -923,7 +1160,7 @@ mod tests {
         assert_eq!(t.placement, Placement { cta: 1, cluster: -2, gpu: 2 });
         assert!(matches!(t.code[0].op, Op::Load { sem: Sem::Relaxed, scope: Some(Scope::Sys), proxy: Proxy::Generic, .. }));
         assert!(matches!(t.code[1].op, Op::Rmw { sem: Sem::Relaxed, scope: Scope::Gpu, op: RmwOp::Add, .. }));
-        assert!(matches!(t.code[2].op, Op::Fence { kind: FenceKind::Sc, scope: Scope::Gpu }));
+        assert!(matches!(t.code[2].op, Op::Fence { kind: FenceKind::Sc, scope: Scope::Gpu, .. }));
         assert!(matches!(t.code[3].op, Op::Store { proxy: Proxy::Surface, .. }));
         // x and its aliases share a physical location; only the surface alias shares x's generic address.
         let (x, y, s) = (&p.locations[0], &p.locations[1], &p.locations[2]);
@@ -957,7 +1194,7 @@ mod tests {
         assert!(e.contains("t.litmus:3:11") && e.contains("`warp`"), "{e}");
         let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.relaxed.gpu.cas x, 1, 2 ;\nexists (x == 1)\n").unwrap_err();
         assert!(e.contains("`red` has no `.cas` form"), "{e}");
-        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n fence.proxy.async ;\nexists (x == 1)\n").unwrap_err();
+        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n wgmma.fence.sync.aligned ;\nexists (x == 1)\n").unwrap_err();
         assert!(e.contains("not supported"), "{e}");
     }
 }

@@ -12,13 +12,15 @@ use crate::diag::{SourceFile, Span};
 use crate::litmus::ast::{CmpOp, Quantifier};
 
 /// A memory proxy (PTX ISA §8.6). Surface, texture and constant are the proxies Dat3M and the
-/// mixed-proxy paper model; `Generic` is the default of every ordinary access.
+/// mixed-proxy paper model; `Generic` is the default of every ordinary access; `Async` is the
+/// proxy of the bulk asynchronous copies (PTX ISA §9.7.9.25.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Proxy {
     Generic,
     Surface,
     Texture,
     Constant,
+    Async,
 }
 
 impl Proxy {
@@ -29,6 +31,7 @@ impl Proxy {
             Proxy::Surface => "SUR",
             Proxy::Texture => "TEX",
             Proxy::Constant => "CON",
+            Proxy::Async => "ASYNC",
         }
     }
 }
@@ -87,11 +90,52 @@ impl Placement {
     }
 }
 
+/// The state space a variable lives in (PTX ISA §5.1). Addresses are canonical
+/// (space, owner CTA, offset) triples (digest AMBIG-15): the `.shared::cta` and `.shared::cluster`
+/// windows name the same bytes, and are not aliases of each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Space {
+    Global,
+    /// Shared memory of the CTA with this id (`.shared::cta` for its own threads, reachable by
+    /// the other CTAs of its cluster through `.shared::cluster`).
+    Shared {
+        cta: i64,
+    },
+}
+
+/// What a variable holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VariableKind {
+    /// Data words (each 4-byte word is one location).
+    Data,
+    /// An 8-byte mbarrier object (PTX ISA §9.7.13.15.1): one location whose value is the
+    /// encoded [`crate::exec::mbarrier::MbState`].
+    Mbarrier,
+}
+
+/// A declared variable: a named range of bytes in one state space.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    /// Size in bytes (a multiple of 4; 8 for mbarriers).
+    pub size: i64,
+    pub space: Space,
+    pub align: i64,
+    pub kind: VariableKind,
+    /// Index of the location of its first word; the others follow consecutively.
+    pub first_location: usize,
+    pub span: Span,
+}
+
 /// A declared (virtual) location. Several virtual locations may map to one physical location
 /// (aliases, PTX ISA §8.2.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
+    /// `x`, or `s+4` for the word at byte offset 4 of variable `s`.
     pub name: String,
+    /// The variable this word belongs to, and its byte offset in it.
+    pub variable: usize,
+    pub offset: i64,
     /// Index of the physical location (into `Program::physical`).
     pub physical: usize,
     /// The generic virtual address this name stands for: equal for a name and its non-generic
@@ -122,8 +166,8 @@ pub enum Value {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Address {
     Location(usize),
-    /// The address held in a register (an address dependency).
-    Reg(Reg),
+    /// The address held in a register plus a byte offset (an address dependency).
+    Reg(Reg, i64),
 }
 
 /// Read-modify-write operations of `atom` and `red`.
@@ -177,15 +221,164 @@ pub enum FenceKind {
     Release,
 }
 
+/// The state-space qualifier an instruction uses for an address (PTX ISA §5.1, §6.4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum AccessSpace {
+    /// No qualifier: a generic address (any variable).
+    Generic,
+    Global,
+    /// `.shared` / `.shared::cta`: shared memory of the executing CTA only.
+    SharedCta,
+    /// `.shared::cluster`: shared memory of any CTA of the executing thread's cluster.
+    SharedCluster,
+}
+
+/// What a `fence` is restricted to (PTX ISA §9.7.13.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum FenceRestrict {
+    /// `fence.mbarrier_init.release.cluster`: orders only prior `mbarrier.init` operations.
+    MbarrierInit,
+    /// `.sync_restrict::shared::cta` / `::cluster` (the restriction is on the synchronizing
+    /// operation; the fence still orders every access of the listed space).
+    SharedCta,
+    SharedCluster,
+}
+
+/// The kinds of async-groups (PTX ISA §9.7.9.25.1.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum GroupKind {
+    /// cp.async-groups (`cp.async.commit_group`).
+    CpAsync,
+    /// bulk async-groups (`cp.async.bulk.commit_group`).
+    Bulk,
+}
+
+/// Which asynchronous copy instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum CopyKind {
+    /// `cp.async` (non-bulk): generic proxy.
+    CpAsync,
+    /// `cp.async.bulk`: async proxy.
+    Bulk,
+    /// `cp.reduce.async.bulk.<op>`: async proxy, one atomic reduction per element.
+    Reduce(RmwOp),
+}
+
+/// How the completion of an asynchronous copy is observed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Completion {
+    /// Through async-groups of this kind.
+    Group(GroupKind),
+    /// Through the complete-tx operation on this mbarrier.
+    Mbarrier(Address),
+}
+
+/// An asynchronous copy (PTX ISA §9.7.9.25).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsyncCopy {
+    pub kind: CopyKind,
+    pub dst: Address,
+    pub dst_space: AccessSpace,
+    pub src: Address,
+    pub src_space: AccessSpace,
+    /// Bytes copied (cp-size for `cp.async`).
+    pub size: Value,
+    /// `cp.async` src-size: bytes read from the source, the rest is zero-filled.
+    pub src_size: Option<Value>,
+    /// `cp.async` ignore-src predicate: when non-zero nothing is read and the destination is zero-filled.
+    pub ignore_src: Option<Value>,
+    pub completion: Completion,
+}
+
+/// mbarrier operations (PTX ISA §9.7.13.15).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MbOp {
+    Init {
+        count: Value,
+    },
+    Inval,
+    /// `arrive`, `arrive_drop`, `arrive.expect_tx`, `arrive.noComplete`.
+    Arrive {
+        count: Value,
+        expect_tx: Option<Value>,
+        no_complete: bool,
+        drop: bool,
+    },
+    ExpectTx {
+        bytes: Value,
+    },
+    CompleteTx {
+        bytes: Value,
+    },
+    /// `test_wait` / `try_wait`: `parity` selects the `.parity` form (operand = phase parity);
+    /// otherwise the operand is a state returned by an arrive.
+    Wait {
+        parity: bool,
+        operand: Value,
+    },
+}
+
 /// Semantics of one instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
+    /// `ld.v2|v4`: one 4-byte read per element (PTX ISA §8.2.4: vector accesses are sets of
+    /// scalar accesses).
+    LoadVector {
+        dsts: Vec<Reg>,
+        addr: Address,
+        sem: Sem,
+        scope: Option<Scope>,
+        space: AccessSpace,
+    },
+    /// `st.v2|v4`: one 4-byte write per element.
+    StoreVector {
+        addr: Address,
+        values: Vec<Value>,
+        sem: Sem,
+        scope: Option<Scope>,
+        space: AccessSpace,
+    },
+    /// `cp.async`, `cp.async.bulk`, `cp.reduce.async.bulk`.
+    AsyncCopy(AsyncCopy),
+    /// `cp.async.bulk.prefetch`: no memory effect the model can observe.
+    Prefetch,
+    /// `cp.async.commit_group` / `cp.async.bulk.commit_group`.
+    CommitGroup(GroupKind),
+    /// `cp.async.wait_group N` / `cp.async.wait_all` (`all`: commit first, then wait for 0) /
+    /// `cp.async.bulk.wait_group{.read} N`.
+    WaitGroup {
+        kind: GroupKind,
+        n: i64,
+        read: bool,
+        all: bool,
+    },
+    /// `cp.async.mbarrier.arrive{.noinc}`.
+    CpAsyncArrive {
+        bar: Address,
+        space: AccessSpace,
+        noinc: bool,
+    },
+    Mbarrier {
+        op: MbOp,
+        bar: Address,
+        space: AccessSpace,
+        sem: Sem,
+        scope: Scope,
+        /// The state (arrive) or predicate (waits) destination.
+        dst: Option<Reg>,
+    },
+    /// `barrier.cluster.arrive{.release|.relaxed}` (`arrive`) or `barrier.cluster.wait{.acquire}`.
+    ClusterBarrier {
+        arrive: bool,
+        sem: Sem,
+    },
     Load {
         dst: Reg,
         addr: Address,
         sem: Sem,
         scope: Option<Scope>,
         proxy: Proxy,
+        space: AccessSpace,
     },
     Store {
         addr: Address,
@@ -193,6 +386,7 @@ pub enum Op {
         sem: Sem,
         scope: Option<Scope>,
         proxy: Proxy,
+        space: AccessSpace,
     },
     /// `atom` (with a destination) or `red` (without). `operands` is `[v]`, or `[cmp, new]` for cas.
     Rmw {
@@ -203,14 +397,18 @@ pub enum Op {
         sem: Sem,
         scope: Scope,
         proxy: Proxy,
+        space: AccessSpace,
     },
     Fence {
         kind: FenceKind,
         scope: Scope,
+        restrict: Option<FenceRestrict>,
     },
-    /// `fence.proxy.<proxy>`: orders accesses of this thread's CTA through `proxy` with generic ones.
+    /// `fence.proxy.<proxy>`: orders accesses of this thread's CTA through `proxy` with generic
+    /// ones; `fence.proxy.async.<space>` only for locations of that state space.
     ProxyFence {
         proxy: Proxy,
+        space: Option<AccessSpace>,
     },
     /// `fence.proxy.alias`.
     AliasFence,
@@ -348,6 +546,7 @@ pub struct Condition {
 pub struct Program {
     pub name: String,
     pub source: SourceFile,
+    pub variables: Vec<Variable>,
     pub locations: Vec<Location>,
     pub physical: Vec<PhysicalLocation>,
     pub threads: Vec<Thread>,
@@ -355,26 +554,56 @@ pub struct Program {
     pub filter: Option<Prop>,
     /// Observables listed in `locations [...]`, shown in every state.
     pub extra_observables: Vec<Observable>,
+    /// The readings of the spec's ambiguities this program is run under (set by the caller).
+    pub readings: crate::readings::Readings,
 }
 
-/// Base of the integer encoding of addresses: the address of location `i` is
-/// `ADDRESS_BASE + i * ADDRESS_STRIDE`, far from the small integers litmus tests use.
+/// Base of the integer encoding of addresses: byte `o` of variable `v` has the address
+/// `ADDRESS_BASE + v * ADDRESS_STRIDE + o`, far from the small integers litmus tests use, so
+/// registers can hold addresses and do byte arithmetic on them.
 pub const ADDRESS_BASE: i64 = 0x1000_0000;
-pub const ADDRESS_STRIDE: i64 = 0x100;
+pub const ADDRESS_STRIDE: i64 = 0x1_0000;
+
+/// The address of byte `offset` of variable `variable`.
+pub fn address(variable: usize, offset: i64) -> i64 {
+    ADDRESS_BASE + variable as i64 * ADDRESS_STRIDE + offset
+}
 
 impl Program {
-    /// The location whose address is `value`, if any.
-    pub fn location_at(&self, value: i64) -> Option<usize> {
+    /// The (variable, byte offset) an address points into, if it is inside a variable.
+    pub fn decode_address(&self, value: i64) -> Option<(usize, i64)> {
         let off = value.checked_sub(ADDRESS_BASE)?;
-        if off < 0 || off % ADDRESS_STRIDE != 0 {
+        if off < 0 {
             return None;
         }
-        let idx = (off / ADDRESS_STRIDE) as usize;
-        (idx < self.locations.len()).then_some(idx)
+        let v = (off / ADDRESS_STRIDE) as usize;
+        let o = off % ADDRESS_STRIDE;
+        (v < self.variables.len() && o < self.variables[v].size).then_some((v, o))
     }
 
-    pub fn address_of(loc: usize) -> i64 {
-        ADDRESS_BASE + loc as i64 * ADDRESS_STRIDE
+    /// The location (word) whose address is `value`, if any.
+    pub fn location_at(&self, value: i64) -> Option<usize> {
+        let (v, o) = self.decode_address(value)?;
+        let var = &self.variables[v];
+        if var.kind == VariableKind::Mbarrier {
+            return (o == 0).then_some(var.first_location);
+        }
+        (o % 4 == 0).then_some(var.first_location + (o / 4) as usize)
+    }
+
+    pub fn address_of(&self, loc: usize) -> i64 {
+        address(self.locations[loc].variable, self.locations[loc].offset)
+    }
+
+    /// The cluster of a CTA: that of its threads, or its own implicit cluster when no thread of
+    /// the test runs in it.
+    pub fn cluster_of_cta(&self, cta: i64) -> i64 {
+        self.threads.iter().find(|t| t.placement.cta == cta).map(|t| t.placement.cluster).unwrap_or(-1 - cta)
+    }
+
+    /// The variable of a location.
+    pub fn variable_of(&self, loc: usize) -> &Variable {
+        &self.variables[self.locations[loc].variable]
     }
 
     /// How an observable is printed in states (`1:r0`, `x`).

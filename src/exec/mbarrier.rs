@@ -1,0 +1,286 @@
+//! The mbarrier object as a value: its state is encoded in the value of its one location, and
+//! every mbarrier instruction is a read-modify-write of that value (digest §14.5, principle P5).
+//!
+//! Encoding the state as a value lets the ordinary machinery do the work: the total order `mo_m`
+//! of the updates is the coherence order of the location (the engine keeps it total and makes
+//! every update read its immediate predecessor), the phase a wait observes is the value it reads,
+//! and synchronization through the object is reads-from plus RMW chains (§8.9.2).
+//!
+//! PTX ISA §9.7.13.15.1: the object holds the current phase, the pending arrival count, the
+//! expected arrival count and the tx-count. A value without [`MAGIC`] is not a valid object (never
+//! initialised, invalidated, or overwritten by an ordinary store).
+
+/// Marks a value as a valid mbarrier state.
+const MAGIC: i64 = 1 << 62;
+const PHASE_BITS: u32 = 6;
+const COUNT_BITS: u32 = 20;
+const TX_BITS: u32 = 16;
+
+/// The phase, pending arrivals, expected arrivals and tx-count of a valid mbarrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MbState {
+    pub phase: i64,
+    pub pending: i64,
+    pub expected: i64,
+    pub tx: i64,
+}
+
+/// Largest phase number ptxmm tracks (a litmus test never gets close).
+pub const MAX_PHASE: i64 = (1 << PHASE_BITS) - 1;
+/// Largest tx-count magnitude ptxmm tracks (the ISA allows ±(2^20-1), §9.7.13.15.2).
+pub const MAX_TX: i64 = (1 << (TX_BITS - 1)) - 1;
+/// Largest arrival count (PTX ISA §9.7.13.15.2: [1, 2^20-1]).
+pub const MAX_COUNT: i64 = (1 << COUNT_BITS) - 1;
+
+impl MbState {
+    /// The value of an object right after `mbarrier.init [bar], count`.
+    pub fn initialised(count: i64) -> i64 {
+        MbState { phase: 0, pending: count, expected: count, tx: 0 }.encode()
+    }
+
+    pub fn encode(&self) -> i64 {
+        let c = MAX_COUNT;
+        MAGIC
+            | (self.phase & MAX_PHASE)
+            | ((self.pending & c) << PHASE_BITS)
+            | ((self.expected & c) << (PHASE_BITS + COUNT_BITS))
+            | (((self.tx + MAX_TX + 1) & ((1 << TX_BITS) - 1)) << (PHASE_BITS + 2 * COUNT_BITS))
+    }
+
+    /// The state a value encodes; None for a value that is not a valid object.
+    pub fn decode(v: i64) -> Option<MbState> {
+        if v & MAGIC == 0 || v < 0 {
+            return None;
+        }
+        let c = MAX_COUNT;
+        Some(MbState {
+            phase: v & MAX_PHASE,
+            pending: (v >> PHASE_BITS) & c,
+            expected: (v >> (PHASE_BITS + COUNT_BITS)) & c,
+            tx: ((v >> (PHASE_BITS + 2 * COUNT_BITS)) & ((1 << TX_BITS) - 1)) - MAX_TX - 1,
+        })
+    }
+
+    /// "Maybe complete" (§9.7.13.15.4-.7): with no pending arrival and no pending transaction, the
+    /// phase completes and the next one starts with the expected count.
+    fn settle(mut self) -> (MbState, bool) {
+        if self.pending == 0 && self.tx == 0 {
+            self.phase += 1;
+            self.pending = self.expected;
+            (self, true)
+        } else {
+            (self, false)
+        }
+    }
+
+    /// How the value prints in reports: `phase 1, pending 2/2, tx 0`.
+    pub fn describe(v: i64) -> String {
+        match MbState::decode(v) {
+            Some(s) => format!("phase {}, pending {}/{}, tx {}", s.phase, s.pending, s.expected, s.tx),
+            None => format!("not a valid mbarrier ({v})"),
+        }
+    }
+}
+
+/// One mbarrier operation with its operand values resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbUpdate {
+    Init {
+        count: i64,
+    },
+    Inval,
+    Arrive {
+        count: i64,
+        expect_tx: i64,
+        no_complete: bool,
+        drop: bool,
+    },
+    ExpectTx {
+        bytes: i64,
+    },
+    CompleteTx {
+        bytes: i64,
+    },
+    /// `cp.async.mbarrier.arrive` without `.noinc`: pending count + 1 (§9.7.9.25.3.4).
+    IncPending,
+    /// The asynchronous arrive-on of `cp.async.mbarrier.arrive`.
+    ArriveOn,
+    /// `test_wait`/`try_wait` (read only).
+    Wait {
+        parity: bool,
+        operand: i64,
+    },
+}
+
+/// The effect of an operation on one old value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MbEffect {
+    /// The value written (None for waits, which only read).
+    pub write: Option<i64>,
+    /// The register result: the state (phase before the arrive) or the wait predicate (0/1).
+    pub result: i64,
+    /// Undefined behaviour (the rule of digest §13.2 and what happened).
+    pub ub: Option<String>,
+}
+
+impl MbUpdate {
+    /// The operation's name in messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            MbUpdate::Init { .. } => "mbarrier.init",
+            MbUpdate::Inval => "mbarrier.inval",
+            MbUpdate::Arrive { drop: true, .. } => "mbarrier.arrive_drop",
+            MbUpdate::Arrive { .. } => "mbarrier.arrive",
+            MbUpdate::ExpectTx { .. } => "mbarrier.expect_tx",
+            MbUpdate::CompleteTx { .. } => "complete-tx",
+            MbUpdate::IncPending => "cp.async.mbarrier.arrive (pending-count increment)",
+            MbUpdate::ArriveOn => "arrive-on of cp.async.mbarrier.arrive",
+            MbUpdate::Wait { .. } => "mbarrier.test_wait/try_wait",
+        }
+    }
+
+    /// Apply to the old value of the object.
+    pub fn apply(&self, old: i64) -> MbEffect {
+        let state = MbState::decode(old);
+        if let MbUpdate::Init { count } = *self {
+            let ub = if state.is_some() {
+                Some("M2: mbarrier.init on an mbarrier object that is already valid (PTX ISA §9.7.13.15.9)".to_string())
+            } else if !(1..=MAX_COUNT).contains(&count) {
+                Some(format!("M3: mbarrier.init count {count} is outside [1, 2^20-1] (PTX ISA §9.7.13.15.9)"))
+            } else {
+                None
+            };
+            return MbEffect { write: Some(MbState::initialised(count.clamp(1, MAX_COUNT))), result: 0, ub };
+        }
+        let Some(s) = state else {
+            return MbEffect {
+                write: if matches!(self, MbUpdate::Wait { .. }) { None } else { Some(old) },
+                result: 0,
+                ub: Some(format!(
+                    "M1: {} on an mbarrier object that is not initialised (PTX ISA §9.7.13.15: \"Performing any mbarrier operation except mbarrier.init on an uninitialized mbarrier object results in undefined behavior\")",
+                    self.name()
+                )),
+            };
+        };
+        let mut ub = None;
+        let (new, result) = match *self {
+            MbUpdate::Init { .. } => unreachable!("handled above"),
+            MbUpdate::Inval => return MbEffect { write: Some(0), result: 0, ub: None },
+            MbUpdate::Arrive { count, expect_tx, no_complete, drop } => {
+                let mut n = s;
+                n.tx += expect_tx;
+                if drop {
+                    n.expected -= count;
+                }
+                n.pending -= count;
+                if n.pending < 0 {
+                    ub = Some(format!(
+                        "arrival-count underflow: {} with count {count} when only {} arrival(s) are pending (PTX ISA §9.7.13.15.2: the pending count is in [0, 2^20-1])",
+                        self.name(),
+                        s.pending
+                    ));
+                    n.pending = 0;
+                }
+                if n.expected < 0 {
+                    n.expected = 0;
+                }
+                let (n, completed) = n.settle();
+                if no_complete && completed {
+                    ub = Some(
+                        "M4: mbarrier.arrive.noComplete completed the current phase (PTX ISA §9.7.13.15.13: \"the behavior is undefined\")"
+                            .to_string(),
+                    );
+                }
+                (n, s.phase)
+            }
+            MbUpdate::ExpectTx { bytes } => (MbState { tx: s.tx + bytes, ..s }, 0),
+            MbUpdate::CompleteTx { bytes } => (MbState { tx: s.tx - bytes, ..s }.settle().0, 0),
+            MbUpdate::IncPending => {
+                if s.pending + 1 > MAX_COUNT {
+                    ub = Some("M3: the pending count overflows after cp.async.mbarrier.arrive (PTX ISA §9.7.9.25.3.4)".to_string());
+                }
+                (MbState { pending: s.pending + 1, ..s }, 0)
+            }
+            MbUpdate::ArriveOn => {
+                let mut n = s;
+                n.pending -= 1;
+                if n.pending < 0 {
+                    ub = Some("arrival-count underflow: the arrive-on of cp.async.mbarrier.arrive found no pending arrival".to_string());
+                    n.pending = 0;
+                }
+                (n.settle().0, 0)
+            }
+            MbUpdate::Wait { parity: true, operand } => {
+                if operand != 0 && operand != 1 {
+                    ub = Some(format!("M6: phase parity operand {operand} is neither 0 nor 1 (PTX ISA §9.7.13.15.16)"));
+                }
+                // The phase of parity P is complete when the current phase has the other parity:
+                // it is then the immediately preceding phase (phase -1 counts as complete).
+                return MbEffect { write: None, result: (s.phase % 2 != operand.rem_euclid(2)) as i64, ub };
+            }
+            MbUpdate::Wait { parity: false, operand } => {
+                if operand != s.phase && operand != s.phase - 1 {
+                    ub = Some(format!(
+                        "M6: test_wait/try_wait on the state of phase {operand}, which is neither the current phase {} nor the immediately preceding one (PTX ISA §9.7.13.15.16)",
+                        s.phase
+                    ));
+                }
+                return MbEffect { write: None, result: (operand < s.phase) as i64, ub };
+            }
+        };
+        if new.tx.abs() > MAX_TX {
+            ub = Some(format!("M10: the tx-count {} is outside the range ptxmm tracks (±{MAX_TX}; PTX ISA §9.7.13.15.2)", new.tx));
+        }
+        if new.phase > MAX_PHASE {
+            ub = Some(format!("the test completes more than {MAX_PHASE} phases of one mbarrier, more than ptxmm tracks"));
+        }
+        MbEffect { write: Some(new.encode()), result, ub }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_round_trips() {
+        for s in [
+            MbState { phase: 0, pending: 2, expected: 2, tx: 0 },
+            MbState { phase: 3, pending: 0, expected: 5, tx: -16 },
+            MbState { phase: 63, pending: MAX_COUNT, expected: 1, tx: MAX_TX },
+        ] {
+            assert_eq!(MbState::decode(s.encode()), Some(s));
+        }
+        assert_eq!(MbState::decode(0), None);
+        assert_eq!(MbState::decode(5), None, "ordinary data is not a valid object");
+    }
+
+    #[test]
+    fn a_phase_completes_when_arrivals_and_transactions_are_done() {
+        let v = MbState::initialised(1);
+        let a = MbUpdate::Arrive { count: 1, expect_tx: 16, no_complete: false, drop: false }.apply(v);
+        let s = MbState::decode(a.write.unwrap()).unwrap();
+        assert_eq!((s.phase, s.pending, s.tx), (0, 0, 16), "the expected bytes hold the phase open");
+        let c = MbUpdate::CompleteTx { bytes: 16 }.apply(a.write.unwrap());
+        let s = MbState::decode(c.write.unwrap()).unwrap();
+        assert_eq!((s.phase, s.pending, s.tx), (1, 1, 0));
+        let w = MbUpdate::Wait { parity: true, operand: 0 }.apply(c.write.unwrap());
+        assert_eq!(w.result, 1);
+        let w = MbUpdate::Wait { parity: true, operand: 0 }.apply(v);
+        assert_eq!(w.result, 0);
+        let w = MbUpdate::Wait { parity: true, operand: 1 }.apply(v);
+        assert_eq!(w.result, 1, "the phase before phase 0 counts as complete");
+    }
+
+    #[test]
+    fn misuse_is_undefined() {
+        assert!(MbUpdate::Arrive { count: 1, expect_tx: 0, no_complete: false, drop: false }.apply(0).ub.unwrap().starts_with("M1"));
+        assert!(MbUpdate::Init { count: 1 }.apply(MbState::initialised(1)).ub.unwrap().starts_with("M2"));
+        let v = MbState::initialised(1);
+        assert!(MbUpdate::Arrive { count: 1, expect_tx: 0, no_complete: true, drop: false }.apply(v).ub.unwrap().starts_with("M4"));
+        assert!(MbUpdate::Arrive { count: 2, expect_tx: 0, no_complete: false, drop: false }.apply(v).ub.unwrap().contains("underflow"));
+        let later = MbState { phase: 3, pending: 1, expected: 1, tx: 0 }.encode();
+        assert!(MbUpdate::Wait { parity: false, operand: 1 }.apply(later).ub.unwrap().starts_with("M6"));
+        assert!(MbUpdate::Wait { parity: false, operand: 2 }.apply(later).ub.is_none());
+    }
+}

@@ -1,0 +1,387 @@
+//! Lowering of the asynchronous instructions: `cp.async*`, `cp.reduce.async.bulk`, the async-group
+//! instructions, `mbarrier.*` (PTX ISA §9.7.9.25, §9.7.13.15) and `barrier.cluster`.
+
+use super::*;
+
+const COPY_ACCEPTED: &str = "cp.async.ca|cg.shared{::cta}.global, cp.async.commit_group, cp.async.wait_group N, cp.async.wait_all, \
+cp.async.mbarrier.arrive{.noinc}, cp.async.bulk.<dst>.<src>.mbarrier::complete_tx::bytes|.bulk_group, cp.reduce.async.bulk.<dst>.<src>.<completion>.<op>.<type>, \
+cp.async.bulk.prefetch.L2.global, cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N";
+
+impl InstrLowerer<'_, '_> {
+    fn unsupported(&self, span: Span, what: &str) -> Diagnostic {
+        Diagnostic::error(span, format!("{what} is not supported by this version of ptxmm"))
+            .with_note(format!("supported: {COPY_ACCEPTED}"))
+    }
+
+    fn const_operand(&self, op: &Spanned<Operand>, what: &str) -> Result<i64, Diagnostic> {
+        match op.node {
+            Operand::Int(v) => Ok(v),
+            ref other => Err(Diagnostic::expected(op.span, format!("a constant {what}"), describe(other))),
+        }
+    }
+
+    /// `cp.*` after the `cp` part.
+    pub(super) fn async_copy(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let words: Vec<&str> = rest.iter().map(|p| p.node.as_str()).collect();
+        let span = self.instr.opcode_span();
+        match words.as_slice() {
+            ["async", "commit_group"] => {
+                self.operands(0, "no operands")?;
+                Ok(Op::CommitGroup(GroupKind::CpAsync))
+            }
+            ["async", "bulk", "commit_group"] => {
+                self.operands(0, "no operands")?;
+                Ok(Op::CommitGroup(GroupKind::Bulk))
+            }
+            ["async", "wait_all"] => {
+                self.operands(0, "no operands")?;
+                Ok(Op::WaitGroup { kind: GroupKind::CpAsync, n: 0, read: false, all: true })
+            }
+            ["async", "wait_group"] | ["async", "bulk", "wait_group"] | ["async", "bulk", "wait_group", "read"] => {
+                let ops = self.operands(1, "the number N of most recent groups that may stay pending")?;
+                let n = self.const_operand(&ops[0], "group count N")?;
+                if n < 0 {
+                    return Err(Diagnostic::expected(ops[0].span, "a non-negative group count", n));
+                }
+                let kind = if words[1] == "bulk" { GroupKind::Bulk } else { GroupKind::CpAsync };
+                Ok(Op::WaitGroup { kind, n, read: words.last() == Some(&"read"), all: false })
+            }
+            ["async", "mbarrier", "arrive", ..] => {
+                let mut q = Quals::new(&rest[3..]);
+                let noinc = q.take(&["noinc"]).is_some();
+                let space = space_of(&mut q);
+                q.take_all(&["b64"]);
+                q.finish("cp.async.mbarrier.arrive", ".noinc, .shared{::cta}, .b64")?;
+                let ops = self.operands(1, "[mbarrier]")?;
+                let bar = self.address(&ops[0])?;
+                Ok(Op::CpAsyncArrive { bar, space, noinc })
+            }
+            ["async", "bulk", "prefetch", ..] => {
+                if words.contains(&"tensor") {
+                    return Err(self.unsupported(span, "`cp.async.bulk.prefetch.tensor`"));
+                }
+                let ops = self.operands(2, "[src], size")?;
+                self.address(&ops[0])?;
+                self.value(&ops[1])?;
+                Ok(Op::Prefetch)
+            }
+            ["async", "bulk", "tensor", ..] | ["reduce", "async", "bulk", "tensor", ..] => Err(self
+                .unsupported(span, "`.tensor` bulk copies")
+                .with_note("tensor copies need a tensor map; write the equivalent non-tensor `cp.async.bulk` with explicit byte ranges")),
+            ["async", "bulk", ..] => self.bulk_copy(&rest[2..], None),
+            ["reduce", "async", "bulk", ..] => self.bulk_copy(&rest[3..], Some(())),
+            ["async", "ca" | "cg", ..] => self.cp_async(&rest[1..]),
+            _ => Err(Diagnostic::error(span, format!("unsupported instruction `{}`", self.mnemonic()))
+                .with_note(format!("supported: {COPY_ACCEPTED}"))),
+        }
+    }
+
+    /// `cp.async.ca|cg.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}`.
+    fn cp_async(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        let (level, lspan) = q.take(&["ca", "cg"]).expect("matched by the caller");
+        let dst_space = match q.take(&["shared", "shared::cta"]) {
+            Some(_) => AccessSpace::SharedCta,
+            None => return Err(Diagnostic::error(self.instr.opcode_span(), "`cp.async` needs the destination space `.shared{::cta}`")),
+        };
+        if q.take(&["global"]).is_none() {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`cp.async` needs the source space `.global`"));
+        }
+        q.take_all(&["L2::64B", "L2::128B", "L2::256B", "L2::cache_hint"]);
+        q.finish("cp.async", ".ca|.cg, .shared{::cta}, .global, .L2::<size>B")?;
+        let ops: &[Spanned<Operand>] = &self.instr.operands;
+        if ops.len() < 3 || ops.len() > 4 {
+            return Err(Diagnostic::expected(
+                if ops.len() > 4 { ops[4].span } else { self.span },
+                "3 or 4 operands for `cp.async` ([dst], [src], cp-size{, src-size | ignore-src})",
+                ops.len(),
+            ));
+        }
+        let dst = self.address(&ops[0])?;
+        let src = self.address(&ops[1])?;
+        let size = self.const_operand(&ops[2], "cp-size")?;
+        let allowed: &[i64] = if level == "cg" { &[16] } else { &[4, 8, 16] };
+        if !allowed.contains(&size) {
+            return Err(Diagnostic::expected(
+                ops[2].span,
+                format!("a cp-size of {allowed:?} bytes for `.{level}` (PTX ISA §9.7.9.25.3.1)"),
+                size,
+            )
+            .with_note(format!("`.{level}` at {}", self.l.source.line_col(lspan.start).0)));
+        }
+        let (src_size, ignore_src) = match ops.get(3) {
+            None => (None, None),
+            // A predicate operand is ignore-src: when true, nothing is read and the destination
+            // is zero-filled (PTX ISA §9.7.9.25.3.1).
+            Some(o) if is_predicate_name(&o.node) => (None, Some(self.value(o)?)),
+            Some(o) => (Some(self.value(o)?), None),
+        };
+        Ok(Op::AsyncCopy(AsyncCopy {
+            kind: CopyKind::CpAsync,
+            dst,
+            dst_space,
+            src,
+            src_space: AccessSpace::Global,
+            size: Value::Const(size),
+            src_size,
+            ignore_src,
+            completion: Completion::Group(GroupKind::CpAsync),
+        }))
+    }
+
+    /// `cp.async.bulk.<dst>.<src>.<completion> [dst], [src], size{, [mbar]}` and
+    /// `cp.reduce.async.bulk.<dst>.<src>.<completion>.<op>.<type> ...` (`reduce` is Some).
+    fn bulk_copy(&mut self, rest: &[Spanned<String>], reduce: Option<()>) -> Result<Op, Diagnostic> {
+        let mnemonic = if reduce.is_some() { "cp.reduce.async.bulk" } else { "cp.async.bulk" };
+        if rest.len() < 2 {
+            return Err(Diagnostic::error(self.instr.opcode_span(), format!("`{mnemonic}` needs a destination and a source state space"))
+                .with_note("e.g. `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes`"));
+        }
+        let space = |p: &Spanned<String>| -> Result<AccessSpace, Diagnostic> {
+            match p.node.as_str() {
+                "global" => Ok(AccessSpace::Global),
+                "shared::cta" | "shared" => Ok(AccessSpace::SharedCta),
+                "shared::cluster" => Ok(AccessSpace::SharedCluster),
+                other => {
+                    Err(Diagnostic::expected(p.span, "a state space (.global, .shared::cta, .shared::cluster)", format!("`.{other}`")))
+                }
+            }
+        };
+        let dst_space = space(&rest[0])?;
+        let src_space = space(&rest[1])?;
+        let direction_ok = matches!(
+            (dst_space, src_space),
+            (AccessSpace::SharedCluster | AccessSpace::SharedCta, AccessSpace::Global)
+                | (AccessSpace::SharedCluster, AccessSpace::SharedCta)
+                | (AccessSpace::Global, AccessSpace::SharedCta)
+        );
+        if !direction_ok || (reduce.is_some() && src_space != AccessSpace::SharedCta) {
+            return Err(Diagnostic::error(
+                rest[0].span.to(rest[1].span),
+                format!("`{mnemonic}.{}.{}` is not a direction PTX defines", rest[0].node, rest[1].node),
+            )
+            .with_note("directions: .shared::cta|.shared::cluster ← .global, .shared::cluster ← .shared::cta, .global ← .shared::cta (reductions read .shared::cta)"));
+        }
+        let mut q = Quals::new(&rest[2..]);
+        let mbar = q.take(&["mbarrier::complete_tx::bytes"]).is_some();
+        let group = q.take(&["bulk_group"]).is_some();
+        if let Some((m, mspan)) = q.take(&["multicast::cluster"]) {
+            let _ = m;
+            return Err(self.unsupported(mspan, "`.multicast::cluster`").with_note("write one copy per destination CTA instead"));
+        }
+        q.take_all(&["L2::cache_hint"]);
+        let op = if reduce.is_some() {
+            let names = ["add", "min", "max", "inc", "dec", "and", "or", "xor"];
+            let Some((opname, _)) = q.take(&names) else {
+                return Err(Diagnostic::error(self.instr.opcode_span(), "`cp.reduce.async.bulk` needs a reduction operation")
+                    .with_note(".add .min .max .inc .dec .and .or .xor"));
+            };
+            let t = q.take(&["u32", "s32", "b32"]);
+            if t.is_none() {
+                let other = q.parts.iter().enumerate().find(|(i, _)| !q.used[*i]).map(|(_, p)| p);
+                return Err(match other {
+                    Some(p) => Diagnostic::error(
+                        p.span,
+                        format!("`.{}` elements are not supported; ptxmm models 32-bit elements (.u32, .s32, .b32)", p.node),
+                    ),
+                    None => Diagnostic::error(self.instr.opcode_span(), "`cp.reduce.async.bulk` needs an element type (.u32, .s32, .b32)"),
+                });
+            }
+            Some(match opname {
+                "add" => RmwOp::Add,
+                "min" => RmwOp::Min,
+                "max" => RmwOp::Max,
+                "inc" => RmwOp::Inc,
+                "dec" => RmwOp::Dec,
+                "and" => RmwOp::And,
+                "or" => RmwOp::Or,
+                _ => RmwOp::Xor,
+            })
+        } else {
+            None
+        };
+        q.finish(mnemonic, ".mbarrier::complete_tx::bytes or .bulk_group, .L2::cache_hint, and for reductions .<op>.<type>")?;
+        let completion_ok = matches!(
+            (dst_space, mbar, group),
+            (AccessSpace::Global, false, true) | (AccessSpace::SharedCluster | AccessSpace::SharedCta, true, false)
+        );
+        if !completion_ok {
+            return Err(Diagnostic::error(
+                self.instr.opcode_span(),
+                format!(
+                    "`{mnemonic}` to .{} needs the completion mechanism {}",
+                    rest[0].node,
+                    if dst_space == AccessSpace::Global { "`.bulk_group`" } else { "`.mbarrier::complete_tx::bytes`" }
+                ),
+            ));
+        }
+        let n_ops = if mbar { 4 } else { 3 };
+        let ops = self.operands(n_ops, if mbar { "[dst], [src], size, [mbar]" } else { "[dst], [src], size" })?;
+        let dst = self.address(&ops[0])?;
+        let src = self.address(&ops[1])?;
+        let size = self.value(&ops[2])?;
+        let completion = if mbar { Completion::Mbarrier(self.address(&ops[3])?) } else { Completion::Group(GroupKind::Bulk) };
+        let kind = match op {
+            Some(r) => CopyKind::Reduce(r),
+            None => CopyKind::Bulk,
+        };
+        Ok(Op::AsyncCopy(AsyncCopy { kind, dst, dst_space, src, src_space, size, src_size: None, ignore_src: None, completion }))
+    }
+
+    /// `mbarrier.<op>...` after the `mbarrier` part.
+    pub(super) fn mbarrier(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let Some(first) = rest.first() else {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`mbarrier` needs an operation")
+                .with_note("init, inval, arrive, arrive_drop, expect_tx, complete_tx, test_wait, try_wait"));
+        };
+        let what = first.node.as_str();
+        let mut q = Quals::new(&rest[1..]);
+        let expect_tx = what.starts_with("arrive") && q.take(&["expect_tx"]).is_some();
+        let no_complete = what.starts_with("arrive") && q.take(&["noComplete"]).is_some();
+        let parity = what.ends_with("wait") && q.take(&["parity"]).is_some();
+        let sem_word = q.take(&["release", "relaxed", "acquire"]);
+        let scope_word = q.take(&["cta", "cluster"]);
+        let space = space_of(&mut q);
+        q.take_all(&["b64"]);
+        q.finish(
+            &format!("mbarrier.{what}"),
+            ".expect_tx, .noComplete, .parity, .release|.relaxed, .acquire|.relaxed, .cta|.cluster, .shared{::cta}|.shared::cluster, .b64",
+        )?;
+        let (default_sem, allowed): (Sem, &[&str]) = match what {
+            "arrive" | "arrive_drop" => (Sem::Release, &["release", "relaxed"]),
+            "test_wait" | "try_wait" => (Sem::Acquire, &["acquire", "relaxed"]),
+            "expect_tx" | "complete_tx" => (Sem::Relaxed, &["relaxed"]),
+            _ => (Sem::Weak, &[]),
+        };
+        let sem = match sem_word {
+            None => default_sem,
+            Some((w, span)) if allowed.contains(&w) => {
+                let _ = span;
+                match w {
+                    "release" => Sem::Release,
+                    "acquire" => Sem::Acquire,
+                    _ => Sem::Relaxed,
+                }
+            }
+            Some((w, span)) => return Err(Diagnostic::error(span, format!("`mbarrier.{what}` does not take `.{w}`"))),
+        };
+        let scope = match scope_word {
+            Some(("cluster", _)) => Scope::Cluster,
+            _ => Scope::Cta,
+        };
+        if space == AccessSpace::SharedCluster && !matches!(what, "arrive" | "arrive_drop" | "expect_tx" | "complete_tx") {
+            return Err(Diagnostic::error(
+                self.instr.opcode_span(),
+                format!("`mbarrier.{what}` cannot use a `.shared::cluster` address (PTX ISA §9.7.13.15.8, M8)"),
+            ));
+        }
+        let (op, dst, bar) = match what {
+            "init" => {
+                let ops = self.operands(2, "[mbar], count")?;
+                (MbOp::Init { count: self.value(&ops[1])? }, None, self.address(&ops[0])?)
+            }
+            "inval" => {
+                let ops = self.operands(1, "[mbar]")?;
+                (MbOp::Inval, None, self.address(&ops[0])?)
+            }
+            "expect_tx" | "complete_tx" => {
+                let ops = self.operands(2, "[mbar], txCount")?;
+                let bytes = self.value(&ops[1])?;
+                let op = if what == "expect_tx" { MbOp::ExpectTx { bytes } } else { MbOp::CompleteTx { bytes } };
+                (op, None, self.address(&ops[0])?)
+            }
+            "arrive" | "arrive_drop" => {
+                let ops: &[Spanned<Operand>] = &self.instr.operands;
+                // state, [mbar]{, count | txCount}
+                if ops.len() < 2 || ops.len() > 3 {
+                    return Err(Diagnostic::expected(
+                        self.span,
+                        format!("2 or 3 operands for `mbarrier.{what}` (state, [mbar]{{, count}})"),
+                        ops.len(),
+                    ));
+                }
+                let dst = match &ops[0].node {
+                    Operand::Sink => None,
+                    _ => Some(self.dest_reg(&ops[0])?),
+                };
+                let bar = self.address(&ops[1])?;
+                let third = ops.get(2).map(|o| self.value(o)).transpose()?;
+                let (count, tx) = match (expect_tx, no_complete, third) {
+                    (true, _, Some(t)) => (Value::Const(1), Some(t)),
+                    (true, _, None) => return Err(Diagnostic::error(self.span, "`.expect_tx` needs a txCount operand")),
+                    (false, true, None) => return Err(Diagnostic::error(self.span, "`.noComplete` needs a count operand")),
+                    (false, _, Some(c)) => (c, None),
+                    (false, false, None) => (Value::Const(1), None),
+                };
+                (MbOp::Arrive { count, expect_tx: tx, no_complete, drop: what == "arrive_drop" }, dst, bar)
+            }
+            "test_wait" | "try_wait" => {
+                let ops: &[Spanned<Operand>] = &self.instr.operands;
+                if ops.len() < 3 || ops.len() > 4 {
+                    return Err(Diagnostic::expected(
+                        self.span,
+                        format!("3 or 4 operands for `mbarrier.{what}` (p, [mbar], state|parity{{, hint}})"),
+                        ops.len(),
+                    ));
+                }
+                let dst = match &ops[0].node {
+                    Operand::Sink => None,
+                    _ => Some(self.dest_reg(&ops[0])?),
+                };
+                let bar = self.address(&ops[1])?;
+                let operand = self.value(&ops[2])?;
+                if let Some(h) = ops.get(3) {
+                    self.value(h)?;
+                }
+                (MbOp::Wait { parity, operand }, dst, bar)
+            }
+            "pending_count" | "arrive.noComplete" => {
+                return Err(Diagnostic::error(first.span, format!("`mbarrier.{what}` is not supported by this version of ptxmm")))
+            }
+            other => {
+                return Err(Diagnostic::expected(
+                    first.span,
+                    "an mbarrier operation (init, inval, arrive, arrive_drop, expect_tx, complete_tx, test_wait, try_wait)",
+                    format!("`{other}`"),
+                ))
+            }
+        };
+        Ok(Op::Mbarrier { op, bar, space, sem, scope, dst })
+    }
+
+    /// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` / `barrier.cluster.wait{.acquire}{.aligned}`.
+    pub(super) fn cluster_barrier(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        self.operands(0, "no operands")?;
+        let mut q = Quals::new(rest);
+        let Some((kind, _)) = q.take(&["arrive", "wait"]) else {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`barrier.cluster` needs .arrive or .wait"));
+        };
+        let arrive = kind == "arrive";
+        let sem = match q.take(&["release", "relaxed", "acquire"]) {
+            None => {
+                if arrive {
+                    Sem::Release
+                } else {
+                    Sem::Acquire
+                }
+            }
+            Some(("release", _)) if arrive => Sem::Release,
+            Some(("relaxed", _)) if arrive => Sem::Relaxed,
+            Some(("acquire", _)) if !arrive => Sem::Acquire,
+            Some((w, span)) => return Err(Diagnostic::error(span, format!("`barrier.cluster.{kind}` does not take `.{w}`"))),
+        };
+        q.take(&["aligned"]);
+        q.finish("barrier.cluster", ".arrive{.release|.relaxed} or .wait{.acquire}, .aligned")?;
+        Ok(Op::ClusterBarrier { arrive, sem })
+    }
+}
+
+/// `p`, `p1`, `%p`, `%p1`: the predicate register spellings (an ignore-src operand).
+fn is_predicate_name(op: &Operand) -> bool {
+    let name = match op {
+        Operand::Name(n) => n.as_str(),
+        Operand::PercentName(n) => n.trim_start_matches('%'),
+        _ => return false,
+    };
+    name.starts_with('p') && name[1..].chars().all(|c| c.is_ascii_digit())
+}

@@ -1,0 +1,130 @@
+//! Readings of the places where the PTX text is ambiguous (digest §14.10, the ambiguity
+//! register). Each has a recommended default; the alternative is selected by a flag and the report
+//! names every reading in effect. `docs/async-model.md` gives the spec sentences behind each.
+//!
+//! Two readings change how events are built (who performs an async signal, which CTA an async
+//! access belongs to). The others are read by the cat model: the engine defines, for each, a set
+//! named `ALT-…` that holds every event when the alternative is selected and is empty otherwise,
+//! so a model switches a clause with `(ALT-… * _)`.
+
+/// The reading of every ambiguity ptxmm exposes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Readings {
+    /// AMBIG-1: a `fence.proxy.async` anywhere on the path orders generic and async accesses
+    /// (default: only a fence executed in the CTA of the async access, as ISCA'22's proxy fences).
+    pub proxy_fence_anywhere: bool,
+    /// AMBIG-3: the complete-tx / arrive-on is performed by the issuing thread (default: by a
+    /// virtual thread of the CTA that owns the mbarrier).
+    pub signal_by_issuer: bool,
+    /// AMBIG-7: a waiter sees a bulk copy only if, besides the complete-tx, the phase also has a
+    /// release arrive of the issuing thread (default: the complete-tx alone suffices).
+    pub ct_needs_release_arrive: bool,
+    /// AMBIG-13: completing `cp.async.bulk.wait_group.read` implies no generic-async proxy fence
+    /// (default: it does, for the source reads).
+    pub read_wait_without_fence: bool,
+    /// AMBIG-14: observation through an mbarrier needs every link of the RMW chain to be morally
+    /// strong (default: only the endpoints).
+    pub mbarrier_chain_strict: bool,
+    /// AMBIG-18: async copies of earlier-committed groups are ordered before those of later groups
+    /// of the same thread (default: no order, a write-write race).
+    pub commit_order: bool,
+}
+
+/// One ambiguity: its id, flag, and the two readings.
+pub struct Ambiguity {
+    pub id: &'static str,
+    pub flag: &'static str,
+    pub default: &'static str,
+    pub alternative: &'static str,
+    /// The `ALT-…` set a cat model reads, for model-level readings.
+    pub cat_set: Option<&'static str>,
+    pub get: fn(&Readings) -> bool,
+    pub set: fn(&mut Readings),
+}
+
+pub const AMBIGUITIES: &[Ambiguity] = &[
+    Ambiguity {
+        id: "AMBIG-1",
+        flag: "proxy-fence-anywhere",
+        default: "fence.proxy.async acts on async accesses of its own CTA",
+        alternative: "fence.proxy.async anywhere on the path",
+        cat_set: Some("ALT-PROXY-FENCE-ANYWHERE"),
+        get: |r| r.proxy_fence_anywhere,
+        set: |r| r.proxy_fence_anywhere = true,
+    },
+    Ambiguity {
+        id: "AMBIG-3",
+        flag: "signal-by-issuer",
+        default: "complete-tx/arrive-on performed in the mbarrier's CTA",
+        alternative: "performed by the issuing thread",
+        cat_set: None,
+        get: |r| r.signal_by_issuer,
+        set: |r| r.signal_by_issuer = true,
+    },
+    Ambiguity {
+        id: "AMBIG-7",
+        flag: "ct-needs-release-arrive",
+        default: "complete-tx alone publishes a bulk copy",
+        alternative: "also needs a release arrive of the issuer in the phase",
+        cat_set: Some("ALT-CT-NEEDS-RELEASE-ARRIVE"),
+        get: |r| r.ct_needs_release_arrive,
+        set: |r| r.ct_needs_release_arrive = true,
+    },
+    Ambiguity {
+        id: "AMBIG-13",
+        flag: "read-wait-without-fence",
+        default: "wait_group.read completion implies the generic-async fence for source reads",
+        alternative: "no implied fence after wait_group.read",
+        cat_set: Some("ALT-READ-WAIT-WITHOUT-FENCE"),
+        get: |r| r.read_wait_without_fence,
+        set: |r| r.read_wait_without_fence = true,
+    },
+    Ambiguity {
+        id: "AMBIG-14",
+        flag: "mbarrier-chain-strict",
+        default: "mbarrier RMW chain: only endpoints morally strong",
+        alternative: "every link morally strong",
+        cat_set: Some("ALT-MBARRIER-CHAIN-STRICT"),
+        get: |r| r.mbarrier_chain_strict,
+        set: |r| r.mbarrier_chain_strict = true,
+    },
+    Ambiguity {
+        id: "AMBIG-18",
+        flag: "commit-order",
+        default: "copies of different groups are unordered (WAW race)",
+        alternative: "commit order orders their writes",
+        cat_set: Some("ALT-COMMIT-ORDER"),
+        get: |r| r.commit_order,
+        set: |r| r.commit_order = true,
+    },
+];
+
+impl Readings {
+    /// Select the alternative reading named by `flag` (`proxy-fence-anywhere`, or `AMBIG-1`).
+    pub fn select(&mut self, flag: &str) -> Result<(), String> {
+        let a = AMBIGUITIES.iter().find(|a| a.flag == flag || a.id.eq_ignore_ascii_case(flag)).ok_or_else(|| {
+            format!("unknown reading `{flag}`; known: {}", AMBIGUITIES.iter().map(|a| a.flag).collect::<Vec<_>>().join(", "))
+        })?;
+        (a.set)(self);
+        Ok(())
+    }
+
+    /// One line per ambiguity: `AMBIG-1 default (…)` or `AMBIG-1 alternative proxy-fence-anywhere (…)`.
+    pub fn describe(&self) -> Vec<String> {
+        AMBIGUITIES
+            .iter()
+            .map(|a| {
+                if (a.get)(self) {
+                    format!("{} alternative --reading {}: {}", a.id, a.flag, a.alternative)
+                } else {
+                    format!("{} default: {}", a.id, a.default)
+                }
+            })
+            .collect()
+    }
+
+    /// The `ALT-…` sets a model reads, with whether each is selected.
+    pub fn cat_sets(&self) -> impl Iterator<Item = (&'static str, bool)> + '_ {
+        AMBIGUITIES.iter().filter_map(|a| a.cat_set.map(|s| (s, (a.get)(self))))
+    }
+}
