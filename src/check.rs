@@ -4,9 +4,10 @@ use crate::cat::CatModel;
 use crate::exec::search::{advance, search, Candidate, CoPruning, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
 use crate::exec::structure::{resolve_barriers, EventStructure};
 use crate::exec::trace::{explore, ExploreError, Limits, Trace, TraceOp};
+use crate::findings::Finding;
 use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::{Duration, Instant};
 
 /// Options of one run.
@@ -39,9 +40,48 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// Names of model flags (`flag ~empty ...`) that fired in some consistent execution.
     pub flags: Vec<String>,
+    /// Undefined behaviour found in some consistent execution (`undefined_unless` checks).
+    pub undefined: BTreeSet<Finding>,
+    /// Data races found in some consistent execution (`flag` checks).
+    pub races: BTreeSet<Finding>,
+    /// The reading of every exposed ambiguity (digest §14.10) the run used.
+    pub readings: Vec<String>,
+}
+
+/// The answer to the question a litmus test asks, with undefined behaviour taking precedence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Verdict {
+    /// Some consistent execution satisfies the condition's proposition.
+    Allowed,
+    /// No consistent execution satisfies it.
+    Forbidden,
+    /// Some consistent execution has undefined behaviour: the program has no defined outcomes.
+    Undefined,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Allowed => "Allowed",
+            Verdict::Forbidden => "Forbidden",
+            Verdict::Undefined => "Undefined",
+        }
+    }
 }
 
 impl Outcome {
+    /// Allowed / Forbidden / Undefined (digest §14.8 item 6: UB in any consistent execution
+    /// makes the whole program undefined, C-style).
+    pub fn verdict(&self) -> Verdict {
+        if !self.undefined.is_empty() {
+            Verdict::Undefined
+        } else if self.positive > 0 {
+            Verdict::Allowed
+        } else {
+            Verdict::Forbidden
+        }
+    }
+
     /// herd7's `Ok` / `No`.
     pub fn ok(&self) -> bool {
         match self.quantifier {
@@ -91,6 +131,9 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         stats: SearchStats::default(),
         elapsed: Duration::ZERO,
         flags: Vec::new(),
+        undefined: BTreeSet::new(),
+        races: BTreeSet::new(),
+        readings: program.readings.describe(),
     };
 
     let (_domains, per_thread) = explore(program, &opts.limits, false)?;
@@ -112,36 +155,45 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
             result = Err(RunError::from_search(e, &opts.limits));
             return;
         }
-        let structure = EventStructure::build(program, traces);
-        for barrier in resolve_barriers(&structure) {
-            if !barrier.blocked.is_empty() {
-                // Some thread waits forever at a barrier: no final state (liveness reports it).
-                outcome.blocked_combinations += 1;
-                break;
-            }
-            let statics = StaticEnv { structure: &structure, syncbar: &barrier.syncbar };
-            let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
-                Ok(p) => p,
-                Err(e) => {
-                    result = Err(RunError::Model(e));
-                    return;
-                }
-            };
-            let mut stats = SearchStats::default();
-            let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, eval| {
-                for f in eval.fired_flags() {
-                    flags.insert(f.name.clone());
-                }
-                record_final_states(program, &structure, cand, &mut outcome);
-                true
-            });
-            outcome.stats.candidates += stats.candidates;
-            outcome.stats.consistent += stats.consistent;
-            if let Err(e) = r {
-                result = Err(RunError::from_search(e, &opts.limits));
+        let symbolic = EventStructure::build(program, traces);
+        crate::exec::mbarrier::witness::for_each(&symbolic, &mut |structure| {
+            if result.is_err() {
                 return;
             }
-        }
+            for barrier in resolve_barriers(structure) {
+                if !barrier.blocked.is_empty() {
+                    // Some thread waits forever at a barrier: no final state (liveness reports it).
+                    outcome.blocked_combinations += 1;
+                    break;
+                }
+                let statics = StaticEnv { structure, syncbar: &barrier.syncbar, syncclu: &barrier.syncclu };
+                let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        result = Err(RunError::Model(e));
+                        return;
+                    }
+                };
+                let mut stats = SearchStats::default();
+                let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, eval| {
+                    let fired = eval.fired_flags();
+                    for f in &fired {
+                        flags.insert(f.name.clone());
+                    }
+                    let (undefined, races) = crate::findings::of_execution(structure, &fired);
+                    outcome.undefined.extend(undefined);
+                    outcome.races.extend(races);
+                    record_final_states(program, structure, cand, &mut outcome);
+                    true
+                });
+                outcome.stats.candidates += stats.candidates;
+                outcome.stats.consistent += stats.consistent;
+                if let Err(e) = r {
+                    result = Err(RunError::from_search(e, &opts.limits));
+                    return;
+                }
+            }
+        });
     });
     result?;
     outcome.flags = flags.into_iter().collect();
@@ -200,14 +252,14 @@ impl<'a> TraceCombinations<'a> {
 fn writes_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, i64)> + 't {
     tr.events
         .iter()
-        .filter(|e| e.op == TraceOp::Write)
+        .filter(|e| e.op == TraceOp::Write && e.mb_op.is_none())
         .map(move |e| (program.locations[e.location.expect("writes have a location")].physical, e.value))
 }
 
 fn reads_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, i64)> + 't {
     tr.events
         .iter()
-        .filter(|e| e.op == TraceOp::Read)
+        .filter(|e| e.op == TraceOp::Read && e.mb_op.is_none())
         .map(move |e| (program.locations[e.location.expect("reads have a location")].physical, e.value))
 }
 

@@ -95,53 +95,58 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
             error = Some(RunError::from_search(e, &opts.limits));
             return;
         }
-        let structure = EventStructure::build(program, traces);
-        // Global indices of the barrier events stuck runs wait at, and of the polls that must
-        // see final values.
-        let mut waiting = BTreeSet::new();
-        let mut polls = Vec::new();
-        for (t, tr) in traces.iter().enumerate() {
-            match &tr.stuck {
-                Some(Stuck::Barrier { event }) => {
-                    waiting.insert(structure.thread_events[t][*event]);
+        let symbolic = EventStructure::build(program, traces);
+        crate::exec::mbarrier::witness::for_each(&symbolic, &mut |structure| {
+            if found.is_some() || error.is_some() {
+                return;
+            }
+            // Global indices of the barrier events stuck runs wait at, and of the polls that must
+            // see final values.
+            let mut waiting = BTreeSet::new();
+            let mut polls = Vec::new();
+            for (t, tr) in traces.iter().enumerate() {
+                match &tr.stuck {
+                    Some(Stuck::Barrier { event }) => {
+                        waiting.insert(structure.thread_events[t][*event]);
+                    }
+                    Some(Stuck::Spin { reads, .. }) => polls.extend(reads.iter().map(|r| structure.thread_events[t][*r])),
+                    None => {}
                 }
-                Some(Stuck::Spin { reads, .. }) => polls.extend(reads.iter().map(|r| structure.thread_events[t][*r])),
-                None => {}
             }
-        }
-        for resolution in resolve_barriers(&structure) {
-            let blocked: BTreeSet<usize> = resolution.blocked.iter().map(|b| b.event).collect();
-            if blocked != waiting {
-                continue;
-            }
-            let statics = StaticEnv { structure: &structure, syncbar: &resolution.syncbar };
-            let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
-                Ok(p) => p,
-                Err(e) => {
-                    error = Some(RunError::Model(e));
+            for resolution in resolve_barriers(structure) {
+                let blocked: BTreeSet<usize> = resolution.blocked.iter().map(|b| b.event).collect();
+                if blocked != waiting {
+                    continue;
+                }
+                let statics = StaticEnv { structure, syncbar: &resolution.syncbar, syncclu: &resolution.syncclu };
+                let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        error = Some(RunError::Model(e));
+                        return;
+                    }
+                };
+                let mut stats = SearchStats::default();
+                let mut witness: Option<Vec<(usize, i64)>> = None;
+                let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, _| {
+                    // Fairness: every read of the failed iteration reads a co-maximal write.
+                    let rf_of = cand.rf.inverse();
+                    let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
+                    if fair {
+                        witness = Some(polls.iter().map(|&r| (r, structure.events[r].value)).collect());
+                    }
+                    !fair
+                });
+                if let Err(e) = r {
+                    error = Some(RunError::from_search(e, &opts.limits));
                     return;
                 }
-            };
-            let mut stats = SearchStats::default();
-            let mut witness: Option<Vec<(usize, i64)>> = None;
-            let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, _| {
-                // Fairness: every read of the failed iteration reads a co-maximal write.
-                let rf_of = cand.rf.inverse();
-                let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
-                if fair {
-                    witness = Some(polls.iter().map(|&r| (r, structure.events[r].value)).collect());
+                if let Some(seen) = witness {
+                    found = Some(describe(program, structure, traces, &resolution.blocked, &seen));
+                    return;
                 }
-                !fair
-            });
-            if let Err(e) = r {
-                error = Some(RunError::from_search(e, &opts.limits));
-                return;
             }
-            if let Some(seen) = witness {
-                found = Some(describe(program, &structure, traces, &resolution.blocked, &seen));
-                return;
-            }
-        }
+        });
     });
     if let Some(e) = error {
         return Err(e);

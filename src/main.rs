@@ -89,9 +89,25 @@ struct ModelArgs {
     /// A cat model file (herd7/Dat3M dialect), e.g. Dat3M's ptx-v7.5.cat.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     cat: Option<PathBuf>,
-    /// A built-in model: ptx-6.0 or ptx-7.5.
+    /// A built-in model: ptx (the default: PTX 7.5 plus asynchronous operations), ptx-7.5 or ptx-6.0.
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
+    /// Select the alternative reading of an ambiguity of the spec (repeatable):
+    /// proxy-fence-anywhere (AMBIG-1), signal-by-issuer (AMBIG-3), ct-needs-release-arrive
+    /// (AMBIG-7), read-wait-without-fence (AMBIG-13), mbarrier-chain-strict (AMBIG-14),
+    /// commit-order (AMBIG-18). See docs/async-model.md.
+    #[arg(long = "reading", value_name = "FLAG")]
+    readings: Vec<String>,
+}
+
+impl ModelArgs {
+    fn readings(&self) -> Result<ptxmm::readings::Readings, String> {
+        let mut r = ptxmm::readings::Readings::default();
+        for f in &self.readings {
+            r.select(f).map_err(|e| format!("error: --reading: {e}"))?;
+        }
+        Ok(r)
+    }
 }
 
 #[derive(Args)]
@@ -138,11 +154,18 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
             return ExitCode::from(2);
         }
     };
+    let readings = match model_args.readings() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
     let color = std::io::stderr().is_terminal();
     let opts = limits.options();
     let mut status = ExitCode::SUCCESS;
     for path in tests {
-        let program = match ptxmm::load_program(path) {
+        let mut program = match ptxmm::load_program(path) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("{}", e.render(color));
@@ -150,6 +173,7 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
                 continue;
             }
         };
+        program.readings = readings;
         let outcome = if liveness == LivenessMode::Only { None } else { Some(run(&program, &model, &opts)) };
         let live = if liveness == LivenessMode::Skip { None } else { Some(check_liveness(&program, &model, &opts)) };
         let outcome = match outcome.transpose() {
@@ -180,7 +204,7 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
             println!("{v}");
         } else {
             match &outcome {
-                Some(o) => print!("{}", ptxmm::report::herd_block(o)),
+                Some(o) => print!("{}{}", ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o)),
                 None => println!("Test {}", program.name),
             }
             if let Some(l) = &live {
@@ -200,13 +224,20 @@ fn cmd_explain(path: &std::path::Path, model_args: &ModelArgs, limits: &LimitArg
             return ExitCode::from(2);
         }
     };
-    let program = match ptxmm::load_program(path) {
+    let mut program = match ptxmm::load_program(path) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{}", e.render(std::io::stderr().is_terminal()));
             return ExitCode::from(1);
         }
     };
+    match model_args.readings() {
+        Ok(r) => program.readings = r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    }
     match ptxmm::explain::explain(&program, &model, &limits.options()) {
         Ok(x) => {
             if json {

@@ -9,12 +9,14 @@ use std::path::{Path, PathBuf};
 
 /// (name, file name, text) of every built-in model.
 pub const BUILTIN: &[(&str, &str, &str)] = &[
+    ("ptx", "models/ptx.cat", include_str!("../models/ptx.cat")),
     ("ptx-6.0", "models/ptx-6.0.cat", include_str!("../models/ptx-6.0.cat")),
     ("ptx-7.5", "models/ptx-7.5.cat", include_str!("../models/ptx-7.5.cat")),
 ];
 
 /// The model used when none is named.
-pub const DEFAULT_MODEL: &str = "ptx-7.5";
+/// The default: PTX 7.5 plus the asynchronous operations.
+pub const DEFAULT_MODEL: &str = "ptx";
 
 /// Load a built-in model by name.
 pub fn builtin(name: &str) -> Result<CatModel, FileDiagnostic> {

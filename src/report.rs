@@ -35,6 +35,37 @@ pub fn herd_block(o: &Outcome) -> String {
     s
 }
 
+/// What ptxmm adds to the herd block: the three-valued verdict, the undefined behaviour that
+/// makes it Undefined, the data races, and the readings of the spec's ambiguities in effect.
+pub fn verdict_block(o: &Outcome) -> String {
+    const SHOWN: usize = 12;
+    let mut s = String::new();
+    let _ = writeln!(s, "Verdict: {}", o.verdict().name());
+    let list = |s: &mut String, title: &str, items: &std::collections::BTreeSet<crate::findings::Finding>| {
+        if items.is_empty() {
+            return;
+        }
+        let _ = writeln!(s, "{title} ({}):", items.len());
+        for f in items.iter().take(SHOWN) {
+            let _ = writeln!(s, "  [{}] {}", f.rule, f.message);
+        }
+        if items.len() > SHOWN {
+            let _ = writeln!(s, "  ... and {} more (--json lists them all)", items.len() - SHOWN);
+        }
+    };
+    list(&mut s, "Undefined behaviour", &o.undefined);
+    list(&mut s, "Data races", &o.races);
+    if o.readings.iter().any(|r| r.contains(" alternative ")) {
+        let _ = writeln!(s, "Readings:");
+        for r in &o.readings {
+            let _ = writeln!(s, "  {r}");
+        }
+    } else if !o.readings.is_empty() {
+        let _ = writeln!(s, "Readings: defaults of every ambiguity (see --reading)");
+    }
+    s
+}
+
 /// `0:r0=1; 1:r0=0;`
 pub fn state_line(o: &Outcome, state: &[i64]) -> String {
     o.observable_names.iter().zip(state).map(|(n, v)| format!("{n}={v};")).collect::<Vec<_>>().join(" ")
@@ -80,6 +111,10 @@ struct JsonOutcome<'a> {
     witnesses: (u64, u64),
     observation: &'static str,
     flags: &'a [String],
+    verdict: &'static str,
+    undefined: &'a std::collections::BTreeSet<crate::findings::Finding>,
+    races: &'a std::collections::BTreeSet<crate::findings::Finding>,
+    readings: &'a [String],
     hanging_combinations: u64,
     candidates: u64,
     consistent: u64,
@@ -112,6 +147,10 @@ pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
         witnesses: witnesses(o),
         observation: observation(o),
         flags: &o.flags,
+        verdict: o.verdict().name(),
+        undefined: &o.undefined,
+        races: &o.races,
+        readings: &o.readings,
         hanging_combinations: o.blocked_combinations,
         candidates: o.stats.candidates,
         consistent: o.stats.consistent,

@@ -18,8 +18,11 @@ States 3\n\
 No\n\
 Witnesses\n\
 Positive: 0 Negative: 3\n\
+Flag data-race\n\
 Condition exists (1:r0=1 /\\ 1:r1=0)\n\
-Observation MP Never 0 3\n";
+Observation MP Never 0 3\n\
+Verdict: Forbidden\n\
+Data races (1):\n  [data-race] `st.weak x, 1` (P0 line 8) and `ld.weak r1, x` (P1 line 9): a weak access";
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(expected), "got:\n{}", String::from_utf8_lossy(&out.stdout));
 }
 

@@ -284,3 +284,219 @@ mod tests {
         assert!(MbUpdate::Wait { parity: false, operand: 2 }.apply(later).ub.is_none());
     }
 }
+
+/// Concrete executions of the mbarrier objects of one event structure.
+///
+/// In traces, mbarrier events are symbolic (`TraceEvent::mb_op`). Here every total order `mo_m`
+/// of each object's updates that extends program order, issue order and the order inside async
+/// operations (Coherence forces these: all are generic-proxy accesses of one address) is replayed
+/// from the initial value; orders under which an arrive would return another phase than its
+/// thread saw are dropped. Each wait then reads some write of the chain whose value gives the
+/// result its thread saw. Each combination is one structure with concrete values, the
+/// undefined behaviour the replay found, forced reads-from for mbarrier reads, and the order.
+pub mod witness {
+    use super::{MbState, MbUpdate};
+    use crate::exec::structure::{EventKind, EventStructure};
+    use crate::program::VariableKind;
+    use crate::relation::{EventSet, Relation};
+
+    /// One concrete resolution of one object.
+    struct Resolution {
+        values: Vec<(usize, i64)>,
+        ub: Vec<(usize, Option<String>)>,
+        rf: Vec<(usize, usize)>,
+        order: Vec<usize>,
+    }
+
+    /// Call `f` with every concrete structure of `s` (`s` itself when it has no mbarrier event).
+    pub fn for_each(s: &EventStructure, f: &mut dyn FnMut(&EventStructure)) {
+        let program = s.program;
+        let mb_phys: Vec<usize> = program
+            .variables
+            .iter()
+            .filter(|v| v.kind == VariableKind::Mbarrier)
+            .map(|v| program.locations[v.first_location].physical)
+            .filter(|p| s.events.iter().any(|e| e.physical == Some(*p) && e.thread.is_some()))
+            .collect();
+        if mb_phys.is_empty() {
+            f(s);
+            return;
+        }
+        let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
+        let per_object: Vec<Vec<Resolution>> = mb_phys.iter().map(|&p| resolve_object(s, p, &order)).collect();
+        if per_object.iter().any(|r| r.is_empty()) {
+            return;
+        }
+        let mut idx = vec![0usize; per_object.len()];
+        let sizes: Vec<usize> = per_object.iter().map(|r| r.len()).collect();
+        loop {
+            let mut c = s.clone();
+            let n = c.n();
+            let mut mb_co = Relation::empty(n);
+            for (k, res) in per_object.iter().enumerate() {
+                let r = &res[idx[k]];
+                for &(e, v) in &r.values {
+                    c.events[e].value = v;
+                }
+                for (e, ub) in &r.ub {
+                    if c.events[*e].ub.is_none() {
+                        c.events[*e].ub = ub.clone();
+                    }
+                }
+                for &(read, write) in &r.rf {
+                    c.forced_rf.insert(read, write);
+                }
+                for i in 0..r.order.len() {
+                    for j in i + 1..r.order.len() {
+                        mb_co.insert(r.order[i], r.order[j]);
+                    }
+                }
+            }
+            c.mb_co = mb_co;
+            let ev = &c.events;
+            c.sets.insert("UB", EventSet::from_fn(n, |i| ev[i].ub.is_some()));
+            c.sets.insert(
+                "MBVALID",
+                EventSet::from_fn(n, |i| {
+                    ev[i].is_write() && ev[i].physical.is_some_and(|p| mb_phys.contains(&p)) && MbState::decode(ev[i].value).is_some()
+                }),
+            );
+            f(&c);
+            if !crate::exec::search::advance(&mut idx, &sizes) {
+                return;
+            }
+        }
+    }
+
+    /// A placed unit: (unit, value before, value after, undefined behaviour of the update).
+    type Placed = (usize, i64, i64, Option<String>);
+
+    /// Units of an object's order: an update (its read and write events) or an ordinary write.
+    #[derive(Clone, Copy)]
+    struct Unit {
+        read: Option<usize>,
+        write: usize,
+    }
+
+    fn resolve_object(s: &EventStructure, p: usize, order: &Relation) -> Vec<Resolution> {
+        let ev = &s.events;
+        let init =
+            (0..s.n()).find(|&i| ev[i].kind == EventKind::Init && ev[i].physical == Some(p)).expect("every location has an initial write");
+        let mut units = Vec::new();
+        let mut reads = Vec::new();
+        let rmw = &s.relations["rmw"];
+        for (i, e) in ev.iter().enumerate() {
+            if e.physical != Some(p) || i == init {
+                continue;
+            }
+            match (e.is_write(), rmw.predecessors(i).first().copied()) {
+                (true, Some(r)) => units.push(Unit { read: Some(r), write: i }),
+                (true, None) => units.push(Unit { read: None, write: i }),
+                (false, _) if rmw.successors(i).is_empty() => reads.push(i),
+                _ => {}
+            }
+        }
+        let before = |a: &Unit, b: &Unit| {
+            let ea = [a.read, Some(a.write)];
+            let eb = [b.read, Some(b.write)];
+            ea.iter().flatten().any(|&x| eb.iter().flatten().any(|&y| order.contains(x, y)))
+        };
+        let mut out = Vec::new();
+        let mut placed = vec![false; units.len()];
+        let mut seq: Vec<Placed> = Vec::new();
+        extend(s, &units, &before, &mut placed, ev[init].value, &mut seq, &mut |seq| {
+            // The chain of writes with the value each leaves.
+            let mut chain: Vec<(usize, i64)> = vec![(init, ev[init].value)];
+            let mut values = Vec::new();
+            let mut ub = Vec::new();
+            for &(u, old, new, ref reason) in seq {
+                let unit = units[u];
+                if let Some(r) = unit.read {
+                    values.push((r, old));
+                    ub.push((r, reason.clone()));
+                    values.push((unit.write, new));
+                }
+                chain.push((unit.write, new));
+            }
+            let order: Vec<usize> = chain.iter().map(|c| c.0).collect();
+            // Each read picks a chain write that gives the result its thread saw.
+            let options: Vec<Vec<(usize, i64, Option<String>)>> = reads
+                .iter()
+                .map(|&r| {
+                    chain
+                        .iter()
+                        .filter_map(|&(w, v)| match ev[r].mb_op {
+                            Some(op) => {
+                                let eff = op.apply(v);
+                                (ev[r].mb_result.is_none_or(|want| want == eff.result)).then_some((w, v, eff.ub))
+                            }
+                            None => (ev[r].value == v).then_some((w, v, None)),
+                        })
+                        .collect()
+                })
+                .collect();
+            if options.iter().any(|o| o.is_empty()) {
+                return;
+            }
+            let sizes: Vec<usize> = options.iter().map(|o| o.len()).collect();
+            let mut idx = vec![0usize; reads.len()];
+            loop {
+                let mut values = values.clone();
+                let mut ub = ub.clone();
+                let mut rf = Vec::new();
+                for (k, &r) in reads.iter().enumerate() {
+                    let (w, v, reason) = &options[k][idx[k]];
+                    values.push((r, *v));
+                    ub.push((r, reason.clone()));
+                    rf.push((r, *w));
+                }
+                out.push(Resolution { values, ub, rf, order: order.clone() });
+                if !crate::exec::search::advance(&mut idx, &sizes) {
+                    break;
+                }
+            }
+        });
+        out
+    }
+
+    /// Depth-first over linear extensions, replaying each update as it is placed.
+    #[allow(clippy::too_many_arguments)]
+    fn extend(
+        s: &EventStructure,
+        units: &[Unit],
+        before: &dyn Fn(&Unit, &Unit) -> bool,
+        placed: &mut Vec<bool>,
+        state: i64,
+        seq: &mut Vec<Placed>,
+        done: &mut dyn FnMut(&[Placed]),
+    ) {
+        if seq.len() == units.len() {
+            done(seq);
+            return;
+        }
+        for u in 0..units.len() {
+            if placed[u] || (0..units.len()).any(|v| !placed[v] && v != u && before(&units[v], &units[u])) {
+                continue;
+            }
+            let unit = units[u];
+            let (new, reason) = match unit.read.and_then(|r| s.events[r].mb_op) {
+                Some(op) => {
+                    let eff: super::MbEffect = op.apply(state);
+                    let r = unit.read.expect("an update has a read");
+                    if let (Some(want), MbUpdate::Arrive { .. }) = (s.events[r].mb_result, op) {
+                        if want != eff.result {
+                            continue;
+                        }
+                    }
+                    (eff.write.unwrap_or(state), eff.ub)
+                }
+                None => (s.events[unit.write].value, None),
+            };
+            placed[u] = true;
+            seq.push((u, state, new, reason));
+            extend(s, units, before, placed, new, seq, done);
+            seq.pop();
+            placed[u] = false;
+        }
+    }
+}

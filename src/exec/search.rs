@@ -25,12 +25,16 @@ const RF_FSC_NAMES: &[&str] = &["rf", "rfe", "rfi", "sync_fence"];
 pub struct StaticEnv<'a> {
     pub structure: &'a EventStructure<'a>,
     pub syncbar: &'a Relation,
+    pub syncclu: &'a Relation,
 }
 
 impl StaticEnv<'_> {
     fn lookup_static(&self, name: &str) -> Option<Value> {
         if name == "syncbar" {
             return Some(Value::Rel(self.syncbar.clone()));
+        }
+        if name == "syncclu" {
+            return Some(Value::Rel(self.syncclu.clone()));
         }
         if let Some(s) = self.structure.sets.get(name) {
             return Some(Value::Set(s.clone()));
@@ -147,7 +151,7 @@ pub fn search(
         }
         let mut cand = Candidate { statics, rf, co: Relation::empty(n), sync_fence: Relation::empty(n) };
         charge(budget)?;
-        let mb_orders = mbarrier_orders(s, &cand.rf, &writes, &mb);
+        let mb_orders = [s.mb_co.clone()];
         if !mb_orders.is_empty() && prepared.check_partial(&cand, RF_NAMES).map_err(SearchError::Model)? {
             for fsc in &fsc_orders {
                 cand.sync_fence = fsc.clone();
@@ -204,7 +208,7 @@ pub fn search_all(
         }
         // mbarrier objects: the orders reads-from allows, as one more "location".
         co_choices.truncate(writes.len());
-        co_choices.push(mbarrier_orders(s, &rf, &writes, &mb));
+        co_choices.push(vec![s.mb_co.clone()]);
         for (p, is_mb) in mb.iter().enumerate() {
             if *is_mb {
                 co_choices[p] = vec![Relation::empty(n)];
@@ -253,6 +257,10 @@ fn rf_sources(s: &EventStructure, writes: &[Vec<usize>]) -> Option<(Vec<usize>, 
     let mut sources = Vec::with_capacity(reads.len());
     for &r in &reads {
         let e = &s.events[r];
+        if let Some(&w) = s.forced_rf.get(&r) {
+            sources.push(vec![w]);
+            continue;
+        }
         let cands: Vec<usize> = writes[e.physical.expect("reads have a location")]
             .iter()
             .copied()
@@ -474,77 +482,6 @@ fn mbarrier_locations(s: &EventStructure) -> Vec<bool> {
         }
     }
     out
-}
-
-/// The coherence orders of the mbarrier objects allowed by `rf`, combined over all objects.
-///
-/// An mbarrier's updates are totally ordered (`mo_m`, digest §14.4; AMBIG-14: regardless of
-/// scope) and each update reads its immediate predecessor. So reads-from already fixes the order
-/// of every chain of updates: a chain starts at a write that is not an update (the initial
-/// write, or an ordinary store to the object), and the chain of the initial write comes first.
-/// Two updates reading the same write, or updates reading in a cycle, admit no order (empty
-/// result). Chains started by ordinary stores may come in any order after it.
-fn mbarrier_orders(s: &EventStructure, rf: &Relation, writes: &[Vec<usize>], mb: &[bool]) -> Vec<Relation> {
-    let n = s.n();
-    let rmw = &s.relations["rmw"];
-    let mut combined = vec![Relation::empty(n)];
-    for (p, ws) in writes.iter().enumerate() {
-        if !mb[p] || ws.is_empty() {
-            continue;
-        }
-        // next[w] = the update reading w.
-        let mut next: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-        let mut is_update = std::collections::HashSet::new();
-        for &w in ws {
-            for r in rmw.predecessors(w) {
-                is_update.insert(w);
-                for src in rf.predecessors(r) {
-                    if next.insert(src, w).is_some() {
-                        return Vec::new();
-                    }
-                }
-            }
-        }
-        let mut chains: Vec<Vec<usize>> = Vec::new();
-        for &head in ws.iter().filter(|w| !is_update.contains(*w)) {
-            let mut chain = vec![head];
-            while let Some(&nx) = next.get(chain.last().expect("non-empty")) {
-                if chain.len() > ws.len() {
-                    return Vec::new();
-                }
-                chain.push(nx);
-            }
-            chains.push(chain);
-        }
-        if chains.iter().map(|c| c.len()).sum::<usize>() != ws.len() {
-            // Some updates read each other in a cycle, unreachable from any chain head.
-            return Vec::new();
-        }
-        let (first, rest) = chains.split_first().expect("the initial write heads a chain");
-        let mut orders = Vec::new();
-        let mut idx: Vec<usize> = (0..rest.len()).collect();
-        permutations(&mut idx, 0, &mut |perm| {
-            let mut seq: Vec<usize> = first.clone();
-            for &i in perm {
-                seq.extend(&rest[i]);
-            }
-            let mut r = Relation::empty(n);
-            for i in 0..seq.len() {
-                for j in i + 1..seq.len() {
-                    r.insert(seq[i], seq[j]);
-                }
-            }
-            orders.push(r);
-        });
-        let mut next_combined = Vec::new();
-        for c in &combined {
-            for o in &orders {
-                next_combined.push(c.union(o));
-            }
-        }
-        combined = next_combined;
-    }
-    combined
 }
 
 /// Every fence-SC order: the restrictions of a linear order of the `fence.sc` events to their

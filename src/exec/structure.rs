@@ -49,6 +49,9 @@ pub struct Event {
     pub range: (i64, i64),
     /// Undefined behaviour of this event (rule and explanation).
     pub ub: Option<String>,
+    /// The mbarrier operation of an mbarrier event, and the result its thread observed.
+    pub mb_op: Option<super::mbarrier::MbUpdate>,
+    pub mb_result: Option<i64>,
 }
 
 impl Event {
@@ -64,6 +67,7 @@ impl Event {
 }
 
 /// The events of one combination of thread traces, and their static relations.
+#[derive(Clone)]
 pub struct EventStructure<'p> {
     pub program: &'p Program,
     pub events: Vec<Event>,
@@ -73,6 +77,10 @@ pub struct EventStructure<'p> {
     pub relations: BTreeMap<&'static str, Relation>,
     /// Final register values per thread.
     pub registers: Vec<Vec<i64>>,
+    /// Reads whose write is fixed (mbarrier reads, once `mbarrier::witness` made values concrete).
+    pub forced_rf: std::collections::BTreeMap<usize, usize>,
+    /// The total order of every mbarrier object's writes (empty until made concrete).
+    pub mb_co: Relation,
 }
 
 impl<'p> EventStructure<'p> {
@@ -97,6 +105,8 @@ impl<'p> EventStructure<'p> {
                 placement: None,
                 range: (0, 4),
                 ub: None,
+                mb_op: None,
+                mb_result: None,
             });
         }
         // Async agents get global ids: (thread, op index) in order.
@@ -132,6 +142,8 @@ impl<'p> EventStructure<'p> {
                     placement: Some(placement),
                     range: if te.location.is_some() { te.range } else { (0, 0) },
                     ub: te.ub.clone(),
+                    mb_op: te.mb_op,
+                    mb_result: te.mb_result,
                 });
             }
             thread_events.push(ids);
@@ -253,7 +265,8 @@ impl<'p> EventStructure<'p> {
         let po_loc = rel["po"].intersection(&rel["loc"]);
         rel.insert("po-loc", po_loc);
         let registers = traces.iter().map(|t| t.registers.clone()).collect();
-        EventStructure { program, events, thread_events, sets, relations: rel, registers }
+        let mb_co = Relation::empty(n);
+        EventStructure { program, events, thread_events, sets, relations: rel, registers, forced_rf: Default::default(), mb_co }
     }
 
     /// Writes to each physical location (init write first), for rf and co enumeration.
@@ -357,7 +370,7 @@ fn classify(instr: &crate::program::Instr, te: &TraceEvent) -> (EventKind, Optio
             tags.push(if c.kind == CopyKind::CpAsync { "CPASYNC" } else { "BULK" });
             tags.push(proxy.tag());
             if let (CopyKind::Reduce(_), Role::Destination) = (c.kind, te.role) {
-                tags.extend(["RLX", "RMW", "GPU"]);
+                tags.extend(["RLX", "RMW", "RED", "GPU"]);
                 return (rw(op), Some(Scope::Gpu), tags);
             }
             tags.push("WEAK");
@@ -472,6 +485,7 @@ fn event_placement(program: &Program, t: usize, te: &TraceEvent) -> Placement {
 /// `signals` (an op's memory events → its complete-tx or arrive-on),
 /// `cpl-full` / `cpl-read` (an op's events → the async-group wait that observes its completion),
 /// `group-order` (copies of earlier-committed groups → later ones, for AMBIG-18),
+/// `same-group` (events of two cp.async ops of one cp.async-group, for U3),
 /// `fence-space` (a proxy fence → the memory events of the state space it covers).
 fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events: &[Event]) -> Vec<(&'static str, Relation)> {
     let n = events.len();
@@ -480,6 +494,7 @@ fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events
     let mut cpl_full = Relation::empty(n);
     let mut cpl_read = Relation::empty(n);
     let mut group_order = Relation::empty(n);
+    let mut same_group = Relation::empty(n);
     for (t, trace) in traces.iter().enumerate() {
         let base = bases[t];
         let data = |op: usize| -> Vec<usize> {
@@ -514,6 +529,13 @@ fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events
             for (o2, op2) in trace.ops.iter().enumerate() {
                 let (AsyncKind::Copy(k1), AsyncKind::Copy(k2)) = (op.kind, op2.kind) else { continue };
                 let same_kind = (k1 == CopyKind::CpAsync) == (k2 == CopyKind::CpAsync);
+                if o != o2 && k1 == CopyKind::CpAsync && k2 == CopyKind::CpAsync && op.group.is_some() && op.group == op2.group {
+                    for x in data(o) {
+                        for y in data(o2) {
+                            same_group.insert(x, y);
+                        }
+                    }
+                }
                 if same_kind && op.group.is_some() && op2.group.is_some() && op.group < op2.group {
                     for x in data(o) {
                         for y in data(o2) {
@@ -564,6 +586,7 @@ fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events
         ("cpl-full", cpl_full),
         ("cpl-read", cpl_read),
         ("group-order", group_order),
+        ("same-group", same_group),
         ("fence-space", fence_space),
     ]
 }
@@ -584,6 +607,8 @@ fn sem_tag(sem: Sem) -> &'static str {
 pub struct BarrierResolution {
     /// Barrier events of each completed instance (target not an arrive).
     pub syncbar: Relation,
+    /// `barrier.cluster`: arrive events of each completed instance → its wait events.
+    pub syncclu: Relation,
     /// Barrier events whose instance can never complete in this structure: their threads block.
     pub blocked: Vec<BlockedBarrier>,
 }
@@ -714,6 +739,7 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierResolution> {
             }
         }
     }
+    let syncclu = resolve_cluster_barriers(s, &mut blocked);
     let mut out = vec![syncbar];
     for alts in choices {
         let mut next = Vec::new();
@@ -728,7 +754,51 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierResolution> {
         }
         out = next;
     }
-    out.into_iter().map(|syncbar| BarrierResolution { syncbar, blocked: blocked.clone() }).collect()
+    out.into_iter().map(|syncbar| BarrierResolution { syncbar, syncclu: syncclu.clone(), blocked: blocked.clone() }).collect()
+}
+
+/// `barrier.cluster` (PTX ISA §9.7.13.3): the participants are the threads of a cluster whose
+/// code arrives on the cluster barrier; the k-th arrive and the k-th wait of each participant
+/// belong to instance k, which completes when every participant arrived. Waits of an instance
+/// that cannot complete block.
+fn resolve_cluster_barriers(s: &EventStructure, blocked: &mut Vec<BlockedBarrier>) -> Relation {
+    let program = s.program;
+    let n = s.n();
+    let mut rel = Relation::empty(n);
+    let mut clusters: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
+    for (t, th) in program.threads.iter().enumerate() {
+        if th.code.iter().any(|i| matches!(i.op, Op::ClusterBarrier { arrive: true, .. })) {
+            clusters.entry((th.placement.gpu, th.placement.cluster)).or_default().push(t);
+        }
+    }
+    let of_kind = |t: usize, arrive: bool| -> Vec<usize> {
+        s.thread_events[t].iter().copied().filter(|&e| s.events[e].kind == EventKind::ClusterBarrier { arrive }).collect()
+    };
+    for members in clusters.values() {
+        let arrives: Vec<Vec<usize>> = members.iter().map(|&t| of_kind(t, true)).collect();
+        let waits: Vec<Vec<usize>> = members.iter().map(|&t| of_kind(t, false)).collect();
+        let generations = waits.iter().map(|w| w.len()).max().unwrap_or(0);
+        for k in 0..generations {
+            let reached: Vec<usize> = arrives.iter().filter_map(|a| a.get(k).copied()).collect();
+            let missing: Vec<usize> = members.iter().zip(&arrives).filter(|(_, a)| a.len() <= k).map(|(t, _)| *t).collect();
+            for w in waits.iter().filter_map(|w| w.get(k).copied()) {
+                if missing.is_empty() {
+                    for &a in &reached {
+                        rel.insert(a, w);
+                    }
+                } else {
+                    blocked.push(BlockedBarrier {
+                        event: w,
+                        expected: members.len(),
+                        arrived: reached.len(),
+                        missing: missing.clone(),
+                        other_ids: 0,
+                    });
+                }
+            }
+        }
+    }
+    rel
 }
 
 fn is_arrive(e: &Event) -> bool {

@@ -161,6 +161,10 @@ pub struct TraceEvent {
     pub ub: Option<String>,
     /// For mbarrier waits: whether the wait returned True.
     pub wait_result: Option<bool>,
+    /// The mbarrier operation this event is part of (its value is symbolic in the trace).
+    pub mb_op: Option<MbUpdate>,
+    /// The result the thread observed (the phase an arrive returned, a wait's 0/1), when used.
+    pub mb_result: Option<i64>,
 }
 
 /// One complete (or cut) run of a thread.
@@ -234,7 +238,7 @@ pub fn explore(program: &Program, limits: &Limits, liveness: bool) -> Result<(Do
         for tt in &all {
             for tr in tt.traces.iter().chain(&tt.stuck) {
                 for e in &tr.events {
-                    if e.op == TraceOp::Write {
+                    if e.op == TraceOp::Write && e.mb_op.is_none() {
                         let p = program.locations[e.location.expect("writes have a location")].physical;
                         if domains[p].insert(e.value) {
                             changed = true;
@@ -411,6 +415,8 @@ impl State {
             range: (0, 0),
             ub: None,
             wait_result: None,
+            mb_op: None,
+            mb_result: None,
         }
     }
 
@@ -463,7 +469,7 @@ pub fn thread_traces(
         .collect();
     let mut out = ThreadTraces::default();
     let init = State::new(thread.reg_init.iter().map(|v| (*v, 0)).collect());
-    let cx = Cx { program, thread, domains };
+    let cx = Cx { program, thread, domains, max_phase: max_phase(program) };
     let mut stack = vec![init];
     while let Some(mut st) = stack.pop() {
         loop {
@@ -605,7 +611,7 @@ pub fn thread_traces(
                     if !*noinc {
                         states = states
                             .into_iter()
-                            .flat_map(|s| cx.mb_update(s, acc, MbUpdate::IncPending, pc, Role::Thread, None))
+                            .flat_map(|s| cx.mb_update(s, acc, MbUpdate::IncPending, pc, Role::Thread, None, false))
                             .map(|(s, _)| s)
                             .collect();
                     }
@@ -616,7 +622,7 @@ pub fn thread_traces(
                             (0..s.ops.len()).filter(|&o| s.ops[o].kind == AsyncKind::Copy(CopyKind::CpAsync)).collect();
                         let agent = s.ops.len();
                         s.ops.push(AsyncOp { instr: pc, kind: AsyncKind::ArriveOn, events: Vec::new(), tracked, group: None });
-                        for (mut s2, _) in cx.mb_update(s, acc, MbUpdate::ArriveOn, pc, Role::Signal, Some(agent)) {
+                        for (mut s2, _) in cx.mb_update(s, acc, MbUpdate::ArriveOn, pc, Role::Signal, Some(agent), false) {
                             let n = s2.events.len();
                             s2.ops[agent].events.extend([n - 2, n - 1]);
                             s2.pc += 1;
@@ -641,7 +647,7 @@ pub fn thread_traces(
                         MbOp::CompleteTx { bytes } => MbUpdate::CompleteTx { bytes: v(&st, bytes) },
                         MbOp::Wait { parity, operand } => MbUpdate::Wait { parity: *parity, operand: v(&st, operand) },
                     };
-                    for (mut s, result) in cx.mb_update(st, acc, update, pc, Role::Thread, None) {
+                    for (mut s, result) in cx.mb_update(st, acc, update, pc, Role::Thread, None, dst.is_some()) {
                         if let Some(d) = dst {
                             // The result depends on the value read (the read half of the update).
                             let read = s.events.iter().rposition(|e| e.op == TraceOp::Read).expect("an mbarrier op reads");
@@ -700,6 +706,17 @@ pub fn thread_traces(
     Ok(out)
 }
 
+/// Phases an arrive may return: at most one completion per mbarrier-updating instruction.
+fn max_phase(program: &Program) -> i64 {
+    let updates = program
+        .threads
+        .iter()
+        .flat_map(|t| &t.code)
+        .filter(|i| matches!(i.op, Op::Mbarrier { .. } | Op::CpAsyncArrive { .. } | Op::AsyncCopy(_)))
+        .count() as i64;
+    updates.min(crate::exec::mbarrier::MAX_PHASE)
+}
+
 fn val(st: &State, v: &Value) -> (i64, DepMask) {
     match v {
         Value::Const(c) => (*c, 0),
@@ -712,6 +729,8 @@ struct Cx<'a> {
     program: &'a Program,
     thread: &'a Thread,
     domains: &'a Domains,
+    /// The largest phase an arrive can return: one phase per mbarrier update instruction.
+    max_phase: i64,
 }
 
 impl Cx<'_> {
@@ -787,29 +806,60 @@ impl Cx<'_> {
     }
 
     /// An mbarrier operation: a read of the object's state, and for updates the write of the new
-    /// state (an RMW pair). Returns each resulting state with the operation's register result.
-    fn mb_update(&self, st: State, acc: Access, update: MbUpdate, pc: usize, role: Role, agent: Option<usize>) -> Vec<(State, i64)> {
-        let mut out = Vec::new();
+    /// state (an RMW pair). The values are left symbolic: an mbarrier's updates are totally
+    /// ordered and each reads its predecessor, so the values follow from that order, which
+    /// `mbarrier::witnesses` enumerates per execution and replays. The trace only branches on
+    /// what the thread itself sees: the phase an arrive returns and whether a wait returns True
+    /// (when the instruction has a destination), recorded as the required result.
+    #[allow(clippy::too_many_arguments)]
+    fn mb_update(
+        &self,
+        st: State,
+        acc: Access,
+        update: MbUpdate,
+        pc: usize,
+        role: Role,
+        agent: Option<usize>,
+        result_used: bool,
+    ) -> Vec<(State, i64)> {
         let kind = MbKind::of(&update);
-        for (mut s, old) in self.branch_read(st, acc, pc, role, agent) {
-            let effect = update.apply(old);
-            let idx = s.events.len() - 1;
-            s.events[idx].mb = Some(kind);
-            if s.events[idx].ub.is_none() {
-                s.events[idx].ub = effect.ub.clone();
-            }
-            if let Some(new) = effect.write {
-                s.events[idx].rmw_partner = Some(idx + 1);
-                self.push_write(&mut s, acc, new, 1u128 << idx, pc, role, agent);
-                s.events[idx + 1].rmw_partner = Some(idx);
-                s.events[idx + 1].mb = Some(kind);
-                s.events[idx + 1].ub = None;
-            } else {
-                s.events[idx].wait_result = Some(effect.result != 0);
-            }
-            out.push((s, effect.result));
+        let mut st = st;
+        let mut e = st.event(TraceOp::Read, pc);
+        e.location = Some(acc.loc);
+        e.addr_deps = acc.deps;
+        e.agent = agent;
+        e.role = role;
+        e.range = acc.range;
+        e.ub = acc.ub.map(str::to_string);
+        e.mb = Some(kind);
+        e.mb_op = Some(update);
+        let idx = st.events.len();
+        st.events.push(e);
+        if !matches!(update, MbUpdate::Wait { .. }) {
+            st.events[idx].rmw_partner = Some(idx + 1);
+            self.push_write(&mut st, acc, 0, 1u128 << idx, pc, role, agent);
+            st.events[idx + 1].rmw_partner = Some(idx);
+            st.events[idx + 1].mb = Some(kind);
+            st.events[idx + 1].mb_op = Some(update);
+            st.events[idx + 1].ub = None;
         }
-        out
+        let results: Vec<i64> = match update {
+            _ if !result_used => return vec![(st, 0)],
+            MbUpdate::Wait { .. } => vec![1, 0],
+            MbUpdate::Arrive { .. } => (0..=self.max_phase).collect(),
+            _ => return vec![(st, 0)],
+        };
+        results
+            .into_iter()
+            .map(|r| {
+                let mut s = st.clone();
+                s.events[idx].mb_result = Some(r);
+                if matches!(update, MbUpdate::Wait { .. }) {
+                    s.events[idx].wait_result = Some(r != 0);
+                }
+                (s, r)
+            })
+            .collect()
     }
 
     /// An asynchronous copy: its source reads and destination writes (or reductions) belong to a
@@ -892,7 +942,9 @@ impl Cx<'_> {
                 for (s, v, dep) in src_value {
                     match copy.kind {
                         CopyKind::Reduce(op) => {
-                            // Each element is an atomic read-modify-write in the async proxy (§9.7.9.25.4.2).
+                            // Each element is an atomic read-modify-write in the async proxy
+                            // (§9.7.9.25.4.2), a memory operation of its own 4 bytes (digest §14.3).
+                            let dst = Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst };
                             for (mut s2, old) in self.branch_read(s, dst, pc, Role::Destination, Some(agent)) {
                                 let idx = s2.events.len() - 1;
                                 s2.events[idx].rmw_partner = Some(idx + 1);
@@ -937,7 +989,7 @@ impl Cx<'_> {
                     if Some(self.program.variable_of(acc.loc).space) != dst_var {
                         acc.ub = Some("the mbarrier of a bulk copy must be in the same CTA as the destination (PTX ISA §9.7.9.25.4.1)");
                     }
-                    for (mut s2, _) in self.mb_update(s, acc, MbUpdate::CompleteTx { bytes: size }, pc, Role::Signal, Some(agent)) {
+                    for (mut s2, _) in self.mb_update(s, acc, MbUpdate::CompleteTx { bytes: size }, pc, Role::Signal, Some(agent), false) {
                         let n = s2.events.len();
                         s2.ops[agent].events.extend([n - 2, n - 1]);
                         out.push(s2);

@@ -139,61 +139,66 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
         if witness.is_some() || error.is_some() {
             return;
         }
-        let structure = EventStructure::build(program, traces);
-        for resolution in resolve_barriers(&structure) {
-            if !resolution.blocked.is_empty() {
-                hanging += 1;
+        let symbolic = EventStructure::build(program, traces);
+        crate::exec::mbarrier::witness::for_each(&symbolic, &mut |structure| {
+            if witness.is_some() || error.is_some() {
                 return;
             }
-            let statics = StaticEnv { structure: &structure, syncbar: &resolution.syncbar };
-            let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
-                Ok(p) => p,
-                Err(e) => {
-                    error = Some(RunError::Model(e));
+            for resolution in resolve_barriers(structure) {
+                if !resolution.blocked.is_empty() {
+                    hanging += 1;
                     return;
                 }
-            };
-            let r = search_all(&statics, &prepared, &mut budget, &mut |cand, eval| {
-                let Some(state) = satisfying_state(program, &structure, cand, &observables) else {
-                    return true;
-                };
-                if eval.consistent() {
-                    witness = Some(Shown::capture(program, &structure, cand, &prepared, None, state));
-                    return false;
-                }
-                rejected += 1;
-                let Some(failed) = eval.checks.iter().find(|c| c.flag.is_none() && !c.holds) else {
-                    return true;
-                };
-                let vocab = Vocabulary::new(cand, &prepared);
-                let steps = violation_steps(failed.kind, &failed.relation, &vocab);
-                let shape: Vec<String> = steps.iter().map(|s| s.relation.clone()).collect();
-                let key = (failed.name.clone(), shape.clone());
-                let entry = groups.entry(key).or_insert_with(|| {
-                    let info = &checks[failed.index];
-                    RejectionGroup {
-                        axiom: failed.name.clone(),
-                        check: info.file.slice(info.span).trim().to_string(),
-                        shape,
-                        count: 0,
-                        steps: steps.clone(),
-                        text: String::new(),
+                let statics = StaticEnv { structure, syncbar: &resolution.syncbar, syncclu: &resolution.syncclu };
+                let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        error = Some(RunError::Model(e));
+                        return;
                     }
+                };
+                let r = search_all(&statics, &prepared, &mut budget, &mut |cand, eval| {
+                    let Some(state) = satisfying_state(program, structure, cand, &observables) else {
+                        return true;
+                    };
+                    if eval.consistent() {
+                        witness = Some(Shown::capture(program, structure, cand, &prepared, None, state));
+                        return false;
+                    }
+                    rejected += 1;
+                    let Some(failed) = eval.checks.iter().find(|c| c.flag.is_none() && !c.holds) else {
+                        return true;
+                    };
+                    let vocab = Vocabulary::new(cand, &prepared);
+                    let steps = violation_steps(failed.kind, &failed.relation, &vocab);
+                    let shape: Vec<String> = steps.iter().map(|s| s.relation.clone()).collect();
+                    let key = (failed.name.clone(), shape.clone());
+                    let entry = groups.entry(key).or_insert_with(|| {
+                        let info = &checks[failed.index];
+                        RejectionGroup {
+                            axiom: failed.name.clone(),
+                            check: info.file.slice(info.span).trim().to_string(),
+                            shape,
+                            count: 0,
+                            steps: steps.clone(),
+                            text: String::new(),
+                        }
+                    });
+                    entry.count += 1;
+                    if first_rejected.is_none() {
+                        first_rejected = Some(Shown::capture(program, structure, cand, &prepared, Some(steps), state));
+                    }
+                    true
                 });
-                entry.count += 1;
-                if first_rejected.is_none() {
-                    first_rejected = Some(Shown::capture(program, &structure, cand, &prepared, Some(steps), state));
+                if let Err(e) = r {
+                    error = Some(RunError::from_search(e, &opts.limits));
+                    return;
                 }
-                true
-            });
-            if let Err(e) = r {
-                error = Some(RunError::from_search(e, &opts.limits));
-                return;
+                if witness.is_some() {
+                    return;
+                }
             }
-            if witness.is_some() {
-                return;
-            }
-        }
+        });
     });
     if let Some(e) = error {
         return Err(e);
@@ -547,45 +552,12 @@ fn races(s: &EventStructure, cand: &Candidate, prepared: &Prepared, events: &[Ev
                     "{} and {} conflict and are neither morally strong nor ordered by causality: {}",
                     events[a].short(),
                     events[b].short(),
-                    race_advice(ea, eb)
+                    crate::findings::missing_order(s, a, b)
                 ),
             });
         }
     }
     out
-}
-
-/// What would have prevented a race, from the two events' proxies, scopes and strength
-/// (PTX ISA §8.7: morally strong needs the same proxy, strong operations and mutual scope).
-fn race_advice(a: &Event, b: &Event) -> String {
-    let proxy = |e: &Event| ["GEN", "SUR", "TEX", "CON"].into_iter().find(|p| e.has_tag(p)).unwrap_or("GEN");
-    let proxy_name = |p: &str| match p {
-        "SUR" => "surface",
-        "TEX" => "texture",
-        "CON" => "constant",
-        _ => "generic",
-    };
-    let (pa, pb) = (proxy(a), proxy(b));
-    if pa != pb {
-        let other = if pa == "GEN" { pb } else { pa };
-        return format!(
-            "they use different proxies ({} and {}); order them with synchronization and a `fence.proxy.{}` on the path",
-            proxy_name(pa),
-            proxy_name(pb),
-            proxy_name(other)
-        );
-    }
-    if a.has_tag("WEAK") || b.has_tag("WEAK") {
-        return "a weak access is never morally strong with another thread's access; order the two with a release/acquire pair, a fence, or a barrier, or make both accesses strong (.relaxed/.acquire/.release with a common scope)".to_string();
-    }
-    match (a.scope, b.scope) {
-        (Some(sa), Some(sb)) => format!(
-            "their scopes (.{} and .{}) do not both include the other thread; widen the scopes (e.g. .gpu) or add synchronization",
-            format!("{sa:?}").to_lowercase(),
-            format!("{sb:?}").to_lowercase()
-        ),
-        _ => "order them with a release/acquire pair, a fence, or a barrier".to_string(),
-    }
 }
 
 fn describe_execution(s: &Shown) -> String {
