@@ -259,7 +259,7 @@ fn writes_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (u
 fn reads_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, i64)> + 't {
     tr.events
         .iter()
-        .filter(|e| e.op == TraceOp::Read && e.mb_op.is_none())
+        .filter(|e| e.op == TraceOp::Read && e.mb_op.is_none() && !e.symbolic)
         .map(move |e| (program.locations[e.location.expect("reads have a location")].physical, e.value))
 }
 
@@ -287,7 +287,11 @@ pub(crate) fn final_states(s: &EventStructure, cand: &Candidate, observables: &[
     let choices: Vec<Vec<i64>> = observables
         .iter()
         .map(|o| match o {
-            Observable::Register(t, r) => vec![s.registers[*t][*r]],
+            Observable::Register(t, r) => match s.symbolic_registers.get(&(*t, *r)) {
+                // The value of a symbolic read is that of the write it reads from.
+                Some(&e) => cand.rf.predecessors(e).into_iter().map(|w| s.events[w].value).collect(),
+                None => vec![s.registers[*t][*r]],
+            },
             Observable::Location(p) => cand.final_values(*p),
         })
         .collect();

@@ -28,11 +28,16 @@ pub fn of_execution(s: &EventStructure, fired: &[&CheckOutcome]) -> (Vec<Finding
         match c.flag {
             Some(FlagKind::UndefinedUnless) => {
                 for (a, b) in pairs {
+                    if a > b && c.relation.contains(b, a) {
+                        continue;
+                    }
                     let message = if a == b {
                         match &s.events[a].ub {
                             Some(reason) => format!("{reason}, at {}", describe(s, a)),
                             None => format!("{} at {}", c.name, describe(s, a)),
                         }
+                    } else if c.name.contains("race") {
+                        format!("{} and {}: {}", describe(s, a), describe(s, b), missing_order(s, a, b))
                     } else {
                         format!("{} and {}", describe(s, a), describe(s, b))
                     };
@@ -69,11 +74,12 @@ pub fn describe(s: &EventStructure, e: usize) -> String {
         return format!("the initial value of `{name}`");
     };
     let instr = &program.threads[t].code[i];
-    let loc = ev.location.map(|l| format!(" of `{}`", program.locations[l].name)).unwrap_or_default();
+    // One finding per instruction, not per word of a bulk access.
     let part = match ev.role {
         Role::Thread => String::new(),
-        Role::Source => format!("the source read{loc} of "),
-        Role::Destination => format!("the destination write{loc} of "),
+        Role::Source => "the source read of ".to_string(),
+        Role::Destination if ev.has_tag("RED") => "the destination reduction of ".to_string(),
+        Role::Destination => "the destination write of ".to_string(),
         Role::Signal if ev.has_tag("AA") => "the arrive-on of ".to_string(),
         Role::Signal => "the complete-tx of ".to_string(),
     };
@@ -93,23 +99,23 @@ pub fn missing_order(s: &EventStructure, a: usize, b: usize) -> String {
     };
     let is_async = |e: &Event| e.has_tag("ASYNC");
     if is_async(ea) != is_async(eb) {
-        let (generic, asy) = if is_async(ea) { (eb, ea) } else { (ea, eb) };
-        let same_thread = generic.thread == asy.thread;
+        let (first, second) = if line(ea) <= line(eb) { (ea, eb) } else { (eb, ea) };
+        let same_thread = ea.thread == eb.thread;
         return if same_thread {
             format!(
                 "they are in different proxies (generic and async): no `fence.proxy.async` between `{}` at line {} and `{}` at line {}",
-                text(generic),
-                line(generic),
-                text(asy),
-                line(asy)
+                text(first),
+                line(first),
+                text(second),
+                line(second)
             )
         } else {
             format!(
-                "they are in different proxies (generic and async): synchronize the two threads and put a `fence.proxy.async` between `{}` at line {} and `{}` at line {}, in the CTA of the async access",
-                text(generic),
-                line(generic),
-                text(asy),
-                line(asy)
+                "they are in different proxies (generic and async) and no `fence.proxy.async` orders them: synchronize the threads and put a `fence.proxy.async` on the path between `{}` at line {} and `{}` at line {}, executed in the CTA of the async access (a barrier alone does not order accesses of different proxies)",
+                text(first),
+                line(first),
+                text(second),
+                line(second)
             )
         };
     }

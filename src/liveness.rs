@@ -186,6 +186,13 @@ fn describe(
                         let e = s.thread_events[t][*r];
                         let v = seen.iter().find(|(x, _)| *x == e)?.1;
                         let loc = s.events[e].location?;
+                        if program.variable_of(loc).kind == crate::program::VariableKind::Mbarrier {
+                            return Some(format!(
+                                "{} in state ({})",
+                                program.locations[loc].name,
+                                crate::exec::mbarrier::MbState::describe(v)
+                            ));
+                        }
                         Some(format!("{}={}", program.locations[loc].name, v))
                     })
                     .collect();

@@ -273,16 +273,16 @@ impl Relation {
     /// Relational composition `self ; o`.
     pub fn seq(&self, o: &Self) -> Self {
         let mut r = Self::empty(self.n);
+        let w = self.w;
         for a in 0..self.n {
-            let mut acc = vec![0u64; self.w];
-            for (wi, &word) in self.row(a).iter().enumerate() {
+            let out = &mut r.bits[a * w..(a + 1) * w];
+            for (wi, &word) in self.bits[a * w..(a + 1) * w].iter().enumerate() {
                 for b in (BitIter { word, base: wi * 64 }) {
-                    for (x, y) in acc.iter_mut().zip(o.row(b)) {
+                    for (x, y) in out.iter_mut().zip(&o.bits[b * w..(b + 1) * w]) {
                         *x |= *y;
                     }
                 }
             }
-            r.row_mut(a).copy_from_slice(&acc);
         }
         r
     }
@@ -298,11 +298,18 @@ impl Relation {
     /// Transitive closure `r+` (Warshall).
     pub fn plus(&self) -> Self {
         let mut r = self.clone();
+        let w = self.w;
+        let mut krow = vec![0u64; w];
         for k in 0..self.n {
-            let krow: Vec<u64> = r.row(k).to_vec();
+            krow.copy_from_slice(&r.bits[k * w..(k + 1) * w]);
+            if krow.iter().all(|x| *x == 0) {
+                continue;
+            }
+            let (kw, kb) = (k / 64, 1u64 << (k % 64));
             for i in 0..self.n {
-                if r.contains(i, k) {
-                    for (x, y) in r.row_mut(i).iter_mut().zip(&krow) {
+                let row = &mut r.bits[i * w..(i + 1) * w];
+                if row[kw] & kb != 0 {
+                    for (x, y) in row.iter_mut().zip(&krow) {
                         *x |= *y;
                     }
                 }

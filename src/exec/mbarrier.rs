@@ -304,7 +304,8 @@ pub mod witness {
     struct Resolution {
         values: Vec<(usize, i64)>,
         ub: Vec<(usize, Option<String>)>,
-        rf: Vec<(usize, usize)>,
+        /// Each read and the writes it may read (all giving it the same result and findings).
+        rf: Vec<(usize, Vec<usize>)>,
         order: Vec<usize>,
     }
 
@@ -343,8 +344,8 @@ pub mod witness {
                         c.events[*e].ub = ub.clone();
                     }
                 }
-                for &(read, write) in &r.rf {
-                    c.forced_rf.insert(read, write);
+                for (read, writes) in &r.rf {
+                    c.forced_rf.insert(*read, writes.clone());
                 }
                 for i in 0..r.order.len() {
                     for j in i + 1..r.order.len() {
@@ -367,6 +368,9 @@ pub mod witness {
             }
         }
     }
+
+    /// The writes a read may read that give one finding: (finding, value, writes).
+    type ReadOption = (Option<String>, i64, Vec<usize>);
 
     /// A placed unit: (unit, value before, value after, undefined behaviour of the update).
     type Placed = (usize, i64, i64, Option<String>);
@@ -419,20 +423,29 @@ pub mod witness {
                 chain.push((unit.write, new));
             }
             let order: Vec<usize> = chain.iter().map(|c| c.0).collect();
-            // Each read picks a chain write that gives the result its thread saw.
-            let options: Vec<Vec<(usize, i64, Option<String>)>> = reads
+            // Each read may read any chain write that gives the result its thread saw. Writes
+            // giving the same findings are left to the search as reads-from choices (where
+            // causality prunes them); only different findings split the resolution.
+            let options: Vec<Vec<ReadOption>> = reads
                 .iter()
                 .map(|&r| {
-                    chain
-                        .iter()
-                        .filter_map(|&(w, v)| match ev[r].mb_op {
+                    let mut groups: Vec<ReadOption> = Vec::new();
+                    for &(w, v) in &chain {
+                        let found = match ev[r].mb_op {
                             Some(op) => {
                                 let eff = op.apply(v);
-                                (ev[r].mb_result.is_none_or(|want| want == eff.result)).then_some((w, v, eff.ub))
+                                ev[r].mb_result.is_none_or(|want| want == eff.result).then_some(eff.ub)
                             }
-                            None => (ev[r].value == v).then_some((w, v, None)),
-                        })
-                        .collect()
+                            None => (ev[r].value == v).then_some(None),
+                        };
+                        if let Some(reason) = found {
+                            match groups.iter_mut().find(|g| g.0 == reason) {
+                                Some(g) => g.2.push(w),
+                                None => groups.push((reason, v, vec![w])),
+                            }
+                        }
+                    }
+                    groups
                 })
                 .collect();
             if options.iter().any(|o| o.is_empty()) {
@@ -445,10 +458,10 @@ pub mod witness {
                 let mut ub = ub.clone();
                 let mut rf = Vec::new();
                 for (k, &r) in reads.iter().enumerate() {
-                    let (w, v, reason) = &options[k][idx[k]];
+                    let (reason, v, ws) = &options[k][idx[k]];
                     values.push((r, *v));
                     ub.push((r, reason.clone()));
-                    rf.push((r, *w));
+                    rf.push((r, ws.clone()));
                 }
                 out.push(Resolution { values, ub, rf, order: order.clone() });
                 if !crate::exec::search::advance(&mut idx, &sizes) {

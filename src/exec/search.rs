@@ -36,6 +36,9 @@ impl StaticEnv<'_> {
         if name == "syncclu" {
             return Some(Value::Rel(self.syncclu.clone()));
         }
+        if name == "mo" {
+            return Some(Value::Rel(self.structure.mb_co.clone()));
+        }
         if let Some(s) = self.structure.sets.get(name) {
             return Some(Value::Set(s.clone()));
         }
@@ -140,35 +143,124 @@ pub fn search(
     let mb = mbarrier_locations(s);
     // Coherence of mbarrier objects is fixed by reads-from (see `mbarrier_orders`); the search
     // enumerates the other locations.
-    let free_writes: Vec<Vec<usize>> = writes.iter().enumerate().map(|(p, ws)| if mb[p] { Vec::new() } else { ws.clone() }).collect();
-    let co_search = CoSearch::new(&free_writes, prune);
-
-    let mut choice = vec![0usize; reads.len()];
-    loop {
-        let mut rf = Relation::empty(n);
-        for (k, &r) in reads.iter().enumerate() {
-            rf.insert(sources[k][choice[k]], r);
-        }
-        let mut cand = Candidate { statics, rf, co: Relation::empty(n), sync_fence: Relation::empty(n) };
-        charge(budget)?;
-        let mb_orders = [s.mb_co.clone()];
-        if !mb_orders.is_empty() && prepared.check_partial(&cand, RF_NAMES).map_err(SearchError::Model)? {
-            for fsc in &fsc_orders {
-                cand.sync_fence = fsc.clone();
-                if !prepared.check_partial(&cand, RF_FSC_NAMES).map_err(SearchError::Model)? {
-                    continue;
-                }
-                for base in &mb_orders {
-                    match co_search.run(&mut cand, base.clone(), prepared, budget, stats, visit) {
-                        Err(SearchError::Stopped) => return Ok(()),
-                        r => r?,
-                    }
-                }
+    let observable = observable_locations(s);
+    let mut free_writes: Vec<Vec<usize>> = Vec::new();
+    for pass in [true, false] {
+        for (p, ws) in writes.iter().enumerate() {
+            if !mb[p] && observable[p] == pass {
+                free_writes.push(ws.clone());
             }
         }
-        if !advance(&mut choice, &sources.iter().map(|c| c.len()).collect::<Vec<_>>()) {
+    }
+    let unobservable_from = observable.iter().enumerate().filter(|(p, o)| **o && !mb[*p]).count();
+    let co_search = CoSearch::new(&free_writes, prune, unobservable_from);
+
+    // Reads-from is chosen read by read, depth first; after each choice with alternatives, the
+    // checks that can only fail as rf grows (Causality, Coherence) are evaluated on the partial
+    // rf, with coherence at its bounds, so a doomed prefix is cut with its whole subtree.
+    // mbarrier reads go first: their choices decide the synchronization of the rest.
+    let mut order: Vec<usize> = (0..reads.len()).collect();
+    // Within each group, by source line: litmus rows run roughly in time order across threads,
+    // so causal chains close (and doomed prefixes die) early.
+    let line = |e: usize| s.events[e].instr.zip(s.events[e].thread).map(|(i, t)| s.program.threads[t].code[i].line).unwrap_or(0);
+    order.sort_by_key(|&k| (!s.forced_rf.contains_key(&reads[k]), line(reads[k]), k));
+    // Every coherence order puts the initial write first.
+    let mut lower = s.mb_co.clone();
+    for ws in &free_writes {
+        if let Some((&init, rest)) = ws.split_first() {
+            for &w in rest {
+                lower.insert(init, w);
+            }
+        }
+    }
+    let upper = co_search.upper_bound(&s.mb_co, 0, 0);
+    let ctx = RfDfs { statics, prepared, reads: &reads, sources: &sources, order: &order, lower, upper, prune };
+    let mut cand = Candidate { statics, rf: Relation::empty(n), co: Relation::empty(n), sync_fence: Relation::empty(n) };
+    match ctx.dfs(0, &mut cand, &fsc_orders, &co_search, budget, stats, visit) {
+        Err(SearchError::Stopped) => Ok(()),
+        r => r,
+    }
+}
+
+/// The depth-first choice of reads-from in [`search`].
+struct RfDfs<'a> {
+    statics: &'a StaticEnv<'a>,
+    prepared: &'a Prepared<'a>,
+    reads: &'a [usize],
+    sources: &'a [Vec<usize>],
+    order: &'a [usize],
+    /// Coherence known before the search (mbarrier objects), and its largest extension.
+    lower: Relation,
+    upper: Relation,
+    prune: &'a CoPruning,
+}
+
+impl RfDfs<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn dfs(
+        &self,
+        depth: usize,
+        cand: &mut Candidate,
+        fsc_orders: &[Relation],
+        co_search: &CoSearch,
+        budget: &mut u64,
+        stats: &mut SearchStats,
+        visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
+    ) -> Result<(), SearchError> {
+        if depth == self.order.len() {
+            charge(budget)?;
+            cand.co = Relation::empty(self.statics.structure.n());
+            cand.sync_fence = Relation::empty(self.statics.structure.n());
+            if !self.prepared.check_partial(cand, RF_NAMES).map_err(SearchError::Model)? {
+                return Ok(());
+            }
+            for fsc in fsc_orders {
+                cand.sync_fence = fsc.clone();
+                if !self.prepared.check_partial(cand, RF_FSC_NAMES).map_err(SearchError::Model)? {
+                    continue;
+                }
+                co_search.run(cand, self.lower.clone(), self.prepared, budget, stats, visit)?;
+            }
             return Ok(());
         }
+        let k = self.order[depth];
+        let read = self.reads[k];
+        // Check after every choice that had alternatives, and once the mbarrier reads (which go
+        // first) are all placed: an inconsistent mbarrier witness dies before the data reads.
+        let last_forced = self.statics.structure.forced_rf.contains_key(&read)
+            && self.order.get(depth + 1).is_none_or(|&j| !self.statics.structure.forced_rf.contains_key(&self.reads[j]));
+        let branching = self.sources[k].len() > 1 || last_forced;
+        for &w in &self.sources[k] {
+            cand.rf.insert(w, read);
+            let keep = !branching || self.prefix_holds(cand, budget)?;
+            if keep {
+                self.dfs(depth + 1, cand, fsc_orders, co_search, budget, stats, visit)?;
+            }
+            cand.rf.remove(w, read);
+        }
+        Ok(())
+    }
+
+    /// Whether the checks that fail for good on a partial rf still hold.
+    fn prefix_holds(&self, cand: &mut Candidate, budget: &mut u64) -> Result<bool, SearchError> {
+        if self.prune.rf_lower.is_empty() && self.prune.rf_upper.is_empty() {
+            return Ok(true);
+        }
+        charge(budget)?;
+        cand.sync_fence = Relation::empty(self.statics.structure.n());
+        if !self.prune.rf_lower.is_empty() {
+            cand.co = self.lower.clone();
+            if !self.prepared.check_subset(cand, &self.prune.rf_lower).map_err(SearchError::Model)? {
+                return Ok(false);
+            }
+        }
+        if !self.prune.rf_upper.is_empty() {
+            cand.co = self.upper.clone();
+            if !self.prepared.check_subset(cand, &self.prune.rf_upper).map_err(SearchError::Model)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 
@@ -257,14 +349,15 @@ fn rf_sources(s: &EventStructure, writes: &[Vec<usize>]) -> Option<(Vec<usize>, 
     let mut sources = Vec::with_capacity(reads.len());
     for &r in &reads {
         let e = &s.events[r];
-        if let Some(&w) = s.forced_rf.get(&r) {
-            sources.push(vec![w]);
+        if let Some(ws) = s.forced_rf.get(&r) {
+            sources.push(ws.clone());
             continue;
         }
+        let symbolic = s.symbolic_reads[r];
         let cands: Vec<usize> = writes[e.physical.expect("reads have a location")]
             .iter()
             .copied()
-            .filter(|&w| s.events[w].value == e.value && !rmw.contains(r, w))
+            .filter(|&w| (symbolic || s.events[w].value == e.value) && !rmw.contains(r, w))
             .collect();
         if cands.is_empty() {
             return None;
@@ -295,6 +388,12 @@ pub struct CoPruning {
     /// Checks that can only become true as co grows (e.g. Coherence): they reject a partial
     /// order when even its largest possible extension fails them.
     pub monotone: Vec<usize>,
+    /// Checks that can only become false as rf (and the fence-SC order) grows and as co grows:
+    /// evaluated on a partial rf with the smallest co.
+    pub rf_lower: Vec<usize>,
+    /// Checks that can only become false as rf grows but only true as co grows: evaluated on a
+    /// partial rf with the largest co.
+    pub rf_upper: Vec<usize>,
 }
 
 /// Engine names that grow with co.
@@ -318,6 +417,21 @@ impl CoPruning {
             } else if ms.iter().all(|m| *m == Monotone) {
                 out.monotone.push(i);
             }
+            // Reads-from pruning.
+            let all = |names: &[&str], ok: &dyn Fn(crate::cat::Monotonicity) -> bool| names.iter().all(|n| ok(c.monotonicity(n)));
+            let grows_rf = ["rf", "rfe", "rfi", "sync_fence"];
+            let both = ["fr", "fre", "fri", "com"];
+            let co_only = ["co", "coe", "coi"];
+            if !grows_rf.iter().chain(&both).any(|n| c.monotonicity(n) != Independent) {
+                continue;
+            }
+            let anti = |m: crate::cat::Monotonicity| matches!(m, Antitone | Independent);
+            let mono = |m: crate::cat::Monotonicity| matches!(m, Monotone | Independent);
+            if all(&grows_rf, &anti) && all(&both, &anti) && all(&co_only, &anti) {
+                out.rf_lower.push(i);
+            } else if all(&grows_rf, &anti) && all(&both, &|m| m == Independent) && all(&co_only, &mono) {
+                out.rf_upper.push(i);
+            }
         }
         out
     }
@@ -330,11 +444,15 @@ impl CoPruning {
 struct CoSearch<'w> {
     writes: &'w [Vec<usize>],
     prune: &'w CoPruning,
+    /// Locations from this index on are unobservable: nothing reads them, no RMW updates them,
+    /// and no final state shows them. Their coherence only has to exist, so the first
+    /// consistent choice is kept and the other (equivalent) ones are not enumerated.
+    unobservable_from: usize,
 }
 
 impl<'w> CoSearch<'w> {
-    fn new(writes: &'w [Vec<usize>], prune: &'w CoPruning) -> Self {
-        CoSearch { writes, prune }
+    fn new(writes: &'w [Vec<usize>], prune: &'w CoPruning, unobservable_from: usize) -> Self {
+        CoSearch { writes, prune, unobservable_from }
     }
 
     fn run(
@@ -349,12 +467,12 @@ impl<'w> CoSearch<'w> {
         if !self.bounds_hold(cand, prepared, &co, 0, 0, budget)? {
             return Ok(());
         }
-        self.dfs(0, &[], co, cand, prepared, budget, stats, visit)
+        self.dfs(0, &[], co, cand, prepared, budget, stats, visit).map(|_| ())
     }
 
     /// The largest coherence any extension can reach: fixed pairs as they are, plus every pair
     /// (both directions) that involves a write not placed yet.
-    fn upper_bound(&self, co: &Relation, loc: usize, placed: usize) -> Relation {
+    pub(crate) fn upper_bound(&self, co: &Relation, loc: usize, placed: usize) -> Relation {
         let mut up = co.clone();
         for (l, ws) in self.writes.iter().enumerate().skip(loc) {
             let Some((&init, rest)) = ws.split_first() else { continue };
@@ -407,7 +525,7 @@ impl<'w> CoSearch<'w> {
         budget: &mut u64,
         stats: &mut SearchStats,
         visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
-    ) -> Result<(), SearchError> {
+    ) -> Result<bool, SearchError> {
         charge(budget)?;
         if loc == self.writes.len() {
             stats.candidates += 1;
@@ -418,8 +536,9 @@ impl<'w> CoSearch<'w> {
                 if !visit(cand, &eval) {
                     return Err(SearchError::Stopped);
                 }
+                return Ok(true);
             }
-            return Ok(());
+            return Ok(false);
         }
         let ws = &self.writes[loc];
         let Some((&init, rest)) = ws.split_first() else {
@@ -433,6 +552,7 @@ impl<'w> CoSearch<'w> {
             return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: 0 }));
         }
         let x = rest[m];
+        let mut any = false;
         for d in 0u32..(1 << m) {
             if !is_down_closed(poset, d, m) {
                 continue;
@@ -465,11 +585,42 @@ impl<'w> CoSearch<'w> {
                     }
                 }
                 p.push(u);
-                self.dfs(loc, &p, next, cand, prepared, budget, stats, visit)?;
+                let found = self.dfs(loc, &p, next, cand, prepared, budget, stats, visit)?;
+                if found && loc >= self.unobservable_from {
+                    return Ok(true);
+                }
+                any |= found;
             }
         }
-        Ok(())
+        Ok(any)
     }
+}
+
+/// Physical locations whose coherence order can matter to anything but its own existence: read
+/// by some event, updated by an RMW, or shown in a final state.
+fn observable_locations(s: &EventStructure) -> Vec<bool> {
+    let program = s.program;
+    let mut out = vec![false; program.physical.len()];
+    let rmw = &s.relations["rmw"];
+    for (i, e) in s.events.iter().enumerate() {
+        if let Some(p) = e.physical {
+            if e.is_read() || !rmw.predecessors(i).is_empty() {
+                out[p] = true;
+            }
+        }
+    }
+    let mut shown = Vec::new();
+    program.condition.prop.observables(&mut shown);
+    if let Some(f) = &program.filter {
+        f.observables(&mut shown);
+    }
+    shown.extend(program.extra_observables.iter().cloned());
+    for o in shown {
+        if let crate::program::Observable::Location(p) = o {
+            out[p] = true;
+        }
+    }
+    out
 }
 
 /// Physical locations that hold mbarrier objects.

@@ -77,10 +77,15 @@ pub struct EventStructure<'p> {
     pub relations: BTreeMap<&'static str, Relation>,
     /// Final register values per thread.
     pub registers: Vec<Vec<i64>>,
-    /// Reads whose write is fixed (mbarrier reads, once `mbarrier::witness` made values concrete).
-    pub forced_rf: std::collections::BTreeMap<usize, usize>,
+    /// Reads whose possible writes are fixed (mbarrier reads, once `mbarrier::witness` made the
+    /// values concrete).
+    pub forced_rf: std::collections::BTreeMap<usize, Vec<usize>>,
     /// The total order of every mbarrier object's writes (empty until made concrete).
     pub mb_co: Relation,
+    /// (thread, register) -> the symbolic read whose value is the register's final value.
+    pub symbolic_registers: BTreeMap<(usize, usize), usize>,
+    /// Reads whose value is open (taken from the write they read from).
+    pub symbolic_reads: Vec<bool>,
 }
 
 impl<'p> EventStructure<'p> {
@@ -266,7 +271,28 @@ impl<'p> EventStructure<'p> {
         rel.insert("po-loc", po_loc);
         let registers = traces.iter().map(|t| t.registers.clone()).collect();
         let mb_co = Relation::empty(n);
-        EventStructure { program, events, thread_events, sets, relations: rel, registers, forced_rf: Default::default(), mb_co }
+        let mut symbolic_registers = BTreeMap::new();
+        let mut symbolic_reads = vec![false; n];
+        for (t, trace) in traces.iter().enumerate() {
+            for &(r, e) in &trace.symbolic_registers {
+                symbolic_registers.insert((t, r), bases[t] + e);
+            }
+            for (i, te) in trace.events.iter().enumerate() {
+                symbolic_reads[bases[t] + i] = te.symbolic;
+            }
+        }
+        EventStructure {
+            program,
+            events,
+            thread_events,
+            sets,
+            relations: rel,
+            registers,
+            forced_rf: Default::default(),
+            mb_co,
+            symbolic_registers,
+            symbolic_reads,
+        }
     }
 
     /// Writes to each physical location (init write first), for rf and co enumeration.

@@ -165,6 +165,9 @@ pub struct TraceEvent {
     pub mb_op: Option<MbUpdate>,
     /// The result the thread observed (the phase an arrive returned, a wait's 0/1), when used.
     pub mb_result: Option<i64>,
+    /// A read whose value the thread never uses (it only reaches a final register): its value
+    /// is left open and taken from whichever write it reads from, instead of branching the trace.
+    pub symbolic: bool,
 }
 
 /// One complete (or cut) run of a thread.
@@ -179,6 +182,8 @@ pub struct Trace {
     pub stuck: Option<Stuck>,
     pub ops: Vec<AsyncOp>,
     pub waits: Vec<GroupWait>,
+    /// Registers whose final value is the value of a symbolic read (trace event index).
+    pub symbolic_registers: Vec<(Reg, usize)>,
 }
 
 /// How a thread can be stuck forever.
@@ -368,6 +373,8 @@ struct State {
     open: [Vec<usize>; 2],
     groups: [Vec<Vec<usize>>; 2],
     waits: Vec<GroupWait>,
+    /// Registers currently holding the value of a symbolic read.
+    symbolic: HashMap<Reg, usize>,
 }
 
 impl State {
@@ -384,6 +391,7 @@ impl State {
             open: [Vec::new(), Vec::new()],
             groups: [Vec::new(), Vec::new()],
             waits: Vec::new(),
+            symbolic: HashMap::new(),
         }
     }
 
@@ -395,6 +403,7 @@ impl State {
             stuck,
             ops: self.ops,
             waits: self.waits,
+            symbolic_registers: self.symbolic.into_iter().collect(),
         }
     }
 
@@ -417,6 +426,7 @@ impl State {
             wait_result: None,
             mb_op: None,
             mb_result: None,
+            symbolic: false,
         }
     }
 
@@ -469,7 +479,14 @@ pub fn thread_traces(
         .collect();
     let mut out = ThreadTraces::default();
     let init = State::new(thread.reg_init.iter().map(|v| (*v, 0)).collect());
-    let cx = Cx { program, thread, domains, max_phase: max_phase(program) };
+    let cx = Cx {
+        program,
+        thread,
+        domains,
+        used: registers_read(&thread.code),
+        elided: redundant_words(program),
+        max_phase: max_phase(program),
+    };
     let mut stack = vec![init];
     while let Some(mut st) = stack.pop() {
         loop {
@@ -494,6 +511,12 @@ pub fn thread_traces(
                 Op::Load { dst, addr, space, .. } => {
                     let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
                     let mb = program.variable_of(acc.loc).kind == VariableKind::Mbarrier;
+                    if !mb && !cx.used.contains(dst) {
+                        cx.symbolic_read(&mut st, acc, pc, *dst);
+                        st.pc += 1;
+                        continue;
+                    }
+                    st.symbolic.remove(dst);
                     for (s, v) in cx.branch_read(st, acc, pc, Role::Thread, None) {
                         let mut s = s;
                         let idx = s.events.len() - 1;
@@ -513,8 +536,18 @@ pub fn thread_traces(
                     let mut states = vec![st];
                     for (k, dst) in dsts.iter().enumerate() {
                         let mut next = Vec::new();
-                        for s in states {
+                        for mut s in states {
                             let acc = cx.access(&s, addr, 4 * k as i64, 4, *space, instr.line)?;
+                            if cx.elided[acc.loc] {
+                                next.push(s);
+                                continue;
+                            }
+                            if !cx.used.contains(dst) {
+                                cx.symbolic_read(&mut s, acc, pc, *dst);
+                                next.push(s);
+                                continue;
+                            }
+                            s.symbolic.remove(dst);
                             for (mut s, v) in cx.branch_read(s, acc, pc, Role::Thread, None) {
                                 let idx = s.events.len() - 1;
                                 s.regs[*dst] = (v, 1u128 << idx);
@@ -537,6 +570,9 @@ pub fn thread_traces(
                 Op::StoreVector { addr, values, space, .. } => {
                     for (k, value) in values.iter().enumerate() {
                         let acc = cx.access(&st, addr, 4 * k as i64, 4, *space, instr.line)?;
+                        if cx.elided[acc.loc] {
+                            continue;
+                        }
                         let (v, d) = val(&st, value);
                         cx.push_write(&mut st, acc, v, d, pc, Role::Thread, None);
                     }
@@ -553,6 +589,7 @@ pub fn thread_traces(
                         s.events[idx + 1].rmw_partner = Some(idx);
                         if let Some(d) = dst {
                             s.regs[*d] = (old, 1u128 << idx);
+                            s.symbolic.remove(d);
                         }
                         s.pc += 1;
                         stack.push(s);
@@ -652,6 +689,7 @@ pub fn thread_traces(
                             // The result depends on the value read (the read half of the update).
                             let read = s.events.iter().rposition(|e| e.op == TraceOp::Read).expect("an mbarrier op reads");
                             s.regs[*d] = (result, 1u128 << read);
+                            s.symbolic.remove(d);
                         }
                         s.pc += 1;
                         stack.push(s);
@@ -662,6 +700,7 @@ pub fn thread_traces(
                     let (x, dx) = val(&st, a);
                     let (y, dy) = val(&st, b);
                     st.regs[*dst] = (local_result(*op, x, y), dx | dy);
+                    st.symbolic.remove(dst);
                 }
                 Op::Branch { cond, target } => {
                     let taken = match cond {
@@ -706,6 +745,159 @@ pub fn thread_traces(
     Ok(out)
 }
 
+/// Words whose events would only mirror those of another word, and are therefore not generated.
+///
+/// A 16-byte bulk copy touches four words, but when every instruction that touches one of them
+/// touches the others the same way, their events are interchangeable: the same reads-from and
+/// coherence choices, the same races, the same undefined behaviour (findings name instructions,
+/// not words). Such a word is elided when no thread reads it (its value never matters), no final
+/// state shows it, it has no alias, no reduction touches it, and a kept word has the same set of
+/// accessing instructions. Words no instruction touches are elided too. Programs that address
+/// memory through registers get no elision (the words an instruction touches are not static).
+pub fn redundant_words(program: &Program) -> Vec<bool> {
+    let n = program.locations.len();
+    let mut sig: Vec<BTreeSet<(usize, usize, u8)>> = vec![BTreeSet::new(); n];
+    let mut keep = vec![false; n];
+    let words = |a: &Address, from: i64, bytes: i64| -> Option<Vec<usize>> {
+        let Address::Location(l) = a else { return None };
+        let var = program.variable_of(*l);
+        let start = program.locations[*l].offset + from;
+        Some(
+            (0..(bytes.max(4) + 3) / 4)
+                .map(|k| start + 4 * k)
+                .filter(|o| *o >= 0 && *o < var.size)
+                .map(|o| var.first_location + (o / 4) as usize)
+                .filter(|&l| l < n && program.locations[l].variable == program.locations[var.first_location].variable)
+                .collect(),
+        )
+    };
+    for (t, th) in program.threads.iter().enumerate() {
+        for (i, ins) in th.code.iter().enumerate() {
+            let mut touch = |ws: Option<Vec<usize>>, role: u8, read: bool| -> bool {
+                let Some(ws) = ws else { return false };
+                for w in ws {
+                    sig[w].insert((t, i, role));
+                    keep[w] |= read;
+                }
+                true
+            };
+            let ok = match &ins.op {
+                Op::Load { addr, .. } | Op::Rmw { addr, .. } => touch(words(addr, 0, 4), 0, true),
+                Op::LoadVector { addr, dsts, .. } => touch(words(addr, 0, 4 * dsts.len() as i64), 0, true),
+                Op::Store { addr, .. } => touch(words(addr, 0, 4), 1, false),
+                Op::StoreVector { addr, values, .. } => touch(words(addr, 0, 4 * values.len() as i64), 1, false),
+                Op::AsyncCopy(c) => {
+                    let Value::Const(size) = c.size else { return vec![false; n] };
+                    let reduce = matches!(c.kind, CopyKind::Reduce(_));
+                    touch(words(&c.dst, 0, size), 2, reduce) && touch(words(&c.src, 0, size), 3, reduce)
+                }
+                Op::Mbarrier { bar, .. } | Op::CpAsyncArrive { bar, .. } => touch(words(bar, 0, 4), 4, true),
+                _ => true,
+            };
+            if !ok {
+                return vec![false; n];
+            }
+        }
+    }
+    let mut shown = Vec::new();
+    program.condition.prop.observables(&mut shown);
+    if let Some(f) = &program.filter {
+        f.observables(&mut shown);
+    }
+    shown.extend(program.extra_observables.iter().cloned());
+    for o in shown {
+        if let crate::program::Observable::Location(p) = o {
+            for (l, loc) in program.locations.iter().enumerate() {
+                keep[l] |= loc.physical == p;
+            }
+        }
+    }
+    for (l, k) in keep.iter_mut().enumerate() {
+        let p = program.locations[l].physical;
+        *k |= program.variable_of(l).kind == VariableKind::Mbarrier || program.locations.iter().filter(|x| x.physical == p).count() > 1;
+    }
+    let mut represented: BTreeSet<&BTreeSet<(usize, usize, u8)>> = BTreeSet::new();
+    let mut out = vec![false; n];
+    for l in 0..n {
+        if keep[l] {
+            continue;
+        }
+        out[l] = sig[l].is_empty() || !represented.insert(&sig[l]);
+    }
+    out
+}
+
+/// Every register an instruction of `code` reads (operands, addresses, branch conditions).
+fn registers_read(code: &[Instr]) -> BTreeSet<Reg> {
+    let mut out = BTreeSet::new();
+    let mut value = |v: &Value| {
+        if let Value::Reg(r) = v {
+            out.insert(*r);
+        }
+    };
+    let mut regs: Vec<Value> = Vec::new();
+    for i in code {
+        let addr = |a: &Address, regs: &mut Vec<Value>| {
+            if let Address::Reg(r, _) = a {
+                regs.push(Value::Reg(*r));
+            }
+        };
+        match &i.op {
+            Op::Load { addr: a, .. } | Op::LoadVector { addr: a, .. } => addr(a, &mut regs),
+            Op::Store { addr: a, value: v, .. } => {
+                addr(a, &mut regs);
+                regs.push(*v);
+            }
+            Op::StoreVector { addr: a, values, .. } => {
+                addr(a, &mut regs);
+                regs.extend(values.iter().copied());
+            }
+            Op::Rmw { addr: a, operands, .. } => {
+                addr(a, &mut regs);
+                regs.extend(operands.iter().copied());
+            }
+            Op::AsyncCopy(c) => {
+                addr(&c.dst, &mut regs);
+                addr(&c.src, &mut regs);
+                regs.push(c.size);
+                regs.extend(c.src_size.iter().chain(c.ignore_src.iter()).copied());
+                if let Completion::Mbarrier(b) = &c.completion {
+                    addr(b, &mut regs);
+                }
+            }
+            Op::CpAsyncArrive { bar, .. } => addr(bar, &mut regs),
+            Op::Mbarrier { op, bar, .. } => {
+                addr(bar, &mut regs);
+                match op {
+                    MbOp::Init { count } => regs.push(*count),
+                    MbOp::Arrive { count, expect_tx, .. } => {
+                        regs.push(*count);
+                        regs.extend(expect_tx.iter().copied());
+                    }
+                    MbOp::ExpectTx { bytes } | MbOp::CompleteTx { bytes } => regs.push(*bytes),
+                    MbOp::Wait { operand, .. } => regs.push(*operand),
+                    MbOp::Inval => {}
+                }
+            }
+            Op::Barrier { id, count, .. } => regs.extend(id.iter().chain(count.iter()).copied()),
+            Op::Local { a, b, .. } => regs.extend([*a, *b]),
+            Op::Branch { cond: Some((_, a, b)), .. } => regs.extend([*a, *b]),
+            Op::Branch { cond: None, .. }
+            | Op::Fence { .. }
+            | Op::ProxyFence { .. }
+            | Op::AliasFence
+            | Op::Prefetch
+            | Op::CommitGroup(_)
+            | Op::WaitGroup { .. }
+            | Op::ClusterBarrier { .. } => {}
+        }
+    }
+    for v in &regs {
+        value(v);
+    }
+    out
+}
+
 /// Phases an arrive may return: at most one completion per mbarrier-updating instruction.
 fn max_phase(program: &Program) -> i64 {
     let updates = program
@@ -729,6 +921,10 @@ struct Cx<'a> {
     program: &'a Program,
     thread: &'a Thread,
     domains: &'a Domains,
+    /// Registers some instruction of the thread reads.
+    used: BTreeSet<Reg>,
+    /// Words whose events would mirror those of a kept word (see [`redundant_words`]).
+    elided: Vec<bool>,
     /// The largest phase an arrive can return: one phase per mbarrier update instruction.
     max_phase: i64,
 }
@@ -768,6 +964,20 @@ impl Cx<'_> {
             }
             _ => None,
         }
+    }
+
+    /// A read whose register no instruction uses: one event, value left to reads-from.
+    fn symbolic_read(&self, st: &mut State, acc: Access, pc: usize, dst: Reg) {
+        let mut e = st.event(TraceOp::Read, pc);
+        e.location = Some(acc.loc);
+        e.addr_deps = acc.deps;
+        e.range = acc.range;
+        e.ub = acc.ub.map(str::to_string);
+        e.symbolic = true;
+        let idx = st.events.len();
+        st.events.push(e);
+        st.regs[dst] = (0, 1u128 << idx);
+        st.symbolic.insert(dst, idx);
     }
 
     /// Push one read per value the location may hold; each result is a state with the read as
@@ -926,9 +1136,10 @@ impl Cx<'_> {
             let mut next = Vec::new();
             for s in states {
                 let dst = self.access_at(dst_addr + byte, dst_addr, size, dst_deps, copy.dst_space, line)?;
-                // Bytes past src-size are zero-filled, not read (§9.7.9.25.3.1).
-                let src_value: Vec<(State, i64, DepMask)> = if byte < read_bytes {
-                    let src = self.access_at(src_addr + byte, src_addr, size, src_deps, copy.src_space, line)?;
+                let src = self.access_at(src_addr + byte, src_addr, size, src_deps, copy.src_space, line)?;
+                // Bytes past src-size are zero-filled, not read (§9.7.9.25.3.1). An elided source
+                // word feeds only an elided or unobservable destination word: its value is moot.
+                let src_value: Vec<(State, i64, DepMask)> = if byte < read_bytes && !self.elided[src.loc] {
                     self.branch_read(s, src, pc, Role::Source, Some(agent))
                         .into_iter()
                         .map(|(s, v)| {
@@ -940,6 +1151,10 @@ impl Cx<'_> {
                     vec![(s, 0, 0)]
                 };
                 for (s, v, dep) in src_value {
+                    if self.elided[dst.loc] {
+                        next.push(s);
+                        continue;
+                    }
                     match copy.kind {
                         CopyKind::Reduce(op) => {
                             // Each element is an atomic read-modify-write in the async proxy
@@ -1106,7 +1321,7 @@ mod tests {
 
     #[test]
     fn reads_branch_over_the_value_domain() {
-        let p = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\nexists (P1:r0 == 1)\n");
+        let p = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\n | add r1, r0, 1 ;\nexists (P1:r0 == 1)\n");
         let (domains, traces) = explore(&p, &Limits::default(), false).unwrap();
         assert_eq!(domains[0], BTreeSet::from([0, 1]));
         assert_eq!(traces[1].traces.len(), 2, "one trace per value the read may return");

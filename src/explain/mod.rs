@@ -456,6 +456,14 @@ impl Shown {
         cycle: Option<Vec<Step>>,
         state: String,
     ) -> Self {
+        // A symbolic read (its value is only observed at the end) shows the value it reads.
+        let mut resolved = s.clone();
+        for (e, sym) in s.symbolic_reads.iter().enumerate() {
+            if let (true, Some(w)) = (*sym, cand.rf.predecessors(e).first()) {
+                resolved.events[e].value = s.events[*w].value;
+            }
+        }
+        let s = &resolved;
         let all_events = describe_events(program, s);
         let immediate = |r: &Relation| {
             let two = r.seq(r);

@@ -1,0 +1,91 @@
+//! The asynchronous-operations suite (tests/async): every scenario of digest §14.12 and every
+//! in-scope row of user-cases.md, with its expected verdict (Allowed / Forbidden / Undefined) and
+//! liveness (ok / hang) in tests/async/expected.csv, under the default model. Needs nothing
+//! outside the repository.
+
+use ptxmm::check::run;
+use ptxmm::liveness::{check_liveness, LivenessStatus};
+use ptxmm::models;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/async")
+}
+
+fn rows() -> Vec<(String, String, String)> {
+    let text = std::fs::read_to_string(dir().join("expected.csv")).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').map(str::trim).collect();
+            assert_eq!(f.len(), 3, "bad row `{l}`: expected FILE,Verdict,Liveness");
+            (f[0].to_string(), f[1].to_string(), f[2].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn async_scenarios_and_user_cases() {
+    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
+    let opts = Default::default();
+    let (mut passed, mut failed) = (0, Vec::new());
+    for (file, verdict, liveness) in rows() {
+        let program = ptxmm::load_program(&dir().join(&file)).unwrap_or_else(|e| panic!("{file}: {}", e.render(false)));
+        let outcome = run(&program, &model, &opts).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let live = check_liveness(&program, &model, &opts).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let got_live = if live.status == LivenessStatus::Ok { "ok" } else { "hang" };
+        let got = outcome.verdict().name();
+        if got == verdict && got_live == liveness {
+            passed += 1;
+        } else {
+            failed.push(format!("{file}: expected {verdict}/{liveness}, got {got}/{got_live}"));
+        }
+    }
+    println!("async suite: {passed} passed, {} failed", failed.len());
+    for f in &failed {
+        println!("MISMATCH {f}");
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+#[test]
+fn every_async_test_has_an_expectation() {
+    let listed: BTreeSet<String> = rows().into_iter().map(|r| r.0).collect();
+    for entry in std::fs::read_dir(dir()).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        if name.ends_with(".litmus") {
+            assert!(listed.contains(&name), "tests/async/{name} has no row in tests/async/expected.csv");
+        }
+    }
+}
+
+/// Each alternative reading of an ambiguity changes the verdict of the scenario that exposes it,
+/// and the report names the reading.
+#[test]
+fn readings_change_the_verdicts_they_should() {
+    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
+    let cases = [
+        // AMBIG-13: without the implied fence after wait_group.read, the overwrite races with the bulk read.
+        ("S7-wait-read-then-overwrite.litmus", "read-wait-without-fence", "Forbidden", "Undefined"),
+        // AMBIG-18: commit order orders the writes of two groups, so the older value cannot win.
+        ("S2c-two-groups-value-g1.litmus", "commit-order", "Allowed", "Forbidden"),
+        // AMBIG-7: the complete-tx alone no longer publishes the copy when the issuer's arrive is relaxed.
+        ("S5-r0-copy-visible.litmus", "ct-needs-release-arrive", "Forbidden", "Undefined"),
+        // AMBIG-3: a .cta wait in CTA 1 does not synchronize with a complete-tx performed by CTA 0's issuer.
+        ("S9-fixed-expect-tx-await.litmus", "signal-by-issuer", "Forbidden", "Undefined"),
+        // AMBIG-1: a proxy fence in another CTA than the async access counts under the alternative.
+        ("A01-proxy-fence-in-other-cta.litmus", "proxy-fence-anywhere", "Undefined", "Forbidden"),
+        // AMBIG-14: a .cta arrive of another CTA between release and acquire breaks a strict chain.
+        ("A14-mbarrier-chain-through-cta-arrive.litmus", "mbarrier-chain-strict", "Forbidden", "Allowed"),
+    ];
+    for (file, flag, default, alternative) in cases {
+        let mut program = ptxmm::load_program(&dir().join(file)).unwrap();
+        let d = run(&program, &model, &Default::default()).unwrap();
+        assert_eq!(d.verdict().name(), default, "{file} under the default reading");
+        program.readings.select(flag).unwrap();
+        let a = run(&program, &model, &Default::default()).unwrap();
+        assert_eq!(a.verdict().name(), alternative, "{file} under --reading {flag}");
+        assert!(a.readings.iter().any(|r| r.contains(flag)), "{:?}", a.readings);
+    }
+}
