@@ -96,22 +96,22 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
             return;
         }
         let symbolic = EventStructure::build(program, traces);
-        crate::exec::mbarrier::witness::for_each(&symbolic, &mut |structure| {
+        // Global indices of the barrier events stuck runs wait at, and of the polls that must
+        // see final values.
+        let mut waiting = BTreeSet::new();
+        let mut polls = Vec::new();
+        for (t, tr) in traces.iter().enumerate() {
+            match &tr.stuck {
+                Some(Stuck::Barrier { event }) => {
+                    waiting.insert(symbolic.thread_events[t][*event]);
+                }
+                Some(Stuck::Spin { reads, .. }) => polls.extend(reads.iter().map(|r| symbolic.thread_events[t][*r])),
+                None => {}
+            }
+        }
+        crate::exec::mbarrier::witness::for_each_with_final_reads(&symbolic, &polls, &mut |structure| {
             if found.is_some() || error.is_some() {
                 return;
-            }
-            // Global indices of the barrier events stuck runs wait at, and of the polls that must
-            // see final values.
-            let mut waiting = BTreeSet::new();
-            let mut polls = Vec::new();
-            for (t, tr) in traces.iter().enumerate() {
-                match &tr.stuck {
-                    Some(Stuck::Barrier { event }) => {
-                        waiting.insert(structure.thread_events[t][*event]);
-                    }
-                    Some(Stuck::Spin { reads, .. }) => polls.extend(reads.iter().map(|r| structure.thread_events[t][*r])),
-                    None => {}
-                }
             }
             for resolution in resolve_barriers(structure) {
                 let blocked: BTreeSet<usize> = resolution.blocked.iter().map(|b| b.event).collect();
@@ -133,7 +133,24 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
                     let rf_of = cand.rf.inverse();
                     let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
                     if fair {
-                        witness = Some(polls.iter().map(|&r| (r, structure.events[r].value)).collect());
+                        // The value each poll reads is that of its write (mbarrier reads keep several
+                        // equivalent writes as options, so the event's own value is only one of them).
+                        witness = Some(
+                            polls
+                                .iter()
+                                .map(|&r| {
+                                    (
+                                        r,
+                                        rf_of
+                                            .successors(r)
+                                            .iter()
+                                            .next()
+                                            .map(|w| structure.events[w].value)
+                                            .unwrap_or(structure.events[r].value),
+                                    )
+                                })
+                                .collect(),
+                        );
                     }
                     !fair
                 });

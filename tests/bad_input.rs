@@ -22,6 +22,36 @@ const CASES: &[(&str, &str, &str)] = &[
     ("wrong-operand-count.litmus", "4:2", "expected 3 operand(s)"),
     ("unsupported-tensor.litmus", "4:2", "`wgmma.mma_async.sync.aligned` is not supported"),
     ("duplicate-location.litmus", "2:8", "location `x` is declared twice"),
+    // Asynchronous operations: declarations.
+    ("async-size-not-multiple-of-4.litmus", "2:5", "a size in bytes that is a positive multiple of 4"),
+    ("async-word-init-count.litmus", "2:11", "expected 4 word value(s) for the 16 bytes of `g`, found 3"),
+    ("async-bad-alignment.litmus", "2:41", "an alignment that is a power of two, found 12"),
+    ("async-shared-missing-cta.litmus", "2:14", "expected `cta` (as in `@ shared cta 0`), found `0`"),
+    ("async-mbarrier-in-global.litmus", "2:23", "mbarrier objects live in shared memory"),
+    ("async-mbarrier-count-range.litmus", "2:29", "mbarrier count 1048576 is outside [1, 2^20-1]"),
+    ("async-mbarrier-initial-value.litmus", "2:36", "an mbarrier takes no initial value"),
+    // Addresses and conditions naming a word of a variable.
+    ("async-word-offset-outside.litmus", "4:16", "`s+16` is not a word of `s` (16 bytes)"),
+    ("async-condition-word-outside.litmus", "5:9", "unknown location `s+16`"),
+    ("async-guard-on-non-branch.litmus", "4:3", "predicate guards are only supported on `bra`"),
+    // Copies.
+    ("async-cp-async-cg-size.litmus", "4:38", "a cp-size of [16] bytes for `.cg`"),
+    ("async-cp-async-to-cluster.litmus", "4:2", "`cp.async` needs the destination space `.shared{::cta}`"),
+    ("async-wait-group-register.litmus", "6:22", "expected a constant group count N, found `r1`"),
+    ("async-bulk-bad-direction.litmus", "4:16", "`cp.async.bulk.global.global` is not a direction PTX defines"),
+    ("async-bulk-shared-without-mbarrier.litmus", "4:2", "needs the completion mechanism `.mbarrier::complete_tx::bytes`"),
+    ("async-multicast-wrong-direction.litmus", "4:73", "`.multicast::cluster` exists only for `cp.async.bulk.shared::cluster.global`"),
+    ("async-multicast-without-mask.litmus", "4:2", "expected 5 operand(s)"),
+    ("async-reduce-float.litmus", "4:57", "`.f32` elements are not supported"),
+    ("async-tensor-copy.litmus", "4:2", "`.tensor` bulk copies"),
+    ("async-tcgen05.litmus", "4:2", "is not supported by this version of ptxmm"),
+    // mbarrier, fences and the cluster barrier.
+    ("async-mbarrier-init-cluster-space.litmus", "4:2", "`mbarrier.init` cannot use a `.shared::cluster` address"),
+    ("async-expect-tx-without-count.litmus", "4:2", "`.expect_tx` needs a txCount operand"),
+    ("async-try-wait-operands.litmus", "7:2", "expected 3 or 4 operands for `mbarrier.try_wait`"),
+    ("async-fence-proxy-bad-space.litmus", "5:20", "expected a state space (.global, .shared::cta, .shared::cluster), found `.local`"),
+    ("async-mbarrier-init-fence-scope.litmus", "5:8", "the only form is `fence.mbarrier_init.release.cluster`"),
+    ("async-cluster-wait-relaxed.litmus", "6:23", "`barrier.cluster.wait` does not take `.relaxed`"),
 ];
 
 #[test]

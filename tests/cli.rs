@@ -86,3 +86,83 @@ fn any_cat_file_runs() {
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bogus"));
 }
+
+// ---- asynchronous operations: verdicts, findings, readings ---------------------------------------
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = ptxmm().args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "ptxmm {args:?} failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+#[test]
+fn async_wait_group_is_forbidden() {
+    let s = stdout_of(&["run", "tests/async/S1-wait-group.litmus"]);
+    assert!(s.lines().any(|l| l == "Verdict: Forbidden"), "{s}");
+    assert!(!s.contains("Undefined behaviour"), "{s}");
+}
+
+#[test]
+fn async_read_before_completion_is_undefined_with_both_lines() {
+    let s = stdout_of(&["run", "tests/async/S1b-no-wait.litmus"]);
+    assert!(s.lines().any(|l| l == "Verdict: Undefined"), "{s}");
+    // The section lists the finding under its rule, naming the copy (line 9) and the load (line 10).
+    let section: Vec<&str> = s.lines().skip_while(|l| !l.starts_with("Undefined behaviour (")).collect();
+    assert!(!section.is_empty(), "no `Undefined behaviour` section:\n{s}");
+    let finding = section.iter().find(|l| l.contains("[U1-read-before-completion]")).unwrap_or_else(|| panic!("{s}"));
+    assert!(finding.contains("cp.async.ca.shared.global [s], [g], 4` (P0 line 9)"), "{finding}");
+    assert!(finding.contains("ld.shared.u32 r0, [s]` (P0 line 10)"), "{finding}");
+}
+
+#[test]
+fn async_missing_proxy_fence_is_named() {
+    let s = stdout_of(&["run", "tests/async/S6a-tma-store-no-proxy-fence.litmus"]);
+    assert!(s.lines().any(|l| l == "Verdict: Undefined"), "{s}");
+    let finding = s.lines().find(|l| l.trim_start().starts_with('[') && l.contains("cp.async.bulk")).unwrap_or_else(|| panic!("{s}"));
+    assert!(finding.contains("fence.proxy.async"), "the finding should name the missing fence: {finding}");
+}
+
+#[test]
+fn reading_flag_changes_verdict_and_is_reported() {
+    let default = stdout_of(&["run", "tests/async/S7-wait-read-then-overwrite.litmus"]);
+    assert!(default.lines().any(|l| l == "Verdict: Forbidden"), "{default}");
+    assert!(default.lines().any(|l| l == "Readings: defaults of every ambiguity (see --reading)"), "{default}");
+    let alt = stdout_of(&["run", "--reading", "read-wait-without-fence", "tests/async/S7-wait-read-then-overwrite.litmus"]);
+    assert!(alt.lines().any(|l| l == "Verdict: Undefined"), "{alt}");
+    // With an alternative selected, `Readings:` lists every ambiguity and marks the selected one.
+    let readings: Vec<&str> = alt.lines().skip_while(|l| *l != "Readings:").skip(1).take_while(|l| l.starts_with("  ")).collect();
+    let selected = readings.iter().find(|l| l.contains("AMBIG-13")).unwrap_or_else(|| panic!("no AMBIG-13 line:\n{alt}"));
+    assert!(selected.contains("alternative") && selected.contains("read-wait-without-fence"), "{selected}");
+    assert!(readings.iter().filter(|l| l.contains(" default: ")).count() == readings.len() - 1, "{alt}");
+    // The ambiguity id selects the same reading.
+    let by_id = stdout_of(&["run", "--reading", "AMBIG-13", "tests/async/S7-wait-read-then-overwrite.litmus"]);
+    assert!(by_id.lines().any(|l| l == "Verdict: Undefined"), "{by_id}");
+}
+
+#[test]
+fn unknown_reading_is_a_usage_error() {
+    let out = ptxmm().args(["run", "--reading", "no-such-flag", "tests/async/S1-wait-group.litmus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown reading `no-such-flag`"), "{stderr}");
+    for flag in ptxmm::readings::AMBIGUITIES.iter().map(|a| a.flag) {
+        assert!(stderr.contains(flag), "the message should list `{flag}`: {stderr}");
+    }
+    assert!(out.stdout.is_empty(), "nothing is run: {}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn async_json_has_verdict_and_undefined() {
+    let out = ptxmm().args(["run", "--json", "tests/async/S1b-no-wait.litmus"]).output().unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "Undefined");
+    let undefined = v["undefined"].as_array().expect("`undefined` is an array");
+    assert!(undefined.iter().any(|f| f["rule"] == "U1-read-before-completion"), "{v}");
+    assert!(v["readings"].as_array().is_some_and(|r| r.len() == ptxmm::readings::AMBIGUITIES.len()), "{v}");
+    let out = ptxmm().args(["run", "--json", "tests/async/S1-wait-group.litmus"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "Forbidden");
+    assert_eq!(v["undefined"].as_array().map(Vec::len), Some(0), "{v}");
+}

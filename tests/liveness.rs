@@ -105,6 +105,15 @@ fn dat3m_v7_5_liveness_csv() {
 }
 
 #[test]
+fn dat3m_v7_5_liveness_csv_under_the_default_model() {
+    dat3m_liveness(
+        "PTXv7_5-Liveness-expected.csv",
+        models::builtin(models::DEFAULT_MODEL).unwrap(),
+        "PTXv7_5 liveness / models/ptx.cat (default)",
+    );
+}
+
+#[test]
 fn dat3m_liveness_csv_under_dat3m_cat() {
     let Some(root) = common::dat3m() else { return };
     let model = models::from_file(&root.join("cat/ptx-v7.5.cat")).unwrap();

@@ -311,6 +311,13 @@ pub mod witness {
 
     /// Call `f` with every concrete structure of `s` (`s` itself when it has no mbarrier event).
     pub fn for_each(s: &EventStructure, f: &mut dyn FnMut(&EventStructure)) {
+        for_each_with_final_reads(s, &[], f)
+    }
+
+    /// As [`for_each`], with reads that must read the last write of their object (the polls of
+    /// a run that spins forever, under fairness): orders in which they cannot are dropped here,
+    /// before any search.
+    pub fn for_each_with_final_reads(s: &EventStructure, final_reads: &[usize], f: &mut dyn FnMut(&EventStructure)) {
         let program = s.program;
         let mb_phys: Vec<usize> = program
             .variables
@@ -324,7 +331,7 @@ pub mod witness {
             return;
         }
         let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
-        let per_object: Vec<Vec<Resolution>> = mb_phys.iter().map(|&p| resolve_object(s, p, &order)).collect();
+        let per_object: Vec<Vec<Resolution>> = mb_phys.iter().map(|&p| resolve_object(s, p, &order, final_reads)).collect();
         if per_object.iter().any(|r| r.is_empty()) {
             return;
         }
@@ -382,7 +389,7 @@ pub mod witness {
         write: usize,
     }
 
-    fn resolve_object(s: &EventStructure, p: usize, order: &Relation) -> Vec<Resolution> {
+    fn resolve_object(s: &EventStructure, p: usize, order: &Relation, final_reads: &[usize]) -> Vec<Resolution> {
         let ev = &s.events;
         let init =
             (0..s.n()).find(|&i| ev[i].kind == EventKind::Init && ev[i].physical == Some(p)).expect("every location has an initial write");
@@ -430,7 +437,8 @@ pub mod witness {
                 .iter()
                 .map(|&r| {
                     let mut groups: Vec<ReadOption> = Vec::new();
-                    for &(w, v) in &chain {
+                    let candidates = if final_reads.contains(&r) { &chain[chain.len() - 1..] } else { &chain[..] };
+                    for &(w, v) in candidates {
                         let found = match ev[r].mb_op {
                             Some(op) => {
                                 let eff = op.apply(v);

@@ -539,10 +539,15 @@ fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events
                 AsyncKind::Copy(_) => data(o),
                 AsyncKind::ArriveOn => op.tracked.iter().flat_map(|&a| data(a)).collect(),
             };
+            let space = |e: usize| events[e].location.map(|l| program.variable_of(l).space);
             for &x in &payload {
                 for &s in &sig(o) {
                     intra.insert(x, s);
-                    signals.insert(x, s);
+                    // A complete-tx releases the op's accesses to its own CTA's destination
+                    // (multicast: one complete-tx per destination CTA; digest §14.6 C2).
+                    if events[x].role != Role::Destination || matches!(op.kind, AsyncKind::ArriveOn) || space(x) == space(s) {
+                        signals.insert(x, s);
+                    }
                 }
             }
             for &i in &op.events {

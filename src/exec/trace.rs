@@ -789,7 +789,19 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
                 Op::AsyncCopy(c) => {
                     let Value::Const(size) = c.size else { return vec![false; n] };
                     let reduce = matches!(c.kind, CopyKind::Reduce(_));
-                    touch(words(&c.dst, 0, size), 2, reduce) && touch(words(&c.src, 0, size), 3, reduce)
+                    let mut dsts = vec![words(&c.dst, 0, size)];
+                    if let Some(mask) = &c.multicast {
+                        let (Value::Const(mask), Address::Location(d)) = (mask, &c.dst) else { return vec![false; n] };
+                        dsts.clear();
+                        for rank in (0..16).filter(|r| mask & (1 << r) != 0) {
+                            let mapped = program
+                                .cta_of_rank(th.placement.cluster, rank)
+                                .and_then(|cta| program.same_offset_in_cta(program.address_of(*d), cta))
+                                .and_then(|a| program.location_at(a));
+                            dsts.push(mapped.map(|l| words(&Address::Location(l), 0, size)).unwrap_or(Some(Vec::new())));
+                        }
+                    }
+                    dsts.into_iter().all(|d| touch(d, 2, reduce)) && touch(words(&c.src, 0, size), 3, reduce)
                 }
                 Op::Mbarrier { bar, .. } | Op::CpAsyncArrive { bar, .. } => touch(words(bar, 0, 4), 4, true),
                 _ => true,
@@ -1106,8 +1118,43 @@ impl Cx<'_> {
         if bulk && (size <= 0 || size % 16 != 0) {
             ub = Some(format!("U6: bulk copy size {size} is not a positive multiple of 16 (PTX ISA §9.7.9.25.4.1)"));
         }
-        if ub.is_none() {
-            ub = check_range(dst_addr, "destination")?;
+        // Destinations (with their mbarrier): one, or for .multicast::cluster the same
+        // CTA-relative offsets in each CTA whose cluster rank is set in ctaMask (§9.7.9.25.4.1).
+        let bar_addr = match &copy.completion {
+            Completion::Mbarrier(b) => Some(self.address_value(&st, b).0),
+            Completion::Group(_) => None,
+        };
+        let mut dests: Vec<(i64, Option<i64>)> = vec![(dst_addr, bar_addr)];
+        if let Some(mask) = &copy.multicast {
+            let mask = val(&st, mask).0;
+            dests.clear();
+            for rank in 0..16 {
+                if mask & (1 << rank) == 0 {
+                    continue;
+                }
+                let here = self.thread.placement.cluster;
+                let mapped = self.program.cta_of_rank(here, rank).and_then(|cta| {
+                    let d = self.program.same_offset_in_cta(dst_addr, cta)?;
+                    let b = bar_addr.and_then(|b| self.program.same_offset_in_cta(b, cta));
+                    Some((d, b))
+                });
+                match mapped {
+                    Some(d) => dests.push(d),
+                    None => {
+                        ub = Some(format!(
+                            "multicast ctaMask {mask:#x} selects cluster rank {rank}, which has no shared variable at the destination's (or mbarrier's) CTA-relative offset"
+                        ))
+                    }
+                }
+            }
+            if dests.is_empty() && ub.is_none() {
+                ub = Some("multicast ctaMask selects no CTA".to_string());
+            }
+        }
+        for &(d, _) in &dests {
+            if ub.is_none() {
+                ub = check_range(d, "destination")?;
+            }
         }
         if ub.is_none() {
             ub = check_range(src_addr, "source")?;
@@ -1135,7 +1182,6 @@ impl Cx<'_> {
             let byte = 4 * w as i64;
             let mut next = Vec::new();
             for s in states {
-                let dst = self.access_at(dst_addr + byte, dst_addr, size, dst_deps, copy.dst_space, line)?;
                 let src = self.access_at(src_addr + byte, src_addr, size, src_deps, copy.src_space, line)?;
                 // Bytes past src-size are zero-filled, not read (§9.7.9.25.3.1). An elided source
                 // word feeds only an elided or unobservable destination word: its value is moot.
@@ -1151,37 +1197,46 @@ impl Cx<'_> {
                     vec![(s, 0, 0)]
                 };
                 for (s, v, dep) in src_value {
-                    if self.elided[dst.loc] {
-                        next.push(s);
-                        continue;
-                    }
-                    match copy.kind {
-                        CopyKind::Reduce(op) => {
-                            // Each element is an atomic read-modify-write in the async proxy
-                            // (§9.7.9.25.4.2), a memory operation of its own 4 bytes (digest §14.3).
-                            let dst = Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst };
-                            for (mut s2, old) in self.branch_read(s, dst, pc, Role::Destination, Some(agent)) {
-                                let idx = s2.events.len() - 1;
-                                s2.events[idx].rmw_partner = Some(idx + 1);
-                                self.push_write(
-                                    &mut s2,
-                                    dst,
-                                    rmw_result(op, old, &[(v, dep)]),
-                                    dep | (1u128 << idx),
-                                    pc,
-                                    Role::Destination,
-                                    Some(agent),
-                                );
-                                s2.events[idx + 1].rmw_partner = Some(idx);
-                                next.push(s2);
+                    let mut partial = vec![s];
+                    for &(d_addr, _) in &dests {
+                        let dst = self.access_at(d_addr + byte, d_addr, size, dst_deps, copy.dst_space, line)?;
+                        let mut after = Vec::new();
+                        for s in partial {
+                            if self.elided[dst.loc] {
+                                after.push(s);
+                                continue;
+                            }
+                            match copy.kind {
+                                CopyKind::Reduce(op) => {
+                                    // Each element is an atomic read-modify-write in the async proxy
+                                    // (§9.7.9.25.4.2), a memory operation of its own 4 bytes (digest §14.3).
+                                    let dst = Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst };
+                                    for (mut s2, old) in self.branch_read(s, dst, pc, Role::Destination, Some(agent)) {
+                                        let idx = s2.events.len() - 1;
+                                        s2.events[idx].rmw_partner = Some(idx + 1);
+                                        self.push_write(
+                                            &mut s2,
+                                            dst,
+                                            rmw_result(op, old, &[(v, dep)]),
+                                            dep | (1u128 << idx),
+                                            pc,
+                                            Role::Destination,
+                                            Some(agent),
+                                        );
+                                        s2.events[idx + 1].rmw_partner = Some(idx);
+                                        after.push(s2);
+                                    }
+                                }
+                                _ => {
+                                    let mut s2 = s;
+                                    self.push_write(&mut s2, dst, v, dep, pc, Role::Destination, Some(agent));
+                                    after.push(s2);
+                                }
                             }
                         }
-                        _ => {
-                            let mut s2 = s;
-                            self.push_write(&mut s2, dst, v, dep, pc, Role::Destination, Some(agent));
-                            next.push(s2);
-                        }
+                        partial = after;
                     }
+                    next.extend(partial);
                 }
             }
             states = next;
@@ -1195,20 +1250,32 @@ impl Cx<'_> {
                     s.open[State::group_index(kind)].push(agent);
                     out.push(s);
                 }
-                Completion::Mbarrier(bar) => {
+                Completion::Mbarrier(_) => {
                     // The complete-tx: an update of the mbarrier by the op's agent (§9.7.9.25.4.1),
-                    // on the mbarrier of the destination's CTA (digest AMBIG-21).
-                    let acc = self.access(&s, &bar, 0, 8, AccessSpace::Generic, line)?;
-                    let mut acc = acc;
-                    let dst_var = self.program.decode_address(dst_addr).map(|(v, _)| self.program.variables[v].space);
-                    if Some(self.program.variable_of(acc.loc).space) != dst_var {
-                        acc.ub = Some("the mbarrier of a bulk copy must be in the same CTA as the destination (PTX ISA §9.7.9.25.4.1)");
+                    // on the mbarrier of each destination's CTA (digest AMBIG-21).
+                    let mut partial = vec![s];
+                    for &(d_addr, b_addr) in &dests {
+                        let b_addr = b_addr.expect("an mbarrier completion has an mbarrier");
+                        let bad = || ExploreError::BadAddress { thread: self.thread.id, line, value: b_addr };
+                        let loc = self.program.location_at(b_addr).ok_or_else(bad)?;
+                        let mut acc = Access { loc, range: (0, 8), deps: 0, ub: None };
+                        let dst_var = self.program.decode_address(d_addr).map(|(v, _)| self.program.variables[v].space);
+                        if Some(self.program.variable_of(loc).space) != dst_var {
+                            acc.ub = Some("the mbarrier of a bulk copy must be in the same CTA as the destination (PTX ISA §9.7.9.25.4.1)");
+                        }
+                        let mut after = Vec::new();
+                        for s in partial {
+                            for (mut s2, _) in
+                                self.mb_update(s, acc, MbUpdate::CompleteTx { bytes: size }, pc, Role::Signal, Some(agent), false)
+                            {
+                                let n = s2.events.len();
+                                s2.ops[agent].events.extend([n - 2, n - 1]);
+                                after.push(s2);
+                            }
+                        }
+                        partial = after;
                     }
-                    for (mut s2, _) in self.mb_update(s, acc, MbUpdate::CompleteTx { bytes: size }, pc, Role::Signal, Some(agent), false) {
-                        let n = s2.events.len();
-                        s2.ops[agent].events.extend([n - 2, n - 1]);
-                        out.push(s2);
-                    }
+                    out.extend(partial);
                 }
             }
         }

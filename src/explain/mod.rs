@@ -456,10 +456,11 @@ impl Shown {
         cycle: Option<Vec<Step>>,
         state: String,
     ) -> Self {
-        // A symbolic read (its value is only observed at the end) shows the value it reads.
+        // A symbolic read (its value is only observed at the end) and an mbarrier read (several
+        // equivalent writes are its options) show the value they read.
         let mut resolved = s.clone();
         for (e, sym) in s.symbolic_reads.iter().enumerate() {
-            if let (true, Some(w)) = (*sym, cand.rf.predecessors(e).first()) {
+            if let (true, Some(w)) = (*sym || s.forced_rf.contains_key(&e), cand.rf.predecessors(e).first()) {
                 resolved.events[e].value = s.events[*w].value;
             }
         }

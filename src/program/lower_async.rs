@@ -125,6 +125,7 @@ impl InstrLowerer<'_, '_> {
             size: Value::Const(size),
             src_size,
             ignore_src,
+            multicast: None,
             completion: Completion::Group(GroupKind::CpAsync),
         }))
     }
@@ -165,9 +166,11 @@ impl InstrLowerer<'_, '_> {
         let mut q = Quals::new(&rest[2..]);
         let mbar = q.take(&["mbarrier::complete_tx::bytes"]).is_some();
         let group = q.take(&["bulk_group"]).is_some();
-        if let Some((m, mspan)) = q.take(&["multicast::cluster"]) {
-            let _ = m;
-            return Err(self.unsupported(mspan, "`.multicast::cluster`").with_note("write one copy per destination CTA instead"));
+        let multicast = q.take(&["multicast::cluster"]);
+        if let Some((_, mspan)) = multicast {
+            if !(dst_space == AccessSpace::SharedCluster && src_space == AccessSpace::Global && reduce.is_none()) {
+                return Err(Diagnostic::error(mspan, "`.multicast::cluster` exists only for `cp.async.bulk.shared::cluster.global`"));
+            }
         }
         q.take_all(&["L2::cache_hint"]);
         let op = if reduce.is_some() {
@@ -215,8 +218,20 @@ impl InstrLowerer<'_, '_> {
                 ),
             ));
         }
-        let n_ops = if mbar { 4 } else { 3 };
-        let ops = self.operands(n_ops, if mbar { "[dst], [src], size, [mbar]" } else { "[dst], [src], size" })?;
+        let n_ops = if multicast.is_some() {
+            5
+        } else if mbar {
+            4
+        } else {
+            3
+        };
+        let shape = match n_ops {
+            5 => "[dstMem], [srcMem], size, [mbar], ctaMask",
+            4 => "[dst], [src], size, [mbar]",
+            _ => "[dst], [src], size",
+        };
+        let ops = self.operands(n_ops, shape)?;
+        let mask = if multicast.is_some() { Some(self.value(&ops[4])?) } else { None };
         let dst = self.address(&ops[0])?;
         let src = self.address(&ops[1])?;
         let size = self.value(&ops[2])?;
@@ -225,7 +240,18 @@ impl InstrLowerer<'_, '_> {
             Some(r) => CopyKind::Reduce(r),
             None => CopyKind::Bulk,
         };
-        Ok(Op::AsyncCopy(AsyncCopy { kind, dst, dst_space, src, src_space, size, src_size: None, ignore_src: None, completion }))
+        Ok(Op::AsyncCopy(AsyncCopy {
+            kind,
+            dst,
+            dst_space,
+            src,
+            src_space,
+            size,
+            src_size: None,
+            ignore_src: None,
+            multicast: mask,
+            completion,
+        }))
     }
 
     /// `mbarrier.<op>...` after the `mbarrier` part.

@@ -287,6 +287,8 @@ pub struct AsyncCopy {
     pub src_size: Option<Value>,
     /// `cp.async` ignore-src predicate: when non-zero nothing is read and the destination is zero-filled.
     pub ignore_src: Option<Value>,
+    /// `.multicast::cluster` ctaMask: bit i selects the CTA of cluster rank i.
+    pub multicast: Option<Value>,
     pub completion: Completion,
 }
 
@@ -599,6 +601,53 @@ impl Program {
     /// the test runs in it.
     pub fn cluster_of_cta(&self, cta: i64) -> i64 {
         self.threads.iter().find(|t| t.placement.cta == cta).map(|t| t.placement.cluster).unwrap_or(-1 - cta)
+    }
+
+    /// Byte offset of a shared variable in its CTA's shared-memory window: the variables of one
+    /// CTA are laid out in declaration order, each at its alignment. CTAs that declare the same
+    /// variables in the same order therefore have the same layout, as one kernel's CTAs do.
+    pub fn window_offset(&self, var: usize) -> Option<i64> {
+        let Space::Shared { cta } = self.variables[var].space else { return None };
+        let mut end = 0i64;
+        for (i, v) in self.variables.iter().enumerate() {
+            if v.space != (Space::Shared { cta }) {
+                continue;
+            }
+            let start = (end + v.align - 1) / v.align * v.align;
+            if i == var {
+                return Some(start);
+            }
+            end = start + v.size;
+        }
+        None
+    }
+
+    /// The address at the same CTA-relative offset as `addr`, in the shared memory of `cta`
+    /// (what `mapa` computes, and where a multicast copy writes).
+    pub fn same_offset_in_cta(&self, addr: i64, cta: i64) -> Option<i64> {
+        let (var, off) = self.decode_address(addr)?;
+        let window = self.window_offset(var)? + off;
+        (0..self.variables.len()).find_map(|v| {
+            let w = self.window_offset(v)?;
+            (self.variables[v].space == (Space::Shared { cta }) && w <= window && window < w + self.variables[v].size)
+                .then(|| address(v, window - w))
+        })
+    }
+
+    /// The CTA of cluster rank `rank` in `cluster`: the CTAs of a cluster (those with threads or
+    /// shared variables in the test) ranked by id (`%cluster_ctarank`, digest AMBIG-22).
+    pub fn cta_of_rank(&self, cluster: i64, rank: i64) -> Option<i64> {
+        let mut ctas: Vec<i64> = self.threads.iter().filter(|t| t.placement.cluster == cluster).map(|t| t.placement.cta).collect();
+        for v in &self.variables {
+            if let Space::Shared { cta } = v.space {
+                if self.cluster_of_cta(cta) == cluster {
+                    ctas.push(cta);
+                }
+            }
+        }
+        ctas.sort_unstable();
+        ctas.dedup();
+        usize::try_from(rank).ok().and_then(|r| ctas.get(r).copied())
     }
 
     /// The variable of a location.
