@@ -125,3 +125,11 @@ fn filter_observables_are_known_to_explain() {
     assert!(text.starts_with("Test filter: the outcome 1:r0=0 is allowed."), "{text}");
     assert!(text.contains("final state 1:r0=0 1:r1=1"), "{text}");
 }
+
+/// The TMA store without `fence.proxy.async`: the witness, the undefined behaviour (a mixed-size
+/// race across proxies) and the race, each naming the missing fence; and the fixed version.
+#[test]
+fn tma_store_missing_proxy_fence() {
+    insta::assert_snapshot!("tma_store_no_fence", explain(&["tests/async/S6a-tma-store-no-proxy-fence.litmus"]));
+    insta::assert_snapshot!("tma_store_fenced", explain(&["tests/async/S6b-tma-store-proxy-fence.litmus"]));
+}

@@ -113,6 +113,8 @@ pub struct Explanation {
     pub witness: Option<ExecutionDesc>,
     pub rejections: Vec<RejectionGroup>,
     pub races: Vec<Race>,
+    /// Undefined behaviour of the execution shown (the model's `undefined_unless` checks).
+    pub undefined: Vec<crate::findings::Finding>,
     /// Candidates that reach the outcome but were rejected (Forbidden), examined in total.
     pub rejected_candidates: u64,
     #[serde(skip)]
@@ -180,8 +182,10 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
                             check: info.file.slice(info.span).trim().to_string(),
                             shape,
                             count: 0,
+                            // Described with this candidate's own events (another structure's
+                            // events may carry other values).
+                            text: describe_steps(&failed.name, &steps, &describe_events(program, &resolve_read_values(structure, cand))),
                             steps: steps.clone(),
-                            text: String::new(),
                         }
                     });
                     entry.count += 1;
@@ -216,14 +220,11 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
         Some(s) => (s.events.clone(), Some(s.desc.clone()), s.races.clone(), s.graph.clone()),
         None => (Vec::new(), None, Vec::new(), ExecutionGraph { title: program.name.clone(), ..Default::default() }),
     };
+    let mut undefined: Vec<crate::findings::Finding> =
+        shown.as_ref().filter(|_| verdict == Verdict::Allowed).map(|s| s.undefined.clone()).unwrap_or_default();
+    undefined.dedup();
     // Texts of the rejection groups refer to the events of the shown candidate only when it is
     // the same structure; each group carries its own event descriptions through `describe_steps`.
-    for g in &mut rejections {
-        g.text = match &shown {
-            Some(s) => describe_steps(&g.axiom, &g.steps, &s.all_events),
-            None => g.axiom.clone(),
-        };
-    }
     let outcome = if program.condition.quantifier == Quantifier::Forall {
         format!("~({}) (a counterexample to the forall)", program.condition.text)
     } else {
@@ -256,6 +257,12 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
             }
         }
     }
+    if !undefined.is_empty() {
+        text.push_str("Undefined behaviour in this execution (the program as a whole is Undefined; see `ptxmm run`):\n");
+        for f in &undefined {
+            text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
+        }
+    }
     if !races.is_empty() {
         text.push_str("Data races in this execution:\n");
         for r in &races {
@@ -270,6 +277,7 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
         witness: witness_desc.filter(|_| verdict == Verdict::Allowed),
         rejections,
         races,
+        undefined,
         rejected_candidates: rejected,
         graph,
         text,
@@ -444,6 +452,7 @@ struct Shown {
     events: Vec<EventDesc>,
     desc: ExecutionDesc,
     races: Vec<Race>,
+    undefined: Vec<crate::findings::Finding>,
     graph: ExecutionGraph,
 }
 
@@ -456,14 +465,7 @@ impl Shown {
         cycle: Option<Vec<Step>>,
         state: String,
     ) -> Self {
-        // A symbolic read (its value is only observed at the end) and an mbarrier read (several
-        // equivalent writes are its options) show the value they read.
-        let mut resolved = s.clone();
-        for (e, sym) in s.symbolic_reads.iter().enumerate() {
-            if let (true, Some(w)) = (*sym || s.forced_rf.contains_key(&e), cand.rf.predecessors(e).first()) {
-                resolved.events[e].value = s.events[*w].value;
-            }
-        }
+        let resolved = resolve_read_values(s, cand);
         let s = &resolved;
         let all_events = describe_events(program, s);
         let immediate = |r: &Relation| {
@@ -473,8 +475,25 @@ impl Shown {
         let desc = ExecutionDesc { rf: cand.rf.pairs().collect(), co: immediate(&cand.co), fence_sc: immediate(&cand.sync_fence), state };
         let races = races(s, cand, prepared, &all_events);
         let graph = build_graph(program, s, cand, &all_events, cycle.as_deref());
-        Shown { events: all_events.clone(), all_events, desc, races, graph }
+        let undefined = match prepared.evaluate(cand, false) {
+            Ok(eval) => crate::findings::of_execution(s, &eval.fired_flags()).0,
+            Err(_) => Vec::new(),
+        };
+        Shown { events: all_events.clone(), all_events, desc, races, undefined, graph }
     }
+}
+
+/// The structure with the values reads show in this candidate: a symbolic read (its value is
+/// only observed at the end) and an mbarrier read (several equivalent writes are its options)
+/// show the value of the write they read.
+fn resolve_read_values<'p>(s: &EventStructure<'p>, cand: &Candidate) -> EventStructure<'p> {
+    let mut resolved = s.clone();
+    for (e, sym) in s.symbolic_reads.iter().enumerate() {
+        if let (true, Some(w)) = (*sym || s.forced_rf.contains_key(&e), cand.rf.predecessors(e).first()) {
+            resolved.events[e].value = s.events[*w].value;
+        }
+    }
+    resolved
 }
 
 fn describe_events(program: &Program, s: &EventStructure) -> Vec<EventDesc> {
@@ -548,7 +567,16 @@ fn races(s: &EventStructure, cand: &Candidate, prepared: &Prepared, events: &[Ev
     for a in 0..s.n() {
         for b in a + 1..s.n() {
             let (ea, eb) = (&s.events[a], &s.events[b]);
-            if ea.thread.is_none() || eb.thread.is_none() || ea.thread == eb.thread || ea.physical.is_none() || ea.physical != eb.physical {
+            // Different performers: threads, or a thread and an async agent (even its own).
+            let same_performer = s.relations["int"].contains(a, b);
+            let both_mbarrier = ea.has_tag("MB") && eb.has_tag("MB");
+            if ea.thread.is_none()
+                || eb.thread.is_none()
+                || same_performer
+                || both_mbarrier
+                || ea.physical.is_none()
+                || ea.physical != eb.physical
+            {
                 continue;
             }
             if !(ea.is_write() || eb.is_write()) || ms.contains(a, b) || cause.contains(a, b) || cause.contains(b, a) {
