@@ -750,14 +750,16 @@ pub fn thread_traces(
 /// A 16-byte bulk copy touches four words, but when every instruction that touches one of them
 /// touches the others the same way, their events are interchangeable: the same reads-from and
 /// coherence choices, the same races, the same undefined behaviour (findings name instructions,
-/// not words). Such a word is elided when no thread reads it (its value never matters), no final
-/// state shows it, it has no alias, no reduction touches it, and a kept word has the same set of
-/// accessing instructions. Words no instruction touches are elided too. Programs that address
+/// not words). Such a word is elided when its value never matters (no thread reads it, no final
+/// state shows it, and it is not the source of a copy into a word whose value matters), it has
+/// no alias, no reduction touches it, and a kept word has the same set of accessing instructions. Words no instruction touches are elided too. Programs that address
 /// memory through registers get no elision (the words an instruction touches are not static).
 pub fn redundant_words(program: &Program) -> Vec<bool> {
     let n = program.locations.len();
     let mut sig: Vec<BTreeSet<(usize, usize, u8)>> = vec![BTreeSet::new(); n];
     let mut keep = vec![false; n];
+    // (source word, destination word) of every copy: a kept destination needs its source's value.
+    let mut flows: Vec<(usize, usize)> = Vec::new();
     let words = |a: &Address, from: i64, bytes: i64| -> Option<Vec<usize>> {
         let Address::Location(l) = a else { return None };
         let var = program.variable_of(*l);
@@ -801,6 +803,12 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
                             dsts.push(mapped.map(|l| words(&Address::Location(l), 0, size)).unwrap_or(Some(Vec::new())));
                         }
                     }
+                    // The k-th source word feeds the k-th word of each destination.
+                    if let Some(sw) = words(&c.src, 0, size) {
+                        for d in dsts.iter().flatten() {
+                            flows.extend(sw.iter().copied().zip(d.iter().copied()));
+                        }
+                    }
                     dsts.into_iter().all(|d| touch(d, 2, reduce)) && touch(words(&c.src, 0, size), 3, reduce)
                 }
                 Op::Mbarrier { bar, .. } | Op::CpAsyncArrive { bar, .. } => touch(words(bar, 0, 4), 4, true),
@@ -827,6 +835,20 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
     for (l, k) in keep.iter_mut().enumerate() {
         let p = program.locations[l].physical;
         *k |= program.variable_of(l).kind == VariableKind::Mbarrier || program.locations.iter().filter(|x| x.physical == p).count() > 1;
+    }
+    // A word whose value matters (read by a thread, shown, fed into such a word) is kept, and so
+    // is every source word that feeds it, transitively through chains of copies.
+    loop {
+        let mut changed = false;
+        for &(src, dst) in &flows {
+            if keep[dst] && !keep[src] {
+                keep[src] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
     }
     let mut represented: BTreeSet<&BTreeSet<(usize, usize, u8)>> = BTreeSet::new();
     let mut out = vec![false; n];
