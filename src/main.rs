@@ -178,6 +178,11 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
         let live = if liveness == LivenessMode::Skip { None } else { Some(check_liveness(&program, &model, &opts)) };
         let outcome = match outcome.transpose() {
             Ok(o) => o,
+            Err(e @ ptxmm::check::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) => {
+                eprintln!("{}:{e}", path.display());
+                status = ExitCode::from(1);
+                continue;
+            }
             Err(e) => {
                 eprintln!("{}: {e}", path.display());
                 status = ExitCode::from(1);

@@ -215,14 +215,41 @@ pub enum ExploreError {
     DomainTooLarge { location: String, limit: usize },
     #[error("thread P{thread}: a trace has more than {limit} memory events (raise --unroll less, or shorten the test)")]
     TraceTooLong { thread: usize, limit: usize },
-    #[error("thread P{thread}, line {line}: register value {value} used as an address is not the address of any location")]
-    BadAddress { thread: usize, line: usize, value: i64 },
+    /// Printed after the file name and a colon: `file:line:col: error: ...`.
+    #[error("{line}:{col}: error: thread P{thread}: {detail} (addresses must point to a word inside a declared variable)")]
+    BadAddress { thread: usize, line: usize, col: usize, detail: String },
     #[error("location `{location}` has {writes} writes in one execution, hence {orders} possible coherence orders, more than the candidate budget (lower --unroll, or raise --max-candidates)")]
     TooManyCoherenceOrders { location: String, writes: usize, orders: u64 },
     #[error(
         "the search exceeded its budget of {limit} model evaluations; the test is too large (raise --max-candidates, or lower --unroll)"
     )]
     TooManyCandidates { limit: u64 },
+}
+
+/// What a bad address is, in the program's terms.
+fn bad_address(program: &Program, thread: usize, line: usize, value: i64) -> ExploreError {
+    let detail = match value.checked_sub(crate::program::ADDRESS_BASE) {
+        Some(off) if off >= 0 && ((off / crate::program::ADDRESS_STRIDE) as usize) < program.variables.len() => {
+            let v = &program.variables[(off / crate::program::ADDRESS_STRIDE) as usize];
+            let byte = off % crate::program::ADDRESS_STRIDE;
+            if byte >= v.size {
+                format!("the address of byte {byte} of `{}` is past its end ({} bytes)", v.name, v.size)
+            } else {
+                format!("the address of byte {byte} of `{}` is not 4-byte aligned", v.name)
+            }
+        }
+        _ => format!("the value {value} used as an address is not the address of any variable"),
+    };
+    // The column of the instruction on that line, for a file:line:col message.
+    let col = program
+        .threads
+        .iter()
+        .filter(|t| t.id == thread)
+        .flat_map(|t| &t.code)
+        .find(|i| i.line == line)
+        .map(|i| program.source.line_col(i.span.start).1)
+        .unwrap_or(1);
+    ExploreError::BadAddress { thread, line, col, detail }
 }
 
 /// Per physical location, the values reads may return.
@@ -975,12 +1002,12 @@ impl Cx<'_> {
                 (v + off, d)
             }
         };
-        let bad = || ExploreError::BadAddress { thread: self.thread.id, line, value: value + extra };
+        let bad = || bad_address(self.program, self.thread.id, line, value + extra);
         let (var, offset) = self.program.decode_address(value + extra).ok_or_else(bad)?;
         let loc = self.program.location_at(value + extra).ok_or_else(bad)?;
-        let base = self.program.decode_address(value).map(|(_, o)| o).unwrap_or(offset);
+        // The footprint of this element: a vector access is one access per element (§8.2.4).
         let ub = self.space_violation(var, space);
-        Ok(Access { loc, range: (base, base + width), deps, ub })
+        Ok(Access { loc, range: (offset, offset + width), deps, ub })
     }
 
     fn space_violation(&self, var: usize, space: AccessSpace) -> Option<&'static str> {
@@ -1117,7 +1144,7 @@ impl Cx<'_> {
         let mut ub: Option<String> = None;
         let check_range = |addr: i64, what: &str| -> Result<Option<String>, ExploreError> {
             let Some((var, off)) = self.program.decode_address(addr) else {
-                return Err(ExploreError::BadAddress { thread: self.thread.id, line, value: addr });
+                return Err(bad_address(self.program, self.thread.id, line, addr));
             };
             let v = &self.program.variables[var];
             let align = if bulk { 16 } else { size };
@@ -1185,6 +1212,9 @@ impl Cx<'_> {
         let ignore = copy.ignore_src.as_ref().map(|v| val(&st, v).0 != 0).unwrap_or(false);
         if ub.is_none() && src_size > size {
             ub = Some(format!("U4: src-size {src_size} is larger than cp-size {size} (PTX ISA §9.7.9.25.3.1)"));
+        }
+        if ub.is_none() && src_size < 0 {
+            ub = Some(format!("U4: src-size {src_size} is negative (PTX ISA §9.7.9.25.3.1: src-size is a number of bytes)"));
         }
         if let Some(reason) = ub {
             // The copy is undefined as a whole: keep one marker event carrying the reason.
@@ -1278,7 +1308,7 @@ impl Cx<'_> {
                     let mut partial = vec![s];
                     for &(d_addr, b_addr) in &dests {
                         let b_addr = b_addr.expect("an mbarrier completion has an mbarrier");
-                        let bad = || ExploreError::BadAddress { thread: self.thread.id, line, value: b_addr };
+                        let bad = || bad_address(self.program, self.thread.id, line, b_addr);
                         let loc = self.program.location_at(b_addr).ok_or_else(bad)?;
                         let mut acc = Access { loc, range: (0, 8), deps: 0, ub: None };
                         let dst_var = self.program.decode_address(d_addr).map(|(v, _)| self.program.variables[v].space);
@@ -1316,7 +1346,7 @@ impl Cx<'_> {
 
     /// The word at absolute address `addr` of an access starting at `base` of `size` bytes.
     fn access_at(&self, addr: i64, base: i64, size: i64, deps: DepMask, space: AccessSpace, line: usize) -> Result<Access, ExploreError> {
-        let bad = || ExploreError::BadAddress { thread: self.thread.id, line, value: addr };
+        let bad = || bad_address(self.program, self.thread.id, line, addr);
         let (var, _) = self.program.decode_address(addr).ok_or_else(bad)?;
         let loc = self.program.location_at(addr).ok_or_else(bad)?;
         let (_, off) = self.program.decode_address(base).ok_or_else(bad)?;

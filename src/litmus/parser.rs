@@ -984,6 +984,9 @@ impl Parser<'_> {
         if self.at(Tok::Plus) && self.raw(1).kind == Tok::Int {
             self.bump();
             let off = self.int("a byte offset")?;
+            if off.node == 0 {
+                return Ok(Spanned::new(name.node, name.span.to(off.span)));
+            }
             return Ok(Spanned::new(format!("{}+{}", name.node, off.node), name.span.to(off.span)));
         }
         Ok(name)

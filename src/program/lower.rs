@@ -103,6 +103,25 @@ impl<'a> Lowerer<'a> {
         }
 
         let mut threads = Vec::new();
+        // A CTA (ids are per GPU, as in Dat3M) belongs to one cluster (PTX ISA §2.2.2).
+        let mut seen: Vec<(Placement, &ast::ThreadHeader)> = Vec::new();
+        for header in &test.threads {
+            let p = self.placement(header)?;
+            for (q, other) in &seen {
+                if p.cta == q.cta && p.gpu == q.gpu && p.cluster != q.cluster {
+                    return Err(Diagnostic::error(
+                        header.span,
+                        format!(
+                            "P{} is in CTA {} of GPU {} like P{}, but in another cluster: a CTA belongs to one cluster",
+                            header.id.node, p.cta, p.gpu, other.id.node
+                        ),
+                    )
+                    .with_note(format!("P{} is `{}`", other.id.node, self.source.slice(other.span).trim()))
+                    .with_note("give every thread of a CTA the same `cluster` (or none)"));
+                }
+            }
+            seen.push((p, header));
+        }
         for (i, header) in test.threads.iter().enumerate() {
             let placement = self.placement(header)?;
             let code = self.lower_thread(&test.code[i], &mut regs[i])?;
@@ -244,6 +263,9 @@ impl<'a> Lowerer<'a> {
             Some(a) => {
                 if a.node <= 0 || a.node & (a.node - 1) != 0 {
                     return Err(Diagnostic::expected(a.span, "an alignment that is a power of two", a.node));
+                }
+                if kind == VariableKind::Mbarrier && a.node < 8 {
+                    return Err(Diagnostic::error(a.span, "an mbarrier object must be 8-byte aligned (PTX ISA §9.7.13.15.1)"));
                 }
                 a.node
             }
@@ -519,8 +541,11 @@ impl<'l> InstrLowerer<'l, '_> {
                 let var = &self.l.variables[l.variable];
                 let byte = l.offset + offset;
                 if byte < 0 || byte >= var.size || byte % 4 != 0 || var.kind == VariableKind::Mbarrier {
-                    return Err(Diagnostic::error(op.span, format!("`{n}+{offset}` is not a word of `{}` ({} bytes)", var.name, var.size))
-                        .with_note("offsets are byte offsets of 4-byte words inside the variable: 0, 4, 8, ..."));
+                    return Err(Diagnostic::error(
+                        op.span,
+                        format!("`{n}{offset:+}` is not a word of `{}` ({} bytes)", var.name, var.size),
+                    )
+                    .with_note("offsets are byte offsets of 4-byte words inside the variable: 0, 4, 8, ..."));
                 }
                 Ok(Address::Location(var.first_location + (byte / 4) as usize))
             }

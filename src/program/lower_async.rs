@@ -20,6 +20,21 @@ impl InstrLowerer<'_, '_> {
         }
     }
 
+    /// An mbarrier operand: when it names a variable, the variable must be an mbarrier object.
+    fn mbarrier_address(&mut self, op: &Spanned<Operand>) -> Result<Address, Diagnostic> {
+        let a = self.address(op)?;
+        if let Address::Location(l) = a {
+            let var = &self.l.variables[self.l.locations[l].variable];
+            if var.kind != VariableKind::Mbarrier {
+                return Err(Diagnostic::error(op.span, format!("`{}` is not an mbarrier object", var.name)).with_note(format!(
+                    "declare it as `{} @ shared cta N mbarrier(count)` (or `mbarrier` to initialise it in the program)",
+                    var.name
+                )));
+            }
+        }
+        Ok(a)
+    }
+
     /// `cp.*` after the `cp` part.
     pub(super) fn async_copy(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
         let words: Vec<&str> = rest.iter().map(|p| p.node.as_str()).collect();
@@ -53,7 +68,7 @@ impl InstrLowerer<'_, '_> {
                 q.take_all(&["b64"]);
                 q.finish("cp.async.mbarrier.arrive", ".noinc, .shared{::cta}, .b64")?;
                 let ops = self.operands(1, "[mbarrier]")?;
-                let bar = self.address(&ops[0])?;
+                let bar = self.mbarrier_address(&ops[0])?;
                 Ok(Op::CpAsyncArrive { bar, space, noinc })
             }
             ["async", "bulk", "prefetch", ..] => {
@@ -66,7 +81,7 @@ impl InstrLowerer<'_, '_> {
                 Ok(Op::Prefetch)
             }
             ["async", "bulk", "tensor", ..] | ["reduce", "async", "bulk", "tensor", ..] => Err(self
-                .unsupported(span, "`.tensor` bulk copies")
+                .unsupported(span, "the `.tensor` form of bulk copies")
                 .with_note("tensor copies need a tensor map; write the equivalent non-tensor `cp.async.bulk` with explicit byte ranges")),
             ["async", "bulk", ..] => self.bulk_copy(&rest[2..], None),
             ["reduce", "async", "bulk", ..] => self.bulk_copy(&rest[3..], Some(())),
@@ -87,16 +102,21 @@ impl InstrLowerer<'_, '_> {
         if q.take(&["global"]).is_none() {
             return Err(Diagnostic::error(self.instr.opcode_span(), "`cp.async` needs the source space `.global`"));
         }
-        q.take_all(&["L2::64B", "L2::128B", "L2::256B", "L2::cache_hint"]);
-        q.finish("cp.async", ".ca|.cg, .shared{::cta}, .global, .L2::<size>B")?;
-        let ops: &[Spanned<Operand>] = &self.instr.operands;
-        if ops.len() < 3 || ops.len() > 4 {
-            return Err(Diagnostic::expected(
-                if ops.len() > 4 { ops[4].span } else { self.span },
-                "3 or 4 operands for `cp.async` ([dst], [src], cp-size{, src-size | ignore-src})",
-                ops.len(),
-            ));
+        q.take_all(&["L2::64B", "L2::128B", "L2::256B"]);
+        let cache_hint = q.take(&["L2::cache_hint"]).is_some();
+        q.finish("cp.async", ".ca|.cg, .shared{::cta}, .global, .L2::<size>B, .L2::cache_hint")?;
+        let all: &[Spanned<Operand>] = &self.instr.operands;
+        // With .L2::cache_hint the last operand is the cache policy, a hint with no memory effect.
+        let extra = usize::from(cache_hint);
+        if all.len() < 3 + extra || all.len() > 4 + extra {
+            let shape = if cache_hint {
+                "4 or 5 operands for `cp.async...L2::cache_hint` ([dst], [src], cp-size{, src-size | ignore-src}, cache-policy)"
+            } else {
+                "3 or 4 operands for `cp.async` ([dst], [src], cp-size{, src-size | ignore-src})"
+            };
+            return Err(Diagnostic::expected(if all.len() > 4 + extra { all[4 + extra].span } else { self.span }, shape, all.len()));
         }
+        let ops = &all[..all.len() - extra];
         let dst = self.address(&ops[0])?;
         let src = self.address(&ops[1])?;
         let size = self.const_operand(&ops[2], "cp-size")?;
@@ -107,7 +127,7 @@ impl InstrLowerer<'_, '_> {
                 format!("a cp-size of {allowed:?} bytes for `.{level}` (PTX ISA §9.7.9.25.3.1)"),
                 size,
             )
-            .with_note(format!("`.{level}` at {}", self.l.source.line_col(lspan.start).0)));
+            .with_note(format!("the cache level `.{level}` is at line {}", self.l.source.line_col(lspan.start).0)));
         }
         let (src_size, ignore_src) = match ops.get(3) {
             None => (None, None),
@@ -172,12 +192,16 @@ impl InstrLowerer<'_, '_> {
                 return Err(Diagnostic::error(mspan, "`.multicast::cluster` exists only for `cp.async.bulk.shared::cluster.global`"));
             }
         }
-        q.take_all(&["L2::cache_hint"]);
+        let cache_hint = q.take(&["L2::cache_hint"]).is_some();
         let op = if reduce.is_some() {
             let names = ["add", "min", "max", "inc", "dec", "and", "or", "xor"];
             let Some((opname, _)) = q.take(&names) else {
-                return Err(Diagnostic::error(self.instr.opcode_span(), "`cp.reduce.async.bulk` needs a reduction operation")
-                    .with_note(".add .min .max .inc .dec .and .or .xor"));
+                let other = q.parts.iter().enumerate().find(|(i, p)| !q.used[*i] && !["u32", "s32", "b32"].contains(&p.node.as_str()));
+                let (span, found) = match other {
+                    Some((_, p)) => (p.span, format!("`.{}`", p.node)),
+                    None => (self.instr.opcode_span(), "none".to_string()),
+                };
+                return Err(Diagnostic::expected(span, "a reduction operation (.add .min .max .inc .dec .and .or .xor)", found));
             };
             let t = q.take(&["u32", "s32", "b32"]);
             if t.is_none() {
@@ -185,7 +209,7 @@ impl InstrLowerer<'_, '_> {
                 return Err(match other {
                     Some(p) => Diagnostic::error(
                         p.span,
-                        format!("`.{}` elements are not supported; ptxmm models 32-bit elements (.u32, .s32, .b32)", p.node),
+                        format!("`.{}` elements are not supported; ptxmm models 32-bit integer elements (.u32, .s32, .b32)", p.node),
                     ),
                     None => Diagnostic::error(self.instr.opcode_span(), "`cp.reduce.async.bulk` needs an element type (.u32, .s32, .b32)"),
                 });
@@ -225,17 +249,22 @@ impl InstrLowerer<'_, '_> {
         } else {
             3
         };
-        let shape = match n_ops {
-            5 => "[dstMem], [srcMem], size, [mbar], ctaMask",
-            4 => "[dst], [src], size, [mbar]",
-            _ => "[dst], [src], size",
+        let shape = match (n_ops, cache_hint) {
+            (5, false) => "[dstMem], [srcMem], size, [mbar], ctaMask",
+            (5, true) => "[dstMem], [srcMem], size, [mbar], ctaMask, cache-policy",
+            (4, false) => "[dst], [src], size, [mbar]",
+            (4, true) => "[dst], [src], size, [mbar], cache-policy",
+            (_, false) => "[dst], [src], size",
+            (_, true) => "[dst], [src], size, cache-policy",
         };
-        let ops = self.operands(n_ops, shape)?;
+        // With .L2::cache_hint the last operand is the cache policy (a hint, no memory effect).
+        let all = self.operands(n_ops + usize::from(cache_hint), shape)?;
+        let ops = &all[..n_ops];
         let mask = if multicast.is_some() { Some(self.value(&ops[4])?) } else { None };
         let dst = self.address(&ops[0])?;
         let src = self.address(&ops[1])?;
         let size = self.value(&ops[2])?;
-        let completion = if mbar { Completion::Mbarrier(self.address(&ops[3])?) } else { Completion::Group(GroupKind::Bulk) };
+        let completion = if mbar { Completion::Mbarrier(self.mbarrier_address(&ops[3])?) } else { Completion::Group(GroupKind::Bulk) };
         let kind = match op {
             Some(r) => CopyKind::Reduce(r),
             None => CopyKind::Bulk,
@@ -304,17 +333,17 @@ impl InstrLowerer<'_, '_> {
         let (op, dst, bar) = match what {
             "init" => {
                 let ops = self.operands(2, "[mbar], count")?;
-                (MbOp::Init { count: self.value(&ops[1])? }, None, self.address(&ops[0])?)
+                (MbOp::Init { count: self.value(&ops[1])? }, None, self.mbarrier_address(&ops[0])?)
             }
             "inval" => {
                 let ops = self.operands(1, "[mbar]")?;
-                (MbOp::Inval, None, self.address(&ops[0])?)
+                (MbOp::Inval, None, self.mbarrier_address(&ops[0])?)
             }
             "expect_tx" | "complete_tx" => {
                 let ops = self.operands(2, "[mbar], txCount")?;
                 let bytes = self.value(&ops[1])?;
                 let op = if what == "expect_tx" { MbOp::ExpectTx { bytes } } else { MbOp::CompleteTx { bytes } };
-                (op, None, self.address(&ops[0])?)
+                (op, None, self.mbarrier_address(&ops[0])?)
             }
             "arrive" | "arrive_drop" => {
                 let ops: &[Spanned<Operand>] = &self.instr.operands;
@@ -330,7 +359,7 @@ impl InstrLowerer<'_, '_> {
                     Operand::Sink => None,
                     _ => Some(self.dest_reg(&ops[0])?),
                 };
-                let bar = self.address(&ops[1])?;
+                let bar = self.mbarrier_address(&ops[1])?;
                 let third = ops.get(2).map(|o| self.value(o)).transpose()?;
                 let (count, tx) = match (expect_tx, no_complete, third) {
                     (true, _, Some(t)) => (Value::Const(1), Some(t)),
@@ -354,7 +383,7 @@ impl InstrLowerer<'_, '_> {
                     Operand::Sink => None,
                     _ => Some(self.dest_reg(&ops[0])?),
                 };
-                let bar = self.address(&ops[1])?;
+                let bar = self.mbarrier_address(&ops[1])?;
                 let operand = self.value(&ops[2])?;
                 if let Some(h) = ops.get(3) {
                     self.value(h)?;
