@@ -36,6 +36,9 @@ pub fn of_execution(s: &EventStructure, fired: &[&CheckOutcome]) -> (Vec<Finding
                             Some(reason) => format!("{reason}, at {}", describe(s, a)),
                             None => format!("{} at {}", c.name, describe(s, a)),
                         }
+                    } else if c.name.starts_with("M2") {
+                        let obj = s.events[b].location.map(|l| s.program.locations[l].name.clone()).unwrap_or_default();
+                        format!("{} overwrites the valid mbarrier object `{obj}` (last written by {})", describe(s, b), describe(s, a))
                     } else if c.name.contains("race") {
                         format!("{} and {}: {}", describe(s, a), describe(s, b), missing_order(s, a, b))
                     } else {
@@ -71,7 +74,7 @@ pub fn describe(s: &EventStructure, e: usize) -> String {
     let program: &Program = s.program;
     let (Some(t), Some(i)) = (ev.thread, ev.instr) else {
         let name = ev.physical.map(|p| program.physical[p].name.clone()).unwrap_or_default();
-        return format!("the initial value of `{name}`");
+        return format!("the initial state of `{name}`");
     };
     let instr = &program.threads[t].code[i];
     // One finding per instruction, not per word of a bulk access.

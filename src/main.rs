@@ -13,6 +13,26 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `println!` that ends the program quietly when stdout is closed (e.g. piped into `head`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
+/// `print!` with the same behaviour as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(name = "ptxmm", version, about = "Decide PTX litmus tests under the PTX memory consistency model")]
 struct Cli {
@@ -206,16 +226,16 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
             if let Some(l) = &live {
                 v["liveness"] = serde_json::to_value(l).expect("liveness serialises");
             }
-            println!("{v}");
+            outln!("{v}");
         } else {
             match &outcome {
-                Some(o) => print!("{}{}", ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o)),
-                None => println!("Test {}", program.name),
+                Some(o) => out!("{}{}", ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o)),
+                None => outln!("Test {}", program.name),
             }
             if let Some(l) = &live {
-                print!("{}", l.report());
+                out!("{}", l.report());
             }
-            println!();
+            outln!();
         }
     }
     status
@@ -248,13 +268,13 @@ fn cmd_explain(path: &std::path::Path, model_args: &ModelArgs, limits: &LimitArg
             if json {
                 let mut v = serde_json::to_value(&x).expect("explanation serialises");
                 v["graph"] = serde_json::to_value(&x.graph).expect("graph serialises");
-                println!("{v}");
+                outln!("{v}");
             } else if dot {
-                print!("{}", ptxmm::explain::dot::to_dot(&x.graph));
+                out!("{}", ptxmm::explain::dot::to_dot(&x.graph));
             } else if svg {
-                print!("{}", ptxmm::explain::svg::to_svg(&x.graph));
+                out!("{}", ptxmm::explain::svg::to_svg(&x.graph));
             } else {
-                print!("{}", x.text);
+                out!("{}", x.text);
             }
             ExitCode::SUCCESS
         }
@@ -313,13 +333,13 @@ fn cmd_suite(
         match res {
             RowResult::Pass => {}
             RowResult::Mismatch { got } => {
-                println!("MISMATCH {}:{}: {} expected {}, got {}", csv.display(), row.line, row.path, row.expected as u8, *got as u8)
+                outln!("MISMATCH {}:{}: {} expected {}, got {}", csv.display(), row.line, row.path, row.expected as u8, *got as u8)
             }
-            RowResult::Error(e) => println!("ERROR {}:{}: {}: {}", csv.display(), row.line, row.path, e),
+            RowResult::Error(e) => outln!("ERROR {}:{}: {}: {}", csv.display(), row.line, row.path, e),
         }
     }
-    println!("model {model_name}, {} tests in {:.2}s", report.rows.len(), report.elapsed.as_secs_f64());
-    println!("{} passed, {} failed", report.passed(), report.failed());
+    outln!("model {model_name}, {} tests in {:.2}s", report.rows.len(), report.elapsed.as_secs_f64());
+    outln!("{} passed, {} failed", report.passed(), report.failed());
     if report.failed() == 0 {
         ExitCode::SUCCESS
     } else {

@@ -198,6 +198,13 @@ impl<'p> EventStructure<'p> {
         );
         // Issue edges (digest §14.4): everything before an async instruction in program order is
         // ordered before the memory events of the operation (§8.9.1.1).
+        // An async agent's event -> every event of the thread that issued it.
+        rel.insert(
+            "issuer",
+            Relation::from_fn(n, |a, b| {
+                events[a].agent.is_some() && events[b].agent.is_none() && events[a].thread.is_some() && events[a].thread == events[b].thread
+            }),
+        );
         rel.insert(
             "iss",
             Relation::from_fn(n, |a, b| {

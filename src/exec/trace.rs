@@ -12,7 +12,7 @@
 //! dropping them changes no outcome (digest §14.11). Other loops are unrolled: a trace that takes
 //! a back edge more than `unroll` times is cut and reported, as herd7 does.
 
-use super::mbarrier::{MbState, MbUpdate};
+use super::mbarrier::MbUpdate;
 use crate::program::{
     AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, Instr, LocalOp, MbOp, Op, Program, Reg, RmwOp, Space, Thread, Value,
     VariableKind,
@@ -538,7 +538,10 @@ pub fn thread_traces(
                 Op::Load { dst, addr, space, .. } => {
                     let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
                     let mb = program.variable_of(acc.loc).kind == VariableKind::Mbarrier;
-                    if !mb && !cx.used.contains(dst) {
+                    // An ordinary load of an mbarrier object reads whatever state the object's
+                    // order leaves (mbarrier::witness gives it every write as an option, and M2 when
+                    // the state is valid): symbolic, whether or not its register is used.
+                    if mb || !cx.used.contains(dst) {
                         cx.symbolic_read(&mut st, acc, pc, *dst);
                         st.pc += 1;
                         continue;
@@ -547,12 +550,6 @@ pub fn thread_traces(
                     for (s, v) in cx.branch_read(st, acc, pc, Role::Thread, None) {
                         let mut s = s;
                         let idx = s.events.len() - 1;
-                        if mb && MbState::decode(v).is_some() {
-                            s.events[idx].ub = Some(
-                                "M2: an ordinary load reads a valid mbarrier object (PTX ISA §9.7.13.15: only mbarrier instructions may access it)"
-                                    .into(),
-                            );
-                        }
                         s.regs[*dst] = (v, 1u128 << idx);
                         s.pc += 1;
                         stack.push(s);
@@ -1249,6 +1246,9 @@ impl Cx<'_> {
                     vec![(s, 0, 0)]
                 };
                 for (s, v, dep) in src_value {
+                    // Bytes of this word past src-size are zero-filled (little-endian words).
+                    let kept = (read_bytes - byte).clamp(0, 4);
+                    let v = if kept < 4 { v & ((1i64 << (8 * kept)) - 1) } else { v };
                     let mut partial = vec![s];
                     for &(d_addr, _) in &dests {
                         let dst = self.access_at(d_addr + byte, d_addr, size, dst_deps, copy.dst_space, line)?;

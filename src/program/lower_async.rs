@@ -65,6 +65,9 @@ impl InstrLowerer<'_, '_> {
                 let mut q = Quals::new(&rest[3..]);
                 let noinc = q.take(&["noinc"]).is_some();
                 let space = space_of(&mut q);
+                if space == AccessSpace::SharedCluster {
+                    return Err(Diagnostic::error(self.instr.opcode_span(), "`cp.async.mbarrier.arrive` takes a `.shared{::cta}` mbarrier only (PTX ISA §9.7.13.15.8: remote mbarriers are not supported by it)"));
+                }
                 q.take_all(&["b64"]);
                 q.finish("cp.async.mbarrier.arrive", ".noinc, .shared{::cta}, .b64")?;
                 let ops = self.operands(1, "[mbarrier]")?;
@@ -357,6 +360,13 @@ impl InstrLowerer<'_, '_> {
                 }
                 let dst = match &ops[0].node {
                     Operand::Sink => None,
+                    _ if space == AccessSpace::SharedCluster => {
+                        return Err(Diagnostic::expected(
+                            ops[0].span,
+                            "`_` as the state of an arrive on a `.shared::cluster` mbarrier (PTX ISA §9.7.13.15.13)",
+                            describe(&ops[0].node),
+                        ));
+                    }
                     _ => Some(self.dest_reg(&ops[0])?),
                 };
                 let bar = self.mbarrier_address(&ops[1])?;
