@@ -2,8 +2,8 @@
 //! register). Each has a recommended default; the alternative is selected by a flag and the report
 //! names every reading in effect. `docs/async-model.md` gives the spec sentences behind each.
 //!
-//! Two readings change how events are built (who performs an async signal, which CTA an async
-//! access belongs to). The others are read by the cat model: the engine defines, for each, a set
+//! One reading changes how events are built (who performs an async signal). The others are read
+//! by the cat model: the engine defines, for each, a set
 //! named `ALT-…` that holds every event when the alternative is selected and is empty otherwise,
 //! so a model switches a clause with `(ALT-… * _)`.
 
@@ -25,6 +25,10 @@ pub struct Readings {
     /// AMBIG-14: observation through an mbarrier needs every link of the RMW chain to be morally
     /// strong (default: only the endpoints).
     pub mbarrier_chain_strict: bool,
+    /// AMBIG-17: `wgmma.mma_async` is ordered after prior instructions only through fences
+    /// (`wgmma.fence`, thread and proxy fences) and completed waits (default: after all prior
+    /// instructions, for memory).
+    pub wgmma_issue_fences: bool,
     /// AMBIG-18: async copies of earlier-committed groups are ordered before those of later groups
     /// of the same thread (default: no order, a write-write race).
     pub commit_order: bool,
@@ -87,6 +91,15 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
         cat_set: Some("ALT-MBARRIER-CHAIN-STRICT"),
         get: |r| r.mbarrier_chain_strict,
         set: |r| r.mbarrier_chain_strict = true,
+    },
+    Ambiguity {
+        id: "AMBIG-17",
+        flag: "wgmma-issue-fences",
+        default: "wgmma.mma_async is ordered after all prior instructions (for memory)",
+        alternative: "wgmma.mma_async is ordered after prior fences and completed waits only",
+        cat_set: Some("ALT-WGMMA-ISSUE-FENCES"),
+        get: |r| r.wgmma_issue_fences,
+        set: |r| r.wgmma_issue_fences = true,
     },
     Ambiguity {
         id: "AMBIG-18",

@@ -76,6 +76,8 @@ fn readings_change_the_verdicts_they_should() {
         ("S9-fixed-expect-tx-await.litmus", "signal-by-issuer", "Forbidden", "Undefined"),
         // AMBIG-1: a proxy fence in another CTA than the async access counts under the alternative.
         ("A01-proxy-fence-in-other-cta.litmus", "proxy-fence-anywhere", "Undefined", "Forbidden"),
+        // AMBIG-17: without a fence or completed wait before it, a wgmma is not ordered after the acquire.
+        ("A17-wgmma-after-acquire.litmus", "wgmma-issue-fences", "Allowed", "Undefined"),
         // AMBIG-14: a .cta arrive of another CTA between release and acquire breaks a strict chain.
         ("A14-mbarrier-chain-through-cta-arrive.litmus", "mbarrier-chain-strict", "Forbidden", "Allowed"),
     ];

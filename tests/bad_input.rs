@@ -20,7 +20,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("unclosed-init.litmus", "3:2", "expected `}` to close the init block"),
     ("bad-condition.litmus", "5:14", "found `)`"),
     ("wrong-operand-count.litmus", "4:2", "expected 3 operand(s)"),
-    ("unsupported-tensor.litmus", "4:2", "`wgmma.mma_async.sync.aligned` is not supported"),
+    ("unsupported-tensor.litmus", "4:2", "`tcgen05.ld.sync.aligned` is not supported"),
     ("duplicate-location.litmus", "2:8", "location `x` is declared twice"),
     // Asynchronous operations: declarations.
     ("async-size-not-multiple-of-4.litmus", "2:5", "a size in bytes that is a positive multiple of 4"),

@@ -351,6 +351,8 @@ pub const ALL_TAGS: &[&str] = &[
     "AA",
     "MBWAIT",
     "MBOK",
+    "WGMMA",
+    "WGMMAFENCE",
 ];
 
 /// Kind, scope and tags of a trace event (Dat3M's PTX tagging for the instructions Dat3M knows;
@@ -394,6 +396,15 @@ fn classify(instr: &crate::program::Instr, te: &TraceEvent) -> (EventKind, Optio
                 tags.push("RED");
             }
             (rw(op), Some(*scope), tags)
+        }
+        (Op::Wgmma { .. }, _) => {
+            // wgmma's matrix reads: weak reads of its async agent in the async proxy (§9.7.15.4).
+            tags.extend(["WGMMA", Proxy::Async.tag(), "WEAK"]);
+            (EventKind::Read, None, tags)
+        }
+        (Op::WgmmaFence, _) => {
+            tags.push("WGMMAFENCE");
+            (EventKind::Fence, None, tags)
         }
         (Op::AsyncCopy(c), _) => {
             // Copy data events: weak accesses of the op's agent, in the generic proxy for
@@ -566,7 +577,12 @@ fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events
             }
             for (o2, op2) in trace.ops.iter().enumerate() {
                 let (AsyncKind::Copy(k1), AsyncKind::Copy(k2)) = (op.kind, op2.kind) else { continue };
-                let same_kind = (k1 == CopyKind::CpAsync) == (k2 == CopyKind::CpAsync);
+                let group_kind = |k: CopyKind| match k {
+                    CopyKind::CpAsync => 0,
+                    CopyKind::Bulk | CopyKind::Reduce(_) => 1,
+                    CopyKind::Wgmma => 2,
+                };
+                let same_kind = group_kind(k1) == group_kind(k2);
                 if o != o2 && k1 == CopyKind::CpAsync && k2 == CopyKind::CpAsync && op.group.is_some() && op.group == op2.group {
                     for x in data(o) {
                         for y in data(o2) {

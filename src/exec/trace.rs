@@ -344,6 +344,7 @@ fn is_spin_body(body: &[Instr]) -> bool {
             | Op::Barrier { .. }
             | Op::ClusterBarrier { .. }
             | Op::AsyncCopy(_)
+            | Op::Wgmma { .. }
             | Op::CommitGroup(_)
             | Op::WaitGroup { .. }
             | Op::CpAsyncArrive { .. } => return false,
@@ -378,7 +379,7 @@ fn is_spin_body(body: &[Instr]) -> bool {
                 use_value(a, &written, &mut read_before_write);
                 use_value(b, &written, &mut read_before_write);
             }
-            Op::Branch { cond: None, .. } | Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence | Op::Prefetch => {}
+            Op::Branch { cond: None, .. } | Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence | Op::Prefetch | Op::WgmmaFence => {}
         }
     }
     read_before_write.is_disjoint(&written)
@@ -397,8 +398,8 @@ struct State {
     /// Asynchronous operations issued so far.
     ops: Vec<AsyncOp>,
     /// Per group kind (cp.async, bulk): ops issued but not committed yet, and committed groups in order.
-    open: [Vec<usize>; 2],
-    groups: [Vec<Vec<usize>>; 2],
+    open: [Vec<usize>; 3],
+    groups: [Vec<Vec<usize>>; 3],
     waits: Vec<GroupWait>,
     /// Registers currently holding the value of a symbolic read.
     symbolic: HashMap<Reg, usize>,
@@ -415,8 +416,8 @@ impl State {
             path: Vec::new(),
             iteration_start: HashMap::new(),
             ops: Vec::new(),
-            open: [Vec::new(), Vec::new()],
-            groups: [Vec::new(), Vec::new()],
+            open: [Vec::new(), Vec::new(), Vec::new()],
+            groups: [Vec::new(), Vec::new(), Vec::new()],
             waits: Vec::new(),
             symbolic: HashMap::new(),
         }
@@ -471,6 +472,7 @@ impl State {
         match kind {
             GroupKind::CpAsync => 0,
             GroupKind::Bulk => 1,
+            GroupKind::Wgmma => 2,
         }
     }
 }
@@ -620,7 +622,7 @@ pub fn thread_traces(
                     }
                     break;
                 }
-                Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence => {
+                Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence | Op::WgmmaFence => {
                     let e = st.event(TraceOp::Fence, pc);
                     st.events.push(e);
                 }
@@ -658,6 +660,13 @@ pub fn thread_traces(
                     st.events.push(e);
                     let marker = st.events.len() - 1;
                     st.waits.push(GroupWait { marker, ops: covered, read_only: *read });
+                }
+                Op::Wgmma { a, b } => {
+                    for mut s in cx.wgmma(st, a, b, pc, instr.line)? {
+                        s.pc += 1;
+                        stack.push(s);
+                    }
+                    break;
                 }
                 Op::AsyncCopy(copy) => {
                     for mut s in cx.async_copy(st, copy, pc, instr.line)? {
@@ -836,6 +845,14 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
                     dsts.into_iter().all(|d| touch(d, 2, reduce)) && touch(words(&c.src, 0, size), 3, reduce)
                 }
                 Op::Mbarrier { bar, .. } | Op::CpAsyncArrive { bar, .. } => touch(words(bar, 0, 4), 4, true),
+                Op::Wgmma { a, b } => {
+                    let rest = |x: &Address| -> Option<Vec<usize>> {
+                        let Address::Location(l) = x else { return None };
+                        let v = program.variable_of(*l);
+                        words(x, 0, v.size - program.locations[*l].offset)
+                    };
+                    touch(rest(a), 3, false) && touch(rest(b), 5, false)
+                }
                 _ => true,
             };
             if !ok {
@@ -924,6 +941,10 @@ fn registers_read(code: &[Instr]) -> BTreeSet<Reg> {
                 }
             }
             Op::CpAsyncArrive { bar, .. } => addr(bar, &mut regs),
+            Op::Wgmma { a, b } => {
+                addr(a, &mut regs);
+                addr(b, &mut regs);
+            }
             Op::Mbarrier { op, bar, .. } => {
                 addr(bar, &mut regs);
                 match op {
@@ -947,6 +968,7 @@ fn registers_read(code: &[Instr]) -> BTreeSet<Reg> {
             | Op::Prefetch
             | Op::CommitGroup(_)
             | Op::WaitGroup { .. }
+            | Op::WgmmaFence
             | Op::ClusterBarrier { .. } => {}
         }
     }
@@ -1332,6 +1354,49 @@ impl Cx<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// `wgmma.mma_async`: an async agent reads each matrix (from the descriptor's address to the
+    /// end of its variable) in the async proxy; the op joins the open wgmma-group.
+    fn wgmma(&self, st: State, a: &Address, b: &Address, pc: usize, line: usize) -> Result<Vec<State>, ExploreError> {
+        let agent = st.ops.len();
+        let mut st = st;
+        st.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(CopyKind::Wgmma), events: Vec::new(), tracked: Vec::new(), group: None });
+        let mut states = vec![st];
+        for m in [a, b] {
+            let (addr, deps) = self.address_value(&states[0], m);
+            let bad = || bad_address(self.program, self.thread.id, line, addr);
+            let (var, off) = self.program.decode_address(addr).ok_or_else(bad)?;
+            let size = self.program.variables[var].size - off;
+            for byte in (0..size).step_by(4) {
+                let src = self.access_at(addr + byte, addr, size, deps, AccessSpace::SharedCta, line)?;
+                if self.elided[src.loc] {
+                    continue;
+                }
+                let mut next = Vec::new();
+                for s in states {
+                    // The values read reach registers ptxmm does not model: one symbolic read.
+                    let mut s = s;
+                    let mut e = s.event(TraceOp::Read, pc);
+                    e.location = Some(src.loc);
+                    e.addr_deps = src.deps;
+                    e.range = src.range;
+                    e.ub = src.ub.map(str::to_string);
+                    e.agent = Some(agent);
+                    e.role = Role::Source;
+                    e.symbolic = true;
+                    s.events.push(e);
+                    next.push(s);
+                }
+                states = next;
+            }
+        }
+        for s in &mut states {
+            let first = s.events.iter().position(|e| e.agent == Some(agent)).unwrap_or(s.events.len());
+            s.ops[agent].events = (first..s.events.len()).collect();
+            s.open[State::group_index(GroupKind::Wgmma)].push(agent);
+        }
+        Ok(states)
     }
 
     fn address_value(&self, st: &State, a: &Address) -> (i64, DepMask) {

@@ -625,11 +625,12 @@ impl<'l> InstrLowerer<'l, '_> {
             "setp" => self.setp(rest),
             "cp" => self.async_copy(rest),
             "mbarrier" => self.mbarrier(rest),
-            "wgmma" | "tcgen05" | "cp.async.bulk.tensor" => Err(Diagnostic::error(
+            "wgmma" => self.wgmma(rest),
+            "tcgen05" | "cp.async.bulk.tensor" => Err(Diagnostic::error(
                 self.instr.opcode_span(),
                 format!("`{}` is not supported by this version of ptxmm", self.mnemonic()),
             )
-            .with_note("ptxmm models cp.async, cp.async.bulk, cp.reduce.async.bulk and mbarrier; wgmma and tcgen05 are out of scope (docs/async-model.md)")),
+            .with_note("ptxmm models cp.async, cp.async.bulk, cp.reduce.async.bulk, mbarrier and the shared-memory reads of wgmma; tcgen05 is out of scope (docs/async-model.md)")),
             _ => {
                 Err(Diagnostic::error(self.instr.opcode_span(), format!("unsupported instruction `{}`", self.mnemonic()))
                     .with_note(SUPPORTED))
@@ -1226,7 +1227,7 @@ mod tests {
         assert!(e.contains("t.litmus:3:11") && e.contains("`warp`"), "{e}");
         let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.relaxed.gpu.cas x, 1, 2 ;\nexists (x == 1)\n").unwrap_err();
         assert!(e.contains("`red` has no `.cas` form"), "{e}");
-        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n wgmma.fence.sync.aligned ;\nexists (x == 1)\n").unwrap_err();
+        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n tcgen05.fence.sync.aligned ;\nexists (x == 1)\n").unwrap_err();
         assert!(e.contains("not supported"), "{e}");
     }
 }

@@ -414,6 +414,73 @@ impl InstrLowerer<'_, '_> {
         Ok(Op::Mbarrier { op, bar, space, sem, scope, dst })
     }
 
+    /// `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group N` and `wgmma.mma_async` (PTX ISA
+    /// §9.7.15). Only what touches memory is modelled: the asynchronous reads of the A and B
+    /// matrices in shared memory; registers and the arithmetic are not.
+    pub(super) fn wgmma(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let Some(first) = rest.first() else {
+            return Err(Diagnostic::error(
+                self.instr.opcode_span(),
+                "`wgmma` needs an operation (fence, mma_async, commit_group, wait_group)",
+            ));
+        };
+        let mut q = Quals::new(&rest[1..]);
+        q.take_all(&["sync", "aligned"]);
+        match first.node.as_str() {
+            "fence" => {
+                q.finish("wgmma.fence", ".sync.aligned")?;
+                self.operands(0, "no operands")?;
+                Ok(Op::WgmmaFence)
+            }
+            "commit_group" => {
+                q.finish("wgmma.commit_group", ".sync.aligned")?;
+                self.operands(0, "no operands")?;
+                Ok(Op::CommitGroup(GroupKind::Wgmma))
+            }
+            "wait_group" => {
+                q.finish("wgmma.wait_group", ".sync.aligned")?;
+                let ops = self.operands(1, "the number N of most recent wgmma-groups that may stay pending")?;
+                let n = self.const_operand(&ops[0], "group count N")?;
+                Ok(Op::WaitGroup { kind: GroupKind::Wgmma, n, read: false, all: false })
+            }
+            "mma_async" => {
+                // Shape and types (.m64n8k16.f32.f16.f16, .sp, ...) do not change the memory accesses.
+                let ops: &[Spanned<Operand>] = &self.instr.operands;
+                if ops.len() < 3 {
+                    return Err(Diagnostic::expected(
+                        self.span,
+                        "at least 3 operands for `wgmma.mma_async` (d, a-desc, b-desc, ...)",
+                        ops.len(),
+                    ));
+                }
+                let desc = |this: &mut Self, o: &Spanned<Operand>| -> Result<Address, Diagnostic> {
+                    match &o.node {
+                        Operand::Name(_) | Operand::PercentName(_) | Operand::Address(..) => this.address(o),
+                        Operand::Vector(_) => {
+                            Err(Diagnostic::error(o.span, "A in registers is not supported: ptxmm models wgmma's shared-memory operands")
+                                .with_note(
+                                    "give A and B as descriptor registers holding the address of a shared variable (`P0:ra = &sA;`)",
+                                ))
+                        }
+                        other => Err(Diagnostic::expected(
+                            o.span,
+                            "a matrix descriptor (a register holding a shared variable's address, or `[sA]`)",
+                            describe(other),
+                        )),
+                    }
+                };
+                let a = desc(self, &ops[1])?;
+                let b = desc(self, &ops[2])?;
+                Ok(Op::Wgmma { a, b })
+            }
+            other => Err(Diagnostic::expected(
+                first.span,
+                "a wgmma operation (fence, mma_async, commit_group, wait_group)",
+                format!("`{other}`"),
+            )),
+        }
+    }
+
     /// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` / `barrier.cluster.wait{.acquire}{.aligned}`.
     pub(super) fn cluster_barrier(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
         self.operands(0, "no operands")?;

@@ -251,6 +251,8 @@ pub enum GroupKind {
     CpAsync,
     /// bulk async-groups (`cp.async.bulk.commit_group`).
     Bulk,
+    /// wgmma-groups (`wgmma.commit_group`).
+    Wgmma,
 }
 
 /// Which asynchronous copy instruction.
@@ -262,6 +264,8 @@ pub enum CopyKind {
     Bulk,
     /// `cp.reduce.async.bulk.<op>`: async proxy, one atomic reduction per element.
     Reduce(RmwOp),
+    /// `wgmma.mma_async`: reads its shared-memory matrices in the async proxy (§9.7.15.4).
+    Wgmma,
 }
 
 /// How the completion of an asynchronous copy is observed.
@@ -369,6 +373,15 @@ pub enum Op {
         /// The state (arrive) or predicate (waits) destination.
         dst: Option<Reg>,
     },
+    /// `wgmma.mma_async`: an async read of the shared-memory matrices named by the A and B
+    /// descriptor operands (ptxmm reads a descriptor as the address of the variable holding the
+    /// matrix, and the matrix as the rest of that variable).
+    Wgmma {
+        a: Address,
+        b: Address,
+    },
+    /// `wgmma.fence`: orders the warpgroup's prior accesses before later `wgmma.mma_async`.
+    WgmmaFence,
     /// `barrier.cluster.arrive{.release|.relaxed}` (`arrive`) or `barrier.cluster.wait{.acquire}`.
     ClusterBarrier {
         arrive: bool,
