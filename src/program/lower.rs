@@ -614,6 +614,11 @@ impl<'l> InstrLowerer<'l, '_> {
         let rest = &parts[1..];
         match head.as_str() {
             "ld" | "tld" | "suld" | "cold" => self.load(&head, rest),
+            "st" | "red" if rest.first().is_some_and(|p| p.node == "async") => Err(Diagnostic::error(
+                self.instr.opcode_span(),
+                format!("`{}` is not supported by this version of ptxmm", self.mnemonic()),
+            )
+            .with_note("st.async and red.async (remote shared-memory stores with an mbarrier) are not modelled; see docs/async-model.md")),
             "st" | "sust" => self.store(&head, rest),
             "atom" | "suatom" | "red" | "sured" => self.rmw(&head, rest),
             "fence" => self.fence(rest),
@@ -826,6 +831,10 @@ impl<'l> InstrLowerer<'l, '_> {
                     return Err(Diagnostic::error(first.span, "`fence.proxy` needs a proxy kind")
                         .with_note("one of .generic .surface .texture .constant .alias"));
                 };
+                if kind.node.starts_with("async::") || kind.node.starts_with("tensormap") {
+                    return Err(Diagnostic::error(kind.span, format!("`fence.proxy.{}` is not supported by this version of ptxmm", kind.node))
+                        .with_note("the uni-directional proxy fences and the tensormap proxy are not modelled; use the bi-directional `fence.proxy.async{.space}`"));
+                }
                 if kind.node == "async" {
                     // fence.proxy.async{.global|.shared::cta|.shared::cluster} (PTX ISA §9.7.13.4).
                     let space = match rest.get(2).map(|p| p.node.as_str()) {

@@ -78,7 +78,14 @@ impl InstrLowerer<'_, '_> {
                 if words.contains(&"tensor") {
                     return Err(self.unsupported(span, "`cp.async.bulk.prefetch.tensor`"));
                 }
-                let ops = self.operands(2, "[src], size")?;
+                let mut q = Quals::new(&rest[3..]);
+                if q.take(&["L2"]).is_none() || q.take(&["global"]).is_none() {
+                    return Err(Diagnostic::error(span, "the form is `cp.async.bulk.prefetch.L2.global [src], size`"));
+                }
+                let cache_hint = q.take(&["L2::cache_hint"]).is_some();
+                q.finish("cp.async.bulk.prefetch", ".L2, .global, .L2::cache_hint")?;
+                let ops =
+                    self.operands(2 + usize::from(cache_hint), if cache_hint { "[src], size, cache-policy" } else { "[src], size" })?;
                 self.address(&ops[0])?;
                 self.value(&ops[1])?;
                 Ok(Op::Prefetch)
@@ -323,6 +330,9 @@ impl InstrLowerer<'_, '_> {
             }
             Some((w, span)) => return Err(Diagnostic::error(span, format!("`mbarrier.{what}` does not take `.{w}`"))),
         };
+        if let (Some((w, wspan)), "init" | "inval") = (scope_word, what) {
+            return Err(Diagnostic::error(wspan, format!("`mbarrier.{what}` takes no scope, found `.{w}`")));
+        }
         let scope = match scope_word {
             Some(("cluster", _)) => Scope::Cluster,
             _ => Scope::Cta,
