@@ -115,7 +115,7 @@ struct ModelArgs {
     /// Select the alternative reading of an ambiguity of the spec (repeatable):
     /// proxy-fence-anywhere (AMBIG-1), signal-by-issuer (AMBIG-3), ct-needs-release-arrive
     /// (AMBIG-7), read-wait-without-fence (AMBIG-13), mbarrier-chain-strict (AMBIG-14),
-    /// commit-order (AMBIG-18). See docs/async-model.md.
+    /// wgmma-issue-fences (AMBIG-17), commit-order (AMBIG-18). See docs/async-model.md.
     #[arg(long = "reading", value_name = "FLAG")]
     readings: Vec<String>,
 }

@@ -146,7 +146,7 @@ impl MbUpdate {
         if let MbUpdate::Init { count } = *self {
             let ub = if state.is_some() {
                 Some("M2: mbarrier.init on an mbarrier object that is already valid (PTX ISA §9.7.13.15.9)".to_string())
-            } else if !(1..=MAX_COUNT).contains(&count) {
+            } else if !(1..(1 << 20)).contains(&count) {
                 Some(format!("M3: mbarrier.init count {count} is outside [1, 2^20-1] (PTX ISA §9.7.13.15.9)"))
             } else {
                 None
@@ -168,7 +168,7 @@ impl MbUpdate {
             MbUpdate::Init { .. } => unreachable!("handled above"),
             MbUpdate::Inval => return MbEffect { write: Some(0), result: 0, ub: None },
             MbUpdate::Arrive { count, expect_tx, no_complete, drop } => {
-                if !(1..=MAX_COUNT).contains(&count) {
+                if !(1..(1 << 20)).contains(&count) {
                     ub = Some(format!("M3: arrive count {count} is outside [1, 2^20-1] (PTX ISA §9.7.13.15.13)"));
                 }
                 let mut n = s;

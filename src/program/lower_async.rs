@@ -346,7 +346,9 @@ impl InstrLowerer<'_, '_> {
         let (op, dst, bar) = match what {
             "init" => {
                 let ops = self.operands(2, "[mbar], count")?;
-                (MbOp::Init { count: self.value(&ops[1])? }, None, self.mbarrier_address(&ops[0])?)
+                let count = self.value(&ops[1])?;
+                let count = self.tracked_count(count, &ops[1])?;
+                (MbOp::Init { count }, None, self.mbarrier_address(&ops[0])?)
             }
             "inval" => {
                 let ops = self.operands(1, "[mbar]")?;
@@ -380,7 +382,9 @@ impl InstrLowerer<'_, '_> {
                     _ => Some(self.dest_reg(&ops[0])?),
                 };
                 let bar = self.mbarrier_address(&ops[1])?;
-                let third = ops.get(2).map(|o| self.value(o)).transpose()?;
+                // The third operand is a count, or with .expect_tx a byte count (tracked in full).
+                let third =
+                    ops.get(2).map(|o| self.value(o).and_then(|v| if expect_tx { Ok(v) } else { self.tracked_count(v, o) })).transpose()?;
                 let (count, tx) = match (expect_tx, no_complete, third) {
                     (true, _, Some(t)) => (Value::Const(1), Some(t)),
                     (true, _, None) => return Err(Diagnostic::error(self.span, "`.expect_tx` needs a txCount operand")),
@@ -489,6 +493,21 @@ impl InstrLowerer<'_, '_> {
                 format!("`{other}`"),
             )),
         }
+    }
+
+    /// An mbarrier count operand: constants above what ptxmm tracks (but valid PTX) are an error
+    /// here rather than a wrong finding later.
+    fn tracked_count(&self, v: Value, op: &Spanned<Operand>) -> Result<Value, Diagnostic> {
+        if let Value::Const(c) = v {
+            if c > crate::exec::mbarrier::MAX_COUNT && c < (1 << 20) {
+                return Err(Diagnostic::error(
+                    op.span,
+                    format!("count {c} is valid PTX but larger than ptxmm tracks ({})", crate::exec::mbarrier::MAX_COUNT),
+                )
+                .with_note("litmus tests need few arrivals; use a smaller count"));
+            }
+        }
+        Ok(v)
     }
 
     /// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` / `barrier.cluster.wait{.acquire}{.aligned}`.
