@@ -353,6 +353,7 @@ pub const ALL_TAGS: &[&str] = &[
     "MBOK",
     "WGMMA",
     "WGMMAFENCE",
+    "RESTRICTED",
 ];
 
 /// Kind, scope and tags of a trace event (Dat3M's PTX tagging for the instructions Dat3M knows;
@@ -428,8 +429,10 @@ fn classify(instr: &crate::program::Instr, te: &TraceEvent) -> (EventKind, Optio
                 FenceKind::Release => "REL",
             });
             tags.push(scope.tag());
-            if *restrict == Some(FenceRestrict::MbarrierInit) {
-                tags.push("FMBINIT");
+            match restrict {
+                Some(FenceRestrict::MbarrierInit) => tags.push("FMBINIT"),
+                Some(FenceRestrict::SharedCta | FenceRestrict::SharedCluster) => tags.push("RESTRICTED"),
+                None => {}
             }
             // Thread fences are generic-proxy operations (Dat3M PR #594), so they can be morally strong.
             tags.push(Proxy::Generic.tag());
@@ -618,7 +621,15 @@ fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events
     let mut fence_space = Relation::empty(n);
     for (f, e) in events.iter().enumerate() {
         let (Some(t), Some(i)) = (e.thread, e.instr) else { continue };
-        let Op::ProxyFence { space, .. } = &program.threads[t].code[i].op else { continue };
+        // A proxy fence covers its state space; a `.sync_restrict` thread fence covers the shared
+        // memory it names (PTX ISA §9.7.13.4).
+        let space = match &program.threads[t].code[i].op {
+            Op::ProxyFence { space, .. } => *space,
+            Op::Fence { restrict: Some(FenceRestrict::SharedCta), .. } => Some(AccessSpace::SharedCta),
+            Op::Fence { restrict: Some(FenceRestrict::SharedCluster), .. } => Some(AccessSpace::SharedCluster),
+            _ => continue,
+        };
+        let space = &space;
         let here = program.threads[t].placement;
         for (m, x) in events.iter().enumerate() {
             let Some(l) = x.location else { continue };
