@@ -259,9 +259,15 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
     }
     if !undefined.is_empty() {
         text.push_str("Undefined behaviour in this execution (the program as a whole is Undefined; see `ptxmm run`):\n");
-        for f in &undefined {
-            text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
+    } else if let Ok(whole) = crate::check::run(program, model, opts) {
+        // The verdict Undefined is about every consistent execution, not only the one shown.
+        if whole.verdict() == crate::check::Verdict::Undefined {
+            text.push_str("The program is Undefined: other executions have undefined behaviour:\n");
+            undefined = whole.undefined.into_iter().collect();
         }
+    }
+    for f in &undefined {
+        text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
     }
     if !races.is_empty() {
         text.push_str("Data races in this execution:\n");
