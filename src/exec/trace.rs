@@ -1042,6 +1042,9 @@ impl Cx<'_> {
             (AccessSpace::SharedCluster, Space::Shared { cta }) if self.program.cluster_of_cta(cta) != here.cluster => {
                 Some("U13: a .shared::cluster address of a CTA outside the executing cluster (PTX ISA §5.1.7)")
             }
+            (AccessSpace::Generic, Space::Shared { cta }) if self.program.cluster_of_cta(cta) != here.cluster => {
+                Some("U13: a generic address of the shared memory of a CTA outside the executing cluster (PTX ISA §5.1.7: shared memory is reachable only from the CTA and its cluster)")
+            }
             _ => None,
         }
     }

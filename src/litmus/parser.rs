@@ -355,7 +355,13 @@ impl<'a> Parser<'a> {
     /// `unsigned int x`) is accepted and ignored.
     fn init_item(&mut self) -> PResult<Spanned<InitItem>> {
         let start = self.tok().span;
-        while self.at(Tok::Ident) && self.raw(1).kind == Tok::Ident && is_plain(self.slice(self.raw(0))) {
+        // `bar mbarrier(1)` / `s align 16` are variable declarations missing their `@ space`, not a
+        // C type before a name: let the declaration parser report what is missing.
+        while self.at(Tok::Ident)
+            && self.raw(1).kind == Tok::Ident
+            && is_plain(self.slice(self.raw(0)))
+            && !matches!(self.slice(self.raw(1)), "mbarrier" | "align")
+        {
             self.bump();
         }
         let item = if self.at_thread_prefix() {
@@ -370,7 +376,12 @@ impl<'a> Parser<'a> {
         } else {
             let name = self.name("an init item (`x = 0`, `P0:r0 = 0` or `y @ generic aliases x`)")?;
             let is_alias = self.at(Tok::At) && self.raw(1).kind == Tok::Ident && PROXIES.contains(&self.slice(self.raw(1)));
-            if self.at(Tok::LBracket) || (self.at(Tok::At) && !is_alias) || (self.at(Tok::Eq) && self.raw(1).kind == Tok::LBrace) {
+            let decl_word = self.at(Tok::Ident) && matches!(self.slice(self.tok()), "mbarrier" | "align");
+            if self.at(Tok::LBracket)
+                || decl_word
+                || (self.at(Tok::At) && !is_alias)
+                || (self.at(Tok::Eq) && self.raw(1).kind == Tok::LBrace)
+            {
                 InitItem::Variable(self.variable(name)?)
             } else if self.eat(Tok::At).is_some() {
                 self.alias(name)?
