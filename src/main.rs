@@ -332,6 +332,9 @@ fn cmd_suite(
     for (row, res, _) in &report.rows {
         match res {
             RowResult::Pass => {}
+            RowResult::VerdictMismatch { expected, got } => {
+                outln!("MISMATCH {}:{}: {} expected {expected}, got {got}", csv.display(), row.line, row.path)
+            }
             RowResult::Mismatch { got } => {
                 outln!("MISMATCH {}:{}: {} expected {}, got {}", csv.display(), row.line, row.path, row.expected as u8, *got as u8)
             }

@@ -1,6 +1,8 @@
-//! Suite mode: run every test of a Dat3M-style expectation CSV (`path,1|0`) and compare.
+//! Suite mode: run every test of an expectation CSV and compare.
 //!
-//! `1` means the test's condition holds (herd7 prints `Ok`), `0` that it does not (`No`).
+//! Dat3M's rows are `path,1|0`: `1` means the test's condition holds (herd7 prints `Ok`), `0`
+//! that it does not (`No`). ptxmm's own async suite uses `path,Verdict[,Liveness]` rows, with
+//! Verdict one of Allowed / Forbidden / Undefined and Liveness `ok` or `hang`.
 //! Tests run in parallel; the result keeps the CSV order so reports are stable.
 
 use crate::cat::CatModel;
@@ -17,7 +19,11 @@ pub struct SuiteRow {
     pub path: String,
     pub expected: bool,
     pub line: usize,
+    /// For `path,Verdict[,Liveness]` rows: the verdict and the liveness (`ok`/`hang`) expected.
+    pub verdict: Option<(String, Option<String>)>,
 }
+
+const VERDICTS: [&str; 3] = ["Allowed", "Forbidden", "Undefined"];
 
 /// Parse a CSV of `path,1|0` rows. Blank lines and `//` comments are skipped.
 pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
@@ -31,6 +37,32 @@ pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
             continue;
         }
         let span = Span::new(start, start + line.trim_end().len());
+        let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+        if fields.len() >= 2 && VERDICTS.contains(&fields[1]) {
+            let liveness = match fields.get(2).copied() {
+                None => None,
+                Some(l @ ("ok" | "hang")) => Some(l.to_string()),
+                Some(other) => {
+                    return Err(FileDiagnostic::new(
+                        file,
+                        Diagnostic::expected(span, "a liveness `ok` or `hang` after the verdict", format!("`{other}`")),
+                    ))
+                }
+            };
+            if fields.len() > 3 {
+                return Err(FileDiagnostic::new(
+                    file,
+                    Diagnostic::expected(span, "a row `path,Verdict[,Liveness]`", format!("`{trimmed}`")),
+                ));
+            }
+            rows.push(SuiteRow {
+                path: fields[0].to_string(),
+                expected: true,
+                line: i + 1,
+                verdict: Some((fields[1].to_string(), liveness)),
+            });
+            continue;
+        }
         let Some((path, value)) = trimmed.rsplit_once(',') else {
             return Err(FileDiagnostic::new(file, Diagnostic::expected(span, "a row `path,1` or `path,0`", format!("`{trimmed}`"))));
         };
@@ -45,7 +77,7 @@ pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
                 ));
             }
         };
-        rows.push(SuiteRow { path: path.trim().to_string(), expected, line: i + 1 });
+        rows.push(SuiteRow { path: path.trim().to_string(), expected, line: i + 1, verdict: None });
     }
     Ok(rows)
 }
@@ -54,7 +86,14 @@ pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
 #[derive(Clone, Debug)]
 pub enum RowResult {
     Pass,
-    Mismatch { got: bool },
+    Mismatch {
+        got: bool,
+    },
+    /// A `path,Verdict[,Liveness]` row that came out differently: expected and got, as written.
+    VerdictMismatch {
+        expected: String,
+        got: String,
+    },
     Error(String),
 }
 
@@ -114,6 +153,7 @@ pub fn run_suite(
             let t = Instant::now();
             let res = match crate::load_program(&root.join(&row.path)) {
                 Err(e) => RowResult::Error(e.to_string()),
+                Ok(program) if row.verdict.is_some() => verdict_row(row, &program, model, opts),
                 Ok(program) => {
                     let verdict = match kind {
                         SuiteKind::Condition => run(&program, model, opts).map(|o| o.ok()),
@@ -131,4 +171,25 @@ pub fn run_suite(
         })
         .collect();
     SuiteReport { rows: results, elapsed: start.elapsed() }
+}
+
+/// Decide a `path,Verdict[,Liveness]` row.
+fn verdict_row(row: &SuiteRow, program: &crate::program::Program, model: &CatModel, opts: &RunOptions) -> RowResult {
+    let (verdict, liveness) = row.verdict.as_ref().expect("a verdict row");
+    let got = match run(program, model, opts) {
+        Ok(o) => o.verdict().name().to_string(),
+        Err(e) => return RowResult::Error(e.to_string()),
+    };
+    let (expected, got) = match liveness {
+        None => (verdict.clone(), got),
+        Some(l) => match check_liveness(program, model, opts) {
+            Ok(live) => (format!("{verdict},{l}"), format!("{got},{}", if live.status == LivenessStatus::Ok { "ok" } else { "hang" })),
+            Err(e) => return RowResult::Error(e.to_string()),
+        },
+    };
+    if expected == got {
+        RowResult::Pass
+    } else {
+        RowResult::VerdictMismatch { expected, got }
+    }
 }

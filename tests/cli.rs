@@ -166,3 +166,19 @@ fn async_json_has_verdict_and_undefined() {
     assert_eq!(v["verdict"], "Forbidden");
     assert_eq!(v["undefined"].as_array().map(Vec::len), Some(0), "{v}");
 }
+
+/// Suite mode also reads ptxmm's verdict CSVs (`path,Verdict[,Liveness]`), such as
+/// tests/async/expected.csv, and reports a mismatch in the same terms.
+#[test]
+fn suite_mode_reads_verdict_rows() {
+    let dir = std::env::temp_dir().join(format!("ptxmm-verdicts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("expected.csv");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/async");
+    std::fs::write(&csv, "S1-wait-group.litmus,Forbidden,ok\nS1b-no-wait.litmus,Undefined\nS4b-no-await.litmus,Allowed,ok\n").unwrap();
+    let out = ptxmm().args(["suite", csv.to_str().unwrap(), "--root", root.to_str().unwrap()]).output().unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{s}");
+    assert!(s.lines().any(|l| l == "2 passed, 1 failed"), "{s}");
+    assert!(s.contains("S4b-no-await.litmus expected Allowed,ok, got Undefined,ok"), "{s}");
+}

@@ -33,6 +33,7 @@ pub fn run_csv_kind(label: &str, csv: &Path, root: &Path, model: &CatModel, kind
         match res {
             RowResult::Pass => {}
             RowResult::Mismatch { got } => failures.push(format!("{}: expected {}, got {}", row.path, row.expected as u8, *got as u8)),
+            RowResult::VerdictMismatch { expected, got } => failures.push(format!("{}: expected {expected}, got {got}", row.path)),
             RowResult::Error(e) => failures.push(format!("{}: error: {e}", row.path)),
         }
     }
