@@ -113,6 +113,31 @@ impl RunError {
     }
 }
 
+/// A warning when `program` uses asynchronous operations that `model` does not know about (it
+/// never reads the async-agent events): its verdicts would treat them as ordinary accesses.
+pub fn model_mismatch(program: &Program, model: &CatModel) -> Option<String> {
+    use crate::program::Op;
+    let is_async = |op: &Op| {
+        matches!(
+            op,
+            Op::AsyncCopy(_)
+                | Op::Mbarrier { .. }
+                | Op::CpAsyncArrive { .. }
+                | Op::Wgmma { .. }
+                | Op::WaitGroup { .. }
+                | Op::CommitGroup(_)
+        )
+    };
+    let uses_async = program.threads.iter().flat_map(|t| &t.code).any(|i| is_async(&i.op));
+    (uses_async && !model.free_names().contains("AGENT")).then(|| {
+        format!(
+            "warning: {}: the model `{}` does not model asynchronous operations (it never reads the async-agent events); its verdicts treat them as ordinary accesses with no completion rules. Use the default model `ptx`.",
+            program.source.name(),
+            model.title()
+        )
+    })
+}
+
 /// Decide `program` under `model`.
 pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Outcome, RunError> {
     let start = Instant::now();

@@ -42,7 +42,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Decide litmus tests and print herd7's result block (or JSON) for each.
+    /// Decide litmus tests and print herd7's result block and the verdict (Allowed / Forbidden /
+    /// Undefined), or JSON, for each.
     Run {
         /// Litmus files.
         #[arg(required = true)]
@@ -194,6 +195,9 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
             }
         };
         program.readings = readings;
+        if let Some(w) = ptxmm::check::model_mismatch(&program, &model) {
+            eprintln!("{w}");
+        }
         let outcome = if liveness == LivenessMode::Only { None } else { Some(run(&program, &model, &opts)) };
         let live = if liveness == LivenessMode::Skip { None } else { Some(check_liveness(&program, &model, &opts)) };
         let outcome = match outcome.transpose() {
