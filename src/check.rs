@@ -191,7 +191,7 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                     outcome.blocked_combinations += 1;
                     break;
                 }
-                let statics = StaticEnv { structure, syncbar: &barrier.syncbar, syncclu: &barrier.syncclu };
+                let statics = StaticEnv::new(structure, &barrier);
                 let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
                     Ok(p) => p,
                     Err(e) => {

@@ -118,7 +118,7 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
                 if blocked != waiting {
                     continue;
                 }
-                let statics = StaticEnv { structure, syncbar: &resolution.syncbar, syncclu: &resolution.syncclu };
+                let statics = StaticEnv::new(structure, &resolution);
                 let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
                     Ok(p) => p,
                     Err(e) => {

@@ -28,7 +28,12 @@ pub struct StaticEnv<'a> {
     pub syncclu: &'a Relation,
 }
 
-impl StaticEnv<'_> {
+impl<'a> StaticEnv<'a> {
+    /// The static names of a structure under one resolution of its barriers.
+    pub fn new(structure: &'a EventStructure<'a>, barriers: &'a super::structure::BarrierResolution) -> Self {
+        StaticEnv { structure, syncbar: &barriers.syncbar, syncclu: &barriers.syncclu }
+    }
+
     fn lookup_static(&self, name: &str) -> Option<Value> {
         if name == "syncbar" {
             return Some(Value::Rel(self.syncbar.clone()));
@@ -141,8 +146,8 @@ pub fn search(
     let Some((reads, sources)) = rf_sources(s, &writes) else { return Ok(()) };
     let fsc_orders = fence_sc_orders(s);
     let mb = mbarrier_locations(s);
-    // Coherence of mbarrier objects is fixed by reads-from (see `mbarrier_orders`); the search
-    // enumerates the other locations.
+    // The coherence of mbarrier objects is fixed per structure (`EventStructure::mb_co`, from
+    // `mbarrier::witness`); the search enumerates the other locations.
     let observable = observable_locations(s);
     let mut free_writes: Vec<Vec<usize>> = Vec::new();
     for pass in [true, false] {
@@ -290,24 +295,18 @@ pub fn search_all(
     let Some((reads, sources)) = rf_sources(s, &writes) else { return Ok(()) };
     let fsc_orders = fence_sc_orders(s);
     let mb = mbarrier_locations(s);
+    // mbarrier objects take their fixed order, as one more "location".
     let mut co_choices: Vec<Vec<Relation>> =
-        writes.iter().enumerate().map(|(p, ws)| if mb[p] { Vec::new() } else { coherence_orders(n, ws) }).collect();
+        writes.iter().enumerate().map(|(p, ws)| if mb[p] { vec![Relation::empty(n)] } else { coherence_orders(n, ws) }).collect();
+    co_choices.push(vec![s.mb_co.clone()]);
+    let co_sizes: Vec<usize> = co_choices.iter().map(|c| c.len()).collect();
     let mut choice = vec![0usize; reads.len()];
     loop {
         let mut rf = Relation::empty(n);
         for (k, &r) in reads.iter().enumerate() {
             rf.insert(sources[k][choice[k]], r);
         }
-        // mbarrier objects: the orders reads-from allows, as one more "location".
-        co_choices.truncate(writes.len());
-        co_choices.push(vec![s.mb_co.clone()]);
-        for (p, is_mb) in mb.iter().enumerate() {
-            if *is_mb {
-                co_choices[p] = vec![Relation::empty(n)];
-            }
-        }
-        let fsc_orders_here: &[Relation] = if co_choices.last().is_some_and(|c| c.is_empty()) { &[] } else { &fsc_orders };
-        for fsc in fsc_orders_here {
+        for fsc in &fsc_orders {
             let mut idx = vec![0usize; co_choices.len()];
             loop {
                 let mut co = Relation::empty(n);
@@ -320,7 +319,7 @@ pub fn search_all(
                 if !visit(&cand, &eval) {
                     return Ok(());
                 }
-                if !advance(&mut idx, &co_choices.iter().map(|c| c.len()).collect::<Vec<_>>()) {
+                if !advance(&mut idx, &co_sizes) {
                     break;
                 }
             }
@@ -609,13 +608,7 @@ fn observable_locations(s: &EventStructure) -> Vec<bool> {
             }
         }
     }
-    let mut shown = Vec::new();
-    program.condition.prop.observables(&mut shown);
-    if let Some(f) = &program.filter {
-        f.observables(&mut shown);
-    }
-    shown.extend(program.extra_observables.iter().cloned());
-    for o in shown {
+    for o in crate::check::observables(program) {
         if let crate::program::Observable::Location(p) = o {
             out[p] = true;
         }

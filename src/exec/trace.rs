@@ -258,13 +258,14 @@ pub type Domains = Vec<BTreeSet<i64>>;
 /// Compute the value domains by fixpoint, then the traces of every thread under them.
 pub fn explore(program: &Program, limits: &Limits, liveness: bool) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
     let mut domains: Domains = program.physical.iter().map(|p| BTreeSet::from([p.init])).collect();
+    let facts = ProgramFacts::of(program);
     let mut round = 0usize;
     loop {
         let mut all = Vec::new();
         let mut changed = false;
         round += 1;
         for (t, thread) in program.threads.iter().enumerate() {
-            let traces = thread_traces(program, t, thread, &domains, limits, liveness)?;
+            let traces = thread_traces(program, &facts, t, thread, &domains, limits, liveness)?;
             all.push(traces);
         }
         for tt in &all {
@@ -303,7 +304,7 @@ pub fn explore(program: &Program, limits: &Limits, liveness: bool) -> Result<(Do
                     .threads
                     .iter()
                     .enumerate()
-                    .map(|(t, th)| thread_traces(program, t, th, &domains, limits, liveness))
+                    .map(|(t, th)| thread_traces(program, &facts, t, th, &domains, limits, liveness))
                     .collect::<Result<Vec<_>, _>>()?;
                 return Ok((domains, all));
             }
@@ -468,6 +469,18 @@ impl State {
         self.groups[k].push(group);
     }
 
+    /// A memory event of the instruction at `pc` on `acc`, performed by `role` (of `agent`).
+    fn access_event(&self, op: TraceOp, pc: usize, acc: &Access, role: Role, agent: Option<usize>) -> TraceEvent {
+        let mut e = self.event(op, pc);
+        e.location = Some(acc.loc);
+        e.addr_deps = acc.deps;
+        e.range = acc.range;
+        e.ub = acc.ub.map(str::to_string);
+        e.role = role;
+        e.agent = agent;
+        e
+    }
+
     fn group_index(kind: GroupKind) -> usize {
         match kind {
             GroupKind::CpAsync => 0,
@@ -486,9 +499,24 @@ struct Access {
     ub: Option<&'static str>,
 }
 
+/// What every thread's enumeration needs to know about the whole program, computed once.
+pub struct ProgramFacts {
+    /// Words whose events would mirror those of a kept word (see [`redundant_words`]).
+    pub elided: Vec<bool>,
+    /// The largest phase an arrive can return.
+    pub max_phase: i64,
+}
+
+impl ProgramFacts {
+    pub fn of(program: &Program) -> Self {
+        ProgramFacts { elided: redundant_words(program), max_phase: max_phase(program) }
+    }
+}
+
 /// Enumerate the traces of one thread under fixed value domains.
 pub fn thread_traces(
     program: &Program,
+    facts: &ProgramFacts,
     t: usize,
     thread: &Thread,
     domains: &Domains,
@@ -508,14 +536,7 @@ pub fn thread_traces(
         .collect();
     let mut out = ThreadTraces::default();
     let init = State::new(thread.reg_init.iter().map(|v| (*v, 0)).collect());
-    let cx = Cx {
-        program,
-        thread,
-        domains,
-        used: registers_read(&thread.code),
-        elided: redundant_words(program),
-        max_phase: max_phase(program),
-    };
+    let cx = Cx { program, thread, domains, used: registers_read(&thread.code), elided: &facts.elided, max_phase: facts.max_phase };
     let mut stack = vec![init];
     while let Some(mut st) = stack.pop() {
         loop {
@@ -860,13 +881,7 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
             }
         }
     }
-    let mut shown = Vec::new();
-    program.condition.prop.observables(&mut shown);
-    if let Some(f) = &program.filter {
-        f.observables(&mut shown);
-    }
-    shown.extend(program.extra_observables.iter().cloned());
-    for o in shown {
+    for o in crate::check::observables(program) {
         if let crate::program::Observable::Location(p) = o {
             for (l, loc) in program.locations.iter().enumerate() {
                 keep[l] |= loc.physical == p;
@@ -1004,7 +1019,7 @@ struct Cx<'a> {
     /// Registers some instruction of the thread reads.
     used: BTreeSet<Reg>,
     /// Words whose events would mirror those of a kept word (see [`redundant_words`]).
-    elided: Vec<bool>,
+    elided: &'a [bool],
     /// The largest phase an arrive can return: one phase per mbarrier update instruction.
     max_phase: i64,
 }
@@ -1014,19 +1029,9 @@ impl Cx<'_> {
     /// instruction names (PTX ISA §6.4.1: an address outside the window of its state space is
     /// undefined).
     fn access(&self, st: &State, addr: &Address, extra: i64, width: i64, space: AccessSpace, line: usize) -> Result<Access, ExploreError> {
-        let (value, deps) = match addr {
-            Address::Location(l) => (self.program.address_of(*l), 0),
-            Address::Reg(r, off) => {
-                let (v, d) = st.regs[*r];
-                (v + off, d)
-            }
-        };
-        let bad = || bad_address(self.program, self.thread.id, line, value + extra);
-        let (var, offset) = self.program.decode_address(value + extra).ok_or_else(bad)?;
-        let loc = self.program.location_at(value + extra).ok_or_else(bad)?;
         // The footprint of this element: a vector access is one access per element (§8.2.4).
-        let ub = self.space_violation(var, space);
-        Ok(Access { loc, range: (offset, offset + width), deps, ub })
+        let (value, deps) = self.address_value(st, addr);
+        self.access_at(value + extra, value + extra, width, deps, space, line)
     }
 
     fn space_violation(&self, var: usize, space: AccessSpace) -> Option<&'static str> {
@@ -1051,11 +1056,7 @@ impl Cx<'_> {
 
     /// A read whose register no instruction uses: one event, value left to reads-from.
     fn symbolic_read(&self, st: &mut State, acc: Access, pc: usize, dst: Reg) {
-        let mut e = st.event(TraceOp::Read, pc);
-        e.location = Some(acc.loc);
-        e.addr_deps = acc.deps;
-        e.range = acc.range;
-        e.ub = acc.ub.map(str::to_string);
+        let mut e = st.access_event(TraceOp::Read, pc, &acc, Role::Thread, None);
         e.symbolic = true;
         let idx = st.events.len();
         st.events.push(e);
@@ -1070,14 +1071,8 @@ impl Cx<'_> {
         let mut out = Vec::with_capacity(values.len());
         for v in &values {
             let mut s = st.clone();
-            let mut e = s.event(TraceOp::Read, pc);
-            e.location = Some(acc.loc);
+            let mut e = s.access_event(TraceOp::Read, pc, &acc, role, agent);
             e.value = *v;
-            e.addr_deps = acc.deps;
-            e.agent = agent;
-            e.role = role;
-            e.range = acc.range;
-            e.ub = acc.ub.map(str::to_string);
             s.events.push(e);
             out.push((s, *v));
         }
@@ -1086,15 +1081,9 @@ impl Cx<'_> {
 
     #[allow(clippy::too_many_arguments)]
     fn push_write(&self, st: &mut State, acc: Access, value: i64, data: DepMask, pc: usize, role: Role, agent: Option<usize>) {
-        let mut e = st.event(TraceOp::Write, pc);
-        e.location = Some(acc.loc);
+        let mut e = st.access_event(TraceOp::Write, pc, &acc, role, agent);
         e.value = value;
-        e.addr_deps = acc.deps;
         e.data_deps = data;
-        e.agent = agent;
-        e.role = role;
-        e.range = acc.range;
-        e.ub = acc.ub.map(str::to_string);
         st.events.push(e);
     }
 
@@ -1117,13 +1106,7 @@ impl Cx<'_> {
     ) -> Vec<(State, i64)> {
         let kind = MbKind::of(&update);
         let mut st = st;
-        let mut e = st.event(TraceOp::Read, pc);
-        e.location = Some(acc.loc);
-        e.addr_deps = acc.deps;
-        e.agent = agent;
-        e.role = role;
-        e.range = acc.range;
-        e.ub = acc.ub.map(str::to_string);
+        let mut e = st.access_event(TraceOp::Read, pc, &acc, role, agent);
         e.mb = Some(kind);
         e.mb_op = Some(update);
         let idx = st.events.len();
@@ -1380,13 +1363,7 @@ impl Cx<'_> {
                 for s in states {
                     // The values read reach registers ptxmm does not model: one symbolic read.
                     let mut s = s;
-                    let mut e = s.event(TraceOp::Read, pc);
-                    e.location = Some(src.loc);
-                    e.addr_deps = src.deps;
-                    e.range = src.range;
-                    e.ub = src.ub.map(str::to_string);
-                    e.agent = Some(agent);
-                    e.role = Role::Source;
+                    let mut e = s.access_event(TraceOp::Read, pc, &src, Role::Source, Some(agent));
                     e.symbolic = true;
                     s.events.push(e);
                     next.push(s);

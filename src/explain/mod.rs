@@ -151,7 +151,7 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
                     hanging += 1;
                     return;
                 }
-                let statics = StaticEnv { structure, syncbar: &resolution.syncbar, syncclu: &resolution.syncclu };
+                let statics = StaticEnv::new(structure, &resolution);
                 let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
                     Ok(p) => p,
                     Err(e) => {
