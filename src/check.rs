@@ -1,13 +1,16 @@
 //! Deciding a litmus test: explore every candidate execution under a model and tally outcomes.
 
-use crate::cat::CatModel;
-use crate::exec::search::{advance, search, Candidate, CoPruning, SearchError, SearchStats, StaticEnv, DYNAMIC_NAMES};
+use crate::cat::{CatModel, Prepared};
+use crate::exec::search::{
+    advance, search, Budget, Candidate, PrunePlan, SearchError, SearchGoal, SearchStats, StaticEnv, Visit, DYNAMIC_NAMES,
+};
 use crate::exec::structure::{resolve_barriers, EventStructure};
 use crate::exec::trace::{explore, ExploreError, Limits, Trace, TraceOp};
 use crate::findings::Finding;
 use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 /// Options of one run.
@@ -100,14 +103,11 @@ pub enum RunError {
     Model(crate::cat::CatError),
 }
 
-impl RunError {
-    pub(crate) fn from_search(e: SearchError, limits: &Limits) -> Self {
+impl From<SearchError> for RunError {
+    fn from(e: SearchError) -> Self {
         match e {
             SearchError::Model(m) => RunError::Model(m),
             SearchError::Stopped => unreachable!("search() absorbs Stopped"),
-            SearchError::Explore(ExploreError::TooManyCandidates { .. }) => {
-                RunError::Explore(ExploreError::TooManyCandidates { limit: limits.max_candidates })
-            }
             SearchError::Explore(x) => RunError::Explore(x),
         }
     }
@@ -167,59 +167,36 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         outcome.elapsed = start.elapsed();
         return Ok(outcome);
     }
-    let mut budget = opts.limits.max_candidates;
-    let prune = CoPruning::for_model(model);
+    let mut budget = Budget::new(&opts.limits);
+    let plan = PrunePlan::for_model(model);
+    let goal = SearchGoal::default();
     let mut flags = std::collections::BTreeSet::new();
     let combos = TraceCombinations::new(program, per_thread.iter().map(|t| t.traces.iter().collect()).collect());
-    let mut result = Ok(());
-    combos.for_each(&mut |traces| {
-        if result.is_err() {
-            return;
-        }
-        if let Err(e) = crate::exec::search::charge(&mut budget) {
-            result = Err(RunError::from_search(e, &opts.limits));
-            return;
-        }
-        let symbolic = EventStructure::build(program, traces);
-        crate::exec::mbarrier::witness::for_each(&symbolic, &mut |structure| {
-            if result.is_err() {
-                return;
+    let result = each_structure(program, &combos, &mut budget, &mut |_, structure, budget| {
+        for barrier in resolve_barriers(structure) {
+            if !barrier.blocked.is_empty() {
+                // Some thread waits forever at a barrier: no final state (liveness reports it).
+                outcome.blocked_combinations += 1;
+                break;
             }
-            for barrier in resolve_barriers(structure) {
-                if !barrier.blocked.is_empty() {
-                    // Some thread waits forever at a barrier: no final state (liveness reports it).
-                    outcome.blocked_combinations += 1;
-                    break;
+            let statics = StaticEnv::new(structure, &barrier);
+            let prepared = prepare(model, &statics)?;
+            let mut visit = Visit(|cand: &Candidate, eval: &crate::cat::Evaluation| {
+                let fired = eval.fired_flags();
+                for f in &fired {
+                    flags.insert(f.name.clone());
                 }
-                let statics = StaticEnv::new(structure, &barrier);
-                let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        result = Err(RunError::Model(e));
-                        return;
-                    }
-                };
-                let mut stats = SearchStats::default();
-                let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, eval| {
-                    let fired = eval.fired_flags();
-                    for f in &fired {
-                        flags.insert(f.name.clone());
-                    }
-                    let (undefined, races) = crate::findings::of_execution(structure, &fired);
-                    outcome.undefined.extend(undefined);
-                    outcome.races.extend(races);
-                    record_final_states(program, structure, cand, &mut outcome);
-                    true
-                });
-                outcome.stats.candidates += stats.candidates;
-                outcome.stats.consistent += stats.consistent;
-                if let Err(e) = r {
-                    result = Err(RunError::from_search(e, &opts.limits));
-                    return;
-                }
-            }
-        });
+                let (undefined, races) = crate::findings::of_execution(cand, &fired);
+                outcome.undefined.extend(undefined);
+                outcome.races.extend(races);
+                record_final_states(program, cand, &mut outcome);
+                true
+            });
+            search(&statics, &prepared, &plan, &goal, budget, &mut visit)?;
+        }
+        Ok(ControlFlow::Continue(()))
     });
+    outcome.stats = budget.stats;
     result?;
     outcome.flags = flags.into_iter().collect();
     outcome.elapsed = start.elapsed();
@@ -246,9 +223,10 @@ impl<'a> TraceCombinations<'a> {
         TraceCombinations { program, per_thread, may_write }
     }
 
-    pub(crate) fn for_each(&self, f: &mut dyn FnMut(&[&'a Trace])) {
+    /// Call `f` with each combination until it breaks or fails.
+    pub(crate) fn try_for_each(&self, f: &mut dyn FnMut(&[&'a Trace]) -> Flow) -> Result<(), RunError> {
         let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
-        self.go(&mut chosen, f);
+        self.go(&mut chosen, f).map(|_| ())
     }
 
     fn satisfiable(&self, chosen: &[&'a Trace], p: usize, v: i64) -> bool {
@@ -257,21 +235,45 @@ impl<'a> TraceCombinations<'a> {
             || self.may_write[chosen.len()..].iter().any(|m| m.contains(&(p, v)))
     }
 
-    fn go(&self, chosen: &mut Vec<&'a Trace>, f: &mut dyn FnMut(&[&'a Trace])) {
+    fn go(&self, chosen: &mut Vec<&'a Trace>, f: &mut dyn FnMut(&[&'a Trace]) -> Flow) -> Flow {
         if chosen.len() == self.per_thread.len() {
-            f(chosen);
-            return;
+            return f(chosen);
         }
         for &tr in &self.per_thread[chosen.len()] {
             chosen.push(tr);
             // Reads of every chosen trace must remain satisfiable by what is chosen or still open.
             let ok = chosen.iter().all(|t| reads_of(self.program, t).all(|(p, v)| self.satisfiable(chosen, p, v)));
-            if ok {
-                self.go(chosen, f);
-            }
+            let flow = if ok { self.go(chosen, f)? } else { ControlFlow::Continue(()) };
             chosen.pop();
+            if flow.is_break() {
+                return Ok(flow);
+            }
         }
+        Ok(ControlFlow::Continue(()))
     }
+}
+
+/// Whether to go on after one trace combination (or stop, or fail).
+pub(crate) type Flow = Result<ControlFlow<()>, RunError>;
+
+/// Call `f` with the event structure of every combination of `combos` (each charged to the
+/// budget), until it breaks or fails.
+pub(crate) fn each_structure<'p>(
+    program: &'p Program,
+    combos: &TraceCombinations<'p>,
+    budget: &mut Budget,
+    f: &mut dyn FnMut(&[&'p Trace], &EventStructure<'p>, &mut Budget) -> Flow,
+) -> Result<(), RunError> {
+    combos.try_for_each(&mut |traces| {
+        budget.charge()?;
+        let structure = EventStructure::build(program, traces);
+        f(traces, &structure, budget)
+    })
+}
+
+/// The model prepared for one structure and barrier resolution.
+pub(crate) fn prepare<'m>(model: &'m CatModel, statics: &StaticEnv) -> Result<Prepared<'m>, RunError> {
+    model.prepare(statics, DYNAMIC_NAMES).map_err(RunError::Model)
 }
 
 fn writes_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, i64)> + 't {
@@ -308,13 +310,14 @@ pub(crate) fn observables(program: &Program) -> Vec<Observable> {
 /// The final states of one execution, as values of `observables`. PTX coherence is partial, so
 /// a location may end with the value of any co-maximal write (Dat3M's reading); each choice is
 /// a state.
-pub(crate) fn final_states(s: &EventStructure, cand: &Candidate, observables: &[Observable]) -> Vec<State> {
+pub(crate) fn final_states(cand: &Candidate, observables: &[Observable]) -> Vec<State> {
+    let s = cand.structure();
     let choices: Vec<Vec<i64>> = observables
         .iter()
         .map(|o| match o {
             Observable::Register(t, r) => match s.symbolic_registers.get(&(*t, *r)) {
                 // The value of a symbolic read is that of the write it reads from.
-                Some(&e) => cand.rf.predecessors(e).into_iter().map(|w| s.events[w].value).collect(),
+                Some(&e) => cand.rf.predecessors(e).into_iter().map(|w| cand.values[w]).collect(),
                 None => vec![s.registers[*t][*r]],
             },
             Observable::Location(p) => cand.final_values(*p),
@@ -340,8 +343,8 @@ pub(crate) fn value_in(observables: &[Observable], state: &[i64], o: &Observable
 }
 
 /// Tally the final states of one consistent execution.
-fn record_final_states(program: &Program, s: &EventStructure, cand: &Candidate, out: &mut Outcome) {
-    for state in final_states(s, cand, &out.observables) {
+fn record_final_states(program: &Program, cand: &Candidate, out: &mut Outcome) {
+    for state in final_states(cand, &out.observables) {
         let get = |o: &Observable| value_in(&out.observables, &state, o);
         if program.filter.as_ref().is_none_or(|f| f.eval(&get)) {
             let sat = program.condition.prop.eval(&get);

@@ -7,6 +7,7 @@
 //! that reason.
 
 use crate::cat::{CheckOutcome, FlagKind};
+use crate::exec::search::Candidate;
 use crate::exec::structure::{Event, EventStructure};
 use crate::exec::trace::Role;
 use crate::program::Program;
@@ -20,7 +21,8 @@ pub struct Finding {
 }
 
 /// The findings of one consistent execution, from the flags that fired on it.
-pub fn of_execution(s: &EventStructure, fired: &[&CheckOutcome]) -> (Vec<Finding>, Vec<Finding>) {
+pub fn of_execution(cand: &Candidate, fired: &[&CheckOutcome]) -> (Vec<Finding>, Vec<Finding>) {
+    let s = cand.structure();
     let mut undefined = Vec::new();
     let mut races = Vec::new();
     for c in fired {
@@ -32,13 +34,16 @@ pub fn of_execution(s: &EventStructure, fired: &[&CheckOutcome]) -> (Vec<Finding
                         continue;
                     }
                     let message = if a == b {
-                        match &s.events[a].ub {
+                        match &cand.ub_reasons[a] {
                             Some(reason) => format!("{reason}, at {}", describe(s, a)),
                             None => format!("{} at {}", c.name, describe(s, a)),
                         }
                     } else if c.name.starts_with("M2") {
+                        // Which update wrote the object last depends on the order of updates that
+                        // ptxmm does not enumerate (only the states the reads see): name the store.
                         let obj = s.events[b].location.map(|l| s.program.locations[l].name.clone()).unwrap_or_default();
-                        format!("{} overwrites the valid mbarrier object `{obj}` (last written by {})", describe(s, b), describe(s, a))
+                        let valid = crate::exec::mbarrier::MbState::describe(cand.values[a]);
+                        format!("{} overwrites the valid mbarrier object `{obj}` (in state {valid})", describe(s, b))
                     } else if c.name.contains("race") {
                         format!("{} and {}: {}", describe(s, a), describe(s, b), missing_order(s, a, b))
                     } else {

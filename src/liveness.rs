@@ -16,12 +16,13 @@
 //! - the execution (all events up to the stuck points) must be consistent with the model.
 
 use crate::cat::CatModel;
-use crate::check::{RunError, RunOptions, TraceCombinations};
-use crate::exec::search::{search, CoPruning, SearchStats, StaticEnv, DYNAMIC_NAMES};
+use crate::check::{each_structure, prepare, RunError, RunOptions, TraceCombinations};
+use crate::exec::search::{search, Budget, Candidate, PrunePlan, SearchGoal, StaticEnv, Visit};
 use crate::exec::structure::{resolve_barriers, BlockedBarrier, EventStructure};
 use crate::exec::trace::{explore, Stuck, Trace};
 use crate::program::{Address, Op, Program};
 use std::collections::BTreeSet;
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 /// Verdict of the liveness check.
@@ -83,19 +84,13 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
     let loop_cut = per_thread.iter().any(|t| t.cut);
     let options: Vec<Vec<&Trace>> = per_thread.iter().map(|t| t.traces.iter().chain(&t.stuck).collect()).collect();
     let combos = TraceCombinations::new(program, options);
-    let prune = CoPruning::for_model(model);
-    let mut budget = opts.limits.max_candidates;
+    let plan = PrunePlan::for_model(model);
+    let mut budget = Budget::new(&opts.limits);
     let mut found: Option<Vec<StuckThread>> = None;
-    let mut error = None;
-    combos.for_each(&mut |traces| {
-        if found.is_some() || error.is_some() || traces.iter().all(|t| t.stuck.is_none()) {
-            return;
+    each_structure(program, &combos, &mut budget, &mut |traces, structure, budget| {
+        if traces.iter().all(|t| t.stuck.is_none()) {
+            return Ok(ControlFlow::Continue(()));
         }
-        if let Err(e) = crate::exec::search::charge(&mut budget) {
-            error = Some(RunError::from_search(e, &opts.limits));
-            return;
-        }
-        let symbolic = EventStructure::build(program, traces);
         // Global indices of the barrier events stuck runs wait at, and of the polls that must
         // see final values.
         let mut waiting = BTreeSet::new();
@@ -103,71 +98,38 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
         for (t, tr) in traces.iter().enumerate() {
             match &tr.stuck {
                 Some(Stuck::Barrier { event }) => {
-                    waiting.insert(symbolic.thread_events[t][*event]);
+                    waiting.insert(structure.thread_events[t][*event]);
                 }
-                Some(Stuck::Spin { reads, .. }) => polls.extend(reads.iter().map(|r| symbolic.thread_events[t][*r])),
+                Some(Stuck::Spin { reads, .. }) => polls.extend(reads.iter().map(|r| structure.thread_events[t][*r])),
                 None => {}
             }
         }
-        crate::exec::mbarrier::witness::for_each_with_final_reads(&symbolic, &polls, &mut |structure| {
-            if found.is_some() || error.is_some() {
-                return;
+        let goal = SearchGoal { final_reads: polls.clone() };
+        for resolution in resolve_barriers(structure) {
+            let blocked: BTreeSet<usize> = resolution.blocked.iter().map(|b| b.event).collect();
+            if blocked != waiting {
+                continue;
             }
-            for resolution in resolve_barriers(structure) {
-                let blocked: BTreeSet<usize> = resolution.blocked.iter().map(|b| b.event).collect();
-                if blocked != waiting {
-                    continue;
+            let statics = StaticEnv::new(structure, &resolution);
+            let prepared = prepare(model, &statics)?;
+            let mut witness: Option<Vec<(usize, i64)>> = None;
+            let mut visit = Visit(|cand: &Candidate, _: &crate::cat::Evaluation| {
+                // Fairness: every read of the failed iteration reads a co-maximal write.
+                let rf_of = cand.rf.inverse();
+                let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
+                if fair {
+                    witness = Some(polls.iter().map(|&r| (r, cand.value_of(r))).collect());
                 }
-                let statics = StaticEnv::new(structure, &resolution);
-                let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        error = Some(RunError::Model(e));
-                        return;
-                    }
-                };
-                let mut stats = SearchStats::default();
-                let mut witness: Option<Vec<(usize, i64)>> = None;
-                let r = search(&statics, &prepared, &prune, &mut budget, &mut stats, &mut |cand, _| {
-                    // Fairness: every read of the failed iteration reads a co-maximal write.
-                    let rf_of = cand.rf.inverse();
-                    let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
-                    if fair {
-                        // The value each poll reads is that of its write (mbarrier reads keep several
-                        // equivalent writes as options, so the event's own value is only one of them).
-                        witness = Some(
-                            polls
-                                .iter()
-                                .map(|&r| {
-                                    (
-                                        r,
-                                        rf_of
-                                            .successors(r)
-                                            .iter()
-                                            .next()
-                                            .map(|w| structure.events[w].value)
-                                            .unwrap_or(structure.events[r].value),
-                                    )
-                                })
-                                .collect(),
-                        );
-                    }
-                    !fair
-                });
-                if let Err(e) = r {
-                    error = Some(RunError::from_search(e, &opts.limits));
-                    return;
-                }
-                if let Some(seen) = witness {
-                    found = Some(describe(program, structure, traces, &resolution.blocked, &seen));
-                    return;
-                }
+                !fair
+            });
+            search(&statics, &prepared, &plan, &goal, budget, &mut visit)?;
+            if let Some(seen) = witness {
+                found = Some(describe(program, structure, traces, &resolution.blocked, &seen));
+                return Ok(ControlFlow::Break(()));
             }
-        });
-    });
-    if let Some(e) = error {
-        return Err(e);
-    }
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
     let (status, hang) = match found {
         Some(h) => (LivenessStatus::MayHang, h),
         None => (LivenessStatus::Ok, Vec::new()),

@@ -642,6 +642,17 @@ impl<'m> Prepared<'m> {
         Ok(true)
     }
 
+    /// Evaluates the checks at `checks` (indices into [`CatModel::checks`](super::CatModel::checks))
+    /// and returns their outcomes, flags included, in the order given.
+    pub fn evaluate_checks(&self, dyn_env: &dyn CatEnv, checks: &[usize]) -> Result<Vec<CheckOutcome>, CatError> {
+        if let Some(&bad) = checks.iter().find(|&&i| i >= self.plans.len()) {
+            let message = format!("no check with index {bad}: the model has {} checks", self.plans.len());
+            return Err(CatError { message, span: None, file: None });
+        }
+        let mut local = self.fresh_layer(dyn_env)?;
+        checks.iter().map(|&i| self.outcome(i, &mut local, dyn_env).map_err(|e| e.into_cat(self.prog))).collect()
+    }
+
     /// Whether check `i` holds, reusing the per-candidate layer `local` across calls. The layer
     /// is only created once a check actually needs dynamic values, so that decided (static)
     /// checks cost nothing and touch nothing in `dyn_env`.

@@ -161,6 +161,10 @@ pub struct CheckInfo {
     /// How the checked expression varies as each name of `depends_on` grows (computed at load
     /// time); every other name is [`Polarity::Independent`].
     pub polarity: BTreeMap<String, Polarity>,
+    /// For a check `empty (E \ N)`: the environment name `N`, and how `E` varies as each name
+    /// it depends on grows. Every consistent execution has `N ⊇ E`; when `E` only grows with the
+    /// names an engine varies, the engine may force `E`'s pairs into `N`.
+    pub inclusion: Option<(String, BTreeMap<String, Polarity>)>,
 }
 
 impl CheckInfo {
@@ -224,10 +228,12 @@ impl CatModel {
 
     /// The checks, in model order.
     pub fn checks(&self) -> Vec<CheckInfo> {
+        let inclusions = polarity::inclusion_targets(&self.prog);
         self.prog
             .checks
             .iter()
-            .map(|c| {
+            .zip(inclusions)
+            .map(|(c, inclusion)| {
                 let (file, span) = match self.prog.files.locate(c.span) {
                     Some((f, s)) => (f.clone(), s),
                     None => (SourceFile::new("<cat>", ""), Span::default()),
@@ -241,6 +247,10 @@ impl CatModel {
                     file,
                     depends_on: c.env_deps.iter().map(|s| self.prog.env[s as usize].name.clone()).collect(),
                     polarity: c.polarity.iter().map(|&(s, p)| (self.prog.env[s as usize].name.clone(), p)).collect(),
+                    inclusion: inclusion.map(|(target, lhs)| {
+                        let name = |s: u32| self.prog.env[s as usize].name.clone();
+                        (name(target), lhs.into_iter().map(|(s, p)| (name(s), p)).collect())
+                    }),
                 }
             })
             .collect()

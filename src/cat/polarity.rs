@@ -174,3 +174,51 @@ fn expr_polarity(e: &IExpr, slot: u32, defs: &[Polarity]) -> Polarity {
         }
     }
 }
+
+/// The target slot of an inclusion check, and the polarity of its left side in each slot.
+pub(crate) type Inclusion = (u32, Vec<(u32, Polarity)>);
+
+/// For each check of `prog` of the form `empty (E \ N)` (not negated, not a flag), where `N` is
+/// an environment name, or a definition whose body is `N`, `N+` or `N*` (Dat3M writes
+/// `let co = co+`): `N`'s slot, and the polarity of `E` in each environment slot it depends on.
+///
+/// Such a check says every consistent execution has `N ⊇ E` (up to the closure). When `E` can
+/// only grow as the names an engine varies grow, the pairs of `E` evaluated on lower bounds of
+/// those names are pairs every completion's `N` contains: the engine can add them to `N`'s lower
+/// bound ("forced" pairs) instead of guessing `N` and letting the check reject wrong guesses.
+pub(crate) fn inclusion_targets(prog: &Program) -> Vec<Option<Inclusion>> {
+    let mut defs = vec![Polarity::Independent; prog.defs.len()];
+    prog.checks
+        .iter()
+        .map(|check| {
+            if check.kind != super::ast::CheckKind::Empty || check.negated || check.flag.is_some() {
+                return None;
+            }
+            let IKind::Bin(BinOp::Diff, lhs, rhs) = &check.expr.kind else { return None };
+            let target = env_behind(prog, rhs)?;
+            let mut lhs_polarity = Vec::new();
+            for slot in check.env_deps.iter() {
+                def_polarities(prog, slot, &mut defs);
+                lhs_polarity.push((slot, expr_polarity(lhs, slot, &defs)));
+            }
+            Some((target, lhs_polarity))
+        })
+        .collect()
+}
+
+/// The environment slot `e` stands for when it is `N`, `N+`, `N*` or a plain definition of one
+/// of those.
+fn env_behind(prog: &Program, e: &IExpr) -> Option<u32> {
+    match &e.kind {
+        IKind::Env(s) => Some(*s),
+        IKind::Un(UnOp::Plus | UnOp::Star, a) => env_behind(prog, a),
+        IKind::Def(d) => {
+            let unit = &prog.units[prog.defs[*d as usize].unit as usize];
+            if unit.rec || unit.bodies.len() != 1 {
+                return None;
+            }
+            env_behind(prog, &unit.bodies[0])
+        }
+        _ => None,
+    }
+}

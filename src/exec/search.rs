@@ -1,25 +1,42 @@
-//! Candidate executions of one event structure, checked against a cat model as they are built.
+//! Candidate executions of one event structure, built decision by decision and checked against
+//! the cat model as they are built.
 //!
-//! The search fixes, in order: reads-from (a read may only read a write of the same physical
-//! location that wrote the value the read returned), the fence-SC order among morally strong
-//! `fence.sc`, and coherence, a strict partial order per location with the initial write first
-//! (PTX ISA §8.9.6: co is not total). After rf, and again after the fence-SC order, every model
-//! check whose inputs are already fixed is evaluated, so a failing prefix prunes its whole
-//! subtree; no candidate is materialised before the checks that can reject it ran.
+//! A candidate execution fixes reads-from (`rf`), coherence (`co`, a strict partial order per
+//! location, PTX ISA §8.9.6), the fence-SC order (`sync_fence`) and, for each mbarrier object,
+//! the order of its updates (`mo`). The search makes these choices one at a time, depth first:
+//!
+//! 1. **mbarrier reads** (waits, ordinary loads of an object): which state of the object's
+//!    history each one reads ([`super::mbgraph`]); then, per object, which final state the
+//!    history ends in. A history through the chosen states is the object's `mo` and the `rf` of
+//!    its updates; histories that differ only between chosen states are one execution (every
+//!    read sees the same updates and values in all of them).
+//! 2. **data reads**: the write each read reads from (a write of the same location with the
+//!    value the read returned, or any write for a read whose value is only shown).
+//! 3. **coherence** of the locations whose order can be observed, by branch and bound; the other
+//!    locations only need some consistent order (the first found is kept).
+//! 4. **the fence-SC order**: only its existence matters (the final state does not depend on
+//!    it), so the first consistent order ends the search for one.
+//!
+//! After every choice that had alternatives, each check of the model is evaluated on *bounds*
+//! of the candidate: a check that can only fail more as a name grows (e.g. Causality in `rf`,
+//! `co`) is evaluated with that name's smallest possible value (what is chosen so far); one
+//! that can only hold more (e.g. Coherence in `co`) with the largest. A check that fails there
+//! fails in every completion, so the whole subtree is cut. Checks of the form `empty (E \ co)`
+//! (Coherence) are used the other way round too: once `E`'s inputs are bounded below, every
+//! pair of `E` is *forced* into `co` (and likewise into `sync_fence` for FenceSC), so coherence
+//! the model already implies is never guessed.
 
+use super::mbarrier::MbState;
+use super::mbgraph::{self, ObjectGraph};
 use super::structure::{EventKind, EventStructure};
 use super::trace::ExploreError;
-use crate::cat::{CatEnv, Evaluation, Prepared, Value};
-use crate::relation::Relation;
-use std::collections::HashSet;
+use crate::cat::{CatEnv, CatModel, CheckOutcome, Evaluation, Monotonicity, Polarity, Prepared, Value};
+use crate::relation::{EventSet, Relation};
+use std::time::Instant;
 
 /// The names a candidate execution provides on top of its event structure.
-pub const DYNAMIC_NAMES: &[&str] = &["rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "com", "sync_fence"];
-
-/// Names available once rf is fixed.
-const RF_NAMES: &[&str] = &["rf", "rfe", "rfi"];
-/// Names available once rf and the fence-SC order are fixed.
-const RF_FSC_NAMES: &[&str] = &["rf", "rfe", "rfi", "sync_fence"];
+pub const DYNAMIC_NAMES: &[&str] =
+    &["rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "com", "sync_fence", "mo", "UB", "MBVALID"];
 
 /// Cat environment of an event structure plus its barrier matching: the static names.
 pub struct StaticEnv<'a> {
@@ -40,9 +57,6 @@ impl<'a> StaticEnv<'a> {
         }
         if name == "syncclu" {
             return Some(Value::Rel(self.syncclu.clone()));
-        }
-        if name == "mo" {
-            return Some(Value::Rel(self.structure.mb_co.clone()));
         }
         if let Some(s) = self.structure.sets.get(name) {
             return Some(Value::Set(s.clone()));
@@ -66,16 +80,30 @@ impl CatEnv for StaticEnv<'_> {
     }
 }
 
-/// One candidate execution: an event structure with rf, co and the fence-SC order chosen.
+/// One complete candidate execution: an event structure with rf, co, the fence-SC order and the
+/// mbarrier histories chosen.
+#[derive(Clone)]
 pub struct Candidate<'a> {
     pub statics: &'a StaticEnv<'a>,
     pub rf: Relation,
+    /// Coherence, including the order of each mbarrier object's writes.
     pub co: Relation,
     pub sync_fence: Relation,
+    /// The order of each mbarrier object's writes.
+    pub mo: Relation,
+    /// Events with undefined behaviour: those the traces found, and the mbarrier misuses the
+    /// chosen histories replay.
+    pub ub: EventSet,
+    /// Writes that leave a valid mbarrier object.
+    pub mbvalid: EventSet,
+    /// The value of every event (mbarrier events get theirs from the chosen histories).
+    pub values: Vec<i64>,
+    /// The undefined behaviour of every event, with its rule and explanation.
+    pub ub_reasons: Vec<Option<String>>,
 }
 
 impl Candidate<'_> {
-    fn structure(&self) -> &EventStructure<'_> {
+    pub fn structure(&self) -> &EventStructure<'_> {
         self.statics.structure
     }
 
@@ -91,11 +119,23 @@ impl Candidate<'_> {
             .iter()
             .enumerate()
             .filter(|(i, e)| e.is_write() && e.physical == Some(physical) && self.co.successors(*i).is_empty())
-            .map(|(_, e)| e.value)
+            .map(|(i, _)| self.values[i])
             .collect();
         vals.sort_unstable();
         vals.dedup();
         vals
+    }
+
+    /// The value event `e` reads or writes in this execution: a symbolic read shows the value of
+    /// the write it reads from.
+    pub fn value_of(&self, e: usize) -> i64 {
+        let s = self.structure();
+        if s.symbolic_reads[e] {
+            if let Some(w) = self.rf.predecessors(e).first() {
+                return self.values[*w];
+            }
+        }
+        self.values[e]
     }
 }
 
@@ -118,6 +158,9 @@ impl CatEnv for Candidate<'_> {
             "fri" => self.fr().intersection(int()),
             "com" => self.rf.union(&self.co).union(&self.fr()),
             "sync_fence" => self.sync_fence.clone(),
+            "mo" => self.mo.clone(),
+            "UB" => return Some(Value::Set(self.ub.clone())),
+            "MBVALID" => return Some(Value::Set(self.mbvalid.clone())),
             _ => return self.statics.lookup_static(name),
         };
         Some(Value::Rel(r))
@@ -125,147 +168,21 @@ impl CatEnv for Candidate<'_> {
 }
 
 /// Statistics of a search, for reports and benchmarks.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct SearchStats {
+    /// Model evaluations of every kind: on partial candidates (pruning, forcing) and complete ones.
+    pub evaluations: u64,
+    /// Complete candidate executions evaluated.
     pub candidates: u64,
+    /// Consistent executions found.
     pub consistent: u64,
 }
 
-/// Enumerate the candidates of one structure and report each consistent one to `visit`.
-pub fn search(
-    statics: &StaticEnv,
-    prepared: &Prepared,
-    prune: &CoPruning,
-    budget: &mut u64,
-    stats: &mut SearchStats,
-    visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
-) -> Result<(), SearchError> {
-    let s = statics.structure;
-    let n = s.n();
-    let writes = s.writes_by_location();
-    let Some((reads, sources)) = rf_sources(s, &writes) else { return Ok(()) };
-    let fsc_orders = fence_sc_orders(s);
-    let mb = mbarrier_locations(s);
-    // The coherence of mbarrier objects is fixed per structure (`EventStructure::mb_co`, from
-    // `mbarrier::witness`); the search enumerates the other locations.
-    let observable = observable_locations(s);
-    let mut free_writes: Vec<Vec<usize>> = Vec::new();
-    for pass in [true, false] {
-        for (p, ws) in writes.iter().enumerate() {
-            if !mb[p] && observable[p] == pass {
-                free_writes.push(ws.clone());
-            }
-        }
-    }
-    let unobservable_from = observable.iter().enumerate().filter(|(p, o)| **o && !mb[*p]).count();
-    let co_search = CoSearch::new(&free_writes, prune, unobservable_from);
-
-    // Reads-from is chosen read by read, depth first; after each choice with alternatives, the
-    // checks that can only fail as rf grows (Causality, Coherence) are evaluated on the partial
-    // rf, with coherence at its bounds, so a doomed prefix is cut with its whole subtree.
-    // mbarrier reads go first: their choices decide the synchronization of the rest.
-    let mut order: Vec<usize> = (0..reads.len()).collect();
-    // Within each group, by source line: litmus rows run roughly in time order across threads,
-    // so causal chains close (and doomed prefixes die) early.
-    let line = |e: usize| s.events[e].instr.zip(s.events[e].thread).map(|(i, t)| s.program.threads[t].code[i].line).unwrap_or(0);
-    order.sort_by_key(|&k| (!s.forced_rf.contains_key(&reads[k]), line(reads[k]), k));
-    // Every coherence order puts the initial write first.
-    let mut lower = s.mb_co.clone();
-    for ws in &free_writes {
-        if let Some((&init, rest)) = ws.split_first() {
-            for &w in rest {
-                lower.insert(init, w);
-            }
-        }
-    }
-    let upper = co_search.upper_bound(&s.mb_co, 0, 0);
-    let ctx = RfDfs { statics, prepared, reads: &reads, sources: &sources, order: &order, lower, upper, prune };
-    let mut cand = Candidate { statics, rf: Relation::empty(n), co: Relation::empty(n), sync_fence: Relation::empty(n) };
-    match ctx.dfs(0, &mut cand, &fsc_orders, &co_search, budget, stats, visit) {
-        Err(SearchError::Stopped) => Ok(()),
-        r => r,
-    }
-}
-
-/// The depth-first choice of reads-from in [`search`].
-struct RfDfs<'a> {
-    statics: &'a StaticEnv<'a>,
-    prepared: &'a Prepared<'a>,
-    reads: &'a [usize],
-    sources: &'a [Vec<usize>],
-    order: &'a [usize],
-    /// Coherence known before the search (mbarrier objects), and its largest extension.
-    lower: Relation,
-    upper: Relation,
-    prune: &'a CoPruning,
-}
-
-impl RfDfs<'_> {
-    #[allow(clippy::too_many_arguments)]
-    fn dfs(
-        &self,
-        depth: usize,
-        cand: &mut Candidate,
-        fsc_orders: &[Relation],
-        co_search: &CoSearch,
-        budget: &mut u64,
-        stats: &mut SearchStats,
-        visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
-    ) -> Result<(), SearchError> {
-        if depth == self.order.len() {
-            charge(budget)?;
-            cand.co = Relation::empty(self.statics.structure.n());
-            cand.sync_fence = Relation::empty(self.statics.structure.n());
-            if !self.prepared.check_partial(cand, RF_NAMES).map_err(SearchError::Model)? {
-                return Ok(());
-            }
-            for fsc in fsc_orders {
-                cand.sync_fence = fsc.clone();
-                if !self.prepared.check_partial(cand, RF_FSC_NAMES).map_err(SearchError::Model)? {
-                    continue;
-                }
-                co_search.run(cand, self.lower.clone(), self.prepared, budget, stats, visit)?;
-            }
-            return Ok(());
-        }
-        let k = self.order[depth];
-        let read = self.reads[k];
-        // Check after every choice that had alternatives, and once the mbarrier reads (which go
-        // first) are all placed: an inconsistent mbarrier witness dies before the data reads.
-        let last_forced = self.statics.structure.forced_rf.contains_key(&read)
-            && self.order.get(depth + 1).is_none_or(|&j| !self.statics.structure.forced_rf.contains_key(&self.reads[j]));
-        let branching = self.sources[k].len() > 1 || last_forced;
-        for &w in &self.sources[k] {
-            cand.rf.insert(w, read);
-            let keep = !branching || self.prefix_holds(cand, budget)?;
-            if keep {
-                self.dfs(depth + 1, cand, fsc_orders, co_search, budget, stats, visit)?;
-            }
-            cand.rf.remove(w, read);
-        }
-        Ok(())
-    }
-
-    /// Whether the checks that fail for good on a partial rf still hold.
-    fn prefix_holds(&self, cand: &mut Candidate, budget: &mut u64) -> Result<bool, SearchError> {
-        if self.prune.rf_lower.is_empty() && self.prune.rf_upper.is_empty() {
-            return Ok(true);
-        }
-        charge(budget)?;
-        cand.sync_fence = Relation::empty(self.statics.structure.n());
-        if !self.prune.rf_lower.is_empty() {
-            cand.co = self.lower.clone();
-            if !self.prepared.check_subset(cand, &self.prune.rf_lower).map_err(SearchError::Model)? {
-                return Ok(false);
-            }
-        }
-        if !self.prune.rf_upper.is_empty() {
-            cand.co = self.upper.clone();
-            if !self.prepared.check_subset(cand, &self.prune.rf_upper).map_err(SearchError::Model)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+impl SearchStats {
+    pub fn add(&mut self, o: &SearchStats) {
+        self.evaluations += o.evaluations;
+        self.candidates += o.candidates;
+        self.consistent += o.consistent;
     }
 }
 
@@ -280,284 +197,905 @@ pub enum SearchError {
     Explore(ExploreError),
 }
 
-/// Visit every candidate of one structure, consistent or not, with the full evaluation of every
-/// check (no pruning). Explanations need the rejected candidates and why they were rejected.
-/// `visit` returns false to stop.
-pub fn search_all(
-    statics: &StaticEnv,
-    prepared: &Prepared,
-    budget: &mut u64,
-    visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
-) -> Result<(), SearchError> {
-    let s = statics.structure;
-    let n = s.n();
-    let writes = s.writes_by_location();
-    let Some((reads, sources)) = rf_sources(s, &writes) else { return Ok(()) };
-    let fsc_orders = fence_sc_orders(s);
-    let mb = mbarrier_locations(s);
-    // mbarrier objects take their fixed order, as one more "location".
-    let mut co_choices: Vec<Vec<Relation>> =
-        writes.iter().enumerate().map(|(p, ws)| if mb[p] { vec![Relation::empty(n)] } else { coherence_orders(n, ws) }).collect();
-    co_choices.push(vec![s.mb_co.clone()]);
-    let co_sizes: Vec<usize> = co_choices.iter().map(|c| c.len()).collect();
-    let mut choice = vec![0usize; reads.len()];
-    loop {
-        let mut rf = Relation::empty(n);
-        for (k, &r) in reads.iter().enumerate() {
-            rf.insert(sources[k][choice[k]], r);
+/// What every search of one test shares: the budget of model evaluations, the deadline, the
+/// statistics.
+#[derive(Debug)]
+pub struct Budget {
+    /// Evaluations left.
+    pub left: u64,
+    /// The configured limit (for messages).
+    pub limit: u64,
+    /// Give up at this instant (`--timeout`).
+    pub deadline: Option<Instant>,
+    /// The configured timeout in seconds (for messages).
+    pub timeout_secs: f64,
+    pub stats: SearchStats,
+}
+
+impl Budget {
+    pub fn new(limits: &super::trace::Limits) -> Self {
+        Budget {
+            left: limits.max_candidates,
+            limit: limits.max_candidates,
+            deadline: limits.timeout.map(|t| Instant::now() + t),
+            timeout_secs: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0),
+            stats: SearchStats::default(),
         }
-        for fsc in &fsc_orders {
-            let mut idx = vec![0usize; co_choices.len()];
-            loop {
-                let mut co = Relation::empty(n);
-                for (l, ch) in co_choices.iter().enumerate() {
-                    co.union_with(&ch[idx[l]]);
-                }
-                charge(budget)?;
-                let cand = Candidate { statics, rf: rf.clone(), co, sync_fence: fsc.clone() };
-                let eval = prepared.evaluate(&cand, false).map_err(SearchError::Model)?;
-                if !visit(&cand, &eval) {
-                    return Ok(());
-                }
-                if !advance(&mut idx, &co_sizes) {
-                    break;
-                }
+    }
+
+    /// Spend one unit (one model evaluation, one trace combination, one mbarrier state).
+    pub fn charge(&mut self) -> Result<(), SearchError> {
+        if self.left == 0 {
+            return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: self.limit }));
+        }
+        self.left -= 1;
+        if let Some(d) = self.deadline {
+            // Instant::now is cheap next to a model evaluation.
+            if Instant::now() >= d {
+                return Err(SearchError::Explore(ExploreError::Timeout { seconds: self.timeout_secs }));
             }
         }
-        if !advance(&mut choice, &sources.iter().map(|c| c.len()).collect::<Vec<_>>()) {
-            return Ok(());
-        }
+        Ok(())
+    }
+
+    fn evaluation(&mut self) -> Result<(), SearchError> {
+        self.charge()?;
+        self.stats.evaluations += 1;
+        Ok(())
     }
 }
 
-/// Spend one unit of the search budget (one model evaluation or one trace combination).
-pub fn charge(budget: &mut u64) -> Result<(), SearchError> {
-    if *budget == 0 {
-        // The caller knows the configured limit and fills it in.
-        return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: 0 }));
-    }
-    *budget -= 1;
-    Ok(())
-}
-
-/// The reads of a structure and, for each, the writes it may read from: same physical location,
-/// same value, not its own RMW write. None when some read has no possible source.
-fn rf_sources(s: &EventStructure, writes: &[Vec<usize>]) -> Option<(Vec<usize>, Vec<Vec<usize>>)> {
-    let reads: Vec<usize> = (0..s.n()).filter(|&i| s.events[i].is_read()).collect();
-    let rmw = &s.relations["rmw"];
-    let mut sources = Vec::with_capacity(reads.len());
-    for &r in &reads {
-        let e = &s.events[r];
-        if let Some(ws) = s.forced_rf.get(&r) {
-            sources.push(ws.clone());
-            continue;
-        }
-        let symbolic = s.symbolic_reads[r];
-        let cands: Vec<usize> = writes[e.physical.expect("reads have a location")]
-            .iter()
-            .copied()
-            .filter(|&w| (symbolic || s.events[w].value == e.value) && !rmw.contains(r, w))
-            .collect();
-        if cands.is_empty() {
-            return None;
-        }
-        sources.push(cands);
-    }
-    Some((reads, sources))
-}
-
-/// Odometer increment; false when every combination was visited.
-pub(crate) fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
-    for k in (0..idx.len()).rev() {
-        idx[k] += 1;
-        if idx[k] < sizes[k] {
-            return true;
-        }
-        idx[k] = 0;
-    }
-    false
-}
-
-/// How each model check can be used to prune partial coherence orders.
+/// What a search is for, besides listing consistent executions.
 #[derive(Clone, Debug, Default)]
-pub struct CoPruning {
-    /// Checks that can only become false as co grows (e.g. Causality): they reject a partial
-    /// order, and with it every extension.
-    pub antitone: Vec<usize>,
-    /// Checks that can only become true as co grows (e.g. Coherence): they reject a partial
-    /// order when even its largest possible extension fails them.
-    pub monotone: Vec<usize>,
-    /// Checks that can only become false as rf (and the fence-SC order) grows and as co grows:
-    /// evaluated on a partial rf with the smallest co.
-    pub rf_lower: Vec<usize>,
-    /// Checks that can only become false as rf grows but only true as co grows: evaluated on a
-    /// partial rf with the largest co.
-    pub rf_upper: Vec<usize>,
+pub struct SearchGoal {
+    /// Reads that must read the last write of their location (the polls of a run that spins
+    /// forever, under fairness); for mbarrier objects the search enforces it, for data reads the
+    /// visitor checks it.
+    pub final_reads: Vec<usize>,
 }
 
-/// Engine names that grow with co.
-const CO_NAMES: &[&str] = &["co", "fr", "coe", "coi", "fre", "fri", "com"];
+/// What a search reports to, and how it can be steered.
+pub trait Explorer {
+    /// A consistent execution; return false to stop the search.
+    fn consistent(&mut self, cand: &Candidate, eval: &Evaluation) -> bool;
+    /// Whether the search should say why it rejects (partial) candidates: `rejected` is then
+    /// called with the failing check (this costs one evaluation per check instead of one per
+    /// group of checks).
+    fn wants_rejections(&self) -> bool {
+        false
+    }
+    /// The search cut every candidate extending `cand` (a partial candidate: what is chosen so
+    /// far, the rest at its smallest), or rejected a complete one, because `check` fails.
+    fn rejected(&mut self, _cand: &Candidate, _check: &CheckOutcome) {}
+    /// Whether some completion of the partial candidate can still be of interest (e.g. reach
+    /// the outcome being explained); false cuts it without evaluating the model.
+    fn may_reach(&mut self, _partial: &Partial) -> bool {
+        true
+    }
+}
 
-impl CoPruning {
-    /// Classify the model's checks by their monotonicity in co (and the names derived from it).
-    pub fn for_model(model: &crate::cat::CatModel) -> Self {
-        use crate::cat::Monotonicity::*;
-        let mut out = CoPruning::default();
+/// A closure as an [`Explorer`] that only wants the consistent executions.
+pub struct Visit<F>(pub F);
+
+impl<F: FnMut(&Candidate, &Evaluation) -> bool> Explorer for Visit<F> {
+    fn consistent(&mut self, cand: &Candidate, eval: &Evaluation) -> bool {
+        (self.0)(cand, eval)
+    }
+}
+
+/// A partial candidate as [`Explorer::may_reach`] sees it.
+pub struct Partial<'c, 'a> {
+    /// What is chosen so far (rf of the reads decided, mbarrier histories so far).
+    pub cand: &'c Candidate<'a>,
+    /// The data reads not decided yet, with the writes each may still read.
+    pub open_reads: Vec<(usize, &'c [usize])>,
+    /// Whether coherence is complete (so final values are `cand.final_values`).
+    pub co_complete: bool,
+}
+
+/// Enumerate the candidates of one structure and report each consistent one to `ex`.
+pub fn search(
+    statics: &StaticEnv,
+    prepared: &Prepared,
+    plan: &PrunePlan,
+    goal: &SearchGoal,
+    budget: &mut Budget,
+    ex: &mut dyn Explorer,
+) -> Result<(), SearchError> {
+    let Some(mut engine) = Engine::new(statics, prepared, plan, goal, budget)? else { return Ok(()) };
+    match engine.dfs(0, ex) {
+        Err(SearchError::Stopped) | Ok(_) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pruning plan: which checks can be decided on bounds, and which force pairs.
+
+/// The dynamic names, in `PrunePlan` bound order.
+const BOUNDED: [&str; 12] = ["rf", "rfe", "rfi", "co", "coe", "coi", "fr", "fre", "fri", "com", "sync_fence", "mo"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Lower,
+    Upper,
+}
+
+/// Checks decided together on partial candidates: each dynamic name at the same bound.
+#[derive(Clone, Debug)]
+struct CheckGroup {
+    bounds: [Bound; 12],
+    checks: Vec<usize>,
+}
+
+/// Which name a forcing check adds pairs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Co,
+    SyncFence,
+}
+
+/// How a model's checks are used on partial candidates (computed once per model).
+#[derive(Clone, Debug, Default)]
+pub struct PrunePlan {
+    groups: Vec<CheckGroup>,
+    /// `empty (E \ co)` / `empty (E \ sync_fence)` checks (see `CheckInfo::inclusion`).
+    forcing: Vec<(usize, Target)>,
+}
+
+impl PrunePlan {
+    /// Classify the model's checks by how they vary with each dynamic name.
+    pub fn for_model(model: &CatModel) -> Self {
+        let mut plan = PrunePlan::default();
         for (i, c) in model.checks().iter().enumerate() {
             if c.flag.is_some() {
                 continue;
             }
-            let ms: Vec<_> = CO_NAMES.iter().map(|n| c.monotonicity(n)).filter(|m| *m != Independent).collect();
-            if ms.is_empty() {
+            if let Some((target, lhs)) = &c.inclusion {
+                // E must only grow as the names the search fixes grow.
+                let grows = lhs
+                    .iter()
+                    .all(|(name, p)| !DYNAMIC_NAMES.contains(&name.as_str()) || matches!(p, Polarity::Independent | Polarity::Increasing));
+                match target.as_str() {
+                    "co" if grows => plan.forcing.push((i, Target::Co)),
+                    "sync_fence" if grows => plan.forcing.push((i, Target::SyncFence)),
+                    _ => {}
+                }
+            }
+            // Checks over the replayed undefined behaviour cannot be bounded.
+            if ["UB", "MBVALID"].iter().any(|n| c.monotonicity(n) != Monotonicity::Independent) {
                 continue;
             }
-            if ms.iter().all(|m| *m == Antitone) {
-                out.antitone.push(i);
-            } else if ms.iter().all(|m| *m == Monotone) {
-                out.monotone.push(i);
+            let mut bounds = [Bound::Lower; 12];
+            let mut usable = true;
+            let mut dynamic = false;
+            for (k, name) in BOUNDED.iter().enumerate() {
+                bounds[k] = match c.monotonicity(name) {
+                    Monotonicity::Independent => Bound::Lower,
+                    Monotonicity::Antitone => {
+                        dynamic = true;
+                        Bound::Lower
+                    }
+                    Monotonicity::Monotone => {
+                        dynamic = true;
+                        Bound::Upper
+                    }
+                    Monotonicity::Unknown => {
+                        usable = false;
+                        Bound::Lower
+                    }
+                };
             }
-            // Reads-from pruning.
-            let all = |names: &[&str], ok: &dyn Fn(crate::cat::Monotonicity) -> bool| names.iter().all(|n| ok(c.monotonicity(n)));
-            let grows_rf = ["rf", "rfe", "rfi", "sync_fence"];
-            let both = ["fr", "fre", "fri", "com"];
-            let co_only = ["co", "coe", "coi"];
-            if !grows_rf.iter().chain(&both).any(|n| c.monotonicity(n) != Independent) {
+            if !usable || !dynamic {
                 continue;
             }
-            let anti = |m: crate::cat::Monotonicity| matches!(m, Antitone | Independent);
-            let mono = |m: crate::cat::Monotonicity| matches!(m, Monotone | Independent);
-            if all(&grows_rf, &anti) && all(&both, &anti) && all(&co_only, &anti) {
-                out.rf_lower.push(i);
-            } else if all(&grows_rf, &anti) && all(&both, &|m| m == Independent) && all(&co_only, &mono) {
-                out.rf_upper.push(i);
+            match plan.groups.iter_mut().find(|g| g.bounds == bounds) {
+                Some(g) => g.checks.push(i),
+                None => plan.groups.push(CheckGroup { bounds, checks: vec![i] }),
             }
         }
-        out
+        plan
     }
 }
 
-/// Branch-and-bound over coherence orders: locations one after another, and within a location
-/// the writes one at a time, each inserted with a down-closed set of predecessors and an
-/// up-closed set of successors (so every labelled partial order is produced exactly once, and the
-/// relation built so far is always the final order restricted to the writes placed so far).
-struct CoSearch<'w> {
-    writes: &'w [Vec<usize>],
-    prune: &'w CoPruning,
-    /// Locations from this index on are unobservable: nothing reads them, no RMW updates them,
-    /// and no final state shows them. Their coherence only has to exist, so the first
-    /// consistent choice is kept and the other (equivalent) ones are not enumerated.
-    unobservable_from: usize,
+/// Lower and upper bounds of the base dynamic names of a partial candidate.
+#[derive(Clone)]
+struct Bounds {
+    rf: [Relation; 2],
+    co: [Relation; 2],
+    sync: [Relation; 2],
+    mo: [Relation; 2],
 }
 
-impl<'w> CoSearch<'w> {
-    fn new(writes: &'w [Vec<usize>], prune: &'w CoPruning, unobservable_from: usize) -> Self {
-        CoSearch { writes, prune, unobservable_from }
-    }
+/// The environment a check group is evaluated in: every name at the bound the group needs.
+struct BoundEnv<'a> {
+    statics: &'a StaticEnv<'a>,
+    bounds: &'a Bounds,
+    choice: [Bound; 12],
+    ub: &'a EventSet,
+    mbvalid: &'a EventSet,
+}
 
-    fn run(
-        &self,
-        cand: &mut Candidate,
-        co: Relation,
-        prepared: &Prepared,
-        budget: &mut u64,
-        stats: &mut SearchStats,
-        visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
-    ) -> Result<(), SearchError> {
-        if !self.bounds_hold(cand, prepared, &co, 0, 0, budget)? {
-            return Ok(());
+impl BoundEnv<'_> {
+    fn at(&self, name: usize) -> usize {
+        match self.choice[name] {
+            Bound::Lower => 0,
+            Bound::Upper => 1,
         }
-        self.dfs(0, &[], co, cand, prepared, budget, stats, visit).map(|_| ())
     }
+}
 
-    /// The largest coherence any extension can reach: fixed pairs as they are, plus every pair
-    /// (both directions) that involves a write not placed yet.
-    pub(crate) fn upper_bound(&self, co: &Relation, loc: usize, placed: usize) -> Relation {
-        let mut up = co.clone();
-        for (l, ws) in self.writes.iter().enumerate().skip(loc) {
-            let Some((&init, rest)) = ws.split_first() else { continue };
-            let first_open = if l == loc { placed } else { 0 };
-            for (i, &a) in rest.iter().enumerate() {
-                up.insert(init, a);
-                for (j, &b) in rest.iter().enumerate() {
-                    if a != b && (i >= first_open || j >= first_open) {
-                        up.insert(a, b);
+impl CatEnv for BoundEnv<'_> {
+    fn universe(&self) -> usize {
+        self.statics.structure.n()
+    }
+    fn lookup(&self, name: &str) -> Option<Value> {
+        let s = self.statics.structure;
+        let b = self.bounds;
+        let rf = |k: usize| &b.rf[self.at(k)];
+        let co = |k: usize| &b.co[self.at(k)];
+        let fr = |k: usize| b.rf[self.at(k)].inverse().seq(&b.co[self.at(k)]);
+        let r = match name {
+            "rf" => rf(0).clone(),
+            "rfe" => rf(1).intersection(&s.relations["ext"]),
+            "rfi" => rf(2).intersection(&s.relations["int"]),
+            "co" => co(3).clone(),
+            "coe" => co(4).intersection(&s.relations["ext"]),
+            "coi" => co(5).intersection(&s.relations["int"]),
+            "fr" => fr(6),
+            "fre" => fr(7).intersection(&s.relations["ext"]),
+            "fri" => fr(8).intersection(&s.relations["int"]),
+            "com" => rf(9).union(co(9)).union(&fr(9)),
+            "sync_fence" => b.sync[self.at(10)].clone(),
+            "mo" => b.mo[self.at(11)].clone(),
+            "UB" => return Some(Value::Set(self.ub.clone())),
+            "MBVALID" => return Some(Value::Set(self.mbvalid.clone())),
+            _ => return self.statics.lookup_static(name),
+        };
+        Some(Value::Rel(r))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The engine.
+
+/// One choice the depth-first search makes.
+#[derive(Clone, Copy, Debug)]
+enum Decision {
+    /// The write data read `k` (index into `Engine::reads`) reads from.
+    Read(usize),
+    /// The state mbarrier read `i` of object `o` reads.
+    MbRead(usize, usize),
+    /// The final state of object `o`'s history.
+    MbFinal(usize),
+}
+
+/// The search state of one mbarrier object.
+#[derive(Clone, Debug, Default)]
+struct ObjectState {
+    /// (node, the read that chose it, the read's undefined behaviour there); the final node has
+    /// no read.
+    chosen: Vec<(usize, Option<usize>, Option<String>)>,
+    /// The representative history: units from the initial state through every chosen node.
+    member: Vec<usize>,
+    /// Whether the history reaches a final node.
+    complete: bool,
+    /// Orders between two units the model forces (unit a before unit b), learned from
+    /// coherence pairs the representative history contradicted.
+    after: Vec<(usize, usize)>,
+}
+
+struct Engine<'e, 'a> {
+    statics: &'e StaticEnv<'a>,
+    s: &'e EventStructure<'a>,
+    prepared: &'e Prepared<'e>,
+    plan: &'e PrunePlan,
+    goal: &'e SearchGoal,
+    budget: &'e mut Budget,
+    n: usize,
+    /// Data reads and the writes each may read from.
+    reads: Vec<usize>,
+    sources: Vec<Vec<usize>>,
+    objects: Vec<ObjectGraph>,
+    decisions: Vec<Decision>,
+    /// Writes of each physical location (initial write first).
+    writes: Vec<Vec<usize>>,
+    /// Physical locations holding mbarrier objects.
+    is_object: Vec<bool>,
+    /// Coherence every candidate has: the initial write first.
+    init_first: Relation,
+    /// Same-location write pairs (the largest coherence).
+    co_full: Relation,
+    /// Morally strong pairs of `fence.sc` (the largest fence-SC order, both directions).
+    sync_full: Relation,
+    sc_fences: Vec<usize>,
+    /// Events with undefined behaviour found in the traces.
+    static_ub: EventSet,
+    // Search state.
+    rf: Relation,
+    decided: Vec<bool>,
+    state: Vec<ObjectState>,
+}
+
+impl<'e, 'a> Engine<'e, 'a> {
+    fn new(
+        statics: &'e StaticEnv<'a>,
+        prepared: &'e Prepared<'e>,
+        plan: &'e PrunePlan,
+        goal: &'e SearchGoal,
+        budget: &'e mut Budget,
+    ) -> Result<Option<Self>, SearchError> {
+        let s = statics.structure;
+        let n = s.n();
+        let writes = s.writes_by_location();
+        let program = s.program;
+        let object_locations = mbgraph::objects(s);
+        let mut is_object = vec![false; program.physical.len()];
+        for &p in &object_locations {
+            is_object[p] = true;
+        }
+        let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
+        let mut objects = Vec::new();
+        for &p in &object_locations {
+            // Each state costs like a trace combination: charge a budget share for all of them.
+            let max_nodes = budget.left.min(1_000_000) as usize;
+            let g = ObjectGraph::build(s, p, &order, max_nodes)
+                .map_err(|e| SearchError::Explore(ExploreError::TooManyMbarrierStates { object: e.object, limit: e.limit as u64 }))?;
+            budget.left = budget.left.saturating_sub(g.nodes.len() as u64);
+            objects.push(g);
+        }
+        // Data reads and their possible sources.
+        let rmw = &s.relations["rmw"];
+        let mut reads = Vec::new();
+        let mut sources = Vec::new();
+        for r in (0..n).filter(|&i| s.events[i].is_read()) {
+            let p = s.events[r].physical.expect("reads have a location");
+            if is_object[p] {
+                continue;
+            }
+            let symbolic = s.symbolic_reads[r];
+            let cands: Vec<usize> = writes[p]
+                .iter()
+                .copied()
+                .filter(|&w| (symbolic || s.events[w].value == s.events[r].value) && !rmw.contains(r, w))
+                .collect();
+            if cands.is_empty() {
+                return Ok(None);
+            }
+            reads.push(r);
+            sources.push(cands);
+        }
+        let line = |e: usize| s.events[e].instr.zip(s.events[e].thread).map(|(i, t)| program.threads[t].code[i].line).unwrap_or(0);
+        // mbarrier reads first: they decide the synchronisation of the rest. Within each group,
+        // by source line: litmus rows run roughly in time order across threads, so causal chains
+        // close (and doomed prefixes die) early.
+        let mut mb_reads: Vec<(usize, usize, usize)> = Vec::new();
+        for (o, g) in objects.iter().enumerate() {
+            for (i, &r) in g.reads.iter().enumerate() {
+                let mut options = g.read_options[i].iter().filter(|opt| !goal.final_reads.contains(&r) || g.finals.contains(&opt.node));
+                if options.next().is_none() {
+                    return Ok(None);
+                }
+                mb_reads.push((line(r), o, i));
+            }
+        }
+        mb_reads.sort();
+        let mut decisions: Vec<Decision> = mb_reads.iter().map(|&(_, o, i)| Decision::MbRead(o, i)).collect();
+        decisions.extend((0..objects.len()).map(Decision::MbFinal));
+        let mut order: Vec<usize> = (0..reads.len()).collect();
+        order.sort_by_key(|&k| (line(reads[k]), k));
+        decisions.extend(order.into_iter().map(Decision::Read));
+
+        let mut init_first = Relation::empty(n);
+        let mut co_full = Relation::empty(n);
+        for ws in &writes {
+            if let Some((&init, rest)) = ws.split_first() {
+                for &w in rest {
+                    init_first.insert(init, w);
+                    co_full.insert(init, w);
+                    for &v in rest {
+                        if v != w {
+                            co_full.insert(w, v);
+                        }
                     }
                 }
             }
         }
+        let sc_fences: Vec<usize> = (0..n).filter(|&i| s.events[i].kind == EventKind::Fence && s.events[i].has_tag("SC")).collect();
+        let sr = &s.relations["sr"];
+        let mut sync_full = Relation::empty(n);
+        for &a in &sc_fences {
+            for &b in &sc_fences {
+                if a != b && (s.events[a].thread == s.events[b].thread || sr.contains(a, b)) {
+                    sync_full.insert(a, b);
+                }
+            }
+        }
+        let static_ub = EventSet::from_fn(n, |i| s.events[i].ub.is_some());
+        let state = vec![ObjectState::default(); objects.len()];
+        Ok(Some(Engine {
+            statics,
+            s,
+            prepared,
+            plan,
+            goal,
+            budget,
+            n,
+            rf: Relation::empty(n),
+            decided: vec![false; reads.len()],
+            reads,
+            sources,
+            objects,
+            decisions,
+            writes,
+            is_object,
+            init_first,
+            co_full,
+            sync_full,
+            sc_fences,
+            static_ub,
+            state,
+        }))
+    }
+
+    /// Make the choice of decision `depth` in every possible way, and go on with each.
+    /// Returns whether some consistent execution was found below.
+    fn dfs(&mut self, depth: usize, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        if depth == self.decisions.len() {
+            return self.rf_complete(ex);
+        }
+        // The last mbarrier decision is followed by a check even without alternatives: an
+        // inconsistent set of histories dies before any data read is chosen.
+        let last_mb =
+            matches!(self.decisions[depth], Decision::MbFinal(_)) && !matches!(self.decisions.get(depth + 1), Some(Decision::MbFinal(_)));
+        let mut found = false;
+        match self.decisions[depth] {
+            Decision::Read(k) => {
+                let r = self.reads[k];
+                let options = self.sources[k].clone();
+                // The deepest decision is followed by the complete check anyway.
+                let check = options.len() > 1 && depth + 1 < self.decisions.len();
+                for w in options {
+                    // Checks may learn orders of mbarrier updates: they hold for this subtree.
+                    let saved = self.state.clone();
+                    self.rf.insert(w, r);
+                    self.decided[k] = true;
+                    if !check || self.prefix_holds(ex)? {
+                        found |= self.dfs(depth + 1, ex)?;
+                    }
+                    self.decided[k] = false;
+                    self.rf.remove(w, r);
+                    self.state = saved;
+                }
+            }
+            Decision::MbRead(o, i) => {
+                let g = &self.objects[o];
+                let r = g.reads[i];
+                let chosen: Vec<usize> = self.state[o].chosen.iter().map(|c| c.0).collect();
+                let options: Vec<(usize, Option<String>)> = g.read_options[i]
+                    .iter()
+                    .filter(|opt| !self.goal.final_reads.contains(&r) || g.finals.contains(&opt.node))
+                    .filter(|opt| g.compatible(&chosen, opt.node))
+                    .map(|opt| (opt.node, opt.ub.clone()))
+                    .collect();
+                let check = options.len() > 1 || last_mb;
+                for (node, ub) in options {
+                    let saved = self.state.clone();
+                    if self.choose(o, node, Some(r), ub) && (!check || self.prefix_holds(ex)?) {
+                        found |= self.dfs(depth + 1, ex)?;
+                    }
+                    self.state = saved;
+                }
+            }
+            Decision::MbFinal(o) => {
+                let g = &self.objects[o];
+                let chosen: Vec<usize> = self.state[o].chosen.iter().map(|c| c.0).collect();
+                let options: Vec<usize> = g.finals.iter().copied().filter(|&f| g.compatible(&chosen, f)).collect();
+                let check = options.len() > 1 || last_mb;
+                for node in options {
+                    let saved = self.state.clone();
+                    if self.choose(o, node, None, None) && (!check || self.prefix_holds(ex)?) {
+                        found |= self.dfs(depth + 1, ex)?;
+                    }
+                    self.state = saved;
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Add `node` to the chosen states of object `o` and rebuild its representative history.
+    fn choose(&mut self, o: usize, node: usize, read: Option<usize>, ub: Option<String>) -> bool {
+        self.state[o].chosen.push((node, read, ub));
+        self.rebuild(o)
+    }
+
+    /// Rebuild the representative history of object `o`: a path through its chosen nodes, in
+    /// order of units placed, that respects the learned orders. False when there is none.
+    fn rebuild(&mut self, o: usize) -> bool {
+        let g = &self.objects[o];
+        let st = &mut self.state[o];
+        let mut path_nodes: Vec<usize> = st.chosen.iter().map(|c| c.0).collect();
+        path_nodes.sort_by_key(|&x| (g.nodes[x].placed.len(), x));
+        path_nodes.dedup();
+        let mut member = Vec::new();
+        let mut here = 0;
+        for &next in &path_nodes {
+            match g.path(here, next, &st.after) {
+                Some(p) => member.extend(p),
+                None => return false,
+            }
+            here = next;
+        }
+        // A learned order whose first unit is not placed while the second is cannot hold later.
+        let placed = &g.nodes[here].placed;
+        if st.after.iter().any(|&(a, b)| placed.contains(b) && !placed.contains(a)) {
+            return false;
+        }
+        st.member = member;
+        st.complete = g.finals.contains(&here);
+        true
+    }
+
+    /// The mbarrier part of the candidate, added to `snap`: rf of updates and reads (and what
+    /// the reads not placed yet may read, in the upper bound), mo (lower and upper), values,
+    /// undefined behaviour, valid objects.
+    fn assemble_objects(&self, snap: &mut Snapshot) {
+        for (o, g) in self.objects.iter().enumerate() {
+            let st = &self.state[o];
+            let Snapshot { b, ub, mbvalid, values, ub_reasons } = snap;
+            let mut writer = vec![usize::MAX; g.nodes.len()];
+            writer[0] = g.init;
+            let mut order = vec![g.init];
+            let mut here = 0;
+            if MbState::decode(values[g.init]).is_some() {
+                mbvalid.insert(g.init);
+            }
+            let mut placed = EventSet::empty(g.units.len());
+            for e in g.walk(0, &st.member) {
+                let unit = g.units[e.unit];
+                if let Some(r) = unit.read {
+                    b.rf[0].insert(order[order.len() - 1], r);
+                    values[r] = g.nodes[here].value;
+                    if let Some(reason) = &e.ub {
+                        ub.insert(r);
+                        ub_reasons[r] = Some(reason.clone());
+                    }
+                }
+                values[unit.write] = g.nodes[e.to].value;
+                if MbState::decode(values[unit.write]).is_some() {
+                    mbvalid.insert(unit.write);
+                }
+                here = e.to;
+                writer[here] = unit.write;
+                order.push(unit.write);
+                placed.insert(e.unit);
+            }
+            for (node, read, reason) in &st.chosen {
+                let Some(r) = read else { continue };
+                b.rf[0].insert(writer[*node], *r);
+                values[*r] = g.nodes[*node].value;
+                if let Some(reason) = reason {
+                    ub.insert(*r);
+                    ub_reasons[*r] = Some(reason.clone());
+                }
+            }
+            let [mo_lower, mo_upper] = &mut b.mo;
+            for i in 0..order.len() {
+                for j in i + 1..order.len() {
+                    mo_lower.insert(order[i], order[j]);
+                }
+            }
+            // Units not placed yet come after every placed one, in some order.
+            let unplaced: Vec<usize> = (0..g.units.len()).filter(|&u| !placed.contains(u)).collect();
+            for &u in &unplaced {
+                for &x in &order {
+                    mo_lower.insert(x, g.units[u].write);
+                }
+            }
+            mo_upper.union_with(mo_lower);
+            for &u in &unplaced {
+                for &v in &unplaced {
+                    if u != v {
+                        mo_upper.insert(g.units[u].write, g.units[v].write);
+                    }
+                }
+            }
+            // Reads not placed yet may read any write of the object.
+            let all_writes: Vec<usize> = order.iter().copied().chain(unplaced.iter().map(|&u| g.units[u].write)).collect();
+            let decided_reads: Vec<usize> = st.chosen.iter().filter_map(|c| c.1).collect();
+            let open_reads =
+                unplaced.iter().filter_map(|&u| g.units[u].read).chain(g.reads.iter().copied().filter(|r| !decided_reads.contains(r)));
+            for r in open_reads {
+                for &w in &all_writes {
+                    b.rf[1].insert(w, r);
+                }
+            }
+        }
+    }
+
+    /// Bounds of the partial candidate (rf, co, fence-SC order, mo) and its mbarrier facts.
+    fn snapshot(&self) -> Snapshot {
+        let n = self.n;
+        let empty = || Relation::empty(n);
+        let mut snap = Snapshot {
+            b: Bounds {
+                rf: [self.rf.clone(), empty()],
+                co: [empty(), empty()],
+                sync: [empty(), self.sync_full.clone()],
+                mo: [empty(), empty()],
+            },
+            ub: self.static_ub.clone(),
+            mbvalid: EventSet::empty(n),
+            values: self.s.events.iter().map(|e| e.value).collect(),
+            ub_reasons: self.s.events.iter().map(|e| e.ub.clone()).collect(),
+        };
+        self.assemble_objects(&mut snap);
+        let b = &mut snap.b;
+        let lower = b.rf[0].clone();
+        b.rf[1].union_with(&lower);
+        for (k, &r) in self.reads.iter().enumerate() {
+            if !self.decided[k] {
+                for &w in &self.sources[k] {
+                    b.rf[1].insert(w, r);
+                }
+            }
+        }
+        b.co[0] = self.init_first.union(&b.mo[0]);
+        b.co[1] = self.upper_of(&b.co[0], &b.mo[1]);
+        snap
+    }
+
+    /// The partial candidate at its lower bounds, as explorers see it.
+    fn lower_candidate(&self, snap: &Snapshot) -> Candidate<'e> {
+        Candidate {
+            statics: self.statics,
+            rf: snap.b.rf[0].clone(),
+            co: snap.b.co[0].clone(),
+            sync_fence: snap.b.sync[0].clone(),
+            mo: snap.b.mo[0].clone(),
+            ub: snap.ub.clone(),
+            mbvalid: snap.mbvalid.clone(),
+            values: snap.values.clone(),
+            ub_reasons: snap.ub_reasons.clone(),
+        }
+    }
+
+    /// The largest coherence compatible with `lower`: every same-location pair of writes except
+    /// the reverse of a pair of `lower`; mbarrier objects take `mo_upper`.
+    fn upper_of(&self, lower: &Relation, mo_upper: &Relation) -> Relation {
+        let mut up = self.co_full.difference(&lower.inverse());
+        for (p, ws) in self.writes.iter().enumerate() {
+            if self.is_object[p] {
+                for &a in ws {
+                    for &b in ws {
+                        if !mo_upper.contains(a, b) {
+                            up.remove(a, b);
+                        }
+                    }
+                }
+            }
+        }
+        up.union_with(lower);
         up
     }
 
-    fn bounds_hold(
-        &self,
-        cand: &mut Candidate,
-        prepared: &Prepared,
-        co: &Relation,
-        loc: usize,
-        placed: usize,
-        budget: &mut u64,
-    ) -> Result<bool, SearchError> {
-        charge(budget)?;
-        if !self.prune.antitone.is_empty() {
-            cand.co = co.clone();
-            if !prepared.check_subset(cand, &self.prune.antitone).map_err(SearchError::Model)? {
-                return Ok(false);
+    /// Evaluate one check on the bounds, each name at the bound `choice` gives.
+    fn check_outcome(&mut self, snap: &Snapshot, choice: [Bound; 12], check: usize) -> Result<CheckOutcome, SearchError> {
+        self.budget.evaluation()?;
+        let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice, ub: &snap.ub, mbvalid: &snap.mbvalid };
+        let eval = self.prepared.evaluate_checks(&env, &[check]).map_err(SearchError::Model)?;
+        Ok(eval.into_iter().next().expect("one check asked, one outcome"))
+    }
+
+    /// Add the pairs the forcing checks imply to the lower bounds of co and the fence-SC order
+    /// (and drop their reverses from the upper bounds), until nothing changes. False when a
+    /// forced pair cannot be in the name at all (the candidate is inconsistent).
+    fn force(&mut self, snap: &mut Snapshot, ex: &mut dyn Explorer) -> Result<Forced, SearchError> {
+        if self.plan.forcing.is_empty() {
+            return Ok(Forced::Holds);
+        }
+        let lower = [Bound::Lower; 12];
+        loop {
+            let mut changed = false;
+            for (check, target) in self.plan.forcing.clone() {
+                let out = self.check_outcome(snap, lower, check)?;
+                if out.holds {
+                    continue;
+                }
+                // The order of an mbarrier object's writes is its history's. When the history
+                // contradicts a forced pair, another history through the same states may not:
+                // learn the order and rebuild (before judging the other pairs, which may only
+                // follow from the wrong history).
+                if target == Target::Co {
+                    for (x, y) in out.relation.pairs() {
+                        if x == y || !self.co_full.contains(x, y) || snap.b.mo[1].contains(x, y) {
+                            continue;
+                        }
+                        let Some(o) = self.s.events[x].physical.and_then(|p| self.objects.iter().position(|g| g.physical == p)) else {
+                            continue;
+                        };
+                        let unit = |e: usize| self.objects[o].units.iter().position(|u| u.write == e);
+                        if let (Some(ux), Some(uy)) = (unit(x), unit(y)) {
+                            if !self.state[o].after.contains(&(ux, uy)) {
+                                return Ok(Forced::Learn(o, ux, uy));
+                            }
+                        }
+                    }
+                }
+                let b = &mut snap.b;
+                let mut impossible = false;
+                for (x, y) in out.relation.pairs() {
+                    let (low, full) = match target {
+                        Target::Co => (&mut b.co[0], &self.co_full),
+                        Target::SyncFence => (&mut b.sync[0], &self.sync_full),
+                    };
+                    let object = self.s.events[x].physical.is_some_and(|p| self.is_object[p]);
+                    // A pair that cannot be in the name, or whose reverse already is.
+                    let bad = !full.contains(x, y) || low.contains(y, x) || (object && !b.mo[1].contains(x, y));
+                    if bad {
+                        impossible = true;
+                        break;
+                    }
+                    if !low.contains(x, y) {
+                        low.insert(x, y);
+                        changed = true;
+                    }
+                }
+                if impossible {
+                    if ex.wants_rejections() {
+                        // The check fails on every completion: show it at its largest co.
+                        let mut choice = lower;
+                        choice[3] = Bound::Upper;
+                        choice[10] = Bound::Upper;
+                        let shown = self.check_outcome(snap, choice, check)?;
+                        let cand = self.lower_candidate(snap);
+                        ex.rejected(&cand, if shown.holds { &out } else { &shown });
+                    }
+                    return Ok(Forced::Fails);
+                }
+            }
+            if !changed {
+                break;
+            }
+            // Both orders are transitive (a fence-SC order is a linear order restricted to
+            // morally strong pairs): close, and fail on a cycle.
+            let b = &mut snap.b;
+            b.co[0] = b.co[0].plus();
+            let closed = b.sync[0].plus();
+            if !b.co[0].is_irreflexive() || !closed.is_irreflexive() {
+                return Ok(Forced::Fails);
+            }
+            b.sync[0] = closed.intersection(&self.sync_full);
+        }
+        let b = &mut snap.b;
+        b.co[1] = b.co[1].difference(&b.co[0].inverse()).union(&b.co[0]);
+        b.sync[1] = b.sync[1].difference(&b.sync[0].inverse()).union(&b.sync[0]);
+        Ok(Forced::Holds)
+    }
+
+    /// The bounds of the partial candidate with the forced pairs added, learning orders of
+    /// mbarrier updates on the way; None when the candidate is inconsistent.
+    fn forced_snapshot(&mut self, ex: &mut dyn Explorer) -> Result<Option<Snapshot>, SearchError> {
+        loop {
+            let mut snap = self.snapshot();
+            match self.force(&mut snap, ex)? {
+                Forced::Holds => return Ok(Some(snap)),
+                Forced::Fails => return Ok(None),
+                Forced::Learn(o, a, b) => {
+                    self.state[o].after.push((a, b));
+                    if !self.rebuild(o) {
+                        return Ok(None);
+                    }
+                }
             }
         }
-        if !self.prune.monotone.is_empty() {
-            cand.co = self.upper_bound(co, loc, placed);
-            if !prepared.check_subset(cand, &self.prune.monotone).map_err(SearchError::Model)? {
+    }
+
+    /// Whether the partial candidate may still be of interest and every check that can be
+    /// decided on bounds still holds.
+    fn prefix_holds(&mut self, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        if !self.reachable(&self.snapshot(), false, ex) {
+            return Ok(false);
+        }
+        let Some(snap) = self.forced_snapshot(ex)? else { return Ok(false) };
+        self.groups_hold(&snap, ex)
+    }
+
+    /// Ask the explorer whether the partial candidate can still be of interest.
+    fn reachable(&self, snap: &Snapshot, co_complete: bool, ex: &mut dyn Explorer) -> bool {
+        let cand = self.lower_candidate(snap);
+        let open_reads = (0..self.reads.len()).filter(|&k| !self.decided[k]).map(|k| (self.reads[k], self.sources[k].as_slice())).collect();
+        ex.may_reach(&Partial { cand: &cand, open_reads, co_complete })
+    }
+
+    fn groups_hold(&mut self, snap: &Snapshot, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        for gi in 0..self.plan.groups.len() {
+            let group = self.plan.groups[gi].clone();
+            if ex.wants_rejections() {
+                for &c in &group.checks {
+                    let out = self.check_outcome(snap, group.bounds, c)?;
+                    if !out.holds {
+                        let cand = self.lower_candidate(snap);
+                        ex.rejected(&cand, &out);
+                        return Ok(false);
+                    }
+                }
+                continue;
+            }
+            self.budget.evaluation()?;
+            let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice: group.bounds, ub: &snap.ub, mbvalid: &snap.mbvalid };
+            if !self.prepared.check_subset(&env, &group.checks).map_err(SearchError::Model)? {
                 return Ok(false);
             }
         }
         Ok(true)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn dfs(
-        &self,
-        loc: usize,
-        poset: &[u32],
-        co: Relation,
-        cand: &mut Candidate,
-        prepared: &Prepared,
-        budget: &mut u64,
-        stats: &mut SearchStats,
-        visit: &mut dyn FnMut(&Candidate, &Evaluation) -> bool,
-    ) -> Result<bool, SearchError> {
-        charge(budget)?;
-        if loc == self.writes.len() {
-            stats.candidates += 1;
-            cand.co = co;
-            let eval = prepared.evaluate(cand, true).map_err(SearchError::Model)?;
-            if eval.consistent() {
-                stats.consistent += 1;
-                if !visit(cand, &eval) {
-                    return Err(SearchError::Stopped);
-                }
-                return Ok(true);
-            }
+    /// Every read has its source and every mbarrier its history: search coherence and the
+    /// fence-SC order.
+    fn rf_complete(&mut self, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        if !self.reachable(&self.snapshot(), false, ex) {
             return Ok(false);
         }
-        let ws = &self.writes[loc];
-        let Some((&init, rest)) = ws.split_first() else {
-            return self.dfs(loc + 1, &[], co, cand, prepared, budget, stats, visit);
-        };
-        let m = poset.len();
+        let Some(mut snap) = self.forced_snapshot(ex)? else { return Ok(false) };
+        if !self.groups_hold(&snap, ex)? {
+            return Ok(false);
+        }
+        // Locations whose coherence is not fixed yet: observable ones first (every order is
+        // an execution of its own), then the others (only existence matters).
+        let observable = observable_locations(self.s);
+        let mut free: Vec<(usize, bool)> = Vec::new();
+        for pass in [true, false] {
+            for (p, ws) in self.writes.iter().enumerate() {
+                if self.is_object[p] || observable[p] != pass || total(&snap.b.co[0], ws) {
+                    continue;
+                }
+                free.push((p, pass));
+            }
+        }
+        let co = snap.b.co[0].clone();
+        self.co_dfs(&free, 0, 0, &[], co, &mut snap, ex)
+    }
+
+    /// Branch and bound over the coherence of the free locations, one write at a time: each
+    /// write is inserted with a down-closed set of predecessors and an up-closed set of
+    /// successors among the writes placed before it, so every partial order is produced once,
+    /// and only those that contain the forced pairs.
+    #[allow(clippy::too_many_arguments)]
+    fn co_dfs(
+        &mut self,
+        free: &[(usize, bool)],
+        loc: usize,
+        m: usize,
+        poset: &[u32],
+        co: Relation,
+        snap: &mut Snapshot,
+        ex: &mut dyn Explorer,
+    ) -> Result<bool, SearchError> {
+        if loc == free.len() {
+            return self.fsc_search(co, snap, ex);
+        }
+        let (p, observable) = free[loc];
+        let ws = self.writes[p].clone();
+        let rest = &ws[1..];
         if m == rest.len() {
-            return self.dfs(loc + 1, &[], co, cand, prepared, budget, stats, visit);
+            return self.co_dfs(free, loc + 1, 0, &[], co, snap, ex);
         }
         if m >= 31 {
-            return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: 0 }));
+            return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: self.budget.limit }));
         }
         let x = rest[m];
-        let mut any = false;
+        let forced = &snap.b.co[0];
+        let must_below: u32 = (0..m).filter(|&i| forced.contains(rest[i], x)).fold(0, |acc, i| acc | (1 << i));
+        let must_above: u32 = (0..m).filter(|&i| forced.contains(x, rest[i])).fold(0, |acc, i| acc | (1 << i));
+        let mut found = false;
         for d in 0u32..(1 << m) {
-            if !is_down_closed(poset, d, m) {
+            if d & must_below != must_below || !is_down_closed(poset, d, m) {
                 continue;
             }
             for u in 0u32..(1 << m) {
-                if u & d != 0 || !is_up_closed(poset, u, m) {
+                if u & d != 0 || u & must_above != must_above || !is_up_closed(poset, u, m) {
                     continue;
                 }
                 // Every predecessor must already be below every successor (transitivity).
@@ -565,7 +1103,6 @@ impl<'w> CoSearch<'w> {
                     continue;
                 }
                 let mut next = co.clone();
-                next.insert(init, x);
                 for (i, &w) in rest.iter().enumerate().take(m) {
                     if d & (1 << i) != 0 {
                         next.insert(w, x);
@@ -574,25 +1111,179 @@ impl<'w> CoSearch<'w> {
                         next.insert(x, w);
                     }
                 }
-                if !self.bounds_hold(cand, prepared, &next, loc, m + 1, budget)? {
-                    continue;
-                }
-                let mut p = poset.to_vec();
-                for (i, row) in p.iter_mut().enumerate() {
-                    if d & (1 << i) != 0 {
-                        *row |= 1 << m;
+                // Bounds: what is placed, plus the forced pairs; the largest extension.
+                let saved = snap.b.co.clone();
+                snap.b.co[0] = next.union(&saved[0]).plus();
+                snap.b.co[1] = self.co_upper_partial(&snap.b.co[0], free, loc, m + 1, &saved[1]);
+                let ok = self.groups_hold(snap, ex)?;
+                if ok {
+                    let mut q = poset.to_vec();
+                    for (i, row) in q.iter_mut().enumerate() {
+                        if d & (1 << i) != 0 {
+                            *row |= 1 << m;
+                        }
                     }
+                    q.push(u);
+                    let hit = self.co_dfs(free, loc, m + 1, &q, next, snap, ex)?;
+                    found |= hit;
+                    snap.b.co = saved;
+                    if hit && !observable {
+                        // Only the existence of an order of this location matters.
+                        return Ok(true);
+                    }
+                } else {
+                    snap.b.co = saved;
                 }
-                p.push(u);
-                let found = self.dfs(loc, &p, next, cand, prepared, budget, stats, visit)?;
-                if found && loc >= self.unobservable_from {
-                    return Ok(true);
-                }
-                any |= found;
             }
         }
-        Ok(any)
+        Ok(found)
     }
+
+    /// The largest coherence extending the partial one: pairs among placed writes of the
+    /// locations done so far are fixed; pairs involving a write not placed yet are open.
+    fn co_upper_partial(&self, lower: &Relation, free: &[(usize, bool)], loc: usize, placed: usize, prev_upper: &Relation) -> Relation {
+        let mut up = prev_upper.difference(&lower.inverse());
+        for (l, &(p, _)) in free.iter().enumerate().take(loc + 1) {
+            let ws = &self.writes[p];
+            let done = if l < loc { ws.len() - 1 } else { placed };
+            for (i, &a) in ws[1..].iter().enumerate().take(done) {
+                for (j, &bw) in ws[1..].iter().enumerate().take(done) {
+                    if i != j && !lower.contains(a, bw) {
+                        up.remove(a, bw);
+                    }
+                }
+            }
+        }
+        up.union_with(lower);
+        up
+    }
+
+    /// Coherence is complete: find a fence-SC order (its existence is all that matters).
+    fn fsc_search(&mut self, co: Relation, snap: &mut Snapshot, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        let co = co.union(&snap.b.co[0]).plus();
+        let forced = snap.b.sync[0].clone();
+        // Fences whose order is still open.
+        let open = self
+            .sc_fences
+            .iter()
+            .any(|&a| self.sc_fences.iter().any(|&c| self.sync_full.contains(a, c) && !forced.contains(a, c) && !forced.contains(c, a)));
+        if !open {
+            return self.complete(co, forced, snap, ex);
+        }
+        let closure = forced.plus();
+        let mut placed = Vec::new();
+        self.fsc_dfs(&co, &closure, &mut placed, snap, ex)
+    }
+
+    /// Linear extensions of the forced order on the fences, built left to right, checked on the
+    /// bounds after every fence placed; the first consistent one ends the search.
+    fn fsc_dfs(
+        &mut self,
+        co: &Relation,
+        closure: &Relation,
+        placed: &mut Vec<usize>,
+        snap: &mut Snapshot,
+        ex: &mut dyn Explorer,
+    ) -> Result<bool, SearchError> {
+        let fences = self.sc_fences.clone();
+        if placed.len() == fences.len() {
+            let mut order = Relation::empty(self.n);
+            for i in 0..placed.len() {
+                for j in i + 1..placed.len() {
+                    if self.sync_full.contains(placed[i], placed[j]) {
+                        order.insert(placed[i], placed[j]);
+                    }
+                }
+            }
+            return self.complete(co.clone(), order, snap, ex);
+        }
+        for &f in &fences {
+            if placed.contains(&f) || fences.iter().any(|&g| !placed.contains(&g) && g != f && closure.contains(g, f)) {
+                continue;
+            }
+            placed.push(f);
+            let mut lower = Relation::empty(self.n);
+            for (i, &a) in placed.iter().enumerate() {
+                for &c in &placed[i + 1..] {
+                    if self.sync_full.contains(a, c) {
+                        lower.insert(a, c);
+                    }
+                }
+                for &c in fences.iter().filter(|c| !placed.contains(c)) {
+                    if self.sync_full.contains(a, c) {
+                        lower.insert(a, c);
+                    }
+                }
+            }
+            let saved = (snap.b.sync.clone(), snap.b.co.clone());
+            snap.b.sync = [lower.clone(), self.sync_full.difference(&lower.inverse())];
+            snap.b.co = [co.clone(), co.clone()];
+            let ok = self.groups_hold(snap, ex)?;
+            let hit = ok && self.fsc_dfs(co, closure, placed, snap, ex)?;
+            snap.b.sync = saved.0;
+            snap.b.co = saved.1;
+            placed.pop();
+            if hit {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// A complete candidate: evaluate every check.
+    fn complete(&mut self, co: Relation, sync_fence: Relation, snap: &Snapshot, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        self.budget.evaluation()?;
+        self.budget.stats.candidates += 1;
+        let cand = Candidate {
+            statics: self.statics,
+            rf: snap.b.rf[0].clone(),
+            co,
+            sync_fence,
+            mo: snap.b.mo[0].clone(),
+            ub: snap.ub.clone(),
+            mbvalid: snap.mbvalid.clone(),
+            values: snap.values.clone(),
+            ub_reasons: snap.ub_reasons.clone(),
+        };
+        let eval = self.prepared.evaluate(&cand, true).map_err(SearchError::Model)?;
+        if !eval.consistent() {
+            if ex.wants_rejections() {
+                if let Some(failed) = eval.failed().first() {
+                    ex.rejected(&cand, failed);
+                }
+            }
+            return Ok(false);
+        }
+        self.budget.stats.consistent += 1;
+        if !ex.consistent(&cand, &eval) {
+            return Err(SearchError::Stopped);
+        }
+        Ok(true)
+    }
+}
+
+/// What forcing found.
+enum Forced {
+    /// The forced pairs were added; nothing contradicts them.
+    Holds,
+    /// A forced pair can never hold: the candidate is inconsistent.
+    Fails,
+    /// Object `o`'s history contradicts a forced order of its units (`a` before `b`).
+    Learn(usize, usize, usize),
+}
+
+/// A partial candidate: bounds of its dynamic names and what its mbarrier histories replay.
+struct Snapshot {
+    b: Bounds,
+    ub: EventSet,
+    mbvalid: EventSet,
+    values: Vec<i64>,
+    ub_reasons: Vec<Option<String>>,
+}
+
+/// Whether `co` orders every pair of `ws`.
+fn total(co: &Relation, ws: &[usize]) -> bool {
+    ws.iter().enumerate().all(|(i, &a)| ws[i + 1..].iter().all(|&b| co.contains(a, b) || co.contains(b, a)))
 }
 
 /// Physical locations whose coherence order can matter to anything but its own existence: read
@@ -616,54 +1307,16 @@ fn observable_locations(s: &EventStructure) -> Vec<bool> {
     out
 }
 
-/// Physical locations that hold mbarrier objects.
-fn mbarrier_locations(s: &EventStructure) -> Vec<bool> {
-    let p = s.program;
-    let mut out = vec![false; p.physical.len()];
-    for v in &p.variables {
-        if v.kind == crate::program::VariableKind::Mbarrier {
-            out[p.locations[v.first_location].physical] = true;
+/// Odometer increment; false when every combination was visited.
+pub(crate) fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
+    for k in (0..idx.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < sizes[k] {
+            return true;
         }
+        idx[k] = 0;
     }
-    out
-}
-
-/// Every fence-SC order: the restrictions of a linear order of the `fence.sc` events to their
-/// morally strong pairs (same thread, or each scope includes the other's thread; §8.9.3).
-fn fence_sc_orders(s: &EventStructure) -> Vec<Relation> {
-    let n = s.n();
-    let fences: Vec<usize> = (0..n).filter(|&i| s.events[i].kind == EventKind::Fence && s.events[i].has_tag("SC")).collect();
-    let sr = &s.relations["sr"];
-    let ms = |a: usize, b: usize| s.events[a].thread == s.events[b].thread || sr.contains(a, b);
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut perm = fences.clone();
-    permutations(&mut perm, 0, &mut |p| {
-        let mut r = Relation::empty(n);
-        for i in 0..p.len() {
-            for j in i + 1..p.len() {
-                if ms(p[i], p[j]) {
-                    r.insert(p[i], p[j]);
-                }
-            }
-        }
-        if seen.insert(r.clone()) {
-            out.push(r);
-        }
-    });
-    out
-}
-
-fn permutations(v: &mut [usize], k: usize, f: &mut dyn FnMut(&[usize])) {
-    if k == v.len() {
-        f(v);
-        return;
-    }
-    for i in k..v.len() {
-        v.swap(k, i);
-        permutations(v, k + 1, f);
-        v.swap(k, i);
-    }
+    false
 }
 
 /// Every coherence order of one location: the initial write first, then any strict partial order
@@ -679,7 +1332,6 @@ pub fn coherence_orders(n: usize, writes: &[usize]) -> Vec<Relation> {
     for m in 0..k {
         let mut next = Vec::new();
         for p in &posets {
-            // Enumerate down-sets D and up-sets U of p on elements 0..m, disjoint, with D < U.
             for d in 0u32..(1 << m) {
                 if !is_down_closed(p, d, m) {
                     continue;
@@ -688,7 +1340,6 @@ pub fn coherence_orders(n: usize, writes: &[usize]) -> Vec<Relation> {
                     if u & d != 0 || !is_up_closed(p, u, m) {
                         continue;
                     }
-                    // Every element of D must be below every element of U already.
                     let ok = (0..m).filter(|i| d & (1 << i) != 0).all(|i| p[i] & u == u);
                     if !ok {
                         continue;

@@ -77,11 +77,6 @@ pub struct EventStructure<'p> {
     pub relations: BTreeMap<&'static str, Relation>,
     /// Final register values per thread.
     pub registers: Vec<Vec<i64>>,
-    /// Reads whose possible writes are fixed (mbarrier reads, once `mbarrier::witness` made the
-    /// values concrete).
-    pub forced_rf: std::collections::BTreeMap<usize, Vec<usize>>,
-    /// The total order of every mbarrier object's writes (empty until made concrete).
-    pub mb_co: Relation,
     /// (thread, register) -> the symbolic read whose value is the register's final value.
     pub symbolic_registers: BTreeMap<(usize, usize), usize>,
     /// Reads whose value is open (taken from the write they read from).
@@ -277,7 +272,6 @@ impl<'p> EventStructure<'p> {
         let po_loc = rel["po"].intersection(&rel["loc"]);
         rel.insert("po-loc", po_loc);
         let registers = traces.iter().map(|t| t.registers.clone()).collect();
-        let mb_co = Relation::empty(n);
         let mut symbolic_registers = BTreeMap::new();
         let mut symbolic_reads = vec![false; n];
         for (t, trace) in traces.iter().enumerate() {
@@ -288,18 +282,7 @@ impl<'p> EventStructure<'p> {
                 symbolic_reads[bases[t] + i] = te.symbolic;
             }
         }
-        EventStructure {
-            program,
-            events,
-            thread_events,
-            sets,
-            relations: rel,
-            registers,
-            forced_rf: Default::default(),
-            mb_co,
-            symbolic_registers,
-            symbolic_reads,
-        }
+        EventStructure { program, events, thread_events, sets, relations: rel, registers, symbolic_registers, symbolic_reads }
     }
 
     /// Writes to each physical location (init write first), for rf and co enumeration.

@@ -30,13 +30,15 @@ pub struct Limits {
     pub max_traces: usize,
     /// Maximum memory events in one trace.
     pub max_trace_events: usize,
-    /// Maximum candidate executions examined for one test.
+    /// Maximum model evaluations (and mbarrier states, trace combinations) for one test.
     pub max_candidates: u64,
+    /// Wall-clock limit of one decision (`--timeout`); None: no limit.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { unroll: 1, max_domain: 64, max_traces: 20_000, max_trace_events: 120, max_candidates: 2_000_000 }
+        Limits { unroll: 1, max_domain: 64, max_traces: 20_000, max_trace_events: 120, max_candidates: 2_000_000, timeout: None }
     }
 }
 
@@ -224,6 +226,10 @@ pub enum ExploreError {
         "the search exceeded its budget of {limit} model evaluations; the test is too large (raise --max-candidates, or lower --unroll)"
     )]
     TooManyCandidates { limit: u64 },
+    #[error("mbarrier `{object}` has more than {limit} reachable states in one execution; the test is too large (raise --max-candidates)")]
+    TooManyMbarrierStates { object: String, limit: u64 },
+    #[error("the decision took longer than the time limit of {seconds} s (raise --timeout, or 0 for no limit)")]
+    Timeout { seconds: f64 },
 }
 
 /// What a bad address is, in the program's terms.

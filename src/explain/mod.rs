@@ -15,9 +15,10 @@ pub mod dot;
 pub mod graph;
 pub mod svg;
 
+use crate::cat::CheckOutcome;
 use crate::cat::{CatModel, CheckKind, Prepared, Value};
-use crate::check::{final_states, observables, value_in, RunError, RunOptions, TraceCombinations};
-use crate::exec::search::{search_all, Candidate, StaticEnv, DYNAMIC_NAMES};
+use crate::check::{each_structure, final_states, observables, prepare, value_in, RunError, RunOptions, TraceCombinations};
+use crate::exec::search::{search, Budget, Candidate, Explorer, Partial, PrunePlan, SearchGoal, StaticEnv};
 use crate::exec::structure::{resolve_barriers, Event, EventKind, EventStructure};
 use crate::exec::trace::explore;
 use crate::litmus::ast::Quantifier;
@@ -26,6 +27,7 @@ use crate::relation::Relation;
 use graph::{ExecutionGraph, GraphEdge, GraphNode, GraphThread};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 /// What the explanation concludes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -123,90 +125,130 @@ pub struct Explanation {
     pub text: String,
 }
 
+/// What the search for an explanation collects over every event structure.
+struct Collected {
+    witness: Option<Shown>,
+    first_rejected: Option<Shown>,
+    groups: BTreeMap<(String, Vec<String>), RejectionGroup>,
+    rejected: u64,
+}
+
+/// The explorer of one event structure: stops at the first consistent execution reaching the
+/// outcome, records why the search cut each partial candidate that could still reach it, and
+/// cuts those that cannot.
+struct ExplainExplorer<'x, 'p> {
+    program: &'p Program,
+    prepared: &'x Prepared<'x>,
+    checks: &'x [crate::cat::CheckInfo],
+    observables: &'x [Observable],
+    out: &'x mut Collected,
+}
+
+impl Explorer for ExplainExplorer<'_, '_> {
+    fn consistent(&mut self, cand: &Candidate, _eval: &crate::cat::Evaluation) -> bool {
+        match satisfying_state(self.program, cand, self.observables) {
+            Some(state) => {
+                self.out.witness = Some(Shown::capture(self.program, cand, self.prepared, None, state));
+                false
+            }
+            None => true,
+        }
+    }
+
+    fn wants_rejections(&self) -> bool {
+        true
+    }
+
+    fn rejected(&mut self, cand: &Candidate, failed: &CheckOutcome) {
+        if failed.flag.is_some() {
+            return;
+        }
+        self.out.rejected += 1;
+        let vocab = Vocabulary::new(cand, self.prepared);
+        let steps = violation_steps(failed.kind, &failed.relation, &vocab);
+        let shape: Vec<String> = steps.iter().map(|s| s.relation.clone()).collect();
+        let key = (failed.name.clone(), shape.clone());
+        let program = self.program;
+        let info = &self.checks[failed.index];
+        let entry = self.out.groups.entry(key).or_insert_with(|| RejectionGroup {
+            axiom: failed.name.clone(),
+            check: info.file.slice(info.span).trim().to_string(),
+            shape,
+            count: 0,
+            // Described with this candidate's own events (another structure's events may carry
+            // other values).
+            text: describe_steps(&failed.name, &steps, &describe_events(program, &resolve_read_values(cand))),
+            steps: steps.clone(),
+        });
+        entry.count += 1;
+        if self.out.first_rejected.is_none() {
+            let outcome = if program.condition.quantifier == Quantifier::Forall {
+                format!("~({})", program.condition.text)
+            } else {
+                program.condition.text.clone()
+            };
+            self.out.first_rejected = Some(Shown::capture(program, cand, self.prepared, Some(steps), outcome));
+        }
+    }
+
+    fn may_reach(&mut self, partial: &Partial) -> bool {
+        let cand = partial.cand;
+        let s = cand.structure();
+        let values = |o: &Observable| -> Option<Vec<i64>> {
+            match o {
+                Observable::Register(t, r) => match s.symbolic_registers.get(&(*t, *r)) {
+                    Some(&e) => match partial.open_reads.iter().find(|(x, _)| *x == e) {
+                        Some((_, ws)) => Some(ws.iter().map(|&w| cand.values[w]).collect()),
+                        None => cand.rf.predecessors(e).first().map(|&w| vec![cand.values[w]]),
+                    },
+                    None => Some(vec![s.registers[*t][*r]]),
+                },
+                Observable::Location(p) if partial.co_complete => Some(cand.final_values(*p)),
+                Observable::Location(p) => Some(
+                    s.events
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| e.is_write() && e.physical == Some(*p))
+                        .map(|(i, _)| cand.values[i])
+                        .collect(),
+                ),
+            }
+        };
+        let filter = self.program.filter.as_ref().is_none_or(|f| f.may_be(&values).0);
+        let (can_true, can_false) = self.program.condition.prop.may_be(&values);
+        let wanted = self.program.condition.quantifier != Quantifier::Forall;
+        filter && if wanted { can_true } else { can_false }
+    }
+}
+
 /// Explain the verdict of `program`'s condition under `model`.
 pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Explanation, RunError> {
     let (_domains, per_thread) = explore(program, &opts.limits, false)?;
     let combos = TraceCombinations::new(program, per_thread.iter().map(|t| t.traces.iter().collect()).collect());
     let checks = model.checks();
-    let mut budget = opts.limits.max_candidates;
-    let mut witness: Option<Shown> = None;
-    let mut first_rejected: Option<Shown> = None;
-    let mut groups: BTreeMap<(String, Vec<String>), RejectionGroup> = BTreeMap::new();
-    let mut rejected = 0u64;
+    let plan = PrunePlan::for_model(model);
+    let goal = SearchGoal::default();
+    let mut budget = Budget::new(&opts.limits);
+    let mut collected = Collected { witness: None, first_rejected: None, groups: BTreeMap::new(), rejected: 0 };
     let mut hanging = 0u64;
-    let mut error = None;
     let observables = observables(program);
-
-    combos.for_each(&mut |traces| {
-        if witness.is_some() || error.is_some() {
-            return;
+    each_structure(program, &combos, &mut budget, &mut |_, structure, budget| {
+        for resolution in resolve_barriers(structure) {
+            if !resolution.blocked.is_empty() {
+                hanging += 1;
+                return Ok(ControlFlow::Continue(()));
+            }
+            let statics = StaticEnv::new(structure, &resolution);
+            let prepared = prepare(model, &statics)?;
+            let mut ex = ExplainExplorer { program, prepared: &prepared, checks: &checks, observables: &observables, out: &mut collected };
+            search(&statics, &prepared, &plan, &goal, budget, &mut ex)?;
+            if collected.witness.is_some() {
+                return Ok(ControlFlow::Break(()));
+            }
         }
-        let symbolic = EventStructure::build(program, traces);
-        crate::exec::mbarrier::witness::for_each(&symbolic, &mut |structure| {
-            if witness.is_some() || error.is_some() {
-                return;
-            }
-            for resolution in resolve_barriers(structure) {
-                if !resolution.blocked.is_empty() {
-                    hanging += 1;
-                    return;
-                }
-                let statics = StaticEnv::new(structure, &resolution);
-                let prepared = match model.prepare(&statics, DYNAMIC_NAMES) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        error = Some(RunError::Model(e));
-                        return;
-                    }
-                };
-                let r = search_all(&statics, &prepared, &mut budget, &mut |cand, eval| {
-                    let Some(state) = satisfying_state(program, structure, cand, &observables) else {
-                        return true;
-                    };
-                    if eval.consistent() {
-                        witness = Some(Shown::capture(program, structure, cand, &prepared, None, state));
-                        return false;
-                    }
-                    rejected += 1;
-                    let Some(failed) = eval.checks.iter().find(|c| c.flag.is_none() && !c.holds) else {
-                        return true;
-                    };
-                    let vocab = Vocabulary::new(cand, &prepared);
-                    let steps = violation_steps(failed.kind, &failed.relation, &vocab);
-                    let shape: Vec<String> = steps.iter().map(|s| s.relation.clone()).collect();
-                    let key = (failed.name.clone(), shape.clone());
-                    let entry = groups.entry(key).or_insert_with(|| {
-                        let info = &checks[failed.index];
-                        RejectionGroup {
-                            axiom: failed.name.clone(),
-                            check: info.file.slice(info.span).trim().to_string(),
-                            shape,
-                            count: 0,
-                            // Described with this candidate's own events (another structure's
-                            // events may carry other values).
-                            text: describe_steps(&failed.name, &steps, &describe_events(program, &resolve_read_values(structure, cand))),
-                            steps: steps.clone(),
-                        }
-                    });
-                    entry.count += 1;
-                    if first_rejected.is_none() {
-                        first_rejected = Some(Shown::capture(program, structure, cand, &prepared, Some(steps), state));
-                    }
-                    true
-                });
-                if let Err(e) = r {
-                    error = Some(RunError::from_search(e, &opts.limits));
-                    return;
-                }
-                if witness.is_some() {
-                    return;
-                }
-            }
-        });
-    });
-    if let Some(e) = error {
-        return Err(e);
-    }
+        Ok(ControlFlow::Continue(()))
+    })?;
+    let Collected { witness, first_rejected, groups, rejected } = collected;
 
     let condition = format!("{} ({})", program.condition.quantifier.keyword(), program.condition.text);
     let (verdict, shown) = match witness {
@@ -246,9 +288,11 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
             } else if rejections.is_empty() {
                 text.push_str("No candidate execution reaches it: no combination of reads-from gives these values.\n");
             } else {
-                text.push_str(&format!("{} candidate execution(s) reach it; the model rejects every one:\n", rejected));
+                text.push_str(&format!(
+                    "Every candidate execution that could reach it violates an axiom; the search rejected them in {rejected} group(s), each as soon as its violation was certain:\n"
+                ));
                 for g in &rejections {
-                    text.push_str(&format!("- {} candidate(s): {}\n", g.count, g.text));
+                    text.push_str(&format!("- {} group(s): {}\n", g.count, g.text));
                 }
                 if let Some(s) = &shown {
                     text.push_str("First rejected candidate:\n");
@@ -292,10 +336,10 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
 
 /// If some final state of the candidate is the outcome explained (the proposition, or its
 /// negation for `forall`) and passes the filter, that state as text.
-fn satisfying_state(program: &Program, s: &EventStructure, cand: &Candidate, observables: &[Observable]) -> Option<String> {
+fn satisfying_state(program: &Program, cand: &Candidate, observables: &[Observable]) -> Option<String> {
     // For `forall P` the outcome of interest is a counterexample, i.e. `~P`.
     let wanted = program.condition.quantifier != Quantifier::Forall;
-    final_states(s, cand, observables).into_iter().find_map(|state| {
+    final_states(cand, observables).into_iter().find_map(|state| {
         let get = |o: &Observable| value_in(observables, &state, o);
         let hit = program.filter.as_ref().is_none_or(|f| f.eval(&get)) && program.condition.prop.eval(&get) == wanted;
         hit.then(|| {
@@ -463,15 +507,8 @@ struct Shown {
 }
 
 impl Shown {
-    fn capture(
-        program: &Program,
-        s: &EventStructure,
-        cand: &Candidate,
-        prepared: &Prepared,
-        cycle: Option<Vec<Step>>,
-        state: String,
-    ) -> Self {
-        let resolved = resolve_read_values(s, cand);
+    fn capture(program: &Program, cand: &Candidate, prepared: &Prepared, cycle: Option<Vec<Step>>, state: String) -> Self {
+        let resolved = resolve_read_values(cand);
         let s = &resolved;
         let all_events = describe_events(program, s);
         let immediate = |r: &Relation| {
@@ -482,22 +519,22 @@ impl Shown {
         let races = races(s, cand, prepared, &all_events);
         let graph = build_graph(program, s, cand, &all_events, cycle.as_deref());
         let undefined = match prepared.evaluate(cand, false) {
-            Ok(eval) => crate::findings::of_execution(s, &eval.fired_flags()).0,
+            Ok(eval) => crate::findings::of_execution(cand, &eval.fired_flags()).0,
             Err(_) => Vec::new(),
         };
         Shown { events: all_events.clone(), all_events, desc, races, undefined, graph }
     }
 }
 
-/// The structure with the values reads show in this candidate: a symbolic read (its value is
-/// only observed at the end) and an mbarrier read (several equivalent writes are its options)
-/// show the value of the write they read.
-fn resolve_read_values<'p>(s: &EventStructure<'p>, cand: &Candidate) -> EventStructure<'p> {
-    let mut resolved = s.clone();
-    for (e, sym) in s.symbolic_reads.iter().enumerate() {
-        if let (true, Some(w)) = (*sym || s.forced_rf.contains_key(&e), cand.rf.predecessors(e).first()) {
-            resolved.events[e].value = s.events[*w].value;
-        }
+/// The structure with the values events have in this candidate: mbarrier events get theirs
+/// from the histories, a symbolic read (its value is only observed at the end) shows the value
+/// of the write it reads.
+fn resolve_read_values<'p>(cand: &'p Candidate<'_>) -> EventStructure<'p> {
+    let s = cand.structure();
+    let mut resolved: EventStructure = s.clone();
+    for e in 0..s.n() {
+        resolved.events[e].value = cand.value_of(e);
+        resolved.events[e].ub = cand.ub_reasons[e].clone();
     }
     resolved
 }

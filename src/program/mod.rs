@@ -524,6 +524,43 @@ impl Prop {
         }
     }
 
+    /// Whether the proposition can be true, and whether it can be false, when each observable
+    /// takes some value of `values` (None: any value). Correlations between observables are
+    /// ignored, so both answers over-approximate.
+    pub fn may_be(&self, values: &dyn Fn(&Observable) -> Option<Vec<i64>>) -> (bool, bool) {
+        let term = |t: &CondTerm| match t {
+            CondTerm::Obs(o) => values(o),
+            CondTerm::Const(c) => Some(vec![*c]),
+        };
+        match self {
+            Prop::True => (true, false),
+            Prop::False => (false, true),
+            Prop::Not(p) => {
+                let (t, f) = p.may_be(values);
+                (f, t)
+            }
+            Prop::And(a, b) => {
+                let (at, af) = a.may_be(values);
+                let (bt, bf) = b.may_be(values);
+                (at && bt, af || bf)
+            }
+            Prop::Or(a, b) => {
+                let (at, af) = a.may_be(values);
+                let (bt, bf) = b.may_be(values);
+                (at || bt, af && bf)
+            }
+            Prop::Cmp(a, op, b) => match (term(a), term(b)) {
+                (Some(xs), Some(ys)) => {
+                    let holds = |x: i64, y: i64| Prop::Cmp(CondTerm::Const(x), *op, CondTerm::Const(y)).eval(&|_| 0);
+                    let t = xs.iter().any(|&x| ys.iter().any(|&y| holds(x, y)));
+                    let f = xs.iter().any(|&x| ys.iter().any(|&y| !holds(x, y)));
+                    (t, f)
+                }
+                _ => (true, true),
+            },
+        }
+    }
+
     /// Every observable the proposition mentions.
     pub fn observables(&self, out: &mut Vec<Observable>) {
         let mut term = |t: &CondTerm| {

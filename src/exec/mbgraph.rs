@@ -1,0 +1,368 @@
+//! The histories of one mbarrier object as a graph of states.
+//!
+//! An mbarrier's updates are totally ordered (`mo`, digest §14.4) and each reads its predecessor,
+//! so a history is a path that places the object's updates one at a time, replaying each from
+//! the state before it (`MbUpdate::apply`). Enumerating every path up front is what made TMA
+//! pipelines explode: C consumers arriving on one phase give C! orders per phase, and all of them
+//! are consistent. But what the rest of the execution sees of a history is only what its reads
+//! see: a wait (or an ordinary load of the object) reads one *state* of the path, and through the
+//! chain of read-modify-writes it observes exactly the updates placed before that state
+//! (§8.9.2). So the search decides, for each read of the object, which state it reads, and a
+//! history is any path through the chosen states.
+//!
+//! A state (a node of the graph) is the set of updates placed so far, the value they leave, and
+//! the updates that had undefined behaviour on the way (so that two histories reaching one node
+//! have the same findings). Edges place one more update whose static predecessors (program
+//! order, issue order, the order inside an async operation) are placed and whose observed result
+//! (the phase an arrive returned to its thread) matches.
+
+use super::mbarrier::{MbState, MbUpdate};
+use super::structure::{EventKind, EventStructure};
+use crate::program::VariableKind;
+use crate::relation::{EventSet, Relation};
+use std::collections::HashMap;
+
+/// An update of the object (the read and write halves of an mbarrier RMW), or an ordinary write
+/// to it.
+#[derive(Clone, Copy, Debug)]
+pub struct Unit {
+    pub read: Option<usize>,
+    pub write: usize,
+}
+
+/// A state of the object: the units placed, the value they leave, and which of them had
+/// undefined behaviour.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    pub placed: EventSet,
+    pub value: i64,
+    pub ub: EventSet,
+}
+
+/// Placing `unit` in the state `from` leads to state `to`.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub unit: usize,
+    pub to: usize,
+    /// The undefined behaviour of the update applied to that state.
+    pub ub: Option<String>,
+}
+
+/// What a read of the object may read: a node, and the undefined behaviour the read has there.
+#[derive(Clone, Debug)]
+pub struct ReadOption {
+    pub node: usize,
+    pub ub: Option<String>,
+}
+
+/// Too many states: the limit and how far the construction got.
+#[derive(Clone, Debug)]
+pub struct TooManyStates {
+    pub object: String,
+    pub limit: usize,
+}
+
+/// The state graph of one mbarrier object of one event structure.
+#[derive(Clone, Debug)]
+pub struct ObjectGraph {
+    /// The object's physical location.
+    pub physical: usize,
+    /// Its name in messages.
+    pub name: String,
+    /// The initial write (the start of every history).
+    pub init: usize,
+    pub units: Vec<Unit>,
+    /// Events that read the object without writing it (waits, ordinary loads).
+    pub reads: Vec<usize>,
+    /// For each read: the nodes it may read.
+    pub read_options: Vec<Vec<ReadOption>>,
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Vec<Edge>>,
+    /// `reach[a]` holds every node reachable from `a`, `a` included.
+    reach: Vec<EventSet>,
+    /// Nodes with every unit placed.
+    pub finals: Vec<usize>,
+}
+
+/// Physical locations of mbarrier objects that some thread event accesses, in location order.
+pub fn objects(s: &EventStructure) -> Vec<usize> {
+    let program = s.program;
+    let mut out: Vec<usize> = program
+        .variables
+        .iter()
+        .filter(|v| v.kind == VariableKind::Mbarrier)
+        .map(|v| program.locations[v.first_location].physical)
+        .filter(|p| s.events.iter().any(|e| e.physical == Some(*p) && e.thread.is_some()))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+impl ObjectGraph {
+    /// Build the graph of the object at physical location `p`. `order` is the static order the
+    /// object's updates must respect (program order, issue order and the order inside async
+    /// operations, transitively closed). At most `max_nodes` states are built.
+    pub fn build(s: &EventStructure, p: usize, order: &Relation, max_nodes: usize) -> Result<ObjectGraph, TooManyStates> {
+        let ev = &s.events;
+        let init =
+            (0..s.n()).find(|&i| ev[i].kind == EventKind::Init && ev[i].physical == Some(p)).expect("every location has an initial write");
+        let rmw = &s.relations["rmw"];
+        let mut units = Vec::new();
+        let mut reads = Vec::new();
+        for (i, e) in ev.iter().enumerate() {
+            if e.physical != Some(p) || i == init {
+                continue;
+            }
+            match (e.is_write(), rmw.predecessors(i).first().copied()) {
+                (true, Some(r)) => units.push(Unit { read: Some(r), write: i }),
+                (true, None) => units.push(Unit { read: None, write: i }),
+                (false, _) if rmw.successors(i).is_empty() => reads.push(i),
+                _ => {}
+            }
+        }
+        let k = units.len();
+        let events_of = |u: &Unit| [u.read, Some(u.write)];
+        let before_unit =
+            |a: &Unit, b: &Unit| events_of(a).iter().flatten().any(|&x| events_of(b).iter().flatten().any(|&y| order.contains(x, y)));
+        // Static predecessors of each unit, as unit sets.
+        let preds: Vec<EventSet> = (0..k).map(|u| EventSet::from_fn(k, |v| v != u && before_unit(&units[v], &units[u]))).collect();
+        let name = s.program.physical[p].name.clone();
+        let start = Node { placed: EventSet::empty(k), value: ev[init].value, ub: EventSet::empty(k) };
+        let mut nodes = vec![start.clone()];
+        let mut index: HashMap<Node, usize> = HashMap::from([(start, 0)]);
+        let mut edges: Vec<Vec<Edge>> = vec![Vec::new()];
+        let mut next = 0;
+        while next < nodes.len() {
+            let here = nodes[next].clone();
+            for (u, unit) in units.iter().enumerate() {
+                if here.placed.contains(u) || !preds[u].is_subset(&here.placed) {
+                    continue;
+                }
+                let (value, ub) = match unit.read.and_then(|r| ev[r].mb_op) {
+                    Some(op) => {
+                        let eff = op.apply(here.value);
+                        let r = unit.read.expect("an update has a read");
+                        // The phase an arrive returned to its thread must be the one it sees here.
+                        if let (Some(want), MbUpdate::Arrive { .. }) = (ev[r].mb_result, op) {
+                            if want != eff.result {
+                                continue;
+                            }
+                        }
+                        (eff.write.unwrap_or(here.value), eff.ub)
+                    }
+                    // An ordinary write (or an RMW of an ordinary instruction) leaves its value.
+                    None => (ev[unit.write].value, None),
+                };
+                let mut placed = here.placed.clone();
+                placed.insert(u);
+                let mut ubs = here.ub.clone();
+                if ub.is_some() {
+                    ubs.insert(u);
+                }
+                let node = Node { placed, value, ub: ubs };
+                let to = match index.get(&node) {
+                    Some(&t) => t,
+                    None => {
+                        if nodes.len() >= max_nodes {
+                            return Err(TooManyStates { object: name, limit: max_nodes });
+                        }
+                        nodes.push(node.clone());
+                        edges.push(Vec::new());
+                        index.insert(node, nodes.len() - 1);
+                        nodes.len() - 1
+                    }
+                };
+                edges[next].push(Edge { unit: u, to, ub });
+            }
+            next += 1;
+        }
+        // Nodes were created in breadth-first order of the number of units placed, and every
+        // edge goes to a node with one more unit, so reverse creation order is a topological order.
+        let m = nodes.len();
+        let mut reach: Vec<EventSet> = vec![EventSet::empty(m); m];
+        for a in (0..m).rev() {
+            let mut r = EventSet::empty(m);
+            r.insert(a);
+            for e in &edges[a] {
+                r = r.union(&reach[e.to]);
+            }
+            reach[a] = r;
+        }
+        let finals: Vec<usize> = (0..m).filter(|&a| nodes[a].placed.len() == k).collect();
+        let mut g = ObjectGraph { physical: p, name, init, units, reads, read_options: Vec::new(), nodes, edges, reach, finals };
+        g.read_options = g.reads.iter().map(|&r| g.options_of(s, order, r)).collect();
+        Ok(g)
+    }
+
+    /// The nodes read `r` may read: its static predecessors placed and its static successors
+    /// not (a read can neither miss an update of its own thread before it nor see one after it:
+    /// coherence per location), and a value that gives the result its thread saw.
+    fn options_of(&self, s: &EventStructure, order: &Relation, r: usize) -> Vec<ReadOption> {
+        let k = self.units.len();
+        let ev = &s.events;
+        let unit_events = |u: &Unit| [u.read, Some(u.write)];
+        let must_before = EventSet::from_fn(k, |u| unit_events(&self.units[u]).iter().flatten().any(|&x| order.contains(x, r)));
+        let must_after = EventSet::from_fn(k, |u| unit_events(&self.units[u]).iter().flatten().any(|&x| order.contains(r, x)));
+        let mut out = Vec::new();
+        for (n, node) in self.nodes.iter().enumerate() {
+            if !must_before.is_subset(&node.placed) || !node.placed.intersection(&must_after).is_empty() {
+                continue;
+            }
+            let v = node.value;
+            let found = match ev[r].mb_op {
+                Some(op) => {
+                    let eff = op.apply(v);
+                    ev[r].mb_result.is_none_or(|want| want == eff.result).then_some(eff.ub)
+                }
+                // An ordinary load of the object whose value is only shown: any state; reading a
+                // valid object with an ordinary instruction is M2.
+                None if s.symbolic_reads[r] => Some(MbState::decode(v).map(|_| {
+                    "M2: an ordinary load reads a valid mbarrier object (PTX ISA §9.7.13.15: only mbarrier instructions may access it)"
+                        .to_string()
+                })),
+                None => (ev[r].value == v).then_some(None),
+            };
+            if let Some(ub) = found {
+                out.push(ReadOption { node: n, ub });
+            }
+        }
+        out
+    }
+
+    /// Whether node `b` can be reached from node `a` (a path places more units after `a`).
+    pub fn reaches(&self, a: usize, b: usize) -> bool {
+        self.reach[a].contains(b)
+    }
+
+    /// The index of read event `r` in `reads`.
+    pub fn read_index(&self, r: usize) -> Option<usize> {
+        self.reads.iter().position(|&x| x == r)
+    }
+
+    /// Whether `node` lies on one path with every node of `chosen` (sorted by units placed).
+    pub fn compatible(&self, chosen: &[usize], node: usize) -> bool {
+        chosen.iter().all(|&c| c == node || self.reaches(c, node) || self.reaches(node, c))
+    }
+
+    /// A path of units from node `from` to node `to` (which `from` reaches), choosing the
+    /// lowest-numbered unit first, whose placement respects `after`: `(a, b)` in `after` means
+    /// unit `a` must be placed before unit `b`. None when no path respects it.
+    pub fn path(&self, from: usize, to: usize, after: &[(usize, usize)]) -> Option<Vec<usize>> {
+        let mut out = Vec::new();
+        self.path_from(from, to, after, &mut out).then_some(out)
+    }
+
+    fn path_from(&self, here: usize, to: usize, after: &[(usize, usize)], out: &mut Vec<usize>) -> bool {
+        if here == to {
+            return true;
+        }
+        let placed = &self.nodes[here].placed;
+        let mut options: Vec<&Edge> = self.edges[here].iter().filter(|e| self.reaches(e.to, to)).collect();
+        options.sort_by_key(|e| e.unit);
+        for e in options {
+            if after.iter().any(|&(a, b)| b == e.unit && !placed.contains(a)) {
+                continue;
+            }
+            out.push(e.unit);
+            if self.path_from(e.to, to, after, out) {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+
+    /// Every path from `from` to `to`, at most `limit` of them.
+    pub fn paths(&self, from: usize, to: usize, limit: usize) -> Vec<Vec<usize>> {
+        let mut out = Vec::new();
+        let mut cur = Vec::new();
+        self.all_paths(from, to, limit, &mut cur, &mut out);
+        out
+    }
+
+    fn all_paths(&self, here: usize, to: usize, limit: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if out.len() >= limit {
+            return;
+        }
+        if here == to {
+            out.push(cur.clone());
+            return;
+        }
+        for e in &self.edges[here] {
+            if self.reaches(e.to, to) {
+                cur.push(e.unit);
+                self.all_paths(e.to, to, limit, cur, out);
+                cur.pop();
+            }
+        }
+    }
+
+    /// Follow `units` from node `from`: the nodes visited (excluding `from`) with the edge taken.
+    pub fn walk<'g>(&'g self, from: usize, units: &'g [usize]) -> impl Iterator<Item = &'g Edge> + 'g {
+        let mut here = from;
+        units.iter().map(move |&u| {
+            let e = self.edges[here].iter().find(|e| e.unit == u).expect("a path follows the graph's edges");
+            here = e.to;
+            e
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::SourceFile;
+    use crate::exec::trace::{explore, Limits};
+
+    fn graphs(src: &str) -> Vec<ObjectGraph> {
+        let file = SourceFile::new("t.litmus", src);
+        let ast = crate::litmus::parse(&file).unwrap();
+        let program = crate::program::lower(&ast, &file).unwrap();
+        let (_, per_thread) = explore(&program, &Limits::default(), false).unwrap();
+        let traces: Vec<_> = per_thread.iter().map(|t| &t.traces[0]).collect();
+        let s = EventStructure::build(&program, &traces);
+        let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
+        objects(&s).into_iter().map(|p| ObjectGraph::build(&s, p, &order, 10_000).unwrap()).collect()
+    }
+
+    #[test]
+    fn identical_arrives_share_states() {
+        // Three threads arrive once each on a barrier expecting 3: 3! orders, but only the 2^3
+        // subsets of arrivals are states.
+        let g = graphs(
+            "PTX t\n{ bar @ shared cta 0 mbarrier(3); }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n mbarrier.arrive.shared::cta.b64 _, [bar] | mbarrier.arrive.shared::cta.b64 _, [bar] | mbarrier.arrive.shared::cta.b64 _, [bar] ;\nexists (0 == 0)\n",
+        );
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].units.len(), 3);
+        assert_eq!(g[0].nodes.len(), 8);
+        assert_eq!(g[0].finals.len(), 1);
+        let f = g[0].finals[0];
+        let s = MbState::decode(g[0].nodes[f].value).unwrap();
+        assert_eq!((s.phase, s.pending), (1, 3), "the third arrival completes phase 0");
+        assert_eq!(g[0].paths(0, f, 100).len(), 6, "every order is a path");
+        assert!(g[0].path(0, f, &[]).is_some());
+    }
+
+    #[test]
+    fn program_order_constrains_the_histories() {
+        // One thread arrives twice: one order only.
+        let g = graphs(
+            "PTX t\n{ bar @ shared cta 0 mbarrier(2); }\n P0@cta 0,gpu 0 ;\n mbarrier.arrive.shared::cta.b64 _, [bar] ;\n mbarrier.arrive.shared::cta.b64 _, [bar] ;\nexists (0 == 0)\n",
+        );
+        assert_eq!(g[0].nodes.len(), 3);
+        assert_eq!(g[0].paths(0, g[0].finals[0], 100).len(), 1);
+    }
+
+    #[test]
+    fn waits_read_states_that_give_their_result() {
+        // The wait returns True (it is an await), so it reads a state where phase 0 completed:
+        // only after the one expected arrival.
+        let g = graphs(
+            "PTX t\n{ bar @ shared cta 0 mbarrier(1); }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n mbarrier.arrive.shared::cta.b64 _, [bar] | LW: ;\n | mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0 ;\n | @!p bra LW ;\nexists (0 == 0)\n",
+        );
+        assert_eq!(g[0].reads.len(), 1);
+        let options: Vec<usize> = g[0].read_options[0].iter().map(|o| o.node).collect();
+        assert_eq!(options, g[0].finals);
+    }
+}
