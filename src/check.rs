@@ -264,7 +264,21 @@ pub(crate) fn each_structure<'p>(
     budget: &mut Budget,
     f: &mut dyn FnMut(&[&'p Trace], &EventStructure<'p>, &mut Budget) -> Flow,
 ) -> Result<(), RunError> {
+    each_structure_where(program, combos, budget, &mut |_| true, f)
+}
+
+/// [`each_structure`] for the combinations `keep` accepts (checked before anything is built).
+pub(crate) fn each_structure_where<'p>(
+    program: &'p Program,
+    combos: &TraceCombinations<'p>,
+    budget: &mut Budget,
+    keep: &mut dyn FnMut(&[&'p Trace]) -> bool,
+    f: &mut dyn FnMut(&[&'p Trace], &EventStructure<'p>, &mut Budget) -> Flow,
+) -> Result<(), RunError> {
     combos.try_for_each(&mut |traces| {
+        if !keep(traces) {
+            return Ok(ControlFlow::Continue(()));
+        }
         budget.charge()?;
         let structure = EventStructure::build(program, traces);
         f(traces, &structure, budget)

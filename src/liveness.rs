@@ -16,7 +16,7 @@
 //! - the execution (all events up to the stuck points) must be consistent with the model.
 
 use crate::cat::CatModel;
-use crate::check::{each_structure, prepare, RunError, RunOptions, TraceCombinations};
+use crate::check::{each_structure_where, prepare, RunError, RunOptions, TraceCombinations};
 use crate::exec::search::{search, Budget, Candidate, PrunePlan, SearchGoal, StaticEnv, Visit};
 use crate::exec::structure::{resolve_barriers, BlockedBarrier, EventStructure};
 use crate::exec::trace::{explore, Stuck, Trace};
@@ -87,10 +87,9 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
     let plan = PrunePlan::for_model(model);
     let mut budget = Budget::new(&opts.limits);
     let mut found: Option<Vec<StuckThread>> = None;
-    each_structure(program, &combos, &mut budget, &mut |traces, structure, budget| {
-        if traces.iter().all(|t| t.stuck.is_none()) {
-            return Ok(ControlFlow::Continue(()));
-        }
+    let mut polls_can_fail = PollFilter::new(program);
+    let mut keep = |traces: &[&Trace]| traces.iter().any(|t| t.stuck.is_some()) && polls_can_fail.allows(traces);
+    each_structure_where(program, &combos, &mut budget, &mut keep, &mut |traces, structure, budget| {
         // Global indices of the barrier events stuck runs wait at, and of the polls that must
         // see final values.
         let mut waiting = BTreeSet::new();
@@ -248,4 +247,127 @@ fn writers_of(program: &Program, s: &EventStructure, traces: &[&Trace], t: usize
     } else {
         String::new()
     }
+}
+
+/// A necessary condition for a combination of runs to hang, checked on the runs alone: a run
+/// that polls an mbarrier forever reads, under fairness, the object's final state, so some
+/// final state the runs' updates can reach must make every such poll return False. Most
+/// combinations of a pipeline fail it (a consumer cannot wait forever for a phase that the
+/// producer's run completes), and are dropped before any event structure is built.
+struct PollFilter<'p> {
+    program: &'p Program,
+    /// Per object and set of runs touching it (by address): whether the polls can fail.
+    memo: std::collections::HashMap<(usize, Vec<usize>), bool>,
+}
+
+/// An update of an mbarrier object in a run: its operation (None: an ordinary store of
+/// `value`), the result its thread saw, and the position and performer in the run.
+struct RunUnit {
+    op: Option<crate::exec::mbarrier::MbUpdate>,
+    value: i64,
+    result: Option<i64>,
+    run: usize,
+    index: usize,
+    agent: Option<usize>,
+}
+
+impl<'p> PollFilter<'p> {
+    fn new(program: &'p Program) -> Self {
+        PollFilter { program, memo: Default::default() }
+    }
+
+    fn allows(&mut self, traces: &[&Trace]) -> bool {
+        let program = self.program;
+        let physical = |e: &crate::exec::trace::TraceEvent| e.location.map(|l| program.locations[l].physical);
+        let on_object = |e: &crate::exec::trace::TraceEvent| {
+            e.location.is_some_and(|l| program.variable_of(l).kind == crate::program::VariableKind::Mbarrier)
+        };
+        // Stuck polls on mbarrier objects, per object.
+        let mut polls: std::collections::BTreeMap<usize, Vec<crate::exec::mbarrier::MbUpdate>> = Default::default();
+        for tr in traces {
+            if let Some(Stuck::Spin { reads, .. }) = &tr.stuck {
+                for &r in reads {
+                    let e = &tr.events[r];
+                    if let (Some(p), Some(op), true) = (physical(e), e.mb_op, on_object(e)) {
+                        polls.entry(p).or_default().push(op);
+                    }
+                }
+            }
+        }
+        for (p, ops) in polls {
+            let runs: Vec<usize> = traces.iter().map(|t| *t as *const Trace as usize).collect();
+            if let Some(&ok) = self.memo.get(&(p, runs.clone())) {
+                if !ok {
+                    return false;
+                }
+                continue;
+            }
+            let mut units = Vec::new();
+            for (run, tr) in traces.iter().enumerate() {
+                for (index, e) in tr.events.iter().enumerate() {
+                    if e.op != crate::exec::trace::TraceOp::Write || physical(e) != Some(p) {
+                        continue;
+                    }
+                    let result = e.rmw_partner.and_then(|r| tr.events[r].mb_result);
+                    units.push(RunUnit { op: e.mb_op, value: e.value, result, run, index, agent: e.agent });
+                }
+            }
+            let ok = final_states(&units, program.physical[p].init)
+                .is_none_or(|finals| finals.iter().any(|&v| ops.iter().all(|op| op.apply(v).result == 0)));
+            self.memo.insert((p, runs), ok);
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The values an object can end with after all `units` (each placed after its predecessors in
+/// its run: the thread's own earlier updates, and for an async operation's update every
+/// earlier event of its thread), starting from `init`. None when there are too many states to
+/// tell (then nothing is concluded).
+fn final_states(units: &[RunUnit], init: i64) -> Option<Vec<i64>> {
+    const MAX_STATES: usize = 100_000;
+    let k = units.len();
+    if k > 128 {
+        return None;
+    }
+    let before = |a: &RunUnit, b: &RunUnit| a.run == b.run && a.index < b.index && (a.agent.is_none() || a.agent == b.agent);
+    let preds: Vec<u128> = (0..k).map(|u| (0..k).filter(|&v| before(&units[v], &units[u])).fold(0u128, |m, v| m | (1 << v))).collect();
+    let all: u128 = if k == 128 { u128::MAX } else { (1u128 << k) - 1 };
+    let mut seen: std::collections::HashSet<(u128, i64)> = Default::default();
+    let mut stack = vec![(0u128, init)];
+    let mut finals = Vec::new();
+    while let Some((placed, v)) = stack.pop() {
+        if !seen.insert((placed, v)) {
+            continue;
+        }
+        if seen.len() > MAX_STATES {
+            return None;
+        }
+        if placed == all {
+            finals.push(v);
+            continue;
+        }
+        for (u, unit) in units.iter().enumerate() {
+            if placed & (1 << u) != 0 || preds[u] & !placed != 0 {
+                continue;
+            }
+            let next = match unit.op {
+                Some(op) => {
+                    let eff = op.apply(v);
+                    if let (Some(want), crate::exec::mbarrier::MbUpdate::Arrive { .. }) = (unit.result, op) {
+                        if want != eff.result {
+                            continue;
+                        }
+                    }
+                    eff.write.unwrap_or(v)
+                }
+                None => unit.value,
+            };
+            stack.push((placed | (1 << u), next));
+        }
+    }
+    Some(finals)
 }

@@ -117,6 +117,7 @@ struct JsonOutcome<'a> {
     readings: &'a [String],
     hanging_combinations: u64,
     candidates: u64,
+    evaluations: u64,
     consistent: u64,
     time_seconds: f64,
 }
@@ -153,6 +154,7 @@ pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
         readings: &o.readings,
         hanging_combinations: o.blocked_combinations,
         candidates: o.stats.candidates,
+        evaluations: o.stats.evaluations,
         consistent: o.stats.consistent,
         time_seconds: o.elapsed.as_secs_f64(),
     };

@@ -165,6 +165,9 @@ pub struct CheckInfo {
     /// it depends on grows. Every consistent execution has `N ⊇ E`; when `E` only grows with the
     /// names an engine varies, the engine may force `E`'s pairs into `N`.
     pub inclusion: Option<(String, BTreeMap<String, Polarity>)>,
+    /// For a check `acyclic (N1 | N2 | ...)` over environment names: the names. Every
+    /// consistent execution has no cycle of their union.
+    pub acyclic_union: Option<Vec<String>>,
 }
 
 impl CheckInfo {
@@ -229,11 +232,13 @@ impl CatModel {
     /// The checks, in model order.
     pub fn checks(&self) -> Vec<CheckInfo> {
         let inclusions = polarity::inclusion_targets(&self.prog);
+        let unions = polarity::acyclic_unions(&self.prog);
         self.prog
             .checks
             .iter()
             .zip(inclusions)
-            .map(|(c, inclusion)| {
+            .zip(unions)
+            .map(|((c, inclusion), union)| {
                 let (file, span) = match self.prog.files.locate(c.span) {
                     Some((f, s)) => (f.clone(), s),
                     None => (SourceFile::new("<cat>", ""), Span::default()),
@@ -251,6 +256,7 @@ impl CatModel {
                         let name = |s: u32| self.prog.env[s as usize].name.clone();
                         (name(target), lhs.into_iter().map(|(s, p)| (name(s), p)).collect())
                     }),
+                    acyclic_union: union.map(|slots| slots.into_iter().map(|s| self.prog.env[s as usize].name.clone()).collect()),
                 }
             })
             .collect()

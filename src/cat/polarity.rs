@@ -222,3 +222,39 @@ fn env_behind(prog: &Program, e: &IExpr) -> Option<u32> {
         _ => None,
     }
 }
+
+/// For each check of `prog` of the form `acyclic (N1 | N2 | ...)` (not negated, not a flag),
+/// where every operand is an environment name or a plain definition of such a union (Dat3M
+/// writes `let dep = addr | data | ctrl`): the slots of the names.
+///
+/// Such a check forbids every cycle of the union. An engine that knows some of its edges before
+/// the candidate is complete can rule out choices that would close a cycle, without evaluating.
+pub(crate) fn acyclic_unions(prog: &Program) -> Vec<Option<Vec<u32>>> {
+    prog.checks
+        .iter()
+        .map(|check| {
+            if check.kind != super::ast::CheckKind::Acyclic || check.negated || check.flag.is_some() {
+                return None;
+            }
+            let mut names = Vec::new();
+            union_of_env(prog, &check.expr, &mut names).then_some(names)
+        })
+        .collect()
+}
+
+/// Collect the environment names of a union of names (through plain definitions); false when
+/// `e` is anything else.
+fn union_of_env(prog: &Program, e: &IExpr, out: &mut Vec<u32>) -> bool {
+    match &e.kind {
+        IKind::Env(s) => {
+            out.push(*s);
+            true
+        }
+        IKind::Bin(BinOp::Union, a, b) => union_of_env(prog, a, out) && union_of_env(prog, b, out),
+        IKind::Def(d) => {
+            let unit = &prog.units[prog.defs[*d as usize].unit as usize];
+            !unit.rec && unit.bodies.len() == 1 && union_of_env(prog, &unit.bodies[0], out)
+        }
+        _ => false,
+    }
+}

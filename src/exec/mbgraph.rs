@@ -76,6 +76,10 @@ pub struct ObjectGraph {
     pub reads: Vec<usize>,
     /// For each read: the nodes it may read.
     pub read_options: Vec<Vec<ReadOption>>,
+    /// `reads_before[i]`: the reads (indices into `reads`) statically ordered before read `i`
+    /// (program order, issue order). A later read never reads an earlier state (coherence of
+    /// reads per location).
+    pub reads_before: Vec<Vec<usize>>,
     pub nodes: Vec<Node>,
     pub edges: Vec<Vec<Edge>>,
     /// `reach[a]` holds every node reachable from `a`, `a` included.
@@ -190,7 +194,9 @@ impl ObjectGraph {
             reach[a] = r;
         }
         let finals: Vec<usize> = (0..m).filter(|&a| nodes[a].placed.len() == k).collect();
-        let mut g = ObjectGraph { physical: p, name, init, units, reads, read_options: Vec::new(), nodes, edges, reach, finals };
+        let reads_before = reads.iter().map(|&r| (0..reads.len()).filter(|&j| order.contains(reads[j], r)).collect()).collect();
+        let mut g =
+            ObjectGraph { physical: p, name, init, units, reads, read_options: Vec::new(), reads_before, nodes, edges, reach, finals };
         g.read_options = g.reads.iter().map(|&r| g.options_of(s, order, r)).collect();
         Ok(g)
     }
@@ -243,6 +249,17 @@ impl ObjectGraph {
     /// Whether `node` lies on one path with every node of `chosen` (sorted by units placed).
     pub fn compatible(&self, chosen: &[usize], node: usize) -> bool {
         chosen.iter().all(|&c| c == node || self.reaches(c, node) || self.reaches(node, c))
+    }
+
+    /// Whether read `i` may read `node` given the nodes other reads of the object read
+    /// (`read_node(j)`, None when undecided): a read reads a state at or after the state every
+    /// read ordered before it reads, and at or before the state of every read ordered after it.
+    pub fn read_order_allows(&self, i: usize, node: usize, read_node: &dyn Fn(usize) -> Option<usize>) -> bool {
+        (0..self.reads.len()).all(|j| match read_node(j) {
+            Some(m) if self.reads_before[i].contains(&j) => self.reaches(m, node),
+            Some(m) if self.reads_before[j].contains(&i) => self.reaches(node, m),
+            _ => true,
+        })
     }
 
     /// A path of units from node `from` to node `to` (which `from` reaches), choosing the

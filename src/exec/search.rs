@@ -341,6 +341,9 @@ pub struct PrunePlan {
     groups: Vec<CheckGroup>,
     /// `empty (E \ co)` / `empty (E \ sync_fence)` checks (see `CheckInfo::inclusion`).
     forcing: Vec<(usize, Target)>,
+    /// The static names of an `acyclic (rf | N1 | ...)` check (NoThinAir): the search never
+    /// lets a read read from a write that depends on it through these and `rf`.
+    acyclic_with_rf: Option<Vec<String>>,
 }
 
 impl PrunePlan {
@@ -350,6 +353,13 @@ impl PrunePlan {
         for (i, c) in model.checks().iter().enumerate() {
             if c.flag.is_some() {
                 continue;
+            }
+            if let Some(names) = &c.acyclic_union {
+                // Usable when rf is its only dynamic name (rfe or co would need their own bounds).
+                let dynamic: Vec<&String> = names.iter().filter(|n| DYNAMIC_NAMES.contains(&n.as_str())).collect();
+                if plan.acyclic_with_rf.is_none() && dynamic.iter().all(|n| *n == "rf") && !dynamic.is_empty() {
+                    plan.acyclic_with_rf = Some(names.iter().filter(|n| *n != "rf").cloned().collect());
+                }
             }
             if let Some((target, lhs)) = &c.inclusion {
                 // E must only grow as the names the search fixes grow.
@@ -511,6 +521,8 @@ struct Engine<'e, 'a> {
     sc_fences: Vec<usize>,
     /// Events with undefined behaviour found in the traces.
     static_ub: EventSet,
+    /// The static part of the model's acyclic `rf | ...` union, if it has one.
+    deps: Option<Relation>,
     // Search state.
     rf: Relation,
     decided: Vec<bool>,
@@ -613,6 +625,16 @@ impl<'e, 'a> Engine<'e, 'a> {
         }
         let static_ub = EventSet::from_fn(n, |i| s.events[i].ub.is_some());
         let state = vec![ObjectState::default(); objects.len()];
+        let deps = plan.acyclic_with_rf.as_ref().and_then(|names| {
+            let mut d = Relation::empty(n);
+            for name in names {
+                match statics.lookup_static(name) {
+                    Some(Value::Rel(r)) => d.union_with(&r),
+                    _ => return None,
+                }
+            }
+            Some(d)
+        });
         Ok(Some(Engine {
             statics,
             s,
@@ -634,6 +656,7 @@ impl<'e, 'a> Engine<'e, 'a> {
             sync_full,
             sc_fences,
             static_ub,
+            deps,
             state,
         }))
     }
@@ -652,7 +675,7 @@ impl<'e, 'a> Engine<'e, 'a> {
         match self.decisions[depth] {
             Decision::Read(k) => {
                 let r = self.reads[k];
-                let options = self.sources[k].clone();
+                let Some(options) = self.propagate().map(|mut p| std::mem::take(&mut p.data[k])) else { return Ok(false) };
                 // The deepest decision is followed by the complete check anyway.
                 let check = options.len() > 1 && depth + 1 < self.decisions.len();
                 for w in options {
@@ -669,16 +692,13 @@ impl<'e, 'a> Engine<'e, 'a> {
                 }
             }
             Decision::MbRead(o, i) => {
+                let r = self.objects[o].reads[i];
+                let Some(allowed) = self.propagate().map(|mut p| std::mem::take(&mut p.mb[o][i])) else { return Ok(false) };
                 let g = &self.objects[o];
-                let r = g.reads[i];
-                let chosen: Vec<usize> = self.state[o].chosen.iter().map(|c| c.0).collect();
-                let options: Vec<(usize, Option<String>)> = g.read_options[i]
-                    .iter()
-                    .filter(|opt| !self.goal.final_reads.contains(&r) || g.finals.contains(&opt.node))
-                    .filter(|opt| g.compatible(&chosen, opt.node))
-                    .map(|opt| (opt.node, opt.ub.clone()))
-                    .collect();
+                let options: Vec<(usize, Option<String>)> =
+                    g.read_options[i].iter().filter(|opt| allowed.contains(&opt.node)).map(|opt| (opt.node, opt.ub.clone())).collect();
                 let check = options.len() > 1 || last_mb;
+
                 for (node, ub) in options {
                     let saved = self.state.clone();
                     if self.choose(o, node, Some(r), ub) && (!check || self.prefix_holds(ex)?) {
@@ -995,11 +1015,125 @@ impl<'e, 'a> Engine<'e, 'a> {
     /// Whether the partial candidate may still be of interest and every check that can be
     /// decided on bounds still holds.
     fn prefix_holds(&mut self, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        if self.propagate().is_none() {
+            return Ok(false);
+        }
         if !self.reachable(&self.snapshot(), false, ex) {
             return Ok(false);
         }
         let Some(snap) = self.forced_snapshot(ex)? else { return Ok(false) };
         self.groups_hold(&snap, ex)
+    }
+
+    /// Forward checking with the model's acyclic `rf | ...` union (NoThinAir): the dependencies
+    /// known so far are its static names, the reads-from chosen, and for each mbarrier read
+    /// every update all of its remaining states include (the chain of read-modify-writes up to
+    /// the write it reads is rf and data in every history). A read cannot read a write (or a
+    /// state with an update) that depends on the read itself. Options are filtered until no
+    /// read's set of certain updates grows; None when some read has no option left. Without
+    /// such a union in the model, every option is kept.
+    fn propagate(&self) -> Option<Options> {
+        let Some(base) = &self.deps else { return Some(self.options_without_dependencies()) };
+        let mut opts = self.options_without_dependencies();
+        loop {
+            let mut d = base.clone();
+            d.union_with(&self.rf);
+            for (k, &r) in self.reads.iter().enumerate() {
+                if let [w] = opts.data[k].as_slice() {
+                    d.insert(*w, r);
+                }
+            }
+            for (o, g) in self.objects.iter().enumerate() {
+                for (i, &r) in g.reads.iter().enumerate() {
+                    let mut must: Option<EventSet> = None;
+                    for &n in &opts.mb[o][i] {
+                        let p = &g.nodes[n].placed;
+                        must = Some(match must {
+                            None => p.clone(),
+                            Some(m) => m.intersection(p),
+                        });
+                    }
+                    for u in must.iter().flat_map(|m| m.iter()) {
+                        d.insert(g.units[u].write, r);
+                    }
+                }
+            }
+            let dep = d.plus();
+            let mut changed = false;
+            // Reads of one object ordered in their threads see states in the same order: each
+            // option of a later read must be reachable from some option of the earlier one, and
+            // the other way round.
+            for (o, g) in self.objects.iter().enumerate() {
+                for j in 0..g.reads.len() {
+                    for &i in &g.reads_before[j] {
+                        let (earlier, later) = (opts.mb[o][i].clone(), opts.mb[o][j].clone());
+                        let keep_later: Vec<usize> = later.iter().copied().filter(|&n| earlier.iter().any(|&m| g.reaches(m, n))).collect();
+                        let keep_earlier: Vec<usize> =
+                            earlier.iter().copied().filter(|&m| later.iter().any(|&n| g.reaches(m, n))).collect();
+                        if keep_later.is_empty() || keep_earlier.is_empty() {
+                            return None;
+                        }
+                        changed |= keep_later.len() != later.len() || keep_earlier.len() != earlier.len();
+                        opts.mb[o][j] = keep_later;
+                        opts.mb[o][i] = keep_earlier;
+                    }
+                }
+            }
+            for (k, &r) in self.reads.iter().enumerate() {
+                let before = opts.data[k].len();
+                opts.data[k].retain(|&w| !dep.contains(r, w));
+                if opts.data[k].is_empty() {
+                    return None;
+                }
+                changed |= opts.data[k].len() != before;
+            }
+            for (o, g) in self.objects.iter().enumerate() {
+                for (i, &r) in g.reads.iter().enumerate() {
+                    let before = opts.mb[o][i].len();
+                    opts.mb[o][i].retain(|&n| !g.nodes[n].placed.iter().any(|u| dep.contains(r, g.units[u].write)));
+                    if opts.mb[o][i].is_empty() {
+                        return None;
+                    }
+                    changed |= opts.mb[o][i].len() != before;
+                }
+            }
+            if !changed {
+                return Some(opts);
+            }
+        }
+    }
+
+    /// The options every read still has: decided reads their choice, data reads their sources,
+    /// mbarrier reads the states compatible with the chosen ones (one history through them, and
+    /// coherent with the other reads of the object ordered before or after them).
+    fn options_without_dependencies(&self) -> Options {
+        let data = (0..self.reads.len())
+            .map(|k| if self.decided[k] { self.rf.predecessors(self.reads[k]) } else { self.sources[k].clone() })
+            .collect();
+        let mb = self
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(o, g)| {
+                let st = &self.state[o];
+                let chosen: Vec<usize> = st.chosen.iter().map(|c| c.0).collect();
+                let read_node = |j: usize| st.chosen.iter().find(|c| c.1 == Some(g.reads[j])).map(|c| c.0);
+                g.reads
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &r)| match read_node(i) {
+                        Some(n) => vec![n],
+                        None => g.read_options[i]
+                            .iter()
+                            .map(|opt| opt.node)
+                            .filter(|&n| !self.goal.final_reads.contains(&r) || g.finals.contains(&n))
+                            .filter(|&n| g.compatible(&chosen, n) && g.read_order_allows(i, n, &read_node))
+                            .collect(),
+                    })
+                    .collect()
+            })
+            .collect();
+        Options { data, mb }
     }
 
     /// Ask the explorer whether the partial candidate can still be of interest.
@@ -1260,6 +1394,14 @@ impl<'e, 'a> Engine<'e, 'a> {
         }
         Ok(true)
     }
+}
+
+/// The options each read still has after propagation.
+struct Options {
+    /// Per data read (as `Engine::reads`): the writes it may read.
+    data: Vec<Vec<usize>>,
+    /// Per object, per read of the object: the states it may read.
+    mb: Vec<Vec<Vec<usize>>>,
 }
 
 /// What forcing found.
