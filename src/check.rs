@@ -213,8 +213,8 @@ pub(crate) struct TraceCombinations<'a> {
     program: &'a Program,
     /// The runs each thread may contribute.
     per_thread: Vec<Vec<&'a Trace>>,
-    /// For each thread, every (physical location, value) some trace of it writes.
-    may_write: Vec<HashSet<(usize, i64)>>,
+    /// For each thread, every (physical location, value) some trace of it writes (None: any).
+    may_write: Vec<HashSet<(usize, Option<i64>)>>,
 }
 
 impl<'a> TraceCombinations<'a> {
@@ -230,9 +230,10 @@ impl<'a> TraceCombinations<'a> {
     }
 
     fn satisfiable(&self, chosen: &[&'a Trace], p: usize, v: i64) -> bool {
+        let writes = |w: (usize, Option<i64>)| w == (p, Some(v)) || w == (p, None);
         self.program.physical[p].init == v
-            || chosen.iter().any(|tr| writes_of(self.program, tr).any(|w| w == (p, v)))
-            || self.may_write[chosen.len()..].iter().any(|m| m.contains(&(p, v)))
+            || chosen.iter().any(|tr| writes_of(self.program, tr).any(writes))
+            || self.may_write[chosen.len()..].iter().any(|m| m.contains(&(p, Some(v))) || m.contains(&(p, None)))
     }
 
     fn go(&self, chosen: &mut Vec<&'a Trace>, f: &mut dyn FnMut(&[&'a Trace]) -> Flow) -> Flow {
@@ -290,11 +291,18 @@ pub(crate) fn prepare<'m>(model: &'m CatModel, statics: &StaticEnv) -> Result<Pr
     model.prepare(statics, DYNAMIC_NAMES).map_err(RunError::Model)
 }
 
-fn writes_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, i64)> + 't {
-    tr.events
-        .iter()
-        .filter(|e| e.op == TraceOp::Write && e.mb_op.is_none())
-        .map(move |e| (program.locations[e.location.expect("writes have a location")].physical, e.value))
+/// The (physical location, value) pairs a trace may write; an open value gives every value it
+/// can take, or None for "any value" when there are too many to list.
+fn writes_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, Option<i64>)> + 't {
+    tr.events.iter().filter(|e| e.op == TraceOp::Write && e.mb_op.is_none()).flat_map(move |e| {
+        let p = program.locations[e.location.expect("writes have a location")].physical;
+        let values: Vec<Option<i64>> = match (&e.sym, &e.possible) {
+            (None, _) => vec![Some(e.value)],
+            (Some(_), Some(vs)) => vs.iter().map(|&v| Some(v)).collect(),
+            (Some(_), None) => vec![None],
+        };
+        values.into_iter().map(move |v| (p, v))
+    })
 }
 
 fn reads_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, i64)> + 't {
@@ -330,8 +338,8 @@ pub(crate) fn final_states(cand: &Candidate, observables: &[Observable]) -> Vec<
         .iter()
         .map(|o| match o {
             Observable::Register(t, r) => match s.symbolic_registers.get(&(*t, *r)) {
-                // The value of a symbolic read is that of the write it reads from.
-                Some(&e) => cand.rf.predecessors(e).into_iter().map(|w| cand.values[w]).collect(),
+                // An open value: its expression over the values the reads read.
+                Some(e) => e.eval(&mut |x| Some(cand.value_of(x))).into_iter().collect(),
                 None => vec![s.registers[*t][*r]],
             },
             Observable::Location(p) => cand.final_values(*p),

@@ -566,11 +566,14 @@ impl<'e, 'a> Engine<'e, 'a> {
                 continue;
             }
             let symbolic = s.symbolic_reads[r];
-            let cands: Vec<usize> = writes[p]
-                .iter()
-                .copied()
-                .filter(|&w| (symbolic || s.events[w].value == s.events[r].value) && !rmw.contains(r, w))
-                .collect();
+            let v = s.events[r].value;
+            // A write of an open value may be read when the value can be the one read.
+            let may_give = |w: usize| match (&s.events[w].sym, &s.events[w].possible) {
+                (None, _) => s.events[w].value == v,
+                (Some(_), Some(values)) => values.contains(&v),
+                (Some(_), None) => true,
+            };
+            let cands: Vec<usize> = writes[p].iter().copied().filter(|&w| (symbolic || may_give(w)) && !rmw.contains(r, w)).collect();
             if cands.is_empty() {
                 return Ok(None);
             }
@@ -763,7 +766,7 @@ impl<'e, 'a> Engine<'e, 'a> {
     fn assemble_objects(&self, snap: &mut Snapshot) {
         for (o, g) in self.objects.iter().enumerate() {
             let st = &self.state[o];
-            let Snapshot { b, ub, mbvalid, values, ub_reasons } = snap;
+            let Snapshot { b, ub, mbvalid, values, ub_reasons, .. } = snap;
             let mut writer = vec![usize::MAX; g.nodes.len()];
             writer[0] = g.init;
             let mut order = vec![g.init];
@@ -849,8 +852,17 @@ impl<'e, 'a> Engine<'e, 'a> {
             mbvalid: EventSet::empty(n),
             values: self.s.events.iter().map(|e| e.value).collect(),
             ub_reasons: self.s.events.iter().map(|e| e.ub.clone()).collect(),
+            open: Vec::new(),
         };
         self.assemble_objects(&mut snap);
+        // Open values known from the reads-from chosen so far.
+        let open = self.open_values(&snap.b.rf[0], &snap.values);
+        for (e, v) in open.iter().enumerate() {
+            if let (Some(v), true) = (v, self.s.events[e].sym.is_some() || self.s.symbolic_reads[e]) {
+                snap.values[e] = *v;
+            }
+        }
+        snap.open = open;
         let b = &mut snap.b;
         let lower = b.rf[0].clone();
         b.rf[1].union_with(&lower);
@@ -879,6 +891,57 @@ impl<'e, 'a> Engine<'e, 'a> {
             values: snap.values.clone(),
             ub_reasons: snap.ub_reasons.clone(),
         }
+    }
+
+    /// The value of every event as far as `rf` determines it: known values as they are (`base`:
+    /// the structure's, and the mbarrier histories'), a symbolic read the value of the write it
+    /// reads, an open write its expression. None where an input is not chosen yet, or where the
+    /// values depend on each other in a cycle (out of thin air).
+    fn open_values(&self, rf: &Relation, base: &[i64]) -> Vec<Option<i64>> {
+        let s = self.s;
+        let n = self.n;
+        // 0: not computed, 1: in progress, 2: done.
+        let mut state = vec![0u8; n];
+        let mut value: Vec<Option<i64>> = vec![None; n];
+        fn go(e: usize, s: &EventStructure, rf: &Relation, base: &[i64], state: &mut [u8], value: &mut [Option<i64>]) -> Option<i64> {
+            match state[e] {
+                2 => return value[e],
+                1 => return None,
+                _ => {}
+            }
+            state[e] = 1;
+            let v = if let Some(expr) = &s.events[e].sym {
+                expr.eval(&mut |r| go(r, s, rf, base, state, value))
+            } else if s.symbolic_reads[e] {
+                rf.predecessors(e).first().and_then(|&w| go(w, s, rf, base, state, value))
+            } else {
+                Some(base[e])
+            };
+            state[e] = 2;
+            value[e] = v;
+            v
+        }
+        for e in 0..n {
+            go(e, s, rf, base, &mut state, &mut value);
+        }
+        value
+    }
+
+    /// Whether every read with a known value reads a write whose open value, once known, is
+    /// that value; and, with `complete`, whether every open value is known (a cycle of open
+    /// values depending on each other has none).
+    fn values_consistent(&self, rf: &Relation, values: &[Option<i64>], complete: bool) -> bool {
+        let s = self.s;
+        for (w, r) in rf.pairs() {
+            if s.events[w].sym.is_some() && !s.symbolic_reads[r] && s.events[r].mb_op.is_none() {
+                match values[w] {
+                    Some(v) if v != s.events[r].value => return false,
+                    None if complete => return false,
+                    _ => {}
+                }
+            }
+        }
+        !complete || (0..self.n).all(|e| (s.events[e].sym.is_none() && !s.symbolic_reads[e]) || values[e].is_some())
     }
 
     /// The largest coherence compatible with `lower`: every same-location pair of writes except
@@ -1022,6 +1085,9 @@ impl<'e, 'a> Engine<'e, 'a> {
             return Ok(false);
         }
         let Some(snap) = self.forced_snapshot(ex)? else { return Ok(false) };
+        if !self.values_consistent(&snap.b.rf[0], &snap.open, false) {
+            return Ok(false);
+        }
         self.groups_hold(&snap, ex)
     }
 
@@ -1173,7 +1239,7 @@ impl<'e, 'a> Engine<'e, 'a> {
             return Ok(false);
         }
         let Some(mut snap) = self.forced_snapshot(ex)? else { return Ok(false) };
-        if !self.groups_hold(&snap, ex)? {
+        if !self.values_consistent(&snap.b.rf[0], &snap.open, true) || !self.groups_hold(&snap, ex)? {
             return Ok(false);
         }
         // Locations whose coherence is not fixed yet: observable ones first (every order is
@@ -1421,6 +1487,8 @@ struct Snapshot {
     mbvalid: EventSet,
     values: Vec<i64>,
     ub_reasons: Vec<Option<String>>,
+    /// The values of open writes and symbolic reads, where the reads-from chosen determines them.
+    open: Vec<Option<i64>>,
 }
 
 /// Whether `co` orders every pair of `ws`.

@@ -6,7 +6,7 @@
 //! cat models run unchanged (see `docs/model.md` for each one and the spec sentence behind it).
 
 use super::mbarrier::MbState;
-use super::trace::{AsyncKind, MbKind, Role, Trace, TraceEvent, TraceOp};
+use super::trace::{AsyncKind, MbKind, Role, SymExpr, Trace, TraceEvent, TraceOp};
 use crate::program::{
     AccessSpace, CopyKind, FenceKind, FenceRestrict, Op, Placement, Program, Proxy, RmwOp, Scope, Sem, Space, VariableKind,
 };
@@ -52,6 +52,10 @@ pub struct Event {
     /// The mbarrier operation of an mbarrier event, and the result its thread observed.
     pub mb_op: Option<super::mbarrier::MbUpdate>,
     pub mb_result: Option<i64>,
+    /// A write whose value is left open: the expression over the values of events, and every
+    /// value it can take (None: too many to list).
+    pub sym: Option<SymExpr>,
+    pub possible: Option<Vec<i64>>,
 }
 
 impl Event {
@@ -77,8 +81,9 @@ pub struct EventStructure<'p> {
     pub relations: BTreeMap<&'static str, Relation>,
     /// Final register values per thread.
     pub registers: Vec<Vec<i64>>,
-    /// (thread, register) -> the symbolic read whose value is the register's final value.
-    pub symbolic_registers: BTreeMap<(usize, usize), usize>,
+    /// (thread, register) -> the expression (over events) whose value is the register's final
+    /// value, for registers the traces leave open.
+    pub symbolic_registers: BTreeMap<(usize, usize), SymExpr>,
     /// Reads whose value is open (taken from the write they read from).
     pub symbolic_reads: Vec<bool>,
 }
@@ -107,6 +112,8 @@ impl<'p> EventStructure<'p> {
                 ub: None,
                 mb_op: None,
                 mb_result: None,
+                sym: None,
+                possible: None,
             });
         }
         // Async agents get global ids: (thread, op index) in order.
@@ -144,6 +151,8 @@ impl<'p> EventStructure<'p> {
                     ub: te.ub.clone(),
                     mb_op: te.mb_op,
                     mb_result: te.mb_result,
+                    sym: te.sym.as_ref().map(|e| e.shifted(base)),
+                    possible: te.possible.clone(),
                 });
             }
             thread_events.push(ids);
@@ -247,15 +256,12 @@ impl<'p> EventStructure<'p> {
                 }
                 let is_mem = te.location.is_some();
                 for (mask, r, only_mem) in
-                    [(te.addr_deps, &mut addr, true), (te.data_deps, &mut data, true), (te.ctrl_deps, &mut ctrl, false)]
+                    [(&te.addr_deps, &mut addr, true), (&te.data_deps, &mut data, true), (&te.ctrl_deps, &mut ctrl, false)]
                 {
                     if only_mem && !is_mem {
                         continue;
                     }
-                    let mut m = mask;
-                    while m != 0 {
-                        let j = m.trailing_zeros() as usize;
-                        m &= m - 1;
+                    for j in mask.iter() {
                         r.insert(base + j, e);
                     }
                 }
@@ -275,8 +281,8 @@ impl<'p> EventStructure<'p> {
         let mut symbolic_registers = BTreeMap::new();
         let mut symbolic_reads = vec![false; n];
         for (t, trace) in traces.iter().enumerate() {
-            for &(r, e) in &trace.symbolic_registers {
-                symbolic_registers.insert((t, r), bases[t] + e);
+            for (r, e) in &trace.symbolic_registers {
+                symbolic_registers.insert((t, *r), e.shifted(bases[t]));
             }
             for (i, te) in trace.events.iter().enumerate() {
                 symbolic_reads[bases[t] + i] = te.symbolic;

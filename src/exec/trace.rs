@@ -38,12 +38,167 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { unroll: 1, max_domain: 64, max_traces: 20_000, max_trace_events: 120, max_candidates: 2_000_000, timeout: None }
+        Limits { unroll: 1, max_domain: 64, max_traces: 20_000, max_trace_events: 1024, max_candidates: 2_000_000, timeout: None }
     }
 }
 
-/// Dependencies of a value on earlier reads of the same trace, as a bit mask of trace event indices.
-pub type DepMask = u128;
+/// Dependencies of a value on earlier events of the same trace: a set of trace event indices.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DepMask(Vec<u64>);
+
+impl DepMask {
+    /// No dependency.
+    pub fn none() -> Self {
+        DepMask(Vec::new())
+    }
+
+    /// A dependency on trace event `i`.
+    pub fn single(i: usize) -> Self {
+        let mut words = vec![0; i / 64 + 1];
+        words[i / 64] |= 1 << (i % 64);
+        DepMask(words)
+    }
+
+    pub fn union(&self, o: &DepMask) -> DepMask {
+        let mut out = self.clone();
+        out.union_with(o);
+        out
+    }
+
+    pub fn union_with(&mut self, o: &DepMask) {
+        if self.0.len() < o.0.len() {
+            self.0.resize(o.0.len(), 0);
+        }
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a |= b;
+        }
+    }
+
+    /// The trace event indices, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(wi, &w)| (0..64).filter(move |b| w & (1 << b) != 0).map(move |b| wi * 64 + b))
+    }
+}
+
+/// A value the trace leaves open: it is computed from reads whose values are whatever the
+/// writes they read from hold (their registers never decide control flow or an address). A
+/// store of such a value writes the expression; the search evaluates it once reads-from is
+/// chosen. This is what keeps a thread that copies or accumulates values from branching once per
+/// value every read might return.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SymExpr {
+    Const(i64),
+    /// The value read by event `i` (a trace index; an event index once in a structure).
+    Read(usize),
+    Local(LocalOp, Box<SymExpr>, Box<SymExpr>),
+    /// What an RMW writes: its operation on the old value and the operands.
+    Rmw(RmwOp, Box<SymExpr>, Vec<SymExpr>),
+    /// The low `bytes` bytes of the value (a copy zero-fills the bytes past src-size).
+    Low(Box<SymExpr>, i64),
+}
+
+impl SymExpr {
+    /// The value, given the value each read returns (None: not known yet).
+    pub fn eval(&self, read: &mut dyn FnMut(usize) -> Option<i64>) -> Option<i64> {
+        Some(match self {
+            SymExpr::Const(c) => *c,
+            SymExpr::Read(i) => read(*i)?,
+            SymExpr::Local(op, a, b) => local_result(*op, a.eval(read)?, b.eval(read)?),
+            SymExpr::Rmw(op, old, ops) => {
+                let old = old.eval(read)?;
+                let ops = ops.iter().map(|o| o.eval(read).map(|v| (v, DepMask::none()))).collect::<Option<Vec<_>>>()?;
+                rmw_result(*op, old, &ops)
+            }
+            SymExpr::Low(a, bytes) => low_bytes(a.eval(read)?, *bytes),
+        })
+    }
+
+    /// The same expression with every read index moved by `base` (trace to structure).
+    pub fn shifted(&self, base: usize) -> SymExpr {
+        match self {
+            SymExpr::Const(c) => SymExpr::Const(*c),
+            SymExpr::Read(i) => SymExpr::Read(base + i),
+            SymExpr::Local(op, a, b) => SymExpr::Local(*op, Box::new(a.shifted(base)), Box::new(b.shifted(base))),
+            SymExpr::Rmw(op, old, ops) => SymExpr::Rmw(*op, Box::new(old.shifted(base)), ops.iter().map(|o| o.shifted(base)).collect()),
+            SymExpr::Low(a, bytes) => SymExpr::Low(Box::new(a.shifted(base)), *bytes),
+        }
+    }
+
+    /// The reads the value depends on.
+    pub fn reads(&self, out: &mut Vec<usize>) {
+        match self {
+            SymExpr::Const(_) => {}
+            SymExpr::Read(i) => out.push(*i),
+            SymExpr::Local(_, a, b) => {
+                a.reads(out);
+                b.reads(out);
+            }
+            SymExpr::Rmw(_, old, ops) => {
+                old.reads(out);
+                ops.iter().for_each(|o| o.reads(out));
+            }
+            SymExpr::Low(a, _) => a.reads(out),
+        }
+    }
+
+    /// Every value the expression can take when each read returns a value of `domain(read)`;
+    /// None when there are more than `limit`.
+    pub fn possible(&self, domain: &dyn Fn(usize) -> Vec<i64>, limit: usize) -> Option<BTreeSet<i64>> {
+        let mut reads = Vec::new();
+        self.reads(&mut reads);
+        reads.sort_unstable();
+        reads.dedup();
+        let domains: Vec<Vec<i64>> = reads.iter().map(|&r| domain(r)).collect();
+        let mut out = BTreeSet::new();
+        let mut idx = vec![0usize; reads.len()];
+        if domains.iter().any(|d| d.is_empty()) {
+            return Some(out);
+        }
+        let mut combinations = 0usize;
+        loop {
+            combinations += 1;
+            if combinations > limit.saturating_mul(64) {
+                return None;
+            }
+            let value = self.eval(&mut |r| reads.iter().position(|&x| x == r).map(|k| domains[k][idx[k]]));
+            out.extend(value);
+            if out.len() > limit {
+                return None;
+            }
+            let sizes: Vec<usize> = domains.iter().map(|d| d.len()).collect();
+            if !crate::exec::search::advance(&mut idx, &sizes) {
+                return Some(out);
+            }
+        }
+    }
+}
+
+/// A register's value in a trace: known, or left open.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegVal {
+    Known(i64),
+    Open(SymExpr),
+}
+
+impl RegVal {
+    fn expr(&self) -> SymExpr {
+        match self {
+            RegVal::Known(v) => SymExpr::Const(*v),
+            RegVal::Open(e) => e.clone(),
+        }
+    }
+}
+
+/// The low `bytes` bytes of `v` (little-endian words).
+fn low_bytes(v: i64, bytes: i64) -> i64 {
+    if bytes >= 8 {
+        v
+    } else if bytes <= 0 {
+        0
+    } else {
+        v & ((1i64 << (8 * bytes)) - 1)
+    }
+}
 
 /// What a trace event does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,16 +322,20 @@ pub struct TraceEvent {
     pub mb_op: Option<MbUpdate>,
     /// The result the thread observed (the phase an arrive returned, a wait's 0/1), when used.
     pub mb_result: Option<i64>,
-    /// A read whose value the thread never uses (it only reaches a final register): its value
-    /// is left open and taken from whichever write it reads from, instead of branching the trace.
+    /// A read whose value never decides the thread's control flow or an address: its value is
+    /// left open and taken from whichever write it reads from, instead of branching the trace.
     pub symbolic: bool,
+    /// For a write whose value is open: the expression, and every value it can take (None:
+    /// more than the value-domain limit).
+    pub sym: Option<SymExpr>,
+    pub possible: Option<Vec<i64>>,
 }
 
 /// One complete (or cut) run of a thread.
 #[derive(Clone, Debug)]
 pub struct Trace {
     pub events: Vec<TraceEvent>,
-    /// Final register values.
+    /// Final register values (those left open are in `symbolic_registers`; here 0).
     pub registers: Vec<i64>,
     /// Indices of the instructions executed, in order (used for diagnostics and liveness).
     pub path: Vec<usize>,
@@ -184,8 +343,8 @@ pub struct Trace {
     pub stuck: Option<Stuck>,
     pub ops: Vec<AsyncOp>,
     pub waits: Vec<GroupWait>,
-    /// Registers whose final value is the value of a symbolic read (trace event index).
-    pub symbolic_registers: Vec<(Reg, usize)>,
+    /// Registers whose final value is left open: the expression over the trace's reads.
+    pub symbolic_registers: Vec<(Reg, SymExpr)>,
 }
 
 /// How a thread can be stuck forever.
@@ -215,7 +374,7 @@ pub enum ExploreError {
     TooManyTraces { thread: usize, limit: usize },
     #[error("location `{location}` can hold more than {limit} distinct values; values keep growing (is there an unbounded counter?)")]
     DomainTooLarge { location: String, limit: usize },
-    #[error("thread P{thread}: a trace has more than {limit} memory events (raise --unroll less, or shorten the test)")]
+    #[error("thread P{thread}: a trace has more than {limit} memory events (raise --max-events, lower --unroll, or shorten the test)")]
     TraceTooLong { thread: usize, limit: usize },
     /// Printed after the file name and a colon: `file:line:col: error: ...`.
     #[error("{line}:{col}: error: thread P{thread}: {detail} (addresses must point to a word inside a declared variable)")]
@@ -279,13 +438,20 @@ pub fn explore(program: &Program, limits: &Limits, liveness: bool) -> Result<(Do
                 for e in &tr.events {
                     if e.op == TraceOp::Write && e.mb_op.is_none() {
                         let p = program.locations[e.location.expect("writes have a location")].physical;
-                        if domains[p].insert(e.value) {
-                            changed = true;
-                            if domains[p].len() > limits.max_domain {
-                                return Err(ExploreError::DomainTooLarge {
-                                    location: program.physical[p].name.clone(),
-                                    limit: limits.max_domain,
-                                });
+                        let too_many =
+                            || ExploreError::DomainTooLarge { location: program.physical[p].name.clone(), limit: limits.max_domain };
+                        // An open value adds every value it can take.
+                        let values = match (&e.sym, &e.possible) {
+                            (None, _) => vec![e.value],
+                            (Some(_), Some(vs)) => vs.clone(),
+                            (Some(_), None) => return Err(too_many()),
+                        };
+                        for v in values {
+                            if domains[p].insert(v) {
+                                changed = true;
+                                if domains[p].len() > limits.max_domain {
+                                    return Err(too_many());
+                                }
                             }
                         }
                     }
@@ -395,7 +561,7 @@ fn is_spin_body(body: &[Instr]) -> bool {
 #[derive(Clone)]
 struct State {
     pc: usize,
-    regs: Vec<(i64, DepMask)>,
+    regs: Vec<(RegVal, DepMask)>,
     events: Vec<TraceEvent>,
     ctrl: DepMask,
     back_edges: HashMap<usize, usize>,
@@ -408,17 +574,15 @@ struct State {
     open: [Vec<usize>; 3],
     groups: [Vec<Vec<usize>>; 3],
     waits: Vec<GroupWait>,
-    /// Registers currently holding the value of a symbolic read.
-    symbolic: HashMap<Reg, usize>,
 }
 
 impl State {
-    fn new(regs: Vec<(i64, DepMask)>) -> Self {
+    fn new(regs: Vec<(RegVal, DepMask)>) -> Self {
         State {
             pc: 0,
             regs,
             events: Vec::new(),
-            ctrl: 0,
+            ctrl: DepMask::none(),
             back_edges: HashMap::new(),
             path: Vec::new(),
             iteration_start: HashMap::new(),
@@ -426,19 +590,24 @@ impl State {
             open: [Vec::new(), Vec::new(), Vec::new()],
             groups: [Vec::new(), Vec::new(), Vec::new()],
             waits: Vec::new(),
-            symbolic: HashMap::new(),
         }
     }
 
     fn finish(self, stuck: Option<Stuck>) -> Trace {
+        let symbolic_registers = self
+            .regs
+            .iter()
+            .enumerate()
+            .filter_map(|(r, (v, _))| if let RegVal::Open(e) = v { Some((r, e.clone())) } else { None })
+            .collect();
         Trace {
             events: self.events,
-            registers: self.regs.iter().map(|r| r.0).collect(),
+            registers: self.regs.iter().map(|r| if let RegVal::Known(v) = r.0 { v } else { 0 }).collect(),
             path: self.path,
             stuck,
             ops: self.ops,
             waits: self.waits,
-            symbolic_registers: self.symbolic.into_iter().collect(),
+            symbolic_registers,
         }
     }
 
@@ -450,9 +619,9 @@ impl State {
             location: None,
             value: 0,
             rmw_partner: None,
-            addr_deps: 0,
-            data_deps: 0,
-            ctrl_deps: self.ctrl,
+            addr_deps: DepMask::none(),
+            data_deps: DepMask::none(),
+            ctrl_deps: self.ctrl.clone(),
             agent: None,
             role: Role::Thread,
             mb: None,
@@ -462,6 +631,8 @@ impl State {
             mb_op: None,
             mb_result: None,
             symbolic: false,
+            sym: None,
+            possible: None,
         }
     }
 
@@ -479,7 +650,7 @@ impl State {
     fn access_event(&self, op: TraceOp, pc: usize, acc: &Access, role: Role, agent: Option<usize>) -> TraceEvent {
         let mut e = self.event(op, pc);
         e.location = Some(acc.loc);
-        e.addr_deps = acc.deps;
+        e.addr_deps = acc.deps.clone();
         e.range = acc.range;
         e.ub = acc.ub.map(str::to_string);
         e.role = role;
@@ -497,7 +668,7 @@ impl State {
 }
 
 /// A memory access an instruction is about to make: where, and with which footprint.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Access {
     loc: usize,
     range: (i64, i64),
@@ -541,8 +712,16 @@ pub fn thread_traces(
         })
         .collect();
     let mut out = ThreadTraces::default();
-    let init = State::new(thread.reg_init.iter().map(|v| (*v, 0)).collect());
-    let cx = Cx { program, thread, domains, used: registers_read(&thread.code), elided: &facts.elided, max_phase: facts.max_phase };
+    let init = State::new(thread.reg_init.iter().map(|v| (RegVal::Known(*v), DepMask::none())).collect());
+    let cx = Cx {
+        program,
+        thread,
+        domains,
+        control: control_registers(&thread.code),
+        elided: &facts.elided,
+        max_phase: facts.max_phase,
+        limits,
+    };
     let mut stack = vec![init];
     while let Some(mut st) = stack.pop() {
         loop {
@@ -553,8 +732,8 @@ pub fn thread_traces(
                 }
                 break;
             }
-            if st.events.len() + 2 > limits.max_trace_events.min(127) {
-                return Err(ExploreError::TraceTooLong { thread: thread.id, limit: limits.max_trace_events.min(127) });
+            if st.events.len() + 2 > limits.max_trace_events {
+                return Err(ExploreError::TraceTooLong { thread: thread.id, limit: limits.max_trace_events });
             }
             let pc = st.pc;
             let instr = &thread.code[pc];
@@ -568,18 +747,17 @@ pub fn thread_traces(
                     let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
                     let mb = program.variable_of(acc.loc).kind == VariableKind::Mbarrier;
                     // An ordinary load of an mbarrier object reads whatever state the object's
-                    // order leaves (mbarrier::witness gives it every write as an option, and M2 when
-                    // the state is valid): symbolic, whether or not its register is used.
-                    if mb || !cx.used.contains(dst) {
+                    // history leaves (the search gives it every state as an option, and M2 when
+                    // the state is valid): open, whether or not its register decides anything.
+                    if mb || !cx.control.contains(dst) {
                         cx.symbolic_read(&mut st, acc, pc, *dst);
                         st.pc += 1;
                         continue;
                     }
-                    st.symbolic.remove(dst);
                     for (s, v) in cx.branch_read(st, acc, pc, Role::Thread, None) {
                         let mut s = s;
                         let idx = s.events.len() - 1;
-                        s.regs[*dst] = (v, 1u128 << idx);
+                        s.regs[*dst] = (RegVal::Known(v), DepMask::single(idx));
                         s.pc += 1;
                         stack.push(s);
                     }
@@ -595,15 +773,14 @@ pub fn thread_traces(
                                 next.push(s);
                                 continue;
                             }
-                            if !cx.used.contains(dst) {
+                            if !cx.control.contains(dst) {
                                 cx.symbolic_read(&mut s, acc, pc, *dst);
                                 next.push(s);
                                 continue;
                             }
-                            s.symbolic.remove(dst);
                             for (mut s, v) in cx.branch_read(s, acc, pc, Role::Thread, None) {
                                 let idx = s.events.len() - 1;
-                                s.regs[*dst] = (v, 1u128 << idx);
+                                s.regs[*dst] = (RegVal::Known(v), DepMask::single(idx));
                                 next.push(s);
                             }
                         }
@@ -617,7 +794,7 @@ pub fn thread_traces(
                 }
                 Op::Store { addr, value, space, .. } => {
                     let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
-                    let (v, d) = val(&st, value);
+                    let (v, d) = data_val(&st, value);
                     cx.push_write(&mut st, acc, v, d, pc, Role::Thread, None);
                 }
                 Op::StoreVector { addr, values, space, .. } => {
@@ -626,23 +803,42 @@ pub fn thread_traces(
                         if cx.elided[acc.loc] {
                             continue;
                         }
-                        let (v, d) = val(&st, value);
+                        let (v, d) = data_val(&st, value);
                         cx.push_write(&mut st, acc, v, d, pc, Role::Thread, None);
                     }
                 }
                 Op::Rmw { dst, addr, op, operands, space, .. } => {
                     let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
-                    let ops: Vec<(i64, DepMask)> = operands.iter().map(|o| val(&st, o)).collect();
-                    let data: DepMask = ops.iter().fold(0, |m, (_, d)| m | d);
-                    for (mut s, old) in cx.branch_read(st, acc, pc, Role::Thread, None) {
+                    let ops: Vec<(RegVal, DepMask)> = operands.iter().map(|o| data_val(&st, o)).collect();
+                    let data: DepMask = ops.iter().fold(DepMask::none(), |m, (_, d)| m.union(d));
+                    let known: Option<Vec<(i64, DepMask)>> =
+                        ops.iter().map(|(v, d)| if let RegVal::Known(x) = v { Some((*x, d.clone())) } else { None }).collect();
+                    // The old value decides nothing (no register, or one that only flows into
+                    // data): leave it open, and the written value with it.
+                    if dst.is_none_or(|d| !cx.control.contains(&d)) {
+                        let idx = st.events.len();
+                        let mut e = st.access_event(TraceOp::Read, pc, &acc, Role::Thread, None);
+                        e.symbolic = true;
+                        e.rmw_partner = Some(idx + 1);
+                        st.events.push(e);
+                        let new = SymExpr::Rmw(*op, Box::new(SymExpr::Read(idx)), ops.iter().map(|(v, _)| v.expr()).collect());
+                        cx.push_write(&mut st, acc, RegVal::Open(new), data.union(&DepMask::single(idx)), pc, Role::Thread, None);
+                        st.events[idx + 1].rmw_partner = Some(idx);
+                        if let Some(d) = dst {
+                            st.regs[*d] = (RegVal::Open(SymExpr::Read(idx)), DepMask::single(idx));
+                        }
+                        st.pc += 1;
+                        continue;
+                    }
+                    let known = known.expect("the operands of an RMW whose old value decides control flow are known");
+                    for (mut s, old) in cx.branch_read(st, acc.clone(), pc, Role::Thread, None) {
                         let idx = s.events.len() - 1;
                         s.events[idx].rmw_partner = Some(idx + 1);
-                        let new = rmw_result(*op, old, &ops);
-                        cx.push_write(&mut s, acc, new, data, pc, Role::Thread, None);
+                        let new = rmw_result(*op, old, &known);
+                        cx.push_write(&mut s, acc.clone(), RegVal::Known(new), data.clone(), pc, Role::Thread, None);
                         s.events[idx + 1].rmw_partner = Some(idx);
                         if let Some(d) = dst {
-                            s.regs[*d] = (old, 1u128 << idx);
-                            s.symbolic.remove(d);
+                            s.regs[*d] = (RegVal::Known(old), DepMask::single(idx));
                         }
                         s.pc += 1;
                         stack.push(s);
@@ -708,7 +904,7 @@ pub fn thread_traces(
                     if !*noinc {
                         states = states
                             .into_iter()
-                            .flat_map(|s| cx.mb_update(s, acc, MbUpdate::IncPending, pc, Role::Thread, None, false))
+                            .flat_map(|s| cx.mb_update(s, acc.clone(), MbUpdate::IncPending, pc, Role::Thread, None, false))
                             .map(|(s, _)| s)
                             .collect();
                     }
@@ -719,7 +915,7 @@ pub fn thread_traces(
                             (0..s.ops.len()).filter(|&o| s.ops[o].kind == AsyncKind::Copy(CopyKind::CpAsync)).collect();
                         let agent = s.ops.len();
                         s.ops.push(AsyncOp { instr: pc, kind: AsyncKind::ArriveOn, events: Vec::new(), tracked, group: None });
-                        for (mut s2, _) in cx.mb_update(s, acc, MbUpdate::ArriveOn, pc, Role::Signal, Some(agent), false) {
+                        for (mut s2, _) in cx.mb_update(s, acc.clone(), MbUpdate::ArriveOn, pc, Role::Signal, Some(agent), false) {
                             let n = s2.events.len();
                             s2.ops[agent].events.extend([n - 2, n - 1]);
                             s2.pc += 1;
@@ -748,8 +944,7 @@ pub fn thread_traces(
                         if let Some(d) = dst {
                             // The result depends on the value read (the read half of the update).
                             let read = s.events.iter().rposition(|e| e.op == TraceOp::Read).expect("an mbarrier op reads");
-                            s.regs[*d] = (result, 1u128 << read);
-                            s.symbolic.remove(d);
+                            s.regs[*d] = (RegVal::Known(result), DepMask::single(read));
                         }
                         s.pc += 1;
                         stack.push(s);
@@ -757,10 +952,13 @@ pub fn thread_traces(
                     break;
                 }
                 Op::Local { dst, op, a, b } => {
-                    let (x, dx) = val(&st, a);
-                    let (y, dy) = val(&st, b);
-                    st.regs[*dst] = (local_result(*op, x, y), dx | dy);
-                    st.symbolic.remove(dst);
+                    let (x, dx) = data_val(&st, a);
+                    let (y, dy) = data_val(&st, b);
+                    let value = match (x, y) {
+                        (RegVal::Known(x), RegVal::Known(y)) => RegVal::Known(local_result(*op, x, y)),
+                        (x, y) => RegVal::Open(SymExpr::Local(*op, Box::new(x.expr()), Box::new(y.expr()))),
+                    };
+                    st.regs[*dst] = (value, dx.union(&dy));
                 }
                 Op::Branch { cond, target } => {
                     let taken = match cond {
@@ -769,7 +967,7 @@ pub fn thread_traces(
                             let (x, dx) = val(&st, a);
                             let (y, dy) = val(&st, b);
                             // Every event after a conditional branch depends on the values it tested.
-                            st.ctrl |= dx | dy;
+                            st.ctrl.union_with(&dx.union(&dy));
                             compare(*cmp, x, y)
                         }
                     };
@@ -923,40 +1121,29 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
     out
 }
 
-/// Every register an instruction of `code` reads (operands, addresses, branch conditions).
-fn registers_read(code: &[Instr]) -> BTreeSet<Reg> {
-    let mut out = BTreeSet::new();
-    let mut value = |v: &Value| {
-        if let Value::Reg(r) = v {
-            out.insert(*r);
+/// Registers whose values decide something: an address, a branch condition, an operand of an
+/// mbarrier, barrier, wgmma or async-copy instruction, and, transitively, the operands of an
+/// arithmetic instruction or RMW that writes such a register. Every other register only carries
+/// data (into stores, other data registers, the final state), so reads into it stay open
+/// instead of branching the trace over every value they might return.
+fn control_registers(code: &[Instr]) -> BTreeSet<Reg> {
+    let mut regs: Vec<Value> = Vec::new();
+    let addr = |a: &Address, regs: &mut Vec<Value>| {
+        if let Address::Reg(r, _) = a {
+            regs.push(Value::Reg(*r));
         }
     };
-    let mut regs: Vec<Value> = Vec::new();
     for i in code {
-        let addr = |a: &Address, regs: &mut Vec<Value>| {
-            if let Address::Reg(r, _) = a {
-                regs.push(Value::Reg(*r));
-            }
-        };
         match &i.op {
-            Op::Load { addr: a, .. } | Op::LoadVector { addr: a, .. } => addr(a, &mut regs),
-            Op::Store { addr: a, value: v, .. } => {
-                addr(a, &mut regs);
-                regs.push(*v);
+            Op::Load { addr: a, .. } | Op::LoadVector { addr: a, .. } | Op::Store { addr: a, .. } | Op::StoreVector { addr: a, .. } => {
+                addr(a, &mut regs)
             }
-            Op::StoreVector { addr: a, values, .. } => {
-                addr(a, &mut regs);
-                regs.extend(values.iter().copied());
-            }
-            Op::Rmw { addr: a, operands, .. } => {
-                addr(a, &mut regs);
-                regs.extend(operands.iter().copied());
-            }
+            Op::Rmw { addr: a, .. } => addr(a, &mut regs),
             Op::AsyncCopy(c) => {
                 addr(&c.dst, &mut regs);
                 addr(&c.src, &mut regs);
                 regs.push(c.size);
-                regs.extend(c.src_size.iter().chain(c.ignore_src.iter()).copied());
+                regs.extend(c.src_size.iter().chain(c.ignore_src.iter()).chain(c.multicast.iter()).copied());
                 if let Completion::Mbarrier(b) = &c.completion {
                     addr(b, &mut regs);
                 }
@@ -980,9 +1167,9 @@ fn registers_read(code: &[Instr]) -> BTreeSet<Reg> {
                 }
             }
             Op::Barrier { id, count, .. } => regs.extend(id.iter().chain(count.iter()).copied()),
-            Op::Local { a, b, .. } => regs.extend([*a, *b]),
             Op::Branch { cond: Some((_, a, b)), .. } => regs.extend([*a, *b]),
-            Op::Branch { cond: None, .. }
+            Op::Local { .. }
+            | Op::Branch { cond: None, .. }
             | Op::Fence { .. }
             | Op::ProxyFence { .. }
             | Op::AliasFence
@@ -993,10 +1180,24 @@ fn registers_read(code: &[Instr]) -> BTreeSet<Reg> {
             | Op::ClusterBarrier { .. } => {}
         }
     }
-    for v in &regs {
-        value(v);
+    let mut out: BTreeSet<Reg> = regs.iter().filter_map(|v| if let Value::Reg(r) = v { Some(*r) } else { None }).collect();
+    // An instruction that writes a control register needs its operands known.
+    loop {
+        let before = out.len();
+        for i in code {
+            let (dst, operands): (Option<Reg>, Vec<Value>) = match &i.op {
+                Op::Local { dst, a, b, .. } => (Some(*dst), vec![*a, *b]),
+                Op::Rmw { dst, operands, .. } => (*dst, operands.clone()),
+                _ => continue,
+            };
+            if dst.is_some_and(|d| out.contains(&d)) {
+                out.extend(operands.iter().filter_map(|v| if let Value::Reg(r) = v { Some(*r) } else { None }));
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
     }
-    out
 }
 
 /// Phases an arrive may return: at most one completion per mbarrier-updating instruction.
@@ -1010,10 +1211,26 @@ fn max_phase(program: &Program) -> i64 {
     updates.min(crate::exec::mbarrier::MAX_PHASE)
 }
 
+/// The value of an operand that decides something (an address, a branch, a size, an mbarrier
+/// operand): always known, because every register such a use reads (transitively) holds known
+/// values (`control_registers`).
 fn val(st: &State, v: &Value) -> (i64, DepMask) {
     match v {
-        Value::Const(c) => (*c, 0),
-        Value::Reg(r) => st.regs[*r],
+        Value::Const(c) => (*c, DepMask::none()),
+        Value::Reg(r) => match &st.regs[*r] {
+            (RegVal::Known(x), d) => (*x, d.clone()),
+            // Unreachable by construction; 0 keeps the enumeration going rather than panic.
+            (RegVal::Open(_), d) => (0, d.clone()),
+        },
+    }
+}
+
+/// The value of an operand that only flows into data (a stored value, an arithmetic operand):
+/// known or open.
+fn data_val(st: &State, v: &Value) -> (RegVal, DepMask) {
+    match v {
+        Value::Const(c) => (RegVal::Known(*c), DepMask::none()),
+        Value::Reg(r) => st.regs[*r].clone(),
     }
 }
 
@@ -1022,12 +1239,14 @@ struct Cx<'a> {
     program: &'a Program,
     thread: &'a Thread,
     domains: &'a Domains,
-    /// Registers some instruction of the thread reads.
-    used: BTreeSet<Reg>,
+    /// Registers whose values decide control flow, addresses or operands (see
+    /// [`control_registers`]): the reads into them branch over their values.
+    control: BTreeSet<Reg>,
     /// Words whose events would mirror those of a kept word (see [`redundant_words`]).
     elided: &'a [bool],
     /// The largest phase an arrive can return: one phase per mbarrier update instruction.
     max_phase: i64,
+    limits: &'a Limits,
 }
 
 impl Cx<'_> {
@@ -1066,8 +1285,7 @@ impl Cx<'_> {
         e.symbolic = true;
         let idx = st.events.len();
         st.events.push(e);
-        st.regs[dst] = (0, 1u128 << idx);
-        st.symbolic.insert(dst, idx);
+        st.regs[dst] = (RegVal::Open(SymExpr::Read(idx)), DepMask::single(idx));
     }
 
     /// Push one read per value the location may hold; each result is a state with the read as
@@ -1085,10 +1303,26 @@ impl Cx<'_> {
         out
     }
 
+    /// A write of `value`; an open value also records every value it can take (from the
+    /// value domains of the reads it depends on).
     #[allow(clippy::too_many_arguments)]
-    fn push_write(&self, st: &mut State, acc: Access, value: i64, data: DepMask, pc: usize, role: Role, agent: Option<usize>) {
+    fn push_write(&self, st: &mut State, acc: Access, value: RegVal, data: DepMask, pc: usize, role: Role, agent: Option<usize>) {
         let mut e = st.access_event(TraceOp::Write, pc, &acc, role, agent);
-        e.value = value;
+        match value {
+            RegVal::Known(v) => e.value = v,
+            RegVal::Open(expr) => {
+                let events = &st.events;
+                let domain = |r: usize| -> Vec<i64> {
+                    events[r]
+                        .location
+                        .map(|l| self.domains[self.program.locations[l].physical].iter().copied().collect())
+                        .unwrap_or_default()
+                };
+                // Beyond the domain limit the value set is not needed: the fixpoint reports it.
+                e.possible = expr.possible(&domain, self.limits.max_domain).map(|v| v.into_iter().collect());
+                e.sym = Some(expr);
+            }
+        }
         e.data_deps = data;
         st.events.push(e);
     }
@@ -1119,7 +1353,7 @@ impl Cx<'_> {
         st.events.push(e);
         if !matches!(update, MbUpdate::Wait { .. }) {
             st.events[idx].rmw_partner = Some(idx + 1);
-            self.push_write(&mut st, acc, 0, 1u128 << idx, pc, role, agent);
+            self.push_write(&mut st, acc, RegVal::Known(0), DepMask::single(idx), pc, role, agent);
             st.events[idx + 1].rmw_partner = Some(idx);
             st.events[idx + 1].mb = Some(kind);
             st.events[idx + 1].mb_op = Some(update);
@@ -1240,73 +1474,57 @@ impl Cx<'_> {
         let mut st = st;
         st.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(copy.kind), events: Vec::new(), tracked: Vec::new(), group: None });
         let words = (size / 4) as usize;
-        let mut states = vec![st];
+        let mut s = st;
         for w in 0..words {
             let byte = 4 * w as i64;
-            let mut next = Vec::new();
-            for s in states {
-                let src = self.access_at(src_addr + byte, src_addr, size, src_deps, copy.src_space, line)?;
-                // Bytes past src-size are zero-filled, not read (§9.7.9.25.3.1). An elided source
-                // word feeds only an elided or unobservable destination word: its value is moot.
-                let src_value: Vec<(State, i64, DepMask)> = if byte < read_bytes && !self.elided[src.loc] {
-                    self.branch_read(s, src, pc, Role::Source, Some(agent))
-                        .into_iter()
-                        .map(|(s, v)| {
-                            let i = s.events.len() - 1;
-                            (s, v, 1u128 << i)
-                        })
-                        .collect()
-                } else {
-                    vec![(s, 0, 0)]
-                };
-                for (s, v, dep) in src_value {
-                    // Bytes of this word past src-size are zero-filled (little-endian words).
-                    let kept = (read_bytes - byte).clamp(0, 4);
-                    let v = if kept < 4 { v & ((1i64 << (8 * kept)) - 1) } else { v };
-                    let mut partial = vec![s];
-                    for &(d_addr, _) in &dests {
-                        let dst = self.access_at(d_addr + byte, d_addr, size, dst_deps, copy.dst_space, line)?;
-                        let mut after = Vec::new();
-                        for s in partial {
-                            if self.elided[dst.loc] {
-                                after.push(s);
-                                continue;
-                            }
-                            match copy.kind {
-                                CopyKind::Reduce(op) => {
-                                    // Each element is an atomic read-modify-write in the async proxy
-                                    // (§9.7.9.25.4.2), a memory operation of its own 4 bytes (digest §14.3).
-                                    let dst = Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst };
-                                    for (mut s2, old) in self.branch_read(s, dst, pc, Role::Destination, Some(agent)) {
-                                        let idx = s2.events.len() - 1;
-                                        s2.events[idx].rmw_partner = Some(idx + 1);
-                                        self.push_write(
-                                            &mut s2,
-                                            dst,
-                                            rmw_result(op, old, &[(v, dep)]),
-                                            dep | (1u128 << idx),
-                                            pc,
-                                            Role::Destination,
-                                            Some(agent),
-                                        );
-                                        s2.events[idx + 1].rmw_partner = Some(idx);
-                                        after.push(s2);
-                                    }
-                                }
-                                _ => {
-                                    let mut s2 = s;
-                                    self.push_write(&mut s2, dst, v, dep, pc, Role::Destination, Some(agent));
-                                    after.push(s2);
-                                }
-                            }
-                        }
-                        partial = after;
+            let src = self.access_at(src_addr + byte, src_addr, size, src_deps.clone(), copy.src_space, line)?;
+            // Bytes past src-size are zero-filled, not read (§9.7.9.25.3.1). An elided source
+            // word feeds only an elided or unobservable destination word: its value is moot. The
+            // value read is left open: it only flows into the destination.
+            let (value, dep) = if byte < read_bytes && !self.elided[src.loc] {
+                let i = s.events.len();
+                let mut e = s.access_event(TraceOp::Read, pc, &src, Role::Source, Some(agent));
+                e.symbolic = true;
+                s.events.push(e);
+                // Bytes of this word past src-size are zero-filled (little-endian words).
+                let kept = (read_bytes - byte).clamp(0, 4);
+                let read = SymExpr::Read(i);
+                (RegVal::Open(if kept < 4 { SymExpr::Low(Box::new(read), kept) } else { read }), DepMask::single(i))
+            } else {
+                (RegVal::Known(0), DepMask::none())
+            };
+            for &(d_addr, _) in &dests {
+                let dst = self.access_at(d_addr + byte, d_addr, size, dst_deps.clone(), copy.dst_space, line)?;
+                if self.elided[dst.loc] {
+                    continue;
+                }
+                match copy.kind {
+                    CopyKind::Reduce(op) => {
+                        // Each element is an atomic read-modify-write in the async proxy
+                        // (§9.7.9.25.4.2), a memory operation of its own 4 bytes (digest §14.3).
+                        let dst = Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst };
+                        let idx = s.events.len();
+                        let mut e = s.access_event(TraceOp::Read, pc, &dst, Role::Destination, Some(agent));
+                        e.symbolic = true;
+                        e.rmw_partner = Some(idx + 1);
+                        s.events.push(e);
+                        let new = SymExpr::Rmw(op, Box::new(SymExpr::Read(idx)), vec![value.expr()]);
+                        self.push_write(
+                            &mut s,
+                            dst,
+                            RegVal::Open(new),
+                            dep.union(&DepMask::single(idx)),
+                            pc,
+                            Role::Destination,
+                            Some(agent),
+                        );
+                        s.events[idx + 1].rmw_partner = Some(idx);
                     }
-                    next.extend(partial);
+                    _ => self.push_write(&mut s, dst, value.clone(), dep.clone(), pc, Role::Destination, Some(agent)),
                 }
             }
-            states = next;
         }
+        let states = vec![s];
         let mut out = Vec::new();
         for mut s in states {
             let first = s.events.iter().position(|e| e.agent == Some(agent)).unwrap_or(s.events.len());
@@ -1324,7 +1542,7 @@ impl Cx<'_> {
                         let b_addr = b_addr.expect("an mbarrier completion has an mbarrier");
                         let bad = || bad_address(self.program, self.thread.id, line, b_addr);
                         let loc = self.program.location_at(b_addr).ok_or_else(bad)?;
-                        let mut acc = Access { loc, range: (0, 8), deps: 0, ub: None };
+                        let mut acc = Access { loc, range: (0, 8), deps: DepMask::none(), ub: None };
                         let dst_var = self.program.decode_address(d_addr).map(|(v, _)| self.program.variables[v].space);
                         if Some(self.program.variable_of(loc).space) != dst_var {
                             acc.ub = Some("the mbarrier of a bulk copy must be in the same CTA as the destination (PTX ISA §9.7.9.25.4.1)");
@@ -1332,7 +1550,7 @@ impl Cx<'_> {
                         let mut after = Vec::new();
                         for s in partial {
                             for (mut s2, _) in
-                                self.mb_update(s, acc, MbUpdate::CompleteTx { bytes: size }, pc, Role::Signal, Some(agent), false)
+                                self.mb_update(s, acc.clone(), MbUpdate::CompleteTx { bytes: size }, pc, Role::Signal, Some(agent), false)
                             {
                                 let n = s2.events.len();
                                 s2.ops[agent].events.extend([n - 2, n - 1]);
@@ -1361,7 +1579,7 @@ impl Cx<'_> {
             let (var, off) = self.program.decode_address(addr).ok_or_else(bad)?;
             let size = self.program.variables[var].size - off;
             for byte in (0..size).step_by(4) {
-                let src = self.access_at(addr + byte, addr, size, deps, AccessSpace::SharedCta, line)?;
+                let src = self.access_at(addr + byte, addr, size, deps.clone(), AccessSpace::SharedCta, line)?;
                 if self.elided[src.loc] {
                     continue;
                 }
@@ -1387,9 +1605,9 @@ impl Cx<'_> {
 
     fn address_value(&self, st: &State, a: &Address) -> (i64, DepMask) {
         match a {
-            Address::Location(l) => (self.program.address_of(*l), 0),
+            Address::Location(l) => (self.program.address_of(*l), DepMask::none()),
             Address::Reg(r, off) => {
-                let (v, d) = st.regs[*r];
+                let (v, d) = val(st, &Value::Reg(*r));
                 (v + off, d)
             }
         }
@@ -1491,7 +1709,8 @@ mod tests {
 
     #[test]
     fn reads_branch_over_the_value_domain() {
-        let p = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\n | add r1, r0, 1 ;\nexists (P1:r0 == 1)\n");
+        // r0 decides a branch: the trace branches once per value x may hold.
+        let p = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\n | add r1, r0, 1 ;\n | bne r1, 2, L ;\n | L: ;\nexists (P1:r0 == 1)\n");
         let (domains, traces) = explore(&p, &Limits::default(), false).unwrap();
         assert_eq!(domains[0], BTreeSet::from([0, 1]));
         assert_eq!(traces[1].traces.len(), 2, "one trace per value the read may return");
@@ -1526,7 +1745,50 @@ mod tests {
         let p = program("PTX t\n{ x=0; y=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n add r1, r0, 1 ;\n st.weak y, r1 ;\n bne r0, 0, LC00 ;\n st.weak y, 2 ;\n LC00: ;\nexists (0 == 0)\n");
         let (_, t) = explore(&p, &Limits::default(), false).unwrap();
         let tr = t[0].traces.iter().find(|tr| tr.events[0].value == 0).unwrap();
-        assert_eq!(tr.events[1].data_deps, 1, "the store's value comes from the first read");
-        assert_eq!(tr.events[2].ctrl_deps, 1, "the store after the branch depends on the read");
+        assert_eq!(tr.events[1].data_deps, DepMask::single(0), "the store's value comes from the first read");
+        assert_eq!(tr.events[2].ctrl_deps, DepMask::single(0), "the store after the branch depends on the read");
+    }
+
+    #[test]
+    fn values_that_only_flow_into_data_stay_open() {
+        // r0 only reaches a store (through an add): one trace, the store writes r0 + 1.
+        let p = program("PTX t
+{ x=0; y=0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ ld.weak r0, x | st.weak x, 5 ;
+ add r1, r0, 1 | ;
+ st.weak y, r1 | ;
+exists (y == 6)
+");
+        let (domains, t) = explore(&p, &Limits::default(), false).unwrap();
+        assert_eq!(t[0].traces.len(), 1, "no branching over the values of x");
+        let tr = &t[0].traces[0];
+        assert!(tr.events[0].symbolic);
+        assert_eq!(tr.events[1].sym, Some(SymExpr::Local(LocalOp::Add, Box::new(SymExpr::Read(0)), Box::new(SymExpr::Const(1)))));
+        assert_eq!(tr.events[1].possible, Some(vec![1, 6]));
+        assert_eq!(domains[1], BTreeSet::from([0, 1, 6]), "y's domain holds every value the open store can write");
+        // A register that decides a branch is read with its value known.
+        let q = program("PTX t
+{ x=0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ ld.weak r0, x | st.weak x, 5 ;
+ beq r0, 0, L | ;
+ L: | ;
+exists (0 == 0)
+");
+        let (_, t) = explore(&q, &Limits::default(), false).unwrap();
+        assert_eq!(t[0].traces.len(), 2);
+        assert!(t[0].traces.iter().all(|tr| !tr.events[0].symbolic));
+    }
+
+    #[test]
+    fn long_threads_are_not_capped_at_128_events() {
+        let body: String = (0..150).map(|i| format!(" st.relaxed.gpu x{i}, 1 ;\n")).collect();
+        let init: String = (0..150).map(|i| format!("x{i}=0; ")).collect();
+        let p = program(&format!("PTX t\n{{ {init} }}\n P0@cta 0,gpu 0 ;\n{body}exists (x0 == 1)\n"));
+        let (_, t) = explore(&p, &Limits { max_trace_events: 1000, ..Limits::default() }, false).unwrap();
+        assert_eq!(t[0].traces[0].events.len(), 150);
+        let err = explore(&p, &Limits { max_trace_events: 100, ..Limits::default() }, false).unwrap_err();
+        assert!(err.to_string().contains("more than 100 memory events"), "{err}");
     }
 }

@@ -197,10 +197,15 @@ impl Explorer for ExplainExplorer<'_, '_> {
         let values = |o: &Observable| -> Option<Vec<i64>> {
             match o {
                 Observable::Register(t, r) => match s.symbolic_registers.get(&(*t, *r)) {
-                    Some(&e) => match partial.open_reads.iter().find(|(x, _)| *x == e) {
+                    Some(crate::exec::trace::SymExpr::Read(e)) => match partial.open_reads.iter().find(|(x, _)| x == e) {
                         Some((_, ws)) => Some(ws.iter().map(|&w| cand.values[w]).collect()),
-                        None => cand.rf.predecessors(e).first().map(|&w| vec![cand.values[w]]),
+                        None => cand.rf.predecessors(*e).first().map(|&w| vec![cand.values[w]]),
                     },
+                    // A computed value: known once every read it depends on is decided.
+                    Some(e) => {
+                        let open = |x: usize| partial.open_reads.iter().any(|(y, _)| *y == x);
+                        e.eval(&mut |x| (!open(x)).then(|| cand.value_of(x))).map(|v| vec![v])
+                    }
                     None => Some(vec![s.registers[*t][*r]]),
                 },
                 Observable::Location(p) if partial.co_complete => Some(cand.final_values(*p)),
