@@ -5,7 +5,7 @@ use crate::exec::search::{
     advance, search, Budget, Candidate, PrunePlan, SearchError, SearchGoal, SearchStats, StaticEnv, Visit, DYNAMIC_NAMES,
 };
 use crate::exec::structure::{resolve_barriers, EventStructure};
-use crate::exec::trace::{explore, ExploreError, Limits, Trace, TraceOp};
+use crate::exec::trace::{explore_until, ExploreError, Limits, Trace, TraceOp};
 use crate::findings::Finding;
 use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
@@ -17,6 +17,16 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RunOptions {
     pub limits: Limits,
+    /// When the decision must stop (`--timeout`): set once per test, so that the condition and
+    /// the liveness check share it. None: `limits.timeout` from the start of each call.
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl RunOptions {
+    /// These options with the deadline `limits.timeout` from now (unless one is set).
+    pub fn starting_now(&self) -> RunOptions {
+        RunOptions { deadline: self.deadline.or_else(|| self.limits.timeout.map(|t| Instant::now() + t)), ..*self }
+    }
 }
 
 /// A final state: the values of the observables, in `Outcome::observables` order.
@@ -49,6 +59,9 @@ pub struct Outcome {
     pub races: BTreeSet<Finding>,
     /// The reading of every exposed ambiguity (digest §14.10) the run used.
     pub readings: Vec<String>,
+    /// Set when a limit (`--timeout`, `--max-candidates`) stopped the search: the message. The
+    /// outcome then holds what was found before, and decides nothing but Undefined.
+    pub incomplete: Option<String>,
 }
 
 /// The answer to the question a litmus test asks, with undefined behaviour taking precedence.
@@ -60,6 +73,8 @@ pub enum Verdict {
     Forbidden,
     /// Some consistent execution has undefined behaviour: the program has no defined outcomes.
     Undefined,
+    /// A limit stopped the search before it could decide.
+    Unknown,
 }
 
 impl Verdict {
@@ -68,6 +83,7 @@ impl Verdict {
             Verdict::Allowed => "Allowed",
             Verdict::Forbidden => "Forbidden",
             Verdict::Undefined => "Undefined",
+            Verdict::Unknown => "Unknown",
         }
     }
 }
@@ -78,6 +94,8 @@ impl Outcome {
     pub fn verdict(&self) -> Verdict {
         if !self.undefined.is_empty() {
             Verdict::Undefined
+        } else if self.incomplete.is_some() {
+            Verdict::Unknown
         } else if self.positive > 0 {
             Verdict::Allowed
         } else {
@@ -101,6 +119,9 @@ pub enum RunError {
     Explore(#[from] ExploreError),
     #[error("model error: {0}")]
     Model(crate::cat::CatError),
+    /// A limit stopped the search (the message names it and its flag).
+    #[error("not decided: {0}")]
+    Incomplete(String),
 }
 
 impl From<SearchError> for RunError {
@@ -159,15 +180,17 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         undefined: BTreeSet::new(),
         races: BTreeSet::new(),
         readings: program.readings.describe(),
+        incomplete: None,
     };
 
-    let (_domains, per_thread) = explore(program, &opts.limits, false)?;
+    let opts = &opts.starting_now();
+    let (_domains, per_thread) = explore_until(program, &opts.limits, false, opts.deadline)?;
     outcome.loop_cut = per_thread.iter().any(|t| t.cut);
     if per_thread.iter().any(|t| t.traces.is_empty()) {
         outcome.elapsed = start.elapsed();
         return Ok(outcome);
     }
-    let mut budget = Budget::new(&opts.limits);
+    let mut budget = Budget::new(&opts.limits, opts.deadline);
     let plan = PrunePlan::for_model(model);
     let goal = SearchGoal::default();
     let mut flags = std::collections::BTreeSet::new();
@@ -197,7 +220,13 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         Ok(ControlFlow::Continue(()))
     });
     outcome.stats = budget.stats;
-    result?;
+    match result {
+        // A limit stopped the search: keep what was found, and say so.
+        Err(RunError::Explore(
+            e @ (ExploreError::TooManyCandidates { .. } | ExploreError::Timeout { .. } | ExploreError::TooManyMbarrierStates { .. }),
+        )) => outcome.incomplete = Some(e.to_string()),
+        r => r?,
+    }
     outcome.flags = flags.into_iter().collect();
     outcome.elapsed = start.elapsed();
     Ok(outcome)

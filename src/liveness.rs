@@ -19,7 +19,7 @@ use crate::cat::CatModel;
 use crate::check::{each_structure_where, prepare, RunError, RunOptions, TraceCombinations};
 use crate::exec::search::{search, Budget, Candidate, PrunePlan, SearchGoal, StaticEnv, Visit};
 use crate::exec::structure::{resolve_barriers, BlockedBarrier, EventStructure};
-use crate::exec::trace::{explore, Stuck, Trace};
+use crate::exec::trace::{explore_until, Stuck, Trace};
 use crate::program::{Address, Op, Program};
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -80,12 +80,13 @@ impl LivenessOutcome {
 /// Search for a fair execution that never terminates.
 pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<LivenessOutcome, RunError> {
     let start = Instant::now();
-    let (_domains, per_thread) = explore(program, &opts.limits, true)?;
+    let opts = &opts.starting_now();
+    let (_domains, per_thread) = explore_until(program, &opts.limits, true, opts.deadline)?;
     let loop_cut = per_thread.iter().any(|t| t.cut);
     let options: Vec<Vec<&Trace>> = per_thread.iter().map(|t| t.traces.iter().chain(&t.stuck).collect()).collect();
     let combos = TraceCombinations::new(program, options);
     let plan = PrunePlan::for_model(model);
-    let mut budget = Budget::new(&opts.limits);
+    let mut budget = Budget::new(&opts.limits, opts.deadline);
     let mut found: Option<Vec<StuckThread>> = None;
     let mut polls_can_fail = PollFilter::new(program);
     let mut keep = |traces: &[&Trace]| traces.iter().any(|t| t.stuck.is_some()) && polls_can_fail.allows(traces);

@@ -136,14 +136,35 @@ struct LimitArgs {
     /// How often a loop that is not a side-effect-free spin loop may iterate back.
     #[arg(long, default_value_t = Limits::default().unroll)]
     unroll: usize,
-    /// Give up (with an error) after this many candidate executions of one test.
+    /// Give up after this many model evaluations of one test (partial candidates included);
+    /// what was found by then is reported, and the verdict is Unknown unless it is Undefined.
     #[arg(long, default_value_t = Limits::default().max_candidates)]
     max_candidates: u64,
+    /// Give up on one test after this many seconds (condition and liveness together, or one
+    /// explanation); 0 for no limit. What was found by then is reported.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS)]
+    timeout: f64,
+    /// The most memory events one run of one thread may have.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_trace_events)]
+    max_events: usize,
 }
+
+/// `--timeout`'s default, per test.
+const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
 
 impl LimitArgs {
     fn options(&self) -> RunOptions {
-        RunOptions { limits: Limits { unroll: self.unroll, max_candidates: self.max_candidates, ..Limits::default() } }
+        let timeout = (self.timeout > 0.0 && self.timeout.is_finite()).then(|| std::time::Duration::from_secs_f64(self.timeout));
+        RunOptions {
+            limits: Limits {
+                unroll: self.unroll,
+                max_candidates: self.max_candidates,
+                max_trace_events: self.max_events,
+                timeout,
+                ..Limits::default()
+            },
+            deadline: None,
+        }
     }
 }
 
@@ -198,6 +219,8 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
         if let Some(w) = ptxmm::check::model_mismatch(&program, &model) {
             eprintln!("{w}");
         }
+        // One deadline for the condition and the liveness check of this test.
+        let opts = opts.starting_now();
         let outcome = if liveness == LivenessMode::Only { None } else { Some(run(&program, &model, &opts)) };
         let live = if liveness == LivenessMode::Skip { None } else { Some(check_liveness(&program, &model, &opts)) };
         let outcome = match outcome.transpose() {
@@ -213,6 +236,10 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
                 continue;
             }
         };
+        if let Some(why) = outcome.as_ref().and_then(|o| o.incomplete.as_ref()) {
+            eprintln!("{}: not decided: {why}", path.display());
+            status = ExitCode::from(1);
+        }
         // A liveness failure (e.g. the search budget) does not hide the decided condition.
         let live = match live.transpose() {
             Ok(l) => l,

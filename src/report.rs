@@ -22,8 +22,7 @@ pub fn herd_block(o: &Outcome) -> String {
     for state in o.states.keys() {
         let _ = writeln!(s, "{}", state_line(o, state));
     }
-    let verdict = if o.ok() { "Ok" } else { "No" };
-    let _ = writeln!(s, "{}{}", if o.loop_cut { "Loop " } else { "" }, verdict);
+    let _ = writeln!(s, "{}{}", if o.loop_cut { "Loop " } else { "" }, result(o));
     let _ = writeln!(s, "Witnesses");
     let (p, n) = witnesses(o);
     let _ = writeln!(s, "Positive: {p} Negative: {n}");
@@ -41,6 +40,18 @@ pub fn verdict_block(o: &Outcome) -> String {
     const SHOWN: usize = 12;
     let mut s = String::new();
     let _ = writeln!(s, "Verdict: {}", o.verdict().name());
+    if let Some(why) = &o.incomplete {
+        // Say what the search established before it stopped.
+        let reached = if o.positive > 0 { "reached" } else { "not reached so far" };
+        let _ = writeln!(s, "Incomplete: {why}");
+        let _ = writeln!(
+            s,
+            "  before it stopped: {} consistent execution(s), {} state(s); the outcome was {reached}{}",
+            o.positive + o.negative,
+            o.states.len(),
+            if o.undefined.is_empty() { "; no undefined behaviour found so far" } else { "" }
+        );
+    }
     let list = |s: &mut String, title: &str, items: &std::collections::BTreeSet<crate::findings::Finding>| {
         if items.is_empty() {
             return;
@@ -64,6 +75,21 @@ pub fn verdict_block(o: &Outcome) -> String {
         let _ = writeln!(s, "Readings: defaults of every ambiguity (see --reading)");
     }
     s
+}
+
+/// herd7's `Ok` / `No`; `Undef` when a limit stopped the search before the answer was
+/// established (an execution found settles `exists` and refutes `~exists`/`forall`; the other
+/// answers need the whole search).
+pub fn result(o: &Outcome) -> &'static str {
+    let settled = match o.quantifier {
+        Quantifier::Exists | Quantifier::NotExists => o.positive > 0,
+        Quantifier::Forall => o.negative > 0,
+    };
+    match (o.incomplete.is_some() && !settled, o.ok()) {
+        (true, _) => "Undef",
+        (false, true) => "Ok",
+        (false, false) => "No",
+    }
 }
 
 /// `0:r0=1; 1:r0=0;`
@@ -115,6 +141,7 @@ struct JsonOutcome<'a> {
     undefined: &'a std::collections::BTreeSet<crate::findings::Finding>,
     races: &'a std::collections::BTreeSet<crate::findings::Finding>,
     readings: &'a [String],
+    incomplete: Option<&'a str>,
     hanging_combinations: u64,
     candidates: u64,
     evaluations: u64,
@@ -140,7 +167,7 @@ pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
         },
         condition: format!("{} ({})", o.quantifier.keyword(), o.condition),
         ok: o.ok(),
-        result: if o.ok() { "Ok" } else { "No" },
+        result: result(o),
         loop_cut: o.loop_cut,
         states,
         positive: o.positive,
@@ -152,6 +179,7 @@ pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
         undefined: &o.undefined,
         races: &o.races,
         readings: &o.readings,
+        incomplete: o.incomplete.as_deref(),
         hanging_combinations: o.blocked_combinations,
         candidates: o.stats.candidates,
         evaluations: o.stats.evaluations,

@@ -151,12 +151,13 @@ pub fn run_suite(
         .par_iter()
         .map(|row| {
             let t = Instant::now();
+            let opts = &opts.starting_now();
             let res = match crate::load_program(&root.join(&row.path)) {
                 Err(e) => RowResult::Error(e.to_string()),
                 Ok(program) if row.verdict.is_some() => verdict_row(row, &program, model, opts),
                 Ok(program) => {
                     let verdict = match kind {
-                        SuiteKind::Condition => run(&program, model, opts).map(|o| o.ok()),
+                        SuiteKind::Condition => run(&program, model, opts).and_then(decided).map(|o| o.ok()),
                         SuiteKind::Liveness => check_liveness(&program, model, opts).map(|l| l.status == LivenessStatus::Ok),
                     };
                     match verdict {
@@ -173,10 +174,18 @@ pub fn run_suite(
     SuiteReport { rows: results, elapsed: start.elapsed() }
 }
 
+/// An outcome a limit stopped is an error for a suite row (its counts decide nothing).
+fn decided(o: crate::check::Outcome) -> Result<crate::check::Outcome, crate::check::RunError> {
+    match &o.incomplete {
+        Some(why) => Err(crate::check::RunError::Incomplete(why.clone())),
+        None => Ok(o),
+    }
+}
+
 /// Decide a `path,Verdict[,Liveness]` row.
 fn verdict_row(row: &SuiteRow, program: &crate::program::Program, model: &CatModel, opts: &RunOptions) -> RowResult {
     let (verdict, liveness) = row.verdict.as_ref().expect("a verdict row");
-    let got = match run(program, model, opts) {
+    let got = match run(program, model, opts).and_then(decided) {
         Ok(o) => o.verdict().name().to_string(),
         Err(e) => return RowResult::Error(e.to_string()),
     };

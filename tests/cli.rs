@@ -184,3 +184,59 @@ fn suite_mode_reads_verdict_rows() {
     assert!(s.lines().any(|l| l == "2 passed, 1 failed"), "{s}");
     assert!(s.contains("S4b-no-await.litmus expected Allowed,ok, got Undefined,ok"), "{s}");
 }
+
+/// A limit that stops the search gives the partial result, said plainly: the herd block with
+/// what was found (its answer `Undef` when not settled), `Verdict: Unknown`, the limit and the
+/// flag that raises it, and a failing exit code.
+#[test]
+fn a_limit_gives_a_partial_result() {
+    let out = ptxmm()
+        .args(["run", "--liveness", "skip", "--max-candidates", "50", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("\nUndef\n"), "{s}");
+    assert!(s.contains("Verdict: Unknown\n"), "{s}");
+    assert!(s.contains("Incomplete: the search exceeded its budget of 50 model evaluations"), "{s}");
+    assert!(s.contains("raise --max-candidates"), "{s}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not decided"));
+
+    // The same through the time limit (a deadline already past at the first check).
+    let out = ptxmm().args(["run", "--timeout", "0.000001", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("time limit") && err.contains("--timeout"), "{err}");
+
+    // In JSON, the verdict is Unknown and the reason is a field.
+    let out = ptxmm()
+        .args(["run", "--json", "--liveness", "skip", "--max-candidates", "50", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "Unknown");
+    assert!(v["incomplete"].as_str().unwrap().contains("--max-candidates"));
+    assert_eq!(v["result"], "Undef");
+}
+
+/// Undefined behaviour found before a limit stops the search settles the verdict; without it
+/// the verdict is Unknown. (Budgets from small to large: the search finds the race part of the
+/// way through this test.)
+#[test]
+fn undefined_behaviour_found_before_a_limit_is_the_verdict() {
+    let mut seen_partial_undefined = false;
+    for budget in [10, 50, 100, 200, 400, 800, 1600] {
+        let out = ptxmm()
+            .args(["run", "--liveness", "skip", "--max-candidates", &budget.to_string(), "tests/async/pipeline-ring-no-proxy-fence.litmus"])
+            .output()
+            .unwrap();
+        let s = String::from_utf8_lossy(&out.stdout);
+        let found = s.contains("Undefined behaviour (");
+        assert_eq!(s.contains("Verdict: Undefined\n"), found, "{s}");
+        if s.contains("Incomplete:") {
+            assert!(found || s.contains("Verdict: Unknown\n"), "{s}");
+            seen_partial_undefined |= found;
+        }
+    }
+    assert!(seen_partial_undefined, "some budget stops the search after the race was found");
+}

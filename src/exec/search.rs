@@ -34,6 +34,9 @@ use crate::cat::{CatEnv, CatModel, CheckOutcome, Evaluation, Monotonicity, Polar
 use crate::relation::{EventSet, Relation};
 use std::time::Instant;
 
+/// The most states one mbarrier object's graph may have (each is also charged to the budget).
+const MAX_MBARRIER_STATES: u64 = 1_000_000;
+
 /// The names a candidate execution provides on top of its event structure.
 pub const DYNAMIC_NAMES: &[&str] =
     &["rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "com", "sync_fence", "mo", "UB", "MBVALID"];
@@ -213,11 +216,12 @@ pub struct Budget {
 }
 
 impl Budget {
-    pub fn new(limits: &super::trace::Limits) -> Self {
+    /// A budget of `limits.max_candidates`, ending at `deadline` (or `limits.timeout` from now).
+    pub fn new(limits: &super::trace::Limits, deadline: Option<Instant>) -> Self {
         Budget {
             left: limits.max_candidates,
             limit: limits.max_candidates,
-            deadline: limits.timeout.map(|t| Instant::now() + t),
+            deadline: deadline.or_else(|| limits.timeout.map(|t| Instant::now() + t)),
             timeout_secs: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0),
             stats: SearchStats::default(),
         }
@@ -550,9 +554,15 @@ impl<'e, 'a> Engine<'e, 'a> {
         let mut objects = Vec::new();
         for &p in &object_locations {
             // Each state costs like a trace combination: charge a budget share for all of them.
-            let max_nodes = budget.left.min(1_000_000) as usize;
-            let g = ObjectGraph::build(s, p, &order, max_nodes)
-                .map_err(|e| SearchError::Explore(ExploreError::TooManyMbarrierStates { object: e.object, limit: e.limit as u64 }))?;
+            let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
+            let g = ObjectGraph::build(s, p, &order, max_nodes).map_err(|e| {
+                SearchError::Explore(if budget.left < MAX_MBARRIER_STATES {
+                    // The states are charged to the search budget, and it ran out.
+                    ExploreError::TooManyCandidates { limit: budget.limit }
+                } else {
+                    ExploreError::TooManyMbarrierStates { object: e.object, limit: e.limit as u64 }
+                })
+            })?;
             budget.left = budget.left.saturating_sub(g.nodes.len() as u64);
             objects.push(g);
         }

@@ -385,7 +385,7 @@ pub enum ExploreError {
         "the search exceeded its budget of {limit} model evaluations; the test is too large (raise --max-candidates, or lower --unroll)"
     )]
     TooManyCandidates { limit: u64 },
-    #[error("mbarrier `{object}` has more than {limit} reachable states in one execution; the test is too large (raise --max-candidates)")]
+    #[error("mbarrier `{object}` has more than {limit} reachable states in one execution; the test is too large for ptxmm")]
     TooManyMbarrierStates { object: String, limit: u64 },
     #[error("the decision took longer than the time limit of {seconds} s (raise --timeout, or 0 for no limit)")]
     Timeout { seconds: f64 },
@@ -422,6 +422,17 @@ pub type Domains = Vec<BTreeSet<i64>>;
 
 /// Compute the value domains by fixpoint, then the traces of every thread under them.
 pub fn explore(program: &Program, limits: &Limits, liveness: bool) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
+    explore_until(program, limits, liveness, None)
+}
+
+/// [`explore`], giving up with [`ExploreError::Timeout`] at `deadline`.
+pub fn explore_until(
+    program: &Program,
+    limits: &Limits,
+    liveness: bool,
+    deadline: Option<std::time::Instant>,
+) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
+    let timeout = || ExploreError::Timeout { seconds: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0) };
     let mut domains: Domains = program.physical.iter().map(|p| BTreeSet::from([p.init])).collect();
     let facts = ProgramFacts::of(program);
     let mut round = 0usize;
@@ -430,6 +441,9 @@ pub fn explore(program: &Program, limits: &Limits, liveness: bool) -> Result<(Do
         let mut changed = false;
         round += 1;
         for (t, thread) in program.threads.iter().enumerate() {
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Err(timeout());
+            }
             let traces = thread_traces(program, &facts, t, thread, &domains, limits, liveness)?;
             all.push(traces);
         }
@@ -1752,14 +1766,16 @@ mod tests {
     #[test]
     fn values_that_only_flow_into_data_stay_open() {
         // r0 only reaches a store (through an add): one trace, the store writes r0 + 1.
-        let p = program("PTX t
+        let p = program(
+            "PTX t
 { x=0; y=0; }
  P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
  ld.weak r0, x | st.weak x, 5 ;
  add r1, r0, 1 | ;
  st.weak y, r1 | ;
 exists (y == 6)
-");
+",
+        );
         let (domains, t) = explore(&p, &Limits::default(), false).unwrap();
         assert_eq!(t[0].traces.len(), 1, "no branching over the values of x");
         let tr = &t[0].traces[0];
@@ -1768,14 +1784,16 @@ exists (y == 6)
         assert_eq!(tr.events[1].possible, Some(vec![1, 6]));
         assert_eq!(domains[1], BTreeSet::from([0, 1, 6]), "y's domain holds every value the open store can write");
         // A register that decides a branch is read with its value known.
-        let q = program("PTX t
+        let q = program(
+            "PTX t
 { x=0; }
  P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
  ld.weak r0, x | st.weak x, 5 ;
  beq r0, 0, L | ;
  L: | ;
 exists (0 == 0)
-");
+",
+        );
         let (_, t) = explore(&q, &Limits::default(), false).unwrap();
         assert_eq!(t[0].traces.len(), 2);
         assert!(t[0].traces.iter().all(|tr| !tr.events[0].symbolic));

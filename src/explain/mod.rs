@@ -20,7 +20,7 @@ use crate::cat::{CatModel, CheckKind, Prepared, Value};
 use crate::check::{each_structure, final_states, observables, prepare, value_in, RunError, RunOptions, TraceCombinations};
 use crate::exec::search::{search, Budget, Candidate, Explorer, Partial, PrunePlan, SearchGoal, StaticEnv};
 use crate::exec::structure::{resolve_barriers, Event, EventKind, EventStructure};
-use crate::exec::trace::explore;
+use crate::exec::trace::explore_until;
 use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
 use crate::relation::Relation;
@@ -228,12 +228,13 @@ impl Explorer for ExplainExplorer<'_, '_> {
 
 /// Explain the verdict of `program`'s condition under `model`.
 pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Explanation, RunError> {
-    let (_domains, per_thread) = explore(program, &opts.limits, false)?;
+    let opts = &opts.starting_now();
+    let (_domains, per_thread) = explore_until(program, &opts.limits, false, opts.deadline)?;
     let combos = TraceCombinations::new(program, per_thread.iter().map(|t| t.traces.iter().collect()).collect());
     let checks = model.checks();
     let plan = PrunePlan::for_model(model);
     let goal = SearchGoal::default();
-    let mut budget = Budget::new(&opts.limits);
+    let mut budget = Budget::new(&opts.limits, opts.deadline);
     let mut collected = Collected { witness: None, first_rejected: None, groups: BTreeMap::new(), rejected: 0 };
     let mut hanging = 0u64;
     let observables = observables(program);
