@@ -332,6 +332,17 @@ struct CheckGroup {
     checks: Vec<usize>,
 }
 
+/// A check `empty (E \ N)` used to force pairs into `N`.
+#[derive(Clone, Debug)]
+struct Forcing {
+    check: usize,
+    target: Target,
+    /// Whether `E` depends on co (and the names derived from it) or on the fence-SC order: only
+    /// then can pairs added to those change it.
+    on_co: bool,
+    on_sync: bool,
+}
+
 /// Which name a forcing check adds pairs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
@@ -344,7 +355,7 @@ enum Target {
 pub struct PrunePlan {
     groups: Vec<CheckGroup>,
     /// `empty (E \ co)` / `empty (E \ sync_fence)` checks (see `CheckInfo::inclusion`).
-    forcing: Vec<(usize, Target)>,
+    forcing: Vec<Forcing>,
     /// The static names of an `acyclic (rf | N1 | ...)` check (NoThinAir): the search never
     /// lets a read read from a write that depends on it through these and `rf`.
     acyclic_with_rf: Option<Vec<String>>,
@@ -370,9 +381,12 @@ impl PrunePlan {
                 let grows = lhs
                     .iter()
                     .all(|(name, p)| !DYNAMIC_NAMES.contains(&name.as_str()) || matches!(p, Polarity::Independent | Polarity::Increasing));
+                let depends = |names: &[&str]| lhs.iter().any(|(n, p)| names.contains(&n.as_str()) && *p != Polarity::Independent);
+                let on_co = depends(&["co", "coe", "coi", "fr", "fre", "fri", "com"]);
+                let on_sync = depends(&["sync_fence"]);
                 match target.as_str() {
-                    "co" if grows => plan.forcing.push((i, Target::Co)),
-                    "sync_fence" if grows => plan.forcing.push((i, Target::SyncFence)),
+                    "co" if grows => plan.forcing.push(Forcing { check: i, target: Target::Co, on_co, on_sync }),
+                    "sync_fence" if grows => plan.forcing.push(Forcing { check: i, target: Target::SyncFence, on_co, on_sync }),
                     _ => {}
                 }
             }
@@ -401,6 +415,19 @@ impl PrunePlan {
                 };
             }
             if !usable || !dynamic {
+                continue;
+            }
+            // A forcing check evaluated with its target at the upper bound and everything else at
+            // the lower one holds whenever forcing succeeded: nothing to check again.
+            let target_slot = match c.inclusion.as_ref().map(|(t, _)| t.as_str()) {
+                Some("co") => Some(3),
+                Some("sync_fence") => Some(10),
+                _ => None,
+            };
+            if plan.forcing.iter().any(|f| f.check == i)
+                && target_slot
+                    .is_some_and(|t| bounds.iter().enumerate().all(|(k, b)| *b == if k == t { Bound::Upper } else { Bound::Lower }))
+            {
                 continue;
             }
             match plan.groups.iter_mut().find(|g| g.bounds == bounds) {
@@ -989,9 +1016,16 @@ impl<'e, 'a> Engine<'e, 'a> {
             return Ok(Forced::Holds);
         }
         let lower = [Bound::Lower; 12];
+        // Which targets grew in the last round: a check is evaluated again only if it depends
+        // on one of them.
+        let (mut co_grew, mut sync_grew) = (true, true);
         loop {
             let mut changed = false;
-            for (check, target) in self.plan.forcing.clone() {
+            let (co_before, sync_before) = (snap.b.co[0].len(), snap.b.sync[0].len());
+            for Forcing { check, target, on_co, on_sync } in self.plan.forcing.clone() {
+                if !(on_co && co_grew || on_sync && sync_grew || co_grew && sync_grew) {
+                    continue;
+                }
                 let out = self.check_outcome(snap, lower, check)?;
                 if out.holds {
                     continue;
@@ -1060,6 +1094,8 @@ impl<'e, 'a> Engine<'e, 'a> {
                 return Ok(Forced::Fails);
             }
             b.sync[0] = closed.intersection(&self.sync_full);
+            co_grew = b.co[0].len() != co_before;
+            sync_grew = b.sync[0].len() != sync_before;
         }
         let b = &mut snap.b;
         b.co[1] = b.co[1].difference(&b.co[0].inverse()).union(&b.co[0]);
@@ -1371,18 +1407,121 @@ impl<'e, 'a> Engine<'e, 'a> {
     /// Coherence is complete: find a fence-SC order (its existence is all that matters).
     fn fsc_search(&mut self, co: Relation, snap: &mut Snapshot, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
         let co = co.union(&snap.b.co[0]).plus();
-        let forced = snap.b.sync[0].clone();
-        // Fences whose order is still open.
-        let open = self
-            .sc_fences
-            .iter()
-            .any(|&a| self.sc_fences.iter().any(|&c| self.sync_full.contains(a, c) && !forced.contains(a, c) && !forced.contains(c, a)));
-        if !open {
+        let mut forced = snap.b.sync[0].plus().intersection(&self.sync_full);
+        if !self.fences_open(&forced) {
+            return self.complete(co, forced, snap, ex);
+        }
+        // An explanation wants every order rejected for its own reason: enumerate them.
+        if ex.wants_rejections() {
+            let closure = forced.plus();
+            return self.fsc_dfs(&co, &closure, &mut Vec::new(), snap, ex);
+        }
+        // First the order the execution itself suggests: fences in the order of program order
+        // and communication (rf, co, fr) between them, when that is an order. Most executions
+        // that have a fence-SC order at all have this one.
+        let fr = snap.b.rf[0].inverse().seq(&co);
+        let mut hint = self.s.relations["po"].union(&snap.b.rf[0]).union(&co).union(&fr);
+        hint.union_with(&forced);
+        let hint = hint.plus();
+        if hint.is_irreflexive() {
+            let order = self.linear_order(&hint);
+            if self.complete(co.clone(), order, snap, ex)? {
+                return Ok(true);
+            }
+        }
+        // Then pairwise forcing: the checks that only fail more as the order grows rule out an
+        // orientation of a pair on its own, which forces the other one.
+        let saved = (snap.b.sync.clone(), snap.b.co.clone());
+        snap.b.co = [co.clone(), co.clone()];
+        let verdict = self.force_fence_pairs(&mut forced, &hint, snap);
+        snap.b.sync = saved.0;
+        snap.b.co = saved.1;
+        if !verdict? {
+            return Ok(false);
+        }
+        if !self.fences_open(&forced) {
             return self.complete(co, forced, snap, ex);
         }
         let closure = forced.plus();
         let mut placed = Vec::new();
         self.fsc_dfs(&co, &closure, &mut placed, snap, ex)
+    }
+
+    /// Whether some morally strong pair of `fence.sc` is not ordered by `order` yet.
+    fn fences_open(&self, order: &Relation) -> bool {
+        self.sc_fences
+            .iter()
+            .any(|&a| self.sc_fences.iter().any(|&c| self.sync_full.contains(a, c) && !order.contains(a, c) && !order.contains(c, a)))
+    }
+
+    /// A linear extension of the acyclic `hint` on the fences, restricted to morally strong pairs.
+    fn linear_order(&self, hint: &Relation) -> Relation {
+        let mut fences = self.sc_fences.clone();
+        // Sort by the number of fences before each: a topological order of a transitive relation.
+        fences.sort_by_key(|&f| (self.sc_fences.iter().filter(|&&g| hint.contains(g, f)).count(), f));
+        let mut order = Relation::empty(self.n);
+        for i in 0..fences.len() {
+            for j in i + 1..fences.len() {
+                if self.sync_full.contains(fences[i], fences[j]) {
+                    order.insert(fences[i], fences[j]);
+                }
+            }
+        }
+        order
+    }
+
+    /// Orient, in `forced`, every pair of fences one of whose orientations alone already fails a
+    /// check that only fails more as the fence-SC order grows; false when both orientations of
+    /// some pair fail (no order works).
+    fn force_fence_pairs(&mut self, forced: &mut Relation, hint: &Relation, snap: &mut Snapshot) -> Result<bool, SearchError> {
+        let mut quiet = Visit(|_: &Candidate, _: &Evaluation| true);
+        // Pairs the communication order relates both ways first: a contradiction, when there is
+        // one, is usually there.
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for i in 0..self.sc_fences.len() {
+            for j in i + 1..self.sc_fences.len() {
+                pairs.push((self.sc_fences[i], self.sc_fences[j]));
+            }
+        }
+        pairs.sort_by_key(|&(a, b)| !(hint.contains(a, b) && hint.contains(b, a)));
+        loop {
+            let mut changed = false;
+            for &(a, b) in &pairs {
+                {
+                    if !self.sync_full.contains(a, b) || forced.contains(a, b) || forced.contains(b, a) {
+                        continue;
+                    }
+                    let mut holds = [true, true];
+                    for (k, (x, y)) in [(a, b), (b, a)].into_iter().enumerate() {
+                        let mut with = forced.clone();
+                        with.insert(x, y);
+                        let with = with.plus();
+                        if !with.is_irreflexive() {
+                            holds[k] = false;
+                            continue;
+                        }
+                        let lower = with.intersection(&self.sync_full);
+                        snap.b.sync = [lower.clone(), self.sync_full.difference(&lower.inverse())];
+                        holds[k] = self.groups_hold(snap, &mut quiet)?;
+                    }
+                    match holds {
+                        [false, false] => return Ok(false),
+                        [false, true] => forced.insert(b, a),
+                        [true, false] => forced.insert(a, b),
+                        [true, true] => continue,
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                return Ok(true);
+            }
+            let closed = forced.plus();
+            if !closed.is_irreflexive() {
+                return Ok(false);
+            }
+            *forced = closed.intersection(&self.sync_full);
+        }
     }
 
     /// Linear extensions of the forced order on the fences, built left to right, checked on the
