@@ -16,6 +16,7 @@ pub mod check;
 pub mod diag;
 pub mod exec;
 pub mod explain;
+pub mod families;
 pub mod findings;
 pub mod litmus;
 pub mod liveness;
