@@ -1,8 +1,8 @@
 //! Deciding a litmus test: explore every candidate execution under a model and tally outcomes.
 
-use crate::cat::{CatModel, Prepared};
+use crate::cat::CatModel;
 use crate::exec::search::{
-    advance, search, Budget, Candidate, PrunePlan, SearchError, SearchGoal, SearchStats, StaticEnv, Visit, DYNAMIC_NAMES,
+    advance, search, Budget, Candidate, LazyModel, PrunePlan, SearchError, SearchGoal, SearchStats, StaticEnv, Visit,
 };
 use crate::exec::structure::{resolve_barriers, EventStructure};
 use crate::exec::trace::{explore_until, ExploreError, Limits, Trace, TraceOp};
@@ -203,7 +203,7 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                 break;
             }
             let statics = StaticEnv::new(structure, &barrier);
-            let prepared = prepare(model, &statics)?;
+            let lazy = LazyModel::new(model, &statics);
             let mut visit = Visit(|cand: &Candidate, eval: &crate::cat::Evaluation| {
                 let fired = eval.fired_flags();
                 for f in &fired {
@@ -215,7 +215,7 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                 record_final_states(program, cand, &mut outcome);
                 true
             });
-            search(&statics, &prepared, &plan, &goal, budget, &mut visit)?;
+            search(&statics, &lazy, &plan, &goal, budget, &mut visit)?;
         }
         Ok(ControlFlow::Continue(()))
     });
@@ -244,18 +244,41 @@ pub(crate) struct TraceCombinations<'a> {
     per_thread: Vec<Vec<&'a Trace>>,
     /// For each thread, every (physical location, value) some trace of it writes (None: any).
     may_write: Vec<HashSet<(usize, Option<i64>)>>,
+    /// For each thread, an earlier thread interchangeable with it (see [`TraceCombinations::up_to_symmetry`]).
+    same_as: Vec<Option<usize>>,
 }
 
 impl<'a> TraceCombinations<'a> {
     pub(crate) fn new(program: &'a Program, per_thread: Vec<Vec<&'a Trace>>) -> Self {
         let may_write = per_thread.iter().map(|tt| tt.iter().flat_map(|tr| writes_of(program, tr)).collect::<HashSet<_>>()).collect();
-        TraceCombinations { program, per_thread, may_write }
+        let same_as = vec![None; per_thread.len()];
+        TraceCombinations { program, per_thread, may_write, same_as }
+    }
+
+    /// Only one combination per multiset of runs of interchangeable threads: threads with the
+    /// same code, initial registers and placement (so the same runs, in the same order), whose
+    /// runs are then chosen in non-decreasing order. Swapping two such threads maps executions
+    /// to executions, so a question that does not name threads (liveness) has the same answer
+    /// on every permutation of a combination.
+    pub(crate) fn up_to_symmetry(mut self) -> Self {
+        let threads = &self.program.threads;
+        let same = |a: usize, b: usize| {
+            let (x, y) = (&threads[a], &threads[b]);
+            x.placement == y.placement
+                && x.reg_init == y.reg_init
+                && x.code.len() == y.code.len()
+                && x.code.iter().zip(&y.code).all(|(i, j)| i.op == j.op)
+                && self.per_thread[a].len() == self.per_thread[b].len()
+        };
+        self.same_as = (0..threads.len()).map(|t| (0..t).rev().find(|&s| same(s, t))).collect();
+        self
     }
 
     /// Call `f` with each combination until it breaks or fails.
     pub(crate) fn try_for_each(&self, f: &mut dyn FnMut(&[&'a Trace]) -> Flow) -> Result<(), RunError> {
         let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
-        self.go(&mut chosen, f).map(|_| ())
+        let mut index = Vec::with_capacity(self.per_thread.len());
+        self.go(&mut chosen, &mut index, f).map(|_| ())
     }
 
     fn satisfiable(&self, chosen: &[&'a Trace], p: usize, v: i64) -> bool {
@@ -265,16 +288,20 @@ impl<'a> TraceCombinations<'a> {
             || self.may_write[chosen.len()..].iter().any(|m| m.contains(&(p, Some(v))) || m.contains(&(p, None)))
     }
 
-    fn go(&self, chosen: &mut Vec<&'a Trace>, f: &mut dyn FnMut(&[&'a Trace]) -> Flow) -> Flow {
-        if chosen.len() == self.per_thread.len() {
+    fn go(&self, chosen: &mut Vec<&'a Trace>, index: &mut Vec<usize>, f: &mut dyn FnMut(&[&'a Trace]) -> Flow) -> Flow {
+        let t = chosen.len();
+        if t == self.per_thread.len() {
             return f(chosen);
         }
-        for &tr in &self.per_thread[chosen.len()] {
+        let first = self.same_as[t].map_or(0, |s| index[s]);
+        for (k, &tr) in self.per_thread[t].iter().enumerate().skip(first) {
             chosen.push(tr);
+            index.push(k);
             // Reads of every chosen trace must remain satisfiable by what is chosen or still open.
             let ok = chosen.iter().all(|t| reads_of(self.program, t).all(|(p, v)| self.satisfiable(chosen, p, v)));
-            let flow = if ok { self.go(chosen, f)? } else { ControlFlow::Continue(()) };
+            let flow = if ok { self.go(chosen, index, f)? } else { ControlFlow::Continue(()) };
             chosen.pop();
+            index.pop();
             if flow.is_break() {
                 return Ok(flow);
             }
@@ -313,11 +340,6 @@ pub(crate) fn each_structure_where<'p>(
         let structure = EventStructure::build(program, traces);
         f(traces, &structure, budget)
     })
-}
-
-/// The model prepared for one structure and barrier resolution.
-pub(crate) fn prepare<'m>(model: &'m CatModel, statics: &StaticEnv) -> Result<Prepared<'m>, RunError> {
-    model.prepare(statics, DYNAMIC_NAMES).map_err(RunError::Model)
 }
 
 /// The (physical location, value) pairs a trace may write; an open value gives every value it

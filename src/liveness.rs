@@ -16,8 +16,8 @@
 //! - the execution (all events up to the stuck points) must be consistent with the model.
 
 use crate::cat::CatModel;
-use crate::check::{each_structure_where, prepare, RunError, RunOptions, TraceCombinations};
-use crate::exec::search::{search, Budget, Candidate, PrunePlan, SearchGoal, StaticEnv, Visit};
+use crate::check::{each_structure_where, RunError, RunOptions, TraceCombinations};
+use crate::exec::search::{search, Budget, Candidate, LazyModel, PrunePlan, SearchGoal, StaticEnv, Visit};
 use crate::exec::structure::{resolve_barriers, BlockedBarrier, EventStructure};
 use crate::exec::trace::{explore_until, Stuck, Trace};
 use crate::program::{Address, Op, Program};
@@ -84,7 +84,8 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
     let (_domains, per_thread) = explore_until(program, &opts.limits, true, opts.deadline)?;
     let loop_cut = per_thread.iter().any(|t| t.cut);
     let options: Vec<Vec<&Trace>> = per_thread.iter().map(|t| t.traces.iter().chain(&t.stuck).collect()).collect();
-    let combos = TraceCombinations::new(program, options);
+    // Whether a run hangs does not depend on which of two interchangeable threads runs it.
+    let combos = TraceCombinations::new(program, options).up_to_symmetry();
     let plan = PrunePlan::for_model(model);
     let mut budget = Budget::new(&opts.limits, opts.deadline);
     let mut found: Option<Vec<StuckThread>> = None;
@@ -111,7 +112,7 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
                 continue;
             }
             let statics = StaticEnv::new(structure, &resolution);
-            let prepared = prepare(model, &statics)?;
+            let lazy = LazyModel::new(model, &statics);
             let mut witness: Option<Vec<(usize, i64)>> = None;
             let mut visit = Visit(|cand: &Candidate, _: &crate::cat::Evaluation| {
                 // Fairness: every read of the failed iteration reads a co-maximal write.
@@ -122,7 +123,7 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
                 }
                 !fair
             });
-            search(&statics, &prepared, &plan, &goal, budget, &mut visit)?;
+            search(&statics, &lazy, &plan, &goal, budget, &mut visit)?;
             if let Some(seen) = witness {
                 found = Some(describe(program, structure, traces, &resolution.blocked, &seen));
                 return Ok(ControlFlow::Break(()));

@@ -297,16 +297,39 @@ pub struct Partial<'c, 'a> {
     pub co_complete: bool,
 }
 
+/// A model specialised to one event structure on first use: `CatModel::prepare` evaluates every
+/// static definition, which a search that propagation alone decides never needs.
+pub struct LazyModel<'m, 'a> {
+    model: &'m CatModel,
+    statics: &'a StaticEnv<'a>,
+    prepared: std::cell::OnceCell<Prepared<'m>>,
+}
+
+impl<'m, 'a> LazyModel<'m, 'a> {
+    pub fn new(model: &'m CatModel, statics: &'a StaticEnv<'a>) -> Self {
+        LazyModel { model, statics, prepared: std::cell::OnceCell::new() }
+    }
+
+    /// The prepared model (preparing it the first time).
+    pub fn get(&self) -> Result<&Prepared<'m>, SearchError> {
+        if let Some(p) = self.prepared.get() {
+            return Ok(p);
+        }
+        let p = self.model.prepare(self.statics, DYNAMIC_NAMES).map_err(SearchError::Model)?;
+        Ok(self.prepared.get_or_init(|| p))
+    }
+}
+
 /// Enumerate the candidates of one structure and report each consistent one to `ex`.
 pub fn search(
     statics: &StaticEnv,
-    prepared: &Prepared,
+    model: &LazyModel,
     plan: &PrunePlan,
     goal: &SearchGoal,
     budget: &mut Budget,
     ex: &mut dyn Explorer,
 ) -> Result<(), SearchError> {
-    let Some(mut engine) = Engine::new(statics, prepared, plan, goal, budget)? else { return Ok(()) };
+    let Some(mut engine) = Engine::new(statics, model, plan, goal, budget)? else { return Ok(()) };
     match engine.dfs(0, ex) {
         Err(SearchError::Stopped) | Ok(_) => Ok(()),
         Err(e) => Err(e),
@@ -526,10 +549,10 @@ struct ObjectState {
     after: Vec<(usize, usize)>,
 }
 
-struct Engine<'e, 'a> {
+struct Engine<'e, 'a, 'm, 's> {
     statics: &'e StaticEnv<'a>,
     s: &'e EventStructure<'a>,
-    prepared: &'e Prepared<'e>,
+    model: &'e LazyModel<'m, 's>,
     plan: &'e PrunePlan,
     goal: &'e SearchGoal,
     budget: &'e mut Budget,
@@ -560,10 +583,10 @@ struct Engine<'e, 'a> {
     state: Vec<ObjectState>,
 }
 
-impl<'e, 'a> Engine<'e, 'a> {
+impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
     fn new(
         statics: &'e StaticEnv<'a>,
-        prepared: &'e Prepared<'e>,
+        model: &'e LazyModel<'m, 's>,
         plan: &'e PrunePlan,
         goal: &'e SearchGoal,
         budget: &'e mut Budget,
@@ -678,7 +701,7 @@ impl<'e, 'a> Engine<'e, 'a> {
         Ok(Some(Engine {
             statics,
             s,
-            prepared,
+            model,
             plan,
             goal,
             budget,
@@ -1004,7 +1027,7 @@ impl<'e, 'a> Engine<'e, 'a> {
     fn check_outcome(&mut self, snap: &Snapshot, choice: [Bound; 12], check: usize) -> Result<CheckOutcome, SearchError> {
         self.budget.evaluation()?;
         let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice, ub: &snap.ub, mbvalid: &snap.mbvalid };
-        let eval = self.prepared.evaluate_checks(&env, &[check]).map_err(SearchError::Model)?;
+        let eval = self.model.get()?.evaluate_checks(&env, &[check]).map_err(SearchError::Model)?;
         Ok(eval.into_iter().next().expect("one check asked, one outcome"))
     }
 
@@ -1271,7 +1294,7 @@ impl<'e, 'a> Engine<'e, 'a> {
             }
             self.budget.evaluation()?;
             let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice: group.bounds, ub: &snap.ub, mbvalid: &snap.mbvalid };
-            if !self.prepared.check_subset(&env, &group.checks).map_err(SearchError::Model)? {
+            if !self.model.get()?.check_subset(&env, &group.checks).map_err(SearchError::Model)? {
                 return Ok(false);
             }
         }
@@ -1594,7 +1617,7 @@ impl<'e, 'a> Engine<'e, 'a> {
             values: snap.values.clone(),
             ub_reasons: snap.ub_reasons.clone(),
         };
-        let eval = self.prepared.evaluate(&cand, true).map_err(SearchError::Model)?;
+        let eval = self.model.get()?.evaluate(&cand, true).map_err(SearchError::Model)?;
         if !eval.consistent() {
             if ex.wants_rejections() {
                 if let Some(failed) = eval.failed().first() {

@@ -184,59 +184,62 @@ impl<'p> EventStructure<'p> {
             sets.insert(name, if selected { EventSet::full(n) } else { EventSet::empty(n) });
         }
 
-        let placement = |e: &Event| -> Option<Placement> { e.placement };
-        let same_performer =
-            |a: usize, b: usize| events[a].thread.is_some() && events[a].thread == events[b].thread && events[a].agent == events[b].agent;
         let mut rel: BTreeMap<&'static str, Relation> = BTreeMap::new();
         rel.insert("id", Relation::identity(n));
+        // Events performed by one thread itself, or by one async agent of it.
+        let performer = |i: usize| events[i].thread.map(|t| (t, events[i].agent));
         // Program order: the thread's own events; async-agent events are not in it (§8.9.1.1).
-        rel.insert("po", Relation::from_fn(n, |a, b| a < b && same_performer(a, b) && events[a].agent.is_none()));
-        rel.insert("int", Relation::from_fn(n, |a, b| a == b || same_performer(a, b)));
-        rel.insert("ext", Relation::from_fn(n, |a, b| a != b && !same_performer(a, b)));
-        // Complete overlap: the same bytes accessed by both (§8.7): same word, same access range.
-        rel.insert(
-            "same-range",
-            Relation::from_fn(n, |a, b| {
-                events[a].physical.is_some() && events[a].physical == events[b].physical && events[a].range == events[b].range
-            }),
-        );
         // Issue edges (digest §14.4): everything before an async instruction in program order is
-        // ordered before the memory events of the operation (§8.9.1.1).
-        // An async agent's event -> every event of the thread that issued it.
-        rel.insert(
-            "issuer",
-            Relation::from_fn(n, |a, b| {
-                events[a].agent.is_some() && events[b].agent.is_none() && events[a].thread.is_some() && events[a].thread == events[b].thread
-            }),
-        );
-        rel.insert(
-            "iss",
-            Relation::from_fn(n, |a, b| {
-                events[b].agent.is_some()
-                    && events[a].agent.is_none()
-                    && events[a].thread.is_some()
-                    && events[a].thread == events[b].thread
-                    && a < b
-            }),
-        );
-        rel.insert("loc", Relation::from_fn(n, |a, b| events[a].physical.is_some() && events[a].physical == events[b].physical));
+        // ordered before the memory events of the operation (§8.9.1.1). And an async agent's
+        // event -> every event of the thread that issued it.
+        let mut po = Relation::empty(n);
+        let mut iss = Relation::empty(n);
+        for ids in &thread_events {
+            for (k, &a) in ids.iter().enumerate() {
+                if events[a].agent.is_some() {
+                    continue;
+                }
+                for &b in &ids[k + 1..] {
+                    if events[b].agent.is_none() {
+                        po.insert(a, b);
+                    } else {
+                        iss.insert(a, b);
+                    }
+                }
+            }
+        }
+        rel.insert("po", po);
+        rel.insert("iss", iss);
+        let int = grouped(n, performer).union(&Relation::identity(n));
+        rel.insert("ext", int.complement());
+        rel.insert("int", int);
+        // Complete overlap: the same bytes accessed by both (§8.7): same word, same access range.
+        rel.insert("same-range", grouped(n, |i| events[i].physical.map(|p| (p, events[i].range))));
+        let mut issuer = Relation::empty(n);
+        for ids in &thread_events {
+            for &a in ids.iter().filter(|&&a| events[a].agent.is_some()) {
+                for &b in ids.iter().filter(|&&b| events[b].agent.is_none()) {
+                    issuer.insert(a, b);
+                }
+            }
+        }
+        rel.insert("issuer", issuer);
+        rel.insert("loc", grouped(n, |i| events[i].physical));
         let generic = |e: &Event| e.location.map(|l| program.locations[l].generic);
-        rel.insert("vloc", Relation::from_fn(n, |a, b| events[a].physical.is_some() && generic(&events[a]) == generic(&events[b])));
+        rel.insert("vloc", grouped(n, |i| events[i].physical.and(generic(&events[i]))));
         // Same scope: both events carry a scope, and each scope includes the other's thread.
         rel.insert(
             "sr",
-            Relation::from_fn(n, |a, b| match (events[a].scope, events[b].scope, placement(&events[a]), placement(&events[b])) {
-                (Some(sa), Some(sb), Some(pa), Some(pb)) => pa.includes(sa, &pb) && pb.includes(sb, &pa),
-                _ => false,
-            }),
+            related_groups(
+                n,
+                |i| events[i].scope.zip(events[i].placement).map(|(s, p)| (s, p.gpu, p.cluster, p.cta)),
+                |&(sa, ga, la, ca), &(sb, gb, lb, cb)| {
+                    let (pa, pb) = (Placement { gpu: ga, cluster: la, cta: ca }, Placement { gpu: gb, cluster: lb, cta: cb });
+                    pa.includes(sa, &pb) && pb.includes(sb, &pa)
+                },
+            ),
         );
-        rel.insert(
-            "scta",
-            Relation::from_fn(n, |a, b| match (placement(&events[a]), placement(&events[b])) {
-                (Some(pa), Some(pb)) => pa.includes(Scope::Cta, &pb),
-                _ => false,
-            }),
-        );
+        rel.insert("scta", grouped(n, |i| events[i].placement.map(|p| (p.gpu, p.cta))));
         let mut rmw = Relation::empty(n);
         let mut addr = Relation::empty(n);
         let mut data = Relation::empty(n);
@@ -301,6 +304,35 @@ impl<'p> EventStructure<'p> {
         }
         out
     }
+}
+
+/// The events with equal keys (None: no key), related pairwise (reflexively too).
+fn grouped<K: Ord>(n: usize, key: impl Fn(usize) -> Option<K>) -> Relation {
+    related_groups(n, key, |a, b| a == b)
+}
+
+/// `a` related to `b` when both have keys and `related(key a, key b)`: computed once per pair
+/// of distinct keys, each a product of two event sets.
+fn related_groups<K: Ord>(n: usize, key: impl Fn(usize) -> Option<K>, related: impl Fn(&K, &K) -> bool) -> Relation {
+    let mut groups: BTreeMap<K, Vec<usize>> = BTreeMap::new();
+    for i in 0..n {
+        if let Some(k) = key(i) {
+            groups.entry(k).or_default().push(i);
+        }
+    }
+    let mut out = Relation::empty(n);
+    for (ka, ga) in &groups {
+        for (kb, gb) in &groups {
+            if related(ka, kb) {
+                for &a in ga {
+                    for &b in gb {
+                        out.insert(a, b);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Every tag an event can carry besides the structural sets.

@@ -17,8 +17,8 @@ pub mod svg;
 
 use crate::cat::CheckOutcome;
 use crate::cat::{CatModel, CheckKind, Prepared, Value};
-use crate::check::{each_structure, final_states, observables, prepare, value_in, RunError, RunOptions, TraceCombinations};
-use crate::exec::search::{search, Budget, Candidate, Explorer, Partial, PrunePlan, SearchGoal, StaticEnv};
+use crate::check::{each_structure, final_states, observables, value_in, RunError, RunOptions, TraceCombinations};
+use crate::exec::search::{search, Budget, Candidate, Explorer, LazyModel, Partial, PrunePlan, SearchGoal, StaticEnv};
 use crate::exec::structure::{resolve_barriers, Event, EventKind, EventStructure};
 use crate::exec::trace::explore_until;
 use crate::litmus::ast::Quantifier;
@@ -245,9 +245,10 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
                 return Ok(ControlFlow::Continue(()));
             }
             let statics = StaticEnv::new(structure, &resolution);
-            let prepared = prepare(model, &statics)?;
-            let mut ex = ExplainExplorer { program, prepared: &prepared, checks: &checks, observables: &observables, out: &mut collected };
-            search(&statics, &prepared, &plan, &goal, budget, &mut ex)?;
+            let lazy = LazyModel::new(model, &statics);
+            let prepared = lazy.get()?;
+            let mut ex = ExplainExplorer { program, prepared, checks: &checks, observables: &observables, out: &mut collected };
+            search(&statics, &lazy, &plan, &goal, budget, &mut ex)?;
             if collected.witness.is_some() {
                 return Ok(ControlFlow::Break(()));
             }
