@@ -1,19 +1,26 @@
 //! Evaluation of a resolved model over bit-matrix relations.
 //!
-//! Evaluation is split in two phases so that work shared by all candidate executions of one
-//! event structure is done once:
+//! Evaluation is split in phases so that work shared by many candidate executions is done once:
 //!
 //! * [`CatModel::prepare`](super::CatModel::prepare) classifies every environment name as
 //!   static or dynamic, evaluates every definition unit that depends only on static names, and
 //!   decides every check that depends only on static names.
 //!   Inside the remaining (dynamic) expressions, every maximal static subexpression such as
-//!   `[GEN]` or `same-proxy & scta & vloc` is evaluated once and replaced by a constant.
-//! * [`Prepared::evaluate`] then evaluates, per candidate, only the dynamic units the checks
-//!   need, on demand and in definition order, each at most once.
+//!   `same-proxy & scta & vloc` is evaluated once and replaced by a constant.
+//! * Optionally, [`Prepared::stage`] fixes some of the dynamic names (say `rf` and
+//!   `sync_fence` while the engine enumerates `co`): the dynamic units that depend only on them
+//!   are then evaluated at most once for the whole stage, by whichever call first needs them,
+//!   and kept in the [`Stage`].
+//! * [`Prepared::evaluate`] (and its pruning variants) then evaluates, per candidate, only the
+//!   dynamic units the checks need, on demand and in definition order, each at most once.
 //!
-//! Values are looked up by slot number in two layers (static, then per-candidate), and
-//! expressions borrow from those layers where they can (`Cow`), so naming a definition never
-//! copies its matrix.
+//! Values are looked up in three layers: static (the preparation), staged (a [`Stage`], when
+//! given) and per call. Before evaluation, resolved expressions are compiled into a form that
+//! says in which layer each name lives (per-call and staged values are numbered densely), and
+//! in which `[S] ; r` and `r ; [S]` keep or clear rows and columns of `r` instead of composing
+//! with a diagonal matrix. Expressions borrow from the layers where they can (`Cow`), so naming
+//! a definition never copies its matrix, and an operator whose operand is a fresh value works
+//! in place on it instead of allocating another matrix.
 
 use super::ast::{BinOp, CheckKind, FlagKind, UnOp};
 use super::resolve::{Bound, Check, IExpr, IKind, Program, SlotSet};
@@ -21,6 +28,8 @@ use super::{CatEnv, CatError, Value};
 use crate::diag::Span;
 use crate::relation::{EventSet, Relation};
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// A runtime value. `Empty` is the polymorphic empty value (`0`, and the starting point of a
 /// `let rec` fixpoint): it acts as an empty set next to sets and an empty relation next to
@@ -64,14 +73,41 @@ impl Val {
             Val::Empty => Value::Rel(Relation::empty(n)),
         }
     }
+}
 
-    /// The value as a relation; a set `S` becomes `[S]`.
-    fn to_relation(&self, n: usize) -> Relation {
-        match self {
+/// The value as a relation (a set `S` becomes `[S]`), moved out of an owned value.
+fn into_relation(v: Cow<'_, Val>, n: usize) -> Relation {
+    match v {
+        Cow::Owned(Val::Rel(r)) => r,
+        v => match &*v {
             Val::Set(s) => Relation::of_set(s),
             Val::Rel(r) => r.clone(),
             Val::Empty => Relation::empty(n),
-        }
+        },
+    }
+}
+
+/// The relation of a value known to be one, moved out when owned and copied when borrowed (to
+/// be modified in place).
+fn owned_rel(v: Cow<'_, Val>) -> Relation {
+    match v {
+        Cow::Owned(Val::Rel(r)) => r,
+        Cow::Borrowed(Val::Rel(r)) => r.clone(),
+        _ => unreachable!("operand type checked by the caller"),
+    }
+}
+
+fn rel_of(v: &Val) -> &Relation {
+    match v {
+        Val::Rel(r) => r,
+        _ => unreachable!("operand type checked by the caller"),
+    }
+}
+
+fn set_of(v: &Val) -> &EventSet {
+    match v {
+        Val::Set(s) => s,
+        _ => unreachable!("operand type checked by the caller"),
     }
 }
 
@@ -111,7 +147,11 @@ fn expected_set(span: Span) -> EvalError {
     EvalError::new(span, "expected a set, found a relation")
 }
 
-/// Values of definitions and environment names, indexed by slot.
+fn plain_error(message: String) -> CatError {
+    CatError { message, span: None, file: None }
+}
+
+/// Values of definitions and environment names of the static layer, indexed by slot.
 #[derive(Clone, Debug, Default)]
 struct Layer {
     defs: Vec<Option<Val>>,
@@ -124,73 +164,201 @@ impl Layer {
     }
 }
 
-/// Read-only view of the static layer, the per-candidate layer and the hoisted constants.
+/// Per-call values of the dynamic environment names and definitions, indexed by cell (see
+/// [`Prepared::env_cell`] and [`Prepared::def_cell`]).
+type Cells = Vec<Option<Val>>;
+
+/// A compiled expression: names resolved to the layer they live in.
+#[derive(Clone, Debug)]
+struct CExpr {
+    node: Node,
+    span: Span,
+}
+
+#[derive(Clone, Debug)]
+enum Node {
+    /// A definition of the static layer.
+    StaticDef(u32),
+    /// An environment name of the static layer.
+    StaticEnv(u32),
+    /// A static subexpression evaluated at preparation.
+    Const(u32),
+    /// A dynamic definition, by cell.
+    DynDef(u32),
+    /// A dynamic environment name, by cell.
+    DynEnv(u32),
+    Zero,
+    /// A function parameter left unsubstituted (an internal error if ever evaluated).
+    Param,
+    Un(UnOp, Box<CExpr>),
+    Bin(BinOp, Box<CExpr>, Box<CExpr>),
+    /// `[s] ; r`, as the rows of `r` of the events of `s`: `(s, r)`.
+    MaskRows(Box<CExpr>, Box<CExpr>),
+    /// `r ; [s]`, as the columns of `r` of the events of `s`: `(r, s)`.
+    MaskCols(Box<CExpr>, Box<CExpr>),
+}
+
+/// Read-only view of the layers and the hoisted constants.
 struct Store<'a> {
     n: usize,
-    fixed: &'a Layer,
-    local: &'a Layer,
+    statics: &'a Layer,
     consts: &'a [Val],
+    stage: Option<&'a Stage>,
+    local: &'a [Option<Val>],
 }
 
 impl<'a> Store<'a> {
-    fn def(&self, d: u32) -> Option<&'a Val> {
-        let d = d as usize;
-        self.fixed.defs.get(d).and_then(Option::as_ref).or_else(|| self.local.defs.get(d).and_then(Option::as_ref))
+    /// A dynamic cell: the stage's value if it has one, else this call's.
+    fn cell(&self, c: u32) -> Option<&'a Val> {
+        let c = c as usize;
+        if let Some(v) = self.stage.and_then(|st| st.cells.get(c)).and_then(OnceLock::get) {
+            return Some(v);
+        }
+        self.local.get(c).and_then(Option::as_ref)
     }
 
-    fn env(&self, s: u32) -> Option<&'a Val> {
-        let s = s as usize;
-        self.fixed.env.get(s).and_then(Option::as_ref).or_else(|| self.local.env.get(s).and_then(Option::as_ref))
-    }
-
-    fn eval(&self, e: &IExpr) -> Result<Cow<'a, Val>, EvalError> {
-        match &e.kind {
-            IKind::Env(s) => {
-                self.env(*s).map(Cow::Borrowed).ok_or_else(|| EvalError::new(e.span, "internal error: environment value not available"))
-            }
-            IKind::Def(d) => {
-                self.def(*d).map(Cow::Borrowed).ok_or_else(|| EvalError::new(e.span, "internal error: definition evaluated out of order"))
-            }
-            IKind::Const(c) => self
+    fn eval(&self, e: &CExpr) -> Result<Cow<'a, Val>, EvalError> {
+        let def_missing = || EvalError::new(e.span, "internal error: definition evaluated out of order");
+        let env_missing = || EvalError::new(e.span, "internal error: environment value not available");
+        match &e.node {
+            Node::StaticDef(d) => self.statics.defs.get(*d as usize).and_then(Option::as_ref).map(Cow::Borrowed).ok_or_else(def_missing),
+            Node::StaticEnv(s) => self.statics.env.get(*s as usize).and_then(Option::as_ref).map(Cow::Borrowed).ok_or_else(env_missing),
+            Node::DynDef(c) => self.cell(*c).map(Cow::Borrowed).ok_or_else(def_missing),
+            Node::DynEnv(c) => self.cell(*c).map(Cow::Borrowed).ok_or_else(env_missing),
+            Node::Const(c) => self
                 .consts
                 .get(*c as usize)
                 .map(Cow::Borrowed)
                 .ok_or_else(|| EvalError::new(e.span, "internal error: constant out of range")),
-            IKind::Zero => Ok(Cow::Borrowed(&EMPTY)),
-            IKind::Param(_) => Err(EvalError::new(e.span, "internal error: unsubstituted function parameter")),
-            IKind::Un(op, a) => {
+            Node::Zero => Ok(Cow::Borrowed(&EMPTY)),
+            Node::Param => Err(EvalError::new(e.span, "internal error: unsubstituted function parameter")),
+            Node::Un(op, a) => {
                 let v = self.eval(a)?;
                 unary(*op, v, a.span, self.n)
             }
-            IKind::Bin(op, a, b) => {
+            Node::Bin(op, a, b) => {
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
                 binary(*op, x, y, a.span, b.span, e.span)
+            }
+            Node::MaskRows(s, r) => {
+                // As `[s] ; r`: `[s]` first (a relation `s` is an error), then `r`.
+                let sv = self.eval(s)?;
+                if sv.ty() == Ty::Rel {
+                    return Err(expected_set(s.span));
+                }
+                let rv = self.eval(r)?;
+                match (sv.ty(), rv.ty()) {
+                    (_, Ty::Set) => Err(expected_relation(r.span)),
+                    (Ty::Empty, _) => Ok(sv),
+                    (_, Ty::Empty) => Ok(rv),
+                    _ => {
+                        let mut rel = owned_rel(rv);
+                        rel.restrict_domain(set_of(&sv));
+                        Ok(Cow::Owned(Val::Rel(rel)))
+                    }
+                }
+            }
+            Node::MaskCols(r, s) => {
+                // As `r ; [s]`: `r` first, then `[s]`, then the type of `r`.
+                let rv = self.eval(r)?;
+                let sv = self.eval(s)?;
+                if sv.ty() == Ty::Rel {
+                    return Err(expected_set(s.span));
+                }
+                match (rv.ty(), sv.ty()) {
+                    (Ty::Set, _) => Err(expected_relation(r.span)),
+                    (Ty::Empty, _) => Ok(rv),
+                    (_, Ty::Empty) => Ok(sv),
+                    _ => {
+                        let mut rel = owned_rel(rv);
+                        rel.restrict_range(set_of(&sv));
+                        Ok(Cow::Owned(Val::Rel(rel)))
+                    }
+                }
             }
         }
     }
 }
 
 fn unary(op: UnOp, v: Cow<'_, Val>, arg: Span, n: usize) -> Result<Cow<'_, Val>, EvalError> {
-    let out = match (op, &*v) {
-        (UnOp::Complement, Val::Set(s)) => Val::Set(s.complement()),
-        (UnOp::Complement, Val::Rel(r)) => Val::Rel(r.complement()),
-        (UnOp::Complement, Val::Empty) => Val::Rel(Relation::empty(n).complement()),
-        (UnOp::ToId, Val::Set(s)) => Val::Rel(Relation::of_set(s)),
-        (UnOp::ToId, Val::Rel(_)) => return Err(expected_set(arg)),
-        (UnOp::ToId, Val::Empty) => return Ok(v),
+    let out = match (op, v.ty()) {
+        (UnOp::Complement, Ty::Empty) => Val::Rel(Relation::empty(n).complement()),
+        (UnOp::Complement, _) => match v {
+            Cow::Owned(Val::Set(mut s)) => {
+                s.complement_in_place();
+                Val::Set(s)
+            }
+            Cow::Owned(Val::Rel(mut r)) => {
+                r.complement_in_place();
+                Val::Rel(r)
+            }
+            v => match &*v {
+                Val::Set(s) => Val::Set(s.complement()),
+                v => Val::Rel(rel_of(v).complement()),
+            },
+        },
+        (UnOp::ToId, Ty::Set) => Val::Rel(Relation::of_set(set_of(&v))),
+        (UnOp::ToId, Ty::Rel) => return Err(expected_set(arg)),
+        (UnOp::ToId, Ty::Empty) => return Ok(v),
         // Every remaining operator takes a relation.
-        (_, Val::Set(_)) => return Err(expected_relation(arg)),
-        (UnOp::Plus | UnOp::Inverse | UnOp::Domain | UnOp::Range, Val::Empty) => return Ok(v),
-        (UnOp::Star | UnOp::Opt, Val::Empty) => Val::Rel(Relation::identity(n)),
-        (UnOp::Plus, Val::Rel(r)) => Val::Rel(r.plus()),
-        (UnOp::Star, Val::Rel(r)) => Val::Rel(r.star()),
-        (UnOp::Opt, Val::Rel(r)) => Val::Rel(r.optional()),
-        (UnOp::Inverse, Val::Rel(r)) => Val::Rel(r.inverse()),
-        (UnOp::Domain, Val::Rel(r)) => Val::Set(r.domain()),
-        (UnOp::Range, Val::Rel(r)) => Val::Set(r.range()),
+        (_, Ty::Set) => return Err(expected_relation(arg)),
+        (UnOp::Plus | UnOp::Inverse | UnOp::Domain | UnOp::Range, Ty::Empty) => return Ok(v),
+        (UnOp::Star | UnOp::Opt, Ty::Empty) => Val::Rel(Relation::identity(n)),
+        (UnOp::Plus, Ty::Rel) => {
+            let mut r = owned_rel(v);
+            r.plus_in_place();
+            Val::Rel(r)
+        }
+        (UnOp::Star, Ty::Rel) => {
+            let mut r = owned_rel(v);
+            r.star_in_place();
+            Val::Rel(r)
+        }
+        (UnOp::Opt, Ty::Rel) => {
+            let mut r = owned_rel(v);
+            r.optional_in_place();
+            Val::Rel(r)
+        }
+        (UnOp::Inverse, Ty::Rel) => Val::Rel(rel_of(&v).inverse()),
+        (UnOp::Domain, Ty::Rel) => Val::Set(rel_of(&v).domain()),
+        (UnOp::Range, Ty::Rel) => Val::Set(rel_of(&v).range()),
     };
     Ok(Cow::Owned(out))
+}
+
+/// `a op= b` for a set operator `op` (`|`, `&` or `\`).
+fn rel_assign(op: BinOp, a: &mut Relation, b: &Relation) {
+    match op {
+        BinOp::Union => a.union_with(b),
+        BinOp::Inter => a.intersect_with(b),
+        _ => a.difference_with(b),
+    }
+}
+
+/// `b = a op b`, in place on the right operand.
+fn rel_assign_right(op: BinOp, a: &Relation, b: &mut Relation) {
+    match op {
+        BinOp::Union => b.union_with(a),
+        BinOp::Inter => b.intersect_with(a),
+        _ => b.subtract_from(a),
+    }
+}
+
+fn set_assign(op: BinOp, a: &mut EventSet, b: &EventSet) {
+    match op {
+        BinOp::Union => a.union_with(b),
+        BinOp::Inter => a.intersect_with(b),
+        _ => a.difference_with(b),
+    }
+}
+
+fn set_assign_right(op: BinOp, a: &EventSet, b: &mut EventSet) {
+    match op {
+        BinOp::Union => b.union_with(a),
+        BinOp::Inter => b.intersect_with(a),
+        _ => b.subtract_from(a),
+    }
 }
 
 fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, span: Span) -> Result<Cow<'a, Val>, EvalError> {
@@ -208,13 +376,25 @@ fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, s
                 }
                 _ => {}
             }
-            let out = match (x, &*y) {
-                // Reuse an owned left operand rather than allocating a fresh matrix.
-                (Cow::Owned(Val::Rel(mut a)), Val::Rel(b)) if op == BinOp::Union => {
-                    a.union_with(b);
+            // Work in place on an owned operand rather than allocating a fresh value.
+            let out = match (x, y) {
+                (Cow::Owned(Val::Rel(mut a)), y) => {
+                    rel_assign(op, &mut a, rel_of(&y));
                     Val::Rel(a)
                 }
-                (x, y) => match (&*x, y) {
+                (x, Cow::Owned(Val::Rel(mut b))) => {
+                    rel_assign_right(op, rel_of(&x), &mut b);
+                    Val::Rel(b)
+                }
+                (Cow::Owned(Val::Set(mut a)), y) => {
+                    set_assign(op, &mut a, set_of(&y));
+                    Val::Set(a)
+                }
+                (x, Cow::Owned(Val::Set(mut b))) => {
+                    set_assign_right(op, set_of(&x), &mut b);
+                    Val::Set(b)
+                }
+                (x, y) => match (&*x, &*y) {
                     (Val::Set(a), Val::Set(b)) => Val::Set(match op {
                         BinOp::Union => a.union(b),
                         BinOp::Inter => a.intersection(b),
@@ -230,12 +410,19 @@ fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, s
             };
             Ok(Cow::Owned(out))
         }
-        BinOp::Seq => match (&*x, &*y) {
-            (Val::Set(_), _) => Err(expected_relation(xs)),
-            (_, Val::Set(_)) => Err(expected_relation(ys)),
-            (Val::Empty, _) => Ok(x),
-            (_, Val::Empty) => Ok(y),
-            (Val::Rel(a), Val::Rel(b)) => Ok(Cow::Owned(Val::Rel(a.seq(b)))),
+        BinOp::Seq => match (tx, ty) {
+            (Ty::Set, _) => Err(expected_relation(xs)),
+            (_, Ty::Set) => Err(expected_relation(ys)),
+            (Ty::Empty, _) => Ok(x),
+            (_, Ty::Empty) => Ok(y),
+            _ => Ok(Cow::Owned(Val::Rel(match x {
+                // Row `a` of `x ; y` depends only on row `a` of `x`: compose in place.
+                Cow::Owned(Val::Rel(mut a)) => {
+                    a.seq_with(rel_of(&y));
+                    a
+                }
+                x => rel_of(&x).seq(rel_of(&y)),
+            }))),
         },
         BinOp::Product => match (&*x, &*y) {
             (Val::Rel(_), _) => Err(expected_set(xs)),
@@ -299,8 +486,8 @@ impl Evaluation {
 /// Per-check plan computed by `prepare`.
 #[derive(Clone, Debug)]
 struct CheckPlan {
-    /// The check's expression with static subexpressions hoisted (dynamic checks only).
-    expr: Option<IExpr>,
+    /// The check's expression, compiled with static subexpressions hoisted (dynamic checks only).
+    expr: Option<CExpr>,
     /// Dynamic units the check needs, in evaluation order.
     dyn_units: Vec<u32>,
     /// Dynamic environment slots the check needs (transitively).
@@ -309,6 +496,12 @@ struct CheckPlan {
     fixed: Option<(bool, Relation)>,
 }
 
+/// Marks cells and slots that have none.
+const NO_CELL: u32 = u32::MAX;
+
+/// Distinguishes preparations, so that a [`Stage`] is only used with the one that made it.
+static NEXT_PREPARATION: AtomicU64 = AtomicU64::new(1);
+
 /// A model specialised to one event structure: static definitions are evaluated, and
 /// candidates are evaluated with [`Prepared::evaluate`]. `Send + Sync`, so one `Prepared` can
 /// serve candidates on several threads.
@@ -316,14 +509,55 @@ struct CheckPlan {
 pub struct Prepared<'m> {
     prog: &'m Program,
     n: usize,
+    /// Identifies this preparation to the stages it makes.
+    id: u64,
     statics: Layer,
     dynamic: SlotSet,
     unit_static: Vec<bool>,
-    /// Bodies of the dynamic units, with static subexpressions hoisted into `consts`; `None`
-    /// for static units (already evaluated into `statics`).
-    bodies: Vec<Option<Vec<IExpr>>>,
+    /// Cell of each dynamic environment slot (`NO_CELL` for static ones).
+    env_cell: Vec<u32>,
+    /// Cell of each dynamic definition (`NO_CELL` for static ones).
+    def_cell: Vec<u32>,
+    /// Number of cells (dynamic environment names, then dynamic definitions).
+    cells: usize,
+    /// Compiled bodies of the dynamic units, with static subexpressions hoisted into `consts`;
+    /// `None` for static units (already evaluated into `statics`).
+    bodies: Vec<Option<Vec<CExpr>>>,
     consts: Vec<Val>,
     plans: Vec<CheckPlan>,
+}
+
+/// Dynamic definitions evaluated once for a partial environment, reused by later calls.
+///
+/// Made by [`Prepared::stage`] for a set of dynamic names the caller keeps fixed (the
+/// *available* names, say `rf` and `sync_fence` while it enumerates `co`). A staged unit is a
+/// dynamic definition (or `let rec` group) whose dynamic dependencies are all available, such
+/// as `cause` in `ptx.cat`. The `_on` methods of [`Prepared`] evaluate each staged unit at most
+/// once for the whole stage, the first time one of them needs it, and keep its value (and the
+/// values of the available names) here; everything else is evaluated per call, as without a
+/// stage. Values are looked up in the static layer, then the stage, then the call's own.
+///
+/// Contract: every environment passed with a stage gives the same values for the available
+/// names (they may differ in every other dynamic name). A stage belongs to the preparation
+/// that made it; other preparations reject it. It is `Send + Sync`: calls on several threads
+/// may share it.
+#[derive(Debug)]
+pub struct Stage {
+    /// The preparation the stage belongs to.
+    owner: u64,
+    /// Dynamic environment slots the stage assumes fixed.
+    available: SlotSet,
+    /// Per unit: staged (all its dynamic environment dependencies are available).
+    staged: Vec<bool>,
+    /// Values of the available dynamic names and of the staged units, by cell, once computed.
+    cells: Vec<OnceLock<Val>>,
+}
+
+impl Stage {
+    /// Number of definition units the stage evaluates (at most once each, on demand).
+    pub fn staged_units(&self) -> usize {
+        self.staged.iter().filter(|s| **s).count()
+    }
 }
 
 pub(crate) fn prepare<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str]) -> Result<Prepared<'m>, CatError> {
@@ -334,9 +568,13 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
     let n = static_env.universe();
     let mut statics = Layer::new(prog.defs.len(), prog.env.len());
     let mut dyn_slots = SlotSet::default();
+    let mut env_cell = vec![NO_CELL; prog.env.len()];
+    let mut cells = 0u32;
     for (slot, env) in prog.env.iter().enumerate() {
         if dynamic.contains(&env.name.as_str()) {
             dyn_slots.insert(slot as u32);
+            env_cell[slot] = cells;
+            cells += 1;
             continue;
         }
         let v = match static_env.lookup(&env.name) {
@@ -353,51 +591,111 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
         statics.env[slot] = Some(v);
     }
     let unit_static: Vec<bool> = prog.units.iter().map(|u| u.env_deps.iter().all(|s| !dyn_slots.contains(s))).collect();
+    let mut def_cell = vec![NO_CELL; prog.defs.len()];
+    for (u, unit) in prog.units.iter().enumerate() {
+        if !unit_static[u] {
+            for &d in &unit.slots {
+                def_cell[d as usize] = cells;
+                cells += 1;
+            }
+        }
+    }
     // Static units only depend on earlier static units, so one pass in order suffices.
     let empty = Layer::default();
     for (u, unit) in prog.units.iter().enumerate() {
         if unit_static[u] {
-            eval_unit(prog, u as u32, &unit.bodies, n, &empty, &mut statics, &[])?;
+            let c = Compiler::new(prog, n, &empty, &dyn_slots, &unit_static, &env_cell, &def_cell);
+            let bodies: Vec<CExpr> = unit.bodies.iter().map(|b| c.structural(b)).collect();
+            eval_unit(prog, u as u32, &bodies, &mut StaticTarget { n, layer: &mut statics })?;
         }
     }
-    let mut hoister = Hoister { prog, n, statics: &statics, dynamic: &dyn_slots, unit_static: &unit_static, consts: Vec::new() };
+    let mut c = Compiler::new(prog, n, &statics, &dyn_slots, &unit_static, &env_cell, &def_cell);
     let mut bodies = Vec::with_capacity(prog.units.len());
     for (u, unit) in prog.units.iter().enumerate() {
-        bodies.push(if unit_static[u] {
-            None
-        } else {
-            Some(unit.bodies.iter().map(|b| hoister.rewrite(b)).collect::<Result<Vec<_>, _>>()?)
-        });
+        bodies.push(if unit_static[u] { None } else { Some(unit.bodies.iter().map(|b| c.hoisted(b)).collect::<Result<Vec<_>, _>>()?) });
     }
     let mut plans = Vec::with_capacity(prog.checks.len());
     for check in &prog.checks {
         let dyn_units: Vec<u32> = check.units.iter().copied().filter(|&u| !unit_static[u as usize]).collect();
         let dyn_env: Vec<u32> = check.env_deps.iter().filter(|&s| dyn_slots.contains(s)).collect();
         let (expr, fixed) = if dyn_env.is_empty() {
-            let st = Store { n, fixed: &statics, local: &empty, consts: &[] };
-            (None, Some(run_check(check, &check.expr, &st)?))
+            let st = Store { n, statics: &statics, consts: &[], stage: None, local: &[] };
+            let v = st.eval(&c.structural(&check.expr))?;
+            let holds = decide(check, &v)?;
+            (None, Some((holds, into_relation(v, n))))
         } else {
-            (Some(hoister.rewrite(&check.expr)?), None)
+            (Some(c.hoisted(&check.expr)?), None)
         };
         plans.push(CheckPlan { expr, dyn_units, dyn_env, fixed });
     }
-    let consts = hoister.consts;
-    Ok(Prepared { prog, n, statics, dynamic: dyn_slots, unit_static, bodies, consts, plans })
+    let consts = c.consts;
+    let id = NEXT_PREPARATION.fetch_add(1, Ordering::Relaxed);
+    Ok(Prepared { prog, n, id, statics, dynamic: dyn_slots, unit_static, env_cell, def_cell, cells: cells as usize, bodies, consts, plans })
 }
 
-/// Rewrites expressions of dynamic units and checks so that every maximal subexpression that
-/// depends only on static names (such as `[GEN]` or `same-proxy & scta & vloc`) is evaluated
-/// once, at preparation, instead of once per candidate.
-struct Hoister<'a> {
+/// Compiles resolved expressions: names to layers and cells, `[S] ; r` and `r ; [S]` to masks,
+/// and (for [`Compiler::hoisted`]) every maximal subexpression that depends only on static
+/// names (such as `same-proxy & scta & vloc`) to a constant evaluated once, at preparation,
+/// instead of once per candidate.
+struct Compiler<'a> {
     prog: &'a Program,
     n: usize,
     statics: &'a Layer,
     dynamic: &'a SlotSet,
     unit_static: &'a [bool],
+    env_cell: &'a [u32],
+    def_cell: &'a [u32],
     consts: Vec<Val>,
 }
 
-impl Hoister<'_> {
+impl<'a> Compiler<'a> {
+    fn new(
+        prog: &'a Program,
+        n: usize,
+        statics: &'a Layer,
+        dynamic: &'a SlotSet,
+        unit_static: &'a [bool],
+        env_cell: &'a [u32],
+        def_cell: &'a [u32],
+    ) -> Self {
+        Compiler { prog, n, statics, dynamic, unit_static, env_cell, def_cell, consts: Vec::new() }
+    }
+
+    /// The node of a name, a constant or `0`; `None` for operators.
+    fn leaf(&self, kind: &IKind) -> Option<Node> {
+        Some(match kind {
+            IKind::Env(s) if self.dynamic.contains(*s) => Node::DynEnv(self.env_cell[*s as usize]),
+            IKind::Env(s) => Node::StaticEnv(*s),
+            IKind::Def(d) if self.unit_static[self.prog.defs[*d as usize].unit as usize] => Node::StaticDef(*d),
+            IKind::Def(d) => Node::DynDef(self.def_cell[*d as usize]),
+            IKind::Const(c) => Node::Const(*c),
+            IKind::Zero => Node::Zero,
+            IKind::Param(_) => Node::Param,
+            IKind::Un(..) | IKind::Bin(..) => return None,
+        })
+    }
+
+    /// The expression compiled as it is.
+    fn structural(&self, e: &IExpr) -> CExpr {
+        let node = match &e.kind {
+            IKind::Un(op, a) => Node::Un(*op, Box::new(self.structural(a))),
+            IKind::Bin(BinOp::Seq, a, b) => match (&a.kind, &b.kind) {
+                (IKind::Un(UnOp::ToId, s), _) => Node::MaskRows(Box::new(self.structural(s)), Box::new(self.structural(b))),
+                (_, IKind::Un(UnOp::ToId, s)) => Node::MaskCols(Box::new(self.structural(a)), Box::new(self.structural(s))),
+                _ => Node::Bin(BinOp::Seq, Box::new(self.structural(a)), Box::new(self.structural(b))),
+            },
+            IKind::Bin(op, a, b) => Node::Bin(*op, Box::new(self.structural(a)), Box::new(self.structural(b))),
+            k => self.leaf(k).expect("a leaf"),
+        };
+        CExpr { node, span: e.span }
+    }
+
+    /// The expression compiled with its maximal static subexpressions frozen.
+    fn hoisted(&mut self, e: &IExpr) -> Result<CExpr, EvalError> {
+        let e = self.rewrite(e)?;
+        Ok(self.structural(&e))
+    }
+
     fn rewrite(&mut self, e: &IExpr) -> Result<IExpr, EvalError> {
         let (e, is_static) = self.walk(e)?;
         if is_static {
@@ -429,12 +727,30 @@ impl Hoister<'_> {
                 if sa && sb {
                     (IExpr { kind: IKind::Bin(*op, Box::new(a), Box::new(b)), span }, true)
                 } else {
-                    let a = if sa { self.freeze(a)? } else { a };
-                    let b = if sb { self.freeze(b)? } else { b };
+                    let seq = *op == BinOp::Seq;
+                    let a = if sa { self.freeze_operand(a, seq)? } else { a };
+                    let b = if sb { self.freeze_operand(b, seq)? } else { b };
                     (IExpr { kind: IKind::Bin(*op, Box::new(a), Box::new(b)), span }, false)
                 }
             }
         })
+    }
+
+    /// Freezes a static operand of a dynamic operator. A static `[s]` next to `;` keeps its
+    /// brackets around the frozen set, so that the composition becomes a mask; freezing `[s]`
+    /// would fail on a relation `s`, so that fails now too.
+    fn freeze_operand(&mut self, e: IExpr, seq: bool) -> Result<IExpr, EvalError> {
+        match e.kind {
+            IKind::Un(UnOp::ToId, s) if seq => {
+                let s = self.freeze(*s)?;
+                let st = Store { n: self.n, statics: self.statics, consts: &self.consts, stage: None, local: &[] };
+                if st.eval(&self.structural(&s))?.ty() == Ty::Rel {
+                    return Err(expected_set(s.span));
+                }
+                Ok(IExpr { kind: IKind::Un(UnOp::ToId, Box::new(s)), span: e.span })
+            }
+            kind => self.freeze(IExpr { kind, span: e.span }),
+        }
     }
 
     /// Evaluates a static expression into a constant; names and `0` are already cheap lookups.
@@ -442,9 +758,8 @@ impl Hoister<'_> {
         if matches!(e.kind, IKind::Env(_) | IKind::Def(_) | IKind::Zero) {
             return Ok(e);
         }
-        let empty = Layer::default();
-        let st = Store { n: self.n, fixed: self.statics, local: &empty, consts: &[] };
-        let v = st.eval(&e)?.into_owned();
+        let st = Store { n: self.n, statics: self.statics, consts: &self.consts, stage: None, local: &[] };
+        let v = st.eval(&self.structural(&e))?.into_owned();
         self.consts.push(v);
         Ok(IExpr { kind: IKind::Const(self.consts.len() as u32 - 1), span: e.span })
     }
@@ -461,39 +776,70 @@ fn checked_env_value(v: Value, n: usize, name: &str, span: Span) -> Result<Val, 
     Ok(Val::from_value(v))
 }
 
-/// Evaluates unit `u`, whose (possibly hoisted) bodies are `bodies`, into `local`; `fixed`
-/// holds values computed earlier (the static layer).
-fn eval_unit(
-    prog: &Program,
-    u: u32,
-    bodies: &[IExpr],
+/// Where a unit's values go while it is evaluated.
+trait Target {
+    /// A view of every value evaluation may read, including the target's own.
+    fn store(&self) -> Store<'_>;
+    /// The cell of definition `d`.
+    fn slot(&mut self, d: u32) -> &mut Option<Val>;
+}
+
+/// The static layer, while `prepare` fills it.
+struct StaticTarget<'x> {
     n: usize,
-    fixed: &Layer,
-    local: &mut Layer,
-    consts: &[Val],
-) -> Result<(), EvalError> {
+    layer: &'x mut Layer,
+}
+
+impl Target for StaticTarget<'_> {
+    fn store(&self) -> Store<'_> {
+        Store { n: self.n, statics: self.layer, consts: &[], stage: None, local: &[] }
+    }
+    fn slot(&mut self, d: u32) -> &mut Option<Val> {
+        &mut self.layer.defs[d as usize]
+    }
+}
+
+/// The cells of one call.
+struct CallTarget<'x> {
+    prepared: &'x Prepared<'x>,
+    stage: Option<&'x Stage>,
+    local: &'x mut Cells,
+}
+
+impl Target for CallTarget<'_> {
+    fn store(&self) -> Store<'_> {
+        let p = self.prepared;
+        Store { n: p.n, statics: &p.statics, consts: &p.consts, stage: self.stage, local: self.local.as_slice() }
+    }
+    fn slot(&mut self, d: u32) -> &mut Option<Val> {
+        &mut self.local[self.prepared.def_cell[d as usize] as usize]
+    }
+}
+
+/// Evaluates unit `u`, whose compiled bodies are `bodies`, into `target`.
+fn eval_unit(prog: &Program, u: u32, bodies: &[CExpr], target: &mut impl Target) -> Result<(), EvalError> {
     let unit = &prog.units[u as usize];
     if !unit.rec {
-        let st = Store { n, fixed, local, consts };
-        let v = st.eval(&bodies[0])?.into_owned();
-        local.defs[unit.slots[0] as usize] = Some(v);
+        let v = target.store().eval(&bodies[0])?.into_owned();
+        *target.slot(unit.slots[0]) = Some(v);
         return Ok(());
     }
     // Least fixpoint by Kleene iteration from the empty value. For monotone bodies every
     // non-final round adds at least one pair (or settles a type), which bounds the rounds;
     // exceeding the bound means the body is not monotone and may oscillate forever.
     for &s in &unit.slots {
-        local.defs[s as usize] = Some(Val::Empty);
+        *target.slot(s) = Some(Val::Empty);
     }
+    let n = target.store().n;
     let limit = unit.slots.len() * (n * n + 2) + 2;
     for _ in 0..limit {
         let next = {
-            let st = Store { n, fixed, local, consts };
+            let st = target.store();
             bodies.iter().map(|b| st.eval(b).map(Cow::into_owned)).collect::<Result<Vec<_>, _>>()?
         };
         let mut changed = false;
         for (&s, v) in unit.slots.iter().zip(next) {
-            let cell = &mut local.defs[s as usize];
+            let cell = target.slot(s);
             if cell.as_ref() != Some(&v) {
                 changed = true;
                 *cell = Some(v);
@@ -507,15 +853,13 @@ fn eval_unit(
     Err(EvalError::new(d.span, format!("`let rec {}` does not reach a fixpoint (is the definition monotone?)", d.name)))
 }
 
-/// Evaluates `expr` (the check's own expression, or its hoisted form) and decides the check.
-fn run_check(check: &Check, expr: &IExpr, st: &Store<'_>) -> Result<(bool, Relation), EvalError> {
-    let v = st.eval(expr)?;
-    let condition = check_condition(check.kind, &v, check.expr.span)? != check.negated;
-    let holds = match check.flag {
+/// Whether `check` holds on value `v` of its expression.
+fn decide(check: &Check, v: &Val) -> Result<bool, EvalError> {
+    let condition = check_condition(check.kind, v, check.expr.span)? != check.negated;
+    Ok(match check.flag {
         None | Some(FlagKind::UndefinedUnless) => condition,
         Some(FlagKind::Flag) => !condition,
-    };
-    Ok((holds, v.to_relation(st.n)))
+    })
 }
 
 impl<'m> Prepared<'m> {
@@ -529,65 +873,142 @@ impl<'m> Prepared<'m> {
         self.consts.len()
     }
 
-    fn outcome(&self, i: usize, local: &mut Layer, dyn_env: &dyn CatEnv) -> Result<CheckOutcome, EvalError> {
+    /// Decides check `i` (ensuring what it needs in `local` and the stage); with `want_relation`,
+    /// also returns the value it was decided on.
+    fn run(
+        &self,
+        i: usize,
+        local: &mut Cells,
+        stage: Option<&Stage>,
+        dyn_env: &dyn CatEnv,
+        want_relation: bool,
+    ) -> Result<(bool, Option<Relation>), EvalError> {
         let plan = &self.plans[i];
         let check = &self.prog.checks[i];
-        let (holds, relation) = match (&plan.fixed, &plan.expr) {
-            (Some(fixed), _) => fixed.clone(),
+        match (&plan.fixed, &plan.expr) {
+            (Some((holds, relation)), _) => Ok((*holds, want_relation.then(|| relation.clone()))),
             (None, Some(expr)) => {
-                self.ensure(local, dyn_env, &plan.dyn_env, &plan.dyn_units)?;
-                let st = Store { n: self.n, fixed: &self.statics, local, consts: &self.consts };
-                run_check(check, expr, &st)?
+                self.ensure(local, stage, dyn_env, &plan.dyn_env, &plan.dyn_units)?;
+                let st = Store { n: self.n, statics: &self.statics, consts: &self.consts, stage, local };
+                let v = st.eval(expr)?;
+                let holds = decide(check, &v)?;
+                Ok((holds, want_relation.then(|| into_relation(v, self.n))))
             }
-            (None, None) => return Err(EvalError::new(check.span, "internal error: check was not prepared")),
-        };
+            (None, None) => Err(EvalError::new(check.span, "internal error: check was not prepared")),
+        }
+    }
+
+    fn outcome(&self, i: usize, local: &mut Cells, stage: Option<&Stage>, dyn_env: &dyn CatEnv) -> Result<CheckOutcome, CatError> {
+        let (holds, relation) = self.run(i, local, stage, dyn_env, true).map_err(|e| e.into_cat(self.prog))?;
+        let check = &self.prog.checks[i];
+        let relation = relation.expect("relation requested");
         Ok(CheckOutcome { index: i, name: check.name.clone(), kind: check.kind, flag: check.flag, holds, relation })
     }
 
-    /// Makes sure the given dynamic environment slots are fetched and units evaluated.
-    fn ensure(&self, local: &mut Layer, dyn_env: &dyn CatEnv, env: &[u32], units: &[u32]) -> Result<(), EvalError> {
+    fn fetch(&self, s: u32, dyn_env: &dyn CatEnv) -> Result<Val, EvalError> {
+        let e = &self.prog.env[s as usize];
+        let v = dyn_env
+            .lookup(&e.name)
+            .ok_or_else(|| EvalError::new(e.first_use, format!("the engine did not provide `{}` for this candidate", e.name)))?;
+        checked_env_value(v, self.n, &e.name, e.first_use)
+    }
+
+    /// Makes sure the given dynamic environment slots are fetched and units evaluated, in the
+    /// stage for the available names and staged units, in `local` for the others.
+    fn ensure(&self, local: &mut Cells, stage: Option<&Stage>, dyn_env: &dyn CatEnv, env: &[u32], units: &[u32]) -> Result<(), EvalError> {
         for &s in env {
-            if local.env[s as usize].is_none() {
-                let e = &self.prog.env[s as usize];
-                let v = dyn_env
-                    .lookup(&e.name)
-                    .ok_or_else(|| EvalError::new(e.first_use, format!("the engine did not provide `{}` for this candidate", e.name)))?;
-                local.env[s as usize] = Some(checked_env_value(v, self.n, &e.name, e.first_use)?);
+            let c = self.env_cell[s as usize] as usize;
+            match stage.filter(|st| st.available.contains(s)) {
+                Some(st) => {
+                    if st.cells[c].get().is_none() {
+                        // Another thread may have set it meanwhile: to the same value.
+                        let _ = st.cells[c].set(self.fetch(s, dyn_env)?);
+                    }
+                }
+                None => {
+                    if local[c].is_none() {
+                        local[c] = Some(self.fetch(s, dyn_env)?);
+                    }
+                }
             }
         }
         for &u in units {
-            let first = self.prog.units[u as usize].slots[0] as usize;
-            if local.defs[first].is_some() {
+            let unit = &self.prog.units[u as usize];
+            let first = self.def_cell[unit.slots[0] as usize] as usize;
+            let staged = stage.filter(|st| st.staged[u as usize]);
+            let done = match staged {
+                Some(st) => st.cells[first].get().is_some(),
+                None => local[first].is_some(),
+            };
+            if done {
                 continue;
             }
             let Some(bodies) = &self.bodies[u as usize] else {
-                let span = self.prog.defs[first].span;
+                let span = self.prog.defs[unit.slots[0] as usize].span;
                 return Err(EvalError::new(span, "internal error: static unit scheduled per candidate"));
             };
-            eval_unit(self.prog, u, bodies, self.n, &self.statics, local, &self.consts)?;
+            eval_unit(self.prog, u, bodies, &mut CallTarget { prepared: self, stage, local })?;
+            if let Some(st) = staged {
+                // Staged units only read staged values, so the result moves to the stage.
+                for &d in &unit.slots {
+                    let c = self.def_cell[d as usize] as usize;
+                    if let Some(v) = local[c].take() {
+                        let _ = st.cells[c].set(v);
+                    }
+                }
+            }
         }
         Ok(())
     }
 
-    fn fresh_layer(&self, dyn_env: &dyn CatEnv) -> Result<Layer, CatError> {
+    fn check_universe(&self, dyn_env: &dyn CatEnv) -> Result<(), CatError> {
         if dyn_env.universe() != self.n {
-            return Err(CatError {
-                message: format!("candidate has {} events but the model was prepared for {}", dyn_env.universe(), self.n),
-                span: None,
-                file: None,
-            });
+            return Err(plain_error(format!("candidate has {} events but the model was prepared for {}", dyn_env.universe(), self.n)));
         }
-        Ok(Layer::new(self.prog.defs.len(), self.prog.env.len()))
+        Ok(())
+    }
+
+    fn fresh_cells(&self, dyn_env: &dyn CatEnv) -> Result<Cells, CatError> {
+        self.check_universe(dyn_env)?;
+        Ok(vec![None; self.cells])
+    }
+
+    fn check_stage(&self, stage: &Stage) -> Result<(), CatError> {
+        if stage.owner != self.id {
+            return Err(plain_error("the stage was made by another preparation".to_string()));
+        }
+        Ok(())
+    }
+
+    fn check_indices(&self, checks: &[usize]) -> Result<(), CatError> {
+        if let Some(&bad) = checks.iter().find(|&&i| i >= self.plans.len()) {
+            return Err(plain_error(format!("no check with index {bad}: the model has {} checks", self.plans.len())));
+        }
+        Ok(())
+    }
+
+    fn available_slots(&self, available: &[&str]) -> SlotSet {
+        let mut avail = SlotSet::default();
+        for name in available {
+            if let Some(s) = self.prog.env_slot(name) {
+                avail.insert(s);
+            }
+        }
+        avail
     }
 
     /// Evaluates every check for one candidate. `dyn_env` supplies the dynamic names. With
     /// `stop_at_first_failure`, evaluation stops after the first failing non-flag check (the
     /// result then lists only the checks evaluated so far, the failing one last).
     pub fn evaluate(&self, dyn_env: &dyn CatEnv, stop_at_first_failure: bool) -> Result<Evaluation, CatError> {
-        let mut local = self.fresh_layer(dyn_env)?;
+        self.evaluate_in(None, dyn_env, stop_at_first_failure)
+    }
+
+    fn evaluate_in(&self, stage: Option<&Stage>, dyn_env: &dyn CatEnv, stop_at_first_failure: bool) -> Result<Evaluation, CatError> {
+        let mut local = self.fresh_cells(dyn_env)?;
         let mut checks = Vec::with_capacity(self.plans.len());
         for i in 0..self.plans.len() {
-            let o = self.outcome(i, &mut local, dyn_env).map_err(|e| e.into_cat(self.prog))?;
+            let o = self.outcome(i, &mut local, stage, dyn_env)?;
             let stop = stop_at_first_failure && o.flag.is_none() && !o.holds;
             checks.push(o);
             if stop {
@@ -601,18 +1022,17 @@ impl<'m> Prepared<'m> {
     /// or among `available` (dynamic names that `dyn_env` can already supply); returns `false`
     /// as soon as one of them fails.
     pub fn check_partial(&self, dyn_env: &dyn CatEnv, available: &[&str]) -> Result<bool, CatError> {
-        let mut avail = SlotSet::default();
-        for name in available {
-            if let Some(s) = self.prog.env_slot(name) {
-                avail.insert(s);
-            }
-        }
-        let mut local: Option<Layer> = None;
+        self.check_partial_in(None, dyn_env, available)
+    }
+
+    fn check_partial_in(&self, stage: Option<&Stage>, dyn_env: &dyn CatEnv, available: &[&str]) -> Result<bool, CatError> {
+        let avail = self.available_slots(available);
+        let mut local: Option<Cells> = None;
         for (i, plan) in self.plans.iter().enumerate() {
             if self.prog.checks[i].flag.is_some() || !plan.dyn_env.iter().all(|&s| avail.contains(s)) {
                 continue;
             }
-            if !self.holds_lazily(i, &mut local, dyn_env)? {
+            if !self.holds_lazily(i, &mut local, stage, dyn_env)? {
                 return Ok(false);
             }
         }
@@ -629,31 +1049,124 @@ impl<'m> Prepared<'m> {
     /// Fails on an index that is not a check (before evaluating anything), and on evaluation
     /// errors of the checks evaluated.
     pub fn check_subset(&self, dyn_env: &dyn CatEnv, checks: &[usize]) -> Result<bool, CatError> {
-        if let Some(&bad) = checks.iter().find(|&&i| i >= self.plans.len()) {
-            let message = format!("no check with index {bad}: the model has {} checks", self.plans.len());
-            return Err(CatError { message, span: None, file: None });
-        }
-        let mut local: Option<Layer> = None;
-        for &i in checks {
-            if self.prog.checks[i].flag.is_none() && !self.holds_lazily(i, &mut local, dyn_env)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        Ok(self.first_failure_in(None, dyn_env, checks, false)?.is_none())
     }
 
-    /// Whether check `i` holds, reusing the per-candidate layer `local` across calls. The layer
-    /// is only created once a check actually needs dynamic values, so that decided (static)
+    /// Checks `checks` in order (flags skipped) until one fails: `Some((index, relation))`
+    /// (the relation only with `want_relation`), or `None` when all hold.
+    fn first_failure_in(
+        &self,
+        stage: Option<&Stage>,
+        dyn_env: &dyn CatEnv,
+        checks: &[usize],
+        want_relation: bool,
+    ) -> Result<Option<(usize, Option<Relation>)>, CatError> {
+        self.check_indices(checks)?;
+        let mut local: Option<Cells> = None;
+        for &i in checks {
+            if self.prog.checks[i].flag.is_some() {
+                continue;
+            }
+            if want_relation && self.plans[i].fixed.is_none() {
+                let layer = self.layer(&mut local, dyn_env)?;
+                let (holds, relation) = self.run(i, layer, stage, dyn_env, true).map_err(|e| e.into_cat(self.prog))?;
+                if !holds {
+                    return Ok(Some((i, relation)));
+                }
+            } else if !self.holds_lazily(i, &mut local, stage, dyn_env)? {
+                let relation = self.plans[i].fixed.as_ref().filter(|_| want_relation).map(|(_, r)| r.clone());
+                return Ok(Some((i, relation)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The per-call cells, created on first need.
+    fn layer<'l>(&self, local: &'l mut Option<Cells>, dyn_env: &dyn CatEnv) -> Result<&'l mut Cells, CatError> {
+        Ok(match local {
+            Some(layer) => layer,
+            None => local.insert(self.fresh_cells(dyn_env)?),
+        })
+    }
+
+    /// Whether check `i` holds, reusing the per-call cells `local` across calls. The cells are
+    /// only created once a check actually needs dynamic values, so that decided (static)
     /// checks cost nothing and touch nothing in `dyn_env`.
-    fn holds_lazily(&self, i: usize, local: &mut Option<Layer>, dyn_env: &dyn CatEnv) -> Result<bool, CatError> {
+    fn holds_lazily(&self, i: usize, local: &mut Option<Cells>, stage: Option<&Stage>, dyn_env: &dyn CatEnv) -> Result<bool, CatError> {
         if let Some((holds, _)) = &self.plans[i].fixed {
             return Ok(*holds);
         }
-        let layer = match local {
-            Some(layer) => layer,
-            None => local.insert(self.fresh_layer(dyn_env)?),
-        };
-        Ok(self.outcome(i, layer, dyn_env).map_err(|e| e.into_cat(self.prog))?.holds)
+        let layer = self.layer(local, dyn_env)?;
+        Ok(self.run(i, layer, stage, dyn_env, false).map_err(|e| e.into_cat(self.prog))?.0)
+    }
+
+    /// A stage for the dynamic names `available`, which the caller will keep fixed across the
+    /// calls that use it (see [`Stage`] for the contract). The staged units are those dynamic
+    /// units whose dynamic environment dependencies are all among `available`; they are not
+    /// evaluated here but by the first `_on` call that needs them (with its environment), once
+    /// for the whole stage. `env` is the partial environment the stage is for: only its
+    /// universe is checked here. Names that are not dynamic environment names of the model are
+    /// ignored; a stage for no names (`available = []`) stages nothing, and the `_on` methods
+    /// then behave exactly as their counterparts without a stage.
+    pub fn stage(&self, env: &dyn CatEnv, available: &[&str]) -> Result<Stage, CatError> {
+        self.check_universe(env)?;
+        let mut avail = SlotSet::default();
+        for s in self.available_slots(available).iter() {
+            if self.dynamic.contains(s) {
+                avail.insert(s);
+            }
+        }
+        let staged = self
+            .prog
+            .units
+            .iter()
+            .enumerate()
+            .map(|(u, unit)| !self.unit_static[u] && unit.env_deps.iter().all(|s| !self.dynamic.contains(s) || avail.contains(s)))
+            .collect();
+        let cells = (0..self.cells).map(|_| OnceLock::new()).collect();
+        Ok(Stage { owner: self.id, available: avail, staged, cells })
+    }
+
+    /// As [`Prepared::evaluate`], with the staged units taken from (or evaluated once into)
+    /// `stage`. `env` must give the stage's available names the same values as every other
+    /// environment used with the stage.
+    pub fn evaluate_on(&self, stage: &Stage, env: &dyn CatEnv, stop_at_first_failure: bool) -> Result<Evaluation, CatError> {
+        self.check_stage(stage)?;
+        self.evaluate_in(Some(stage), env, stop_at_first_failure)
+    }
+
+    /// As [`Prepared::check_subset`], with the staged units taken from (or evaluated once into)
+    /// `stage`.
+    pub fn check_subset_on(&self, stage: &Stage, env: &dyn CatEnv, checks: &[usize]) -> Result<bool, CatError> {
+        self.check_stage(stage)?;
+        Ok(self.first_failure_in(Some(stage), env, checks, false)?.is_none())
+    }
+
+    /// As [`Prepared::check_partial`], with the staged units taken from (or evaluated once
+    /// into) `stage`. `available` names what `env` can supply now; it may be more than the
+    /// stage's names.
+    pub fn check_partial_on(&self, stage: &Stage, env: &dyn CatEnv, available: &[&str]) -> Result<bool, CatError> {
+        self.check_stage(stage)?;
+        self.check_partial_in(Some(stage), env, available)
+    }
+
+    /// Like [`Prepared::check_subset_on`], but returns the outcome of the first failing
+    /// non-flag check among `checks` (with the relation it was decided on, for the engine to
+    /// see which events the violation involves and for explanations), or `None` when all of
+    /// them hold. Fails on an index that is not a check, before evaluating anything.
+    pub fn first_failure_on(&self, stage: &Stage, env: &dyn CatEnv, checks: &[usize]) -> Result<Option<CheckOutcome>, CatError> {
+        self.check_stage(stage)?;
+        Ok(self.first_failure_in(Some(stage), env, checks, true)?.map(|(i, relation)| {
+            let check = &self.prog.checks[i];
+            CheckOutcome {
+                index: i,
+                name: check.name.clone(),
+                kind: check.kind,
+                flag: check.flag,
+                holds: false,
+                relation: relation.expect("relation requested"),
+            }
+        }))
     }
 
     /// The value of a name as the end of the model sees it (a definition such as `cause`, or an
@@ -674,9 +1187,9 @@ impl<'m> Prepared<'m> {
                 if let Some(v) = &self.statics.env[s as usize] {
                     return Ok(into(v));
                 }
-                let mut local = self.fresh_layer(dyn_env)?;
-                self.ensure(&mut local, dyn_env, &[s], &[]).map_err(|e| e.into_cat(self.prog))?;
-                Ok(local.env[s as usize].as_ref().and_then(into))
+                let mut local = self.fresh_cells(dyn_env)?;
+                self.ensure(&mut local, None, dyn_env, &[s], &[]).map_err(|e| e.into_cat(self.prog))?;
+                Ok(local[self.env_cell[s as usize] as usize].as_ref().and_then(into))
             }
             Bound::Def(d) => {
                 if let Some(v) = &self.statics.defs[d as usize] {
@@ -687,9 +1200,9 @@ impl<'m> Prepared<'m> {
                 let units: Vec<u32> =
                     unit.deps.iter().copied().chain(std::iter::once(u)).filter(|&u| !self.unit_static[u as usize]).collect();
                 let env: Vec<u32> = unit.env_deps.iter().filter(|&s| self.dynamic.contains(s)).collect();
-                let mut local = self.fresh_layer(dyn_env)?;
-                self.ensure(&mut local, dyn_env, &env, &units).map_err(|e| e.into_cat(self.prog))?;
-                Ok(local.defs[d as usize].as_ref().and_then(into))
+                let mut local = self.fresh_cells(dyn_env)?;
+                self.ensure(&mut local, None, dyn_env, &env, &units).map_err(|e| e.into_cat(self.prog))?;
+                Ok(local[self.def_cell[d as usize] as usize].as_ref().and_then(into))
             }
         }
     }
