@@ -301,6 +301,60 @@ fn warshall1(rows: &mut [u64]) {
     }
 }
 
+/// Whether every pair `(a, b)` has `a < b` (so index order is a topological order).
+#[inline(always)]
+fn forward(w: usize, bits: &[u64]) -> bool {
+    bits.chunks_exact(w).enumerate().all(|(v, row)| {
+        // Columns 0..=v: the words before v's, and the low bits of v's word.
+        let (wv, bv) = (v / 64, v % 64);
+        row[..wv].iter().all(|x| *x == 0) && row[wv] & (u64::MAX >> (63 - bv)) == 0
+    })
+}
+
+/// Transitive closure in place of a relation whose pairs all go forward in index order: rows
+/// are closed from the last event back, each as its row plus the closed rows of its successors,
+/// skipping successors already reached through an earlier one (on program-order chains, one OR
+/// per event).
+#[inline(always)]
+fn forward_closure_kernel(w: usize, bits: &mut [u64]) {
+    let mut small = [0u64; 16];
+    let mut large = Vec::new();
+    let scratch: &mut [u64] = if 2 * w <= small.len() {
+        &mut small[..2 * w]
+    } else {
+        large.resize(2 * w, 0);
+        &mut large
+    };
+    let (acc, covered) = scratch.split_at_mut(w);
+    let n = bits.len() / w;
+    for v in (0..n).rev() {
+        let (head, tail) = bits.split_at_mut((v + 1) * w);
+        let row = &mut head[v * w..];
+        if row.iter().all(|x| *x == 0) {
+            continue;
+        }
+        acc.copy_from_slice(row);
+        covered.fill(0);
+        for wi in 0..w {
+            let mut pending = row[wi];
+            loop {
+                let m = pending & !covered[wi];
+                if m == 0 {
+                    break;
+                }
+                let t = m.trailing_zeros() as usize;
+                pending &= !(1u64 << t);
+                // Successors come after v: their rows are closed, in `tail`.
+                let x = wi * 64 + t - (v + 1);
+                let reach = &tail[x * w..x * w + w];
+                zip_assign(acc, reach, |a, b| a | b);
+                zip_assign(covered, reach, |a, b| a | b);
+            }
+        }
+        row.copy_from_slice(acc);
+    }
+}
+
 /// Scratch space of the graph searches: per-vertex numbers and the bit masks of the search.
 struct Search {
     /// Tarjan index of each vertex (`u32::MAX`: not visited).
@@ -798,11 +852,15 @@ impl Relation {
         if self.is_empty() {
             return;
         }
-        if w == 1 {
-            warshall1(&mut self.bits);
-            return;
-        }
-        with_width!(w, |W| closure_kernel(W, n, &mut self.bits));
+        with_width!(w, |W| {
+            if forward(W, &self.bits) {
+                forward_closure_kernel(W, &mut self.bits);
+            } else if W == 1 {
+                warshall1(&mut self.bits);
+            } else {
+                closure_kernel(W, n, &mut self.bits);
+            }
+        });
     }
 
     /// Reflexive-transitive closure `r*`.

@@ -33,12 +33,16 @@ use std::sync::OnceLock;
 
 /// A runtime value. `Empty` is the polymorphic empty value (`0`, and the starting point of a
 /// `let rec` fixpoint): it acts as an empty set next to sets and an empty relation next to
-/// relations, so models can use `0` without committing to a type.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// relations, so models can use `0` without committing to a type. `NoPairs` is an empty
+/// *relation* (typed as one, unlike `Empty`) whose matrix is not materialised: most relations
+/// of a given execution are empty (fences, async operations, aliases that it does not have),
+/// and operators on them then cost nothing.
+#[derive(Clone, Debug)]
 pub(crate) enum Val {
     Set(EventSet),
     Rel(Relation),
     Empty,
+    NoPairs,
 }
 
 static EMPTY: Val = Val::Empty;
@@ -54,7 +58,7 @@ impl Val {
     fn ty(&self) -> Ty {
         match self {
             Val::Set(_) => Ty::Set,
-            Val::Rel(_) => Ty::Rel,
+            Val::Rel(_) | Val::NoPairs => Ty::Rel,
             Val::Empty => Ty::Empty,
         }
     }
@@ -62,7 +66,7 @@ impl Val {
     fn from_value(v: Value) -> Val {
         match v {
             Value::Set(s) => Val::Set(s),
-            Value::Rel(r) => Val::Rel(r),
+            Value::Rel(r) => Val::Rel(r).normal(),
         }
     }
 
@@ -70,7 +74,26 @@ impl Val {
         match self {
             Val::Set(s) => Value::Set(s),
             Val::Rel(r) => Value::Rel(r),
-            Val::Empty => Value::Rel(Relation::empty(n)),
+            Val::Empty | Val::NoPairs => Value::Rel(Relation::empty(n)),
+        }
+    }
+
+    /// The same value, with an empty relation as `NoPairs`.
+    fn normal(self) -> Val {
+        match self {
+            Val::Rel(r) if r.is_empty() => Val::NoPairs,
+            v => v,
+        }
+    }
+
+    /// Equality of the values denoted (`NoPairs` is the empty relation).
+    fn same(&self, o: &Val) -> bool {
+        match (self, o) {
+            (Val::Set(a), Val::Set(b)) => a == b,
+            (Val::Rel(a), Val::Rel(b)) => a == b,
+            (Val::Rel(r), Val::NoPairs) | (Val::NoPairs, Val::Rel(r)) => r.is_empty(),
+            (Val::Empty, Val::Empty) | (Val::NoPairs, Val::NoPairs) => true,
+            _ => false,
         }
     }
 }
@@ -82,12 +105,12 @@ fn into_relation(v: Cow<'_, Val>, n: usize) -> Relation {
         v => match &*v {
             Val::Set(s) => Relation::of_set(s),
             Val::Rel(r) => r.clone(),
-            Val::Empty => Relation::empty(n),
+            Val::Empty | Val::NoPairs => Relation::empty(n),
         },
     }
 }
 
-/// The relation of a value known to be one, moved out when owned and copied when borrowed (to
+/// The matrix of a materialised relation, moved out when owned and copied when borrowed (to
 /// be modified in place).
 fn owned_rel(v: Cow<'_, Val>) -> Relation {
     match v {
@@ -110,6 +133,13 @@ fn set_of(v: &Val) -> &EventSet {
         _ => unreachable!("operand type checked by the caller"),
     }
 }
+
+/// A relation result, as `NoPairs` when empty.
+fn rel_result<'a>(r: Relation) -> Result<Cow<'a, Val>, EvalError> {
+    Ok(Cow::Owned(Val::Rel(r).normal()))
+}
+
+static NO_PAIRS: Val = Val::NoPairs;
 
 fn describe(t: Ty) -> &'static str {
     match t {
@@ -164,9 +194,26 @@ impl Layer {
     }
 }
 
-/// Per-call values of the dynamic environment names and definitions, indexed by cell (see
-/// [`Prepared::env_cell`] and [`Prepared::def_cell`]).
-type Cells = Vec<Option<Val>>;
+/// The per-call layer: values of the dynamic environment names and definitions, indexed by
+/// cell (see [`Prepared::env_cell`] and [`Prepared::def_cell`]).
+struct Call {
+    cells: Vec<Option<Val>>,
+    /// The units known evaluated, in `cells` or in the stage, as a bit set.
+    done: Vec<u64>,
+}
+
+fn set_bit(words: &mut [u64], i: usize) {
+    words[i / 64] |= 1 << (i % 64);
+}
+
+/// The bit set of `items`, over `0..universe`.
+fn bit_set(items: impl IntoIterator<Item = u32>, universe: usize) -> Vec<u64> {
+    let mut words = vec![0u64; universe.div_ceil(64)];
+    for i in items {
+        set_bit(&mut words, i as usize);
+    }
+    words
+}
 
 /// A compiled expression: names resolved to the layer they live in.
 #[derive(Clone, Debug)]
@@ -196,6 +243,11 @@ enum Node {
     MaskRows(Box<CExpr>, Box<CExpr>),
     /// `r ; [s]`, as the columns of `r` of the events of `s`: `(r, s)`.
     MaskCols(Box<CExpr>, Box<CExpr>),
+    /// An expression whose value is known, at preparation, to be `0` or an empty relation
+    /// whenever it is defined (such as `cpl ; base-causality?` when the structure has no
+    /// completion): only its type is evaluated, which decides which of the two it is and
+    /// raises the errors its evaluation would, in the same order.
+    TypeOnly(Box<CExpr>),
 }
 
 /// Read-only view of the layers and the hoisted constants.
@@ -209,6 +261,7 @@ struct Store<'a> {
 
 impl<'a> Store<'a> {
     /// A dynamic cell: the stage's value if it has one, else this call's.
+    #[inline]
     fn cell(&self, c: u32) -> Option<&'a Val> {
         let c = c as usize;
         if let Some(v) = self.stage.and_then(|st| st.cells.get(c)).and_then(OnceLock::get) {
@@ -217,73 +270,186 @@ impl<'a> Store<'a> {
         self.local.get(c).and_then(Option::as_ref)
     }
 
-    fn eval(&self, e: &CExpr) -> Result<Cow<'a, Val>, EvalError> {
-        let def_missing = || EvalError::new(e.span, "internal error: definition evaluated out of order");
-        let env_missing = || EvalError::new(e.span, "internal error: environment value not available");
+    /// The value of a leaf (a name, a constant, `0`) when it has one; `None` for operators and
+    /// for missing values (which [`Store::eval`] reports).
+    #[inline(always)]
+    fn leaf(&self, e: &CExpr) -> Option<&'a Val> {
         match &e.node {
-            Node::StaticDef(d) => self.statics.defs.get(*d as usize).and_then(Option::as_ref).map(Cow::Borrowed).ok_or_else(def_missing),
-            Node::StaticEnv(s) => self.statics.env.get(*s as usize).and_then(Option::as_ref).map(Cow::Borrowed).ok_or_else(env_missing),
-            Node::DynDef(c) => self.cell(*c).map(Cow::Borrowed).ok_or_else(def_missing),
-            Node::DynEnv(c) => self.cell(*c).map(Cow::Borrowed).ok_or_else(env_missing),
-            Node::Const(c) => self
-                .consts
-                .get(*c as usize)
-                .map(Cow::Borrowed)
-                .ok_or_else(|| EvalError::new(e.span, "internal error: constant out of range")),
-            Node::Zero => Ok(Cow::Borrowed(&EMPTY)),
-            Node::Param => Err(EvalError::new(e.span, "internal error: unsubstituted function parameter")),
+            Node::StaticDef(d) => self.statics.defs.get(*d as usize).and_then(Option::as_ref),
+            Node::StaticEnv(s) => self.statics.env.get(*s as usize).and_then(Option::as_ref),
+            Node::DynDef(c) | Node::DynEnv(c) => self.cell(*c),
+            Node::Const(c) => self.consts.get(*c as usize),
+            Node::Zero => Some(&EMPTY),
+            _ => None,
+        }
+    }
+
+    /// [`Store::eval`], without a call for leaves (half of all nodes).
+    #[inline(always)]
+    fn operand(&self, e: &CExpr) -> Result<Cow<'a, Val>, EvalError> {
+        match self.leaf(e) {
+            Some(v) => Ok(Cow::Borrowed(v)),
+            None => self.eval(e),
+        }
+    }
+
+    fn eval(&self, e: &CExpr) -> Result<Cow<'a, Val>, EvalError> {
+        match &e.node {
             Node::Un(op, a) => {
-                let v = self.eval(a)?;
+                let v = self.operand(a)?;
                 unary(*op, v, a.span, self.n)
             }
             Node::Bin(op, a, b) => {
-                let x = self.eval(a)?;
-                let y = self.eval(b)?;
+                let x = self.operand(a)?;
+                let y = self.operand(b)?;
                 binary(*op, x, y, a.span, b.span, e.span)
             }
             Node::MaskRows(s, r) => {
                 // As `[s] ; r`: `[s]` first (a relation `s` is an error), then `r`.
-                let sv = self.eval(s)?;
+                let sv = self.operand(s)?;
                 if sv.ty() == Ty::Rel {
                     return Err(expected_set(s.span));
                 }
-                let rv = self.eval(r)?;
-                match (sv.ty(), rv.ty()) {
-                    (_, Ty::Set) => Err(expected_relation(r.span)),
-                    (Ty::Empty, _) => Ok(sv),
-                    (_, Ty::Empty) => Ok(rv),
+                let rv = self.operand(r)?;
+                match (&*sv, &*rv) {
+                    (_, Val::Set(_)) => Err(expected_relation(r.span)),
+                    (Val::Empty, _) => Ok(sv),
+                    (_, Val::Empty | Val::NoPairs) => Ok(rv),
+                    (Val::Set(set), _) if set.is_empty() => Ok(Cow::Borrowed(&NO_PAIRS)),
                     _ => {
                         let mut rel = owned_rel(rv);
                         rel.restrict_domain(set_of(&sv));
-                        Ok(Cow::Owned(Val::Rel(rel)))
+                        rel_result(rel)
                     }
                 }
             }
             Node::MaskCols(r, s) => {
                 // As `r ; [s]`: `r` first, then `[s]`, then the type of `r`.
-                let rv = self.eval(r)?;
-                let sv = self.eval(s)?;
+                let rv = self.operand(r)?;
+                let sv = self.operand(s)?;
                 if sv.ty() == Ty::Rel {
                     return Err(expected_set(s.span));
                 }
-                match (rv.ty(), sv.ty()) {
-                    (Ty::Set, _) => Err(expected_relation(r.span)),
-                    (Ty::Empty, _) => Ok(rv),
-                    (_, Ty::Empty) => Ok(sv),
+                match (&*rv, &*sv) {
+                    (Val::Set(_), _) => Err(expected_relation(r.span)),
+                    (Val::Empty, _) => Ok(rv),
+                    (_, Val::Empty) => Ok(sv),
+                    (Val::NoPairs, _) => Ok(rv),
+                    (_, Val::Set(set)) if set.is_empty() => Ok(Cow::Borrowed(&NO_PAIRS)),
                     _ => {
                         let mut rel = owned_rel(rv);
                         rel.restrict_range(set_of(&sv));
-                        Ok(Cow::Owned(Val::Rel(rel)))
+                        rel_result(rel)
                     }
                 }
             }
+            // Leaves: only reached when their value is missing, or from `operand`'s callers.
+            Node::StaticDef(_) | Node::DynDef(_) => {
+                self.leaf(e).map(Cow::Borrowed).ok_or_else(|| EvalError::new(e.span, "internal error: definition evaluated out of order"))
+            }
+            Node::StaticEnv(_) | Node::DynEnv(_) => {
+                self.leaf(e).map(Cow::Borrowed).ok_or_else(|| EvalError::new(e.span, "internal error: environment value not available"))
+            }
+            Node::Const(_) => {
+                self.leaf(e).map(Cow::Borrowed).ok_or_else(|| EvalError::new(e.span, "internal error: constant out of range"))
+            }
+            Node::Zero => Ok(Cow::Borrowed(&EMPTY)),
+            Node::Param => Err(EvalError::new(e.span, "internal error: unsubstituted function parameter")),
+            Node::TypeOnly(a) => match self.ty_of(a)? {
+                Ty::Empty => Ok(Cow::Borrowed(&EMPTY)),
+                Ty::Rel => Ok(Cow::Borrowed(&NO_PAIRS)),
+                Ty::Set => unreachable!("a known-empty expression is a relation or `0`"),
+            },
         }
+    }
+
+    /// The type of `e`'s value, without computing it: types follow from the types of the
+    /// leaves alone, and so do the errors, which are raised as [`Store::eval`] raises them.
+    fn ty_of(&self, e: &CExpr) -> Result<Ty, EvalError> {
+        Ok(match &e.node {
+            Node::Un(op, a) => match (op, self.ty_of(a)?) {
+                (UnOp::Complement, Ty::Set) => Ty::Set,
+                (UnOp::Complement, _) => Ty::Rel,
+                (UnOp::ToId, Ty::Set) => Ty::Rel,
+                (UnOp::ToId, Ty::Rel) => return Err(expected_set(a.span)),
+                (UnOp::ToId, Ty::Empty) => Ty::Empty,
+                (_, Ty::Set) => return Err(expected_relation(a.span)),
+                (UnOp::Plus | UnOp::Inverse | UnOp::Domain | UnOp::Range, Ty::Empty) => Ty::Empty,
+                (UnOp::Star | UnOp::Opt | UnOp::Plus | UnOp::Inverse, _) => Ty::Rel,
+                (UnOp::Domain | UnOp::Range, _) => Ty::Set,
+            },
+            Node::Bin(op, a, b) => {
+                let (x, y) = (self.ty_of(a)?, self.ty_of(b)?);
+                match op {
+                    BinOp::Union | BinOp::Inter | BinOp::Diff => match (x, y) {
+                        (Ty::Empty, _) => {
+                            if *op == BinOp::Union {
+                                y
+                            } else {
+                                x
+                            }
+                        }
+                        (_, Ty::Empty) => {
+                            if *op == BinOp::Inter {
+                                y
+                            } else {
+                                x
+                            }
+                        }
+                        (x, y) if x != y => {
+                            return Err(EvalError::new(
+                                e.span,
+                                format!("`{}` needs two sets or two relations, found {} and {}", op.symbol(), describe(x), describe(y)),
+                            ));
+                        }
+                        (x, _) => x,
+                    },
+                    BinOp::Seq => match (x, y) {
+                        (Ty::Set, _) => return Err(expected_relation(a.span)),
+                        (_, Ty::Set) => return Err(expected_relation(b.span)),
+                        (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
+                        _ => Ty::Rel,
+                    },
+                    BinOp::Product => match (x, y) {
+                        (Ty::Rel, _) => return Err(expected_set(a.span)),
+                        (_, Ty::Rel) => return Err(expected_set(b.span)),
+                        (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
+                        _ => Ty::Rel,
+                    },
+                }
+            }
+            Node::MaskRows(s, r) => {
+                let ts = self.ty_of(s)?;
+                if ts == Ty::Rel {
+                    return Err(expected_set(s.span));
+                }
+                match (ts, self.ty_of(r)?) {
+                    (_, Ty::Set) => return Err(expected_relation(r.span)),
+                    (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
+                    _ => Ty::Rel,
+                }
+            }
+            Node::MaskCols(r, s) => {
+                let tr = self.ty_of(r)?;
+                let ts = self.ty_of(s)?;
+                if ts == Ty::Rel {
+                    return Err(expected_set(s.span));
+                }
+                match (tr, ts) {
+                    (Ty::Set, _) => return Err(expected_relation(r.span)),
+                    (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
+                    _ => Ty::Rel,
+                }
+            }
+            Node::TypeOnly(a) => self.ty_of(a)?,
+            _ => self.eval(e)?.ty(),
+        })
     }
 }
 
 fn unary(op: UnOp, v: Cow<'_, Val>, arg: Span, n: usize) -> Result<Cow<'_, Val>, EvalError> {
-    let out = match (op, v.ty()) {
-        (UnOp::Complement, Ty::Empty) => Val::Rel(Relation::empty(n).complement()),
+    let out = match (op, &*v) {
+        (UnOp::Complement, Val::Empty | Val::NoPairs) => Val::Rel(Relation::empty(n).complement()),
         (UnOp::Complement, _) => match v {
             Cow::Owned(Val::Set(mut s)) => {
                 s.complement_in_place();
@@ -291,38 +457,40 @@ fn unary(op: UnOp, v: Cow<'_, Val>, arg: Span, n: usize) -> Result<Cow<'_, Val>,
             }
             Cow::Owned(Val::Rel(mut r)) => {
                 r.complement_in_place();
-                Val::Rel(r)
+                Val::Rel(r).normal()
             }
             v => match &*v {
                 Val::Set(s) => Val::Set(s.complement()),
-                v => Val::Rel(rel_of(v).complement()),
+                v => Val::Rel(rel_of(v).complement()).normal(),
             },
         },
-        (UnOp::ToId, Ty::Set) => Val::Rel(Relation::of_set(set_of(&v))),
-        (UnOp::ToId, Ty::Rel) => return Err(expected_set(arg)),
-        (UnOp::ToId, Ty::Empty) => return Ok(v),
+        (UnOp::ToId, Val::Set(s)) => Val::Rel(Relation::of_set(s)).normal(),
+        (UnOp::ToId, Val::Rel(_) | Val::NoPairs) => return Err(expected_set(arg)),
+        (UnOp::ToId, Val::Empty) => return Ok(v),
         // Every remaining operator takes a relation.
-        (_, Ty::Set) => return Err(expected_relation(arg)),
-        (UnOp::Plus | UnOp::Inverse | UnOp::Domain | UnOp::Range, Ty::Empty) => return Ok(v),
-        (UnOp::Star | UnOp::Opt, Ty::Empty) => Val::Rel(Relation::identity(n)),
-        (UnOp::Plus, Ty::Rel) => {
+        (_, Val::Set(_)) => return Err(expected_relation(arg)),
+        (UnOp::Plus | UnOp::Inverse | UnOp::Domain | UnOp::Range, Val::Empty) => return Ok(v),
+        (UnOp::Plus | UnOp::Inverse, Val::NoPairs) => return Ok(v),
+        (UnOp::Domain | UnOp::Range, Val::NoPairs) => Val::Set(EventSet::empty(n)),
+        (UnOp::Star | UnOp::Opt, Val::Empty | Val::NoPairs) => Val::Rel(Relation::identity(n)),
+        (UnOp::Plus, Val::Rel(_)) => {
             let mut r = owned_rel(v);
             r.plus_in_place();
             Val::Rel(r)
         }
-        (UnOp::Star, Ty::Rel) => {
+        (UnOp::Star, Val::Rel(_)) => {
             let mut r = owned_rel(v);
             r.star_in_place();
             Val::Rel(r)
         }
-        (UnOp::Opt, Ty::Rel) => {
+        (UnOp::Opt, Val::Rel(_)) => {
             let mut r = owned_rel(v);
             r.optional_in_place();
             Val::Rel(r)
         }
-        (UnOp::Inverse, Ty::Rel) => Val::Rel(rel_of(&v).inverse()),
-        (UnOp::Domain, Ty::Rel) => Val::Set(rel_of(&v).domain()),
-        (UnOp::Range, Ty::Rel) => Val::Set(rel_of(&v).range()),
+        (UnOp::Inverse, Val::Rel(r)) => Val::Rel(r.inverse()),
+        (UnOp::Domain, Val::Rel(r)) => Val::Set(r.domain()),
+        (UnOp::Range, Val::Rel(r)) => Val::Set(r.range()),
     };
     Ok(Cow::Owned(out))
 }
@@ -376,6 +544,13 @@ fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, s
                 }
                 _ => {}
             }
+            // An empty relation without a matrix decides the result.
+            match (&*x, &*y, op) {
+                (Val::NoPairs, _, BinOp::Union) => return Ok(y),
+                (_, Val::NoPairs, BinOp::Union | BinOp::Diff) | (Val::NoPairs, _, _) => return Ok(x),
+                (_, Val::NoPairs, _) => return Ok(y),
+                _ => {}
+            }
             // Work in place on an owned operand rather than allocating a fresh value.
             let out = match (x, y) {
                 (Cow::Owned(Val::Rel(mut a)), y) => {
@@ -408,27 +583,30 @@ fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, s
                     _ => unreachable!("operand types checked above"),
                 },
             };
-            Ok(Cow::Owned(out))
+            // Intersections and differences are often empty: say so.
+            Ok(Cow::Owned(if op == BinOp::Union { out } else { out.normal() }))
         }
-        BinOp::Seq => match (tx, ty) {
-            (Ty::Set, _) => Err(expected_relation(xs)),
-            (_, Ty::Set) => Err(expected_relation(ys)),
-            (Ty::Empty, _) => Ok(x),
-            (_, Ty::Empty) => Ok(y),
-            _ => Ok(Cow::Owned(Val::Rel(match x {
+        BinOp::Seq => match (&*x, &*y) {
+            (Val::Set(_), _) => Err(expected_relation(xs)),
+            (_, Val::Set(_)) => Err(expected_relation(ys)),
+            (Val::Empty, _) => Ok(x),
+            (_, Val::Empty) => Ok(y),
+            (Val::NoPairs, _) => Ok(x),
+            (_, Val::NoPairs) => Ok(y),
+            _ => rel_result(match x {
                 // Row `a` of `x ; y` depends only on row `a` of `x`: compose in place.
                 Cow::Owned(Val::Rel(mut a)) => {
                     a.seq_with(rel_of(&y));
                     a
                 }
                 x => rel_of(&x).seq(rel_of(&y)),
-            }))),
+            }),
         },
         BinOp::Product => match (&*x, &*y) {
-            (Val::Rel(_), _) => Err(expected_set(xs)),
-            (_, Val::Rel(_)) => Err(expected_set(ys)),
+            (Val::Rel(_) | Val::NoPairs, _) => Err(expected_set(xs)),
+            (_, Val::Rel(_) | Val::NoPairs) => Err(expected_set(ys)),
             (Val::Empty, _) | (_, Val::Empty) => Ok(Cow::Borrowed(&EMPTY)),
-            (Val::Set(a), Val::Set(b)) => Ok(Cow::Owned(Val::Rel(Relation::product(a, b)))),
+            (Val::Set(a), Val::Set(b)) => rel_result(Relation::product(a, b)),
         },
     }
 }
@@ -436,7 +614,7 @@ fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, s
 /// Whether `kind v` holds (before negation).
 fn check_condition(kind: CheckKind, v: &Val, span: Span) -> Result<bool, EvalError> {
     Ok(match (kind, v) {
-        (_, Val::Empty) => true,
+        (_, Val::Empty | Val::NoPairs) => true,
         (CheckKind::Empty, Val::Set(s)) => s.is_empty(),
         (CheckKind::Empty, Val::Rel(r)) => r.is_empty(),
         (_, Val::Set(_)) => return Err(expected_relation(span)),
@@ -488,8 +666,8 @@ impl Evaluation {
 struct CheckPlan {
     /// The check's expression, compiled with static subexpressions hoisted (dynamic checks only).
     expr: Option<CExpr>,
-    /// Dynamic units the check needs, in evaluation order.
-    dyn_units: Vec<u32>,
+    /// Dynamic units the check needs, as a bit set (units are evaluated in ascending order).
+    dyn_units: Vec<u64>,
     /// Dynamic environment slots the check needs (transitively).
     dyn_env: Vec<u32>,
     /// For checks that depend only on static names: `(holds, relation)`, decided once.
@@ -518,6 +696,8 @@ pub struct Prepared<'m> {
     env_cell: Vec<u32>,
     /// Cell of each dynamic definition (`NO_CELL` for static ones).
     def_cell: Vec<u32>,
+    /// Cell of the first definition of each dynamic unit (`NO_CELL` for static ones).
+    unit_cell: Vec<u32>,
     /// Number of cells (dynamic environment names, then dynamic definitions).
     cells: usize,
     /// Compiled bodies of the dynamic units, with static subexpressions hoisted into `consts`;
@@ -612,11 +792,20 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
     let mut c = Compiler::new(prog, n, &statics, &dyn_slots, &unit_static, &env_cell, &def_cell);
     let mut bodies = Vec::with_capacity(prog.units.len());
     for (u, unit) in prog.units.iter().enumerate() {
-        bodies.push(if unit_static[u] { None } else { Some(unit.bodies.iter().map(|b| c.hoisted(b)).collect::<Result<Vec<_>, _>>()?) });
+        if unit_static[u] {
+            bodies.push(None);
+            continue;
+        }
+        let compiled = unit.bodies.iter().map(|b| c.hoisted(b)).collect::<Result<Vec<_>, _>>()?;
+        // A plain definition whose body is known empty is known empty where it is used.
+        if !unit.rec && matches!(compiled[0].node, Node::TypeOnly(_)) {
+            c.cell_empty[def_cell[unit.slots[0] as usize] as usize] = true;
+        }
+        bodies.push(Some(compiled));
     }
     let mut plans = Vec::with_capacity(prog.checks.len());
     for check in &prog.checks {
-        let dyn_units: Vec<u32> = check.units.iter().copied().filter(|&u| !unit_static[u as usize]).collect();
+        let dyn_units = bit_set(check.units.iter().copied().filter(|&u| !unit_static[u as usize]), prog.units.len());
         let dyn_env: Vec<u32> = check.env_deps.iter().filter(|&s| dyn_slots.contains(s)).collect();
         let (expr, fixed) = if dyn_env.is_empty() {
             let st = Store { n, statics: &statics, consts: &[], stage: None, local: &[] };
@@ -630,7 +819,33 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
     }
     let consts = c.consts;
     let id = NEXT_PREPARATION.fetch_add(1, Ordering::Relaxed);
-    Ok(Prepared { prog, n, id, statics, dynamic: dyn_slots, unit_static, env_cell, def_cell, cells: cells as usize, bodies, consts, plans })
+    let unit_cell = prog.units.iter().map(|u| def_cell[u.slots[0] as usize]).collect();
+    Ok(Prepared {
+        prog,
+        n,
+        id,
+        statics,
+        dynamic: dyn_slots,
+        unit_static,
+        env_cell,
+        def_cell,
+        unit_cell,
+        cells: cells as usize,
+        bodies,
+        consts,
+        plans,
+    })
+}
+
+/// Wraps a known-empty expression for type-only evaluation (leaves stay as they are).
+fn type_only(c: CExpr) -> CExpr {
+    match c.node {
+        Node::Un(..) | Node::Bin(..) | Node::MaskRows(..) | Node::MaskCols(..) => {
+            let span = c.span;
+            CExpr { node: Node::TypeOnly(Box::new(c)), span }
+        }
+        _ => c,
+    }
 }
 
 /// Compiles resolved expressions: names to layers and cells, `[S] ; r` and `r ; [S]` to masks,
@@ -646,6 +861,9 @@ struct Compiler<'a> {
     env_cell: &'a [u32],
     def_cell: &'a [u32],
     consts: Vec<Val>,
+    /// Per cell: a dynamic definition known to be `0` or an empty relation (see
+    /// [`Node::TypeOnly`]); filled unit by unit, in order.
+    cell_empty: Vec<bool>,
 }
 
 impl<'a> Compiler<'a> {
@@ -658,7 +876,8 @@ impl<'a> Compiler<'a> {
         env_cell: &'a [u32],
         def_cell: &'a [u32],
     ) -> Self {
-        Compiler { prog, n, statics, dynamic, unit_static, env_cell, def_cell, consts: Vec::new() }
+        let cells = def_cell.iter().chain(env_cell).filter(|&&c| c != NO_CELL).count();
+        Compiler { prog, n, statics, dynamic, unit_static, env_cell, def_cell, consts: Vec::new(), cell_empty: vec![false; cells] }
     }
 
     /// The node of a name, a constant or `0`; `None` for operators.
@@ -690,10 +909,93 @@ impl<'a> Compiler<'a> {
         CExpr { node, span: e.span }
     }
 
-    /// The expression compiled with its maximal static subexpressions frozen.
+    /// The expression compiled with its maximal static subexpressions frozen, and its maximal
+    /// known-empty subexpressions evaluated for their type only.
     fn hoisted(&mut self, e: &IExpr) -> Result<CExpr, EvalError> {
         let e = self.rewrite(e)?;
-        Ok(self.structural(&e))
+        let (c, empty) = self.known_empty(self.structural(&e));
+        Ok(if empty { type_only(c) } else { c })
+    }
+
+    /// Whether a leaf's value, when it has one now, is `0` or an empty relation (`None`: not a
+    /// leaf, or not known now).
+    fn empty_leaf(&self, node: &Node) -> Option<bool> {
+        let v = match node {
+            Node::StaticDef(d) => self.statics.defs[*d as usize].as_ref(),
+            Node::StaticEnv(s) => self.statics.env[*s as usize].as_ref(),
+            Node::Const(c) => self.consts.get(*c as usize),
+            Node::Zero => Some(&EMPTY),
+            Node::DynDef(c) => return Some(self.cell_empty[*c as usize]),
+            _ => return None,
+        };
+        Some(matches!(v, Some(Val::Empty | Val::NoPairs)))
+    }
+
+    /// Whether a set operand is known to be the empty set (or `0`).
+    fn empty_set(&self, e: &CExpr) -> bool {
+        let v = match &e.node {
+            Node::StaticDef(d) => self.statics.defs[*d as usize].as_ref(),
+            Node::StaticEnv(s) => self.statics.env[*s as usize].as_ref(),
+            Node::Const(c) => self.consts.get(*c as usize),
+            Node::Zero => Some(&EMPTY),
+            _ => None,
+        };
+        match v {
+            Some(Val::Set(s)) => s.is_empty(),
+            Some(Val::Empty) => true,
+            _ => false,
+        }
+    }
+
+    /// The expression with its maximal known-empty operator subexpressions wrapped in
+    /// [`Node::TypeOnly`], and whether the whole is known empty (left to the caller to wrap,
+    /// so that it wraps the largest one). Known empty: `0` and empty relations of the static
+    /// layer, dynamic definitions with known-empty bodies, compositions and intersections with
+    /// a known-empty side, differences from one, unions of two, closures and inverses of one,
+    /// and masks by a known-empty set.
+    fn known_empty(&self, e: CExpr) -> (CExpr, bool) {
+        let CExpr { node, span } = e;
+        let wrap = |(c, empty): (CExpr, bool)| if empty { type_only(c) } else { c };
+        let (node, empty) = match node {
+            Node::Un(op, a) => {
+                let (a, ea) = self.known_empty(*a);
+                let empty = ea && matches!(op, UnOp::Plus | UnOp::Inverse | UnOp::ToId);
+                (Node::Un(op, Box::new(if empty { a } else { wrap((a, ea)) })), empty)
+            }
+            Node::Bin(op, a, b) => {
+                let (a, ea) = self.known_empty(*a);
+                let (b, eb) = self.known_empty(*b);
+                let empty = match op {
+                    BinOp::Seq | BinOp::Inter => ea || eb,
+                    BinOp::Diff => ea,
+                    BinOp::Union => ea && eb,
+                    BinOp::Product => false,
+                };
+                if empty {
+                    (Node::Bin(op, Box::new(a), Box::new(b)), true)
+                } else {
+                    (Node::Bin(op, Box::new(wrap((a, ea))), Box::new(wrap((b, eb)))), false)
+                }
+            }
+            Node::MaskRows(s, r) => {
+                let es = self.empty_set(&s);
+                let (r, er) = self.known_empty(*r);
+                let empty = es || er;
+                (Node::MaskRows(s, Box::new(if empty { r } else { wrap((r, er)) })), empty)
+            }
+            Node::MaskCols(r, s) => {
+                let es = self.empty_set(&s);
+                let (r, er) = self.known_empty(*r);
+                let empty = es || er;
+                (Node::MaskCols(Box::new(if empty { r } else { wrap((r, er)) }), s), empty)
+            }
+            leaf => {
+                let empty = self.empty_leaf(&leaf).unwrap_or(false);
+                // A leaf is already cheap: it is never wrapped itself.
+                return (CExpr { node: leaf, span }, empty);
+            }
+        };
+        (CExpr { node, span }, empty)
     }
 
     fn rewrite(&mut self, e: &IExpr) -> Result<IExpr, EvalError> {
@@ -759,7 +1061,7 @@ impl<'a> Compiler<'a> {
             return Ok(e);
         }
         let st = Store { n: self.n, statics: self.statics, consts: &self.consts, stage: None, local: &[] };
-        let v = st.eval(&self.structural(&e))?.into_owned();
+        let v = st.eval(&self.structural(&e))?.into_owned().normal();
         self.consts.push(v);
         Ok(IExpr { kind: IKind::Const(self.consts.len() as u32 - 1), span: e.span })
     }
@@ -803,16 +1105,16 @@ impl Target for StaticTarget<'_> {
 struct CallTarget<'x> {
     prepared: &'x Prepared<'x>,
     stage: Option<&'x Stage>,
-    local: &'x mut Cells,
+    local: &'x mut Call,
 }
 
 impl Target for CallTarget<'_> {
     fn store(&self) -> Store<'_> {
         let p = self.prepared;
-        Store { n: p.n, statics: &p.statics, consts: &p.consts, stage: self.stage, local: self.local.as_slice() }
+        Store { n: p.n, statics: &p.statics, consts: &p.consts, stage: self.stage, local: &self.local.cells }
     }
     fn slot(&mut self, d: u32) -> &mut Option<Val> {
-        &mut self.local[self.prepared.def_cell[d as usize] as usize]
+        &mut self.local.cells[self.prepared.def_cell[d as usize] as usize]
     }
 }
 
@@ -820,7 +1122,7 @@ impl Target for CallTarget<'_> {
 fn eval_unit(prog: &Program, u: u32, bodies: &[CExpr], target: &mut impl Target) -> Result<(), EvalError> {
     let unit = &prog.units[u as usize];
     if !unit.rec {
-        let v = target.store().eval(&bodies[0])?.into_owned();
+        let v = target.store().eval(&bodies[0])?.into_owned().normal();
         *target.slot(unit.slots[0]) = Some(v);
         return Ok(());
     }
@@ -835,12 +1137,12 @@ fn eval_unit(prog: &Program, u: u32, bodies: &[CExpr], target: &mut impl Target)
     for _ in 0..limit {
         let next = {
             let st = target.store();
-            bodies.iter().map(|b| st.eval(b).map(Cow::into_owned)).collect::<Result<Vec<_>, _>>()?
+            bodies.iter().map(|b| st.eval(b).map(|v| v.into_owned().normal())).collect::<Result<Vec<_>, _>>()?
         };
         let mut changed = false;
         for (&s, v) in unit.slots.iter().zip(next) {
             let cell = target.slot(s);
-            if cell.as_ref() != Some(&v) {
+            if !cell.as_ref().is_some_and(|c| c.same(&v)) {
                 changed = true;
                 *cell = Some(v);
             }
@@ -878,7 +1180,7 @@ impl<'m> Prepared<'m> {
     fn run(
         &self,
         i: usize,
-        local: &mut Cells,
+        local: &mut Call,
         stage: Option<&Stage>,
         dyn_env: &dyn CatEnv,
         want_relation: bool,
@@ -889,7 +1191,7 @@ impl<'m> Prepared<'m> {
             (Some((holds, relation)), _) => Ok((*holds, want_relation.then(|| relation.clone()))),
             (None, Some(expr)) => {
                 self.ensure(local, stage, dyn_env, &plan.dyn_env, &plan.dyn_units)?;
-                let st = Store { n: self.n, statics: &self.statics, consts: &self.consts, stage, local };
+                let st = Store { n: self.n, statics: &self.statics, consts: &self.consts, stage, local: &local.cells };
                 let v = st.eval(expr)?;
                 let holds = decide(check, &v)?;
                 Ok((holds, want_relation.then(|| into_relation(v, self.n))))
@@ -898,7 +1200,7 @@ impl<'m> Prepared<'m> {
         }
     }
 
-    fn outcome(&self, i: usize, local: &mut Cells, stage: Option<&Stage>, dyn_env: &dyn CatEnv) -> Result<CheckOutcome, CatError> {
+    fn outcome(&self, i: usize, local: &mut Call, stage: Option<&Stage>, dyn_env: &dyn CatEnv) -> Result<CheckOutcome, CatError> {
         let (holds, relation) = self.run(i, local, stage, dyn_env, true).map_err(|e| e.into_cat(self.prog))?;
         let check = &self.prog.checks[i];
         let relation = relation.expect("relation requested");
@@ -913,9 +1215,10 @@ impl<'m> Prepared<'m> {
         checked_env_value(v, self.n, &e.name, e.first_use)
     }
 
-    /// Makes sure the given dynamic environment slots are fetched and units evaluated, in the
-    /// stage for the available names and staged units, in `local` for the others.
-    fn ensure(&self, local: &mut Cells, stage: Option<&Stage>, dyn_env: &dyn CatEnv, env: &[u32], units: &[u32]) -> Result<(), EvalError> {
+    /// Makes sure the given dynamic environment slots are fetched and units (a bit set)
+    /// evaluated, in the stage for the available names and staged units, in `local` for the
+    /// others.
+    fn ensure(&self, local: &mut Call, stage: Option<&Stage>, dyn_env: &dyn CatEnv, env: &[u32], units: &[u64]) -> Result<(), EvalError> {
         for &s in env {
             let c = self.env_cell[s as usize] as usize;
             match stage.filter(|st| st.available.contains(s)) {
@@ -926,34 +1229,36 @@ impl<'m> Prepared<'m> {
                     }
                 }
                 None => {
-                    if local[c].is_none() {
-                        local[c] = Some(self.fetch(s, dyn_env)?);
+                    if local.cells[c].is_none() {
+                        local.cells[c] = Some(self.fetch(s, dyn_env)?);
                     }
                 }
             }
         }
-        for &u in units {
-            let unit = &self.prog.units[u as usize];
-            let first = self.def_cell[unit.slots[0] as usize] as usize;
-            let staged = stage.filter(|st| st.staged[u as usize]);
-            let done = match staged {
-                Some(st) => st.cells[first].get().is_some(),
-                None => local[first].is_some(),
-            };
-            if done {
-                continue;
-            }
-            let Some(bodies) = &self.bodies[u as usize] else {
-                let span = self.prog.defs[unit.slots[0] as usize].span;
-                return Err(EvalError::new(span, "internal error: static unit scheduled per candidate"));
-            };
-            eval_unit(self.prog, u, bodies, &mut CallTarget { prepared: self, stage, local })?;
-            if let Some(st) = staged {
-                // Staged units only read staged values, so the result moves to the stage.
-                for &d in &unit.slots {
-                    let c = self.def_cell[d as usize] as usize;
-                    if let Some(v) = local[c].take() {
-                        let _ = st.cells[c].set(v);
+        for (wi, &need) in units.iter().enumerate() {
+            let mut todo = need & !local.done[wi];
+            while todo != 0 {
+                let u = wi * 64 + todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                let staged = stage.filter(|st| st.staged[u]);
+                if staged.is_some_and(|st| st.cells[self.unit_cell[u] as usize].get().is_some()) {
+                    set_bit(&mut local.done, u);
+                    continue;
+                }
+                let unit = &self.prog.units[u];
+                let Some(bodies) = &self.bodies[u] else {
+                    let span = self.prog.defs[unit.slots[0] as usize].span;
+                    return Err(EvalError::new(span, "internal error: static unit scheduled per candidate"));
+                };
+                eval_unit(self.prog, u as u32, bodies, &mut CallTarget { prepared: self, stage, local })?;
+                set_bit(&mut local.done, u);
+                if let Some(st) = staged {
+                    // Staged units only read staged values, so the result moves to the stage.
+                    for &d in &unit.slots {
+                        let c = self.def_cell[d as usize] as usize;
+                        if let Some(v) = local.cells[c].take() {
+                            let _ = st.cells[c].set(v);
+                        }
                     }
                 }
             }
@@ -968,9 +1273,9 @@ impl<'m> Prepared<'m> {
         Ok(())
     }
 
-    fn fresh_cells(&self, dyn_env: &dyn CatEnv) -> Result<Cells, CatError> {
+    fn fresh_cells(&self, dyn_env: &dyn CatEnv) -> Result<Call, CatError> {
         self.check_universe(dyn_env)?;
-        Ok(vec![None; self.cells])
+        Ok(Call { cells: vec![None; self.cells], done: vec![0; self.prog.units.len().div_ceil(64)] })
     }
 
     fn check_stage(&self, stage: &Stage) -> Result<(), CatError> {
@@ -1027,7 +1332,7 @@ impl<'m> Prepared<'m> {
 
     fn check_partial_in(&self, stage: Option<&Stage>, dyn_env: &dyn CatEnv, available: &[&str]) -> Result<bool, CatError> {
         let avail = self.available_slots(available);
-        let mut local: Option<Cells> = None;
+        let mut local: Option<Call> = None;
         for (i, plan) in self.plans.iter().enumerate() {
             if self.prog.checks[i].flag.is_some() || !plan.dyn_env.iter().all(|&s| avail.contains(s)) {
                 continue;
@@ -1062,7 +1367,7 @@ impl<'m> Prepared<'m> {
         want_relation: bool,
     ) -> Result<Option<(usize, Option<Relation>)>, CatError> {
         self.check_indices(checks)?;
-        let mut local: Option<Cells> = None;
+        let mut local: Option<Call> = None;
         for &i in checks {
             if self.prog.checks[i].flag.is_some() {
                 continue;
@@ -1082,7 +1387,7 @@ impl<'m> Prepared<'m> {
     }
 
     /// The per-call cells, created on first need.
-    fn layer<'l>(&self, local: &'l mut Option<Cells>, dyn_env: &dyn CatEnv) -> Result<&'l mut Cells, CatError> {
+    fn layer<'l>(&self, local: &'l mut Option<Call>, dyn_env: &dyn CatEnv) -> Result<&'l mut Call, CatError> {
         Ok(match local {
             Some(layer) => layer,
             None => local.insert(self.fresh_cells(dyn_env)?),
@@ -1092,7 +1397,7 @@ impl<'m> Prepared<'m> {
     /// Whether check `i` holds, reusing the per-call cells `local` across calls. The cells are
     /// only created once a check actually needs dynamic values, so that decided (static)
     /// checks cost nothing and touch nothing in `dyn_env`.
-    fn holds_lazily(&self, i: usize, local: &mut Option<Cells>, stage: Option<&Stage>, dyn_env: &dyn CatEnv) -> Result<bool, CatError> {
+    fn holds_lazily(&self, i: usize, local: &mut Option<Call>, stage: Option<&Stage>, dyn_env: &dyn CatEnv) -> Result<bool, CatError> {
         if let Some((holds, _)) = &self.plans[i].fixed {
             return Ok(*holds);
         }
@@ -1189,7 +1494,7 @@ impl<'m> Prepared<'m> {
                 }
                 let mut local = self.fresh_cells(dyn_env)?;
                 self.ensure(&mut local, None, dyn_env, &[s], &[]).map_err(|e| e.into_cat(self.prog))?;
-                Ok(local[self.env_cell[s as usize] as usize].as_ref().and_then(into))
+                Ok(local.cells[self.env_cell[s as usize] as usize].as_ref().and_then(into))
             }
             Bound::Def(d) => {
                 if let Some(v) = &self.statics.defs[d as usize] {
@@ -1197,12 +1502,14 @@ impl<'m> Prepared<'m> {
                 }
                 let u = self.prog.defs[d as usize].unit;
                 let unit = &self.prog.units[u as usize];
-                let units: Vec<u32> =
-                    unit.deps.iter().copied().chain(std::iter::once(u)).filter(|&u| !self.unit_static[u as usize]).collect();
+                let units = bit_set(
+                    unit.deps.iter().copied().chain(std::iter::once(u)).filter(|&u| !self.unit_static[u as usize]),
+                    self.prog.units.len(),
+                );
                 let env: Vec<u32> = unit.env_deps.iter().filter(|&s| self.dynamic.contains(s)).collect();
                 let mut local = self.fresh_cells(dyn_env)?;
                 self.ensure(&mut local, None, dyn_env, &env, &units).map_err(|e| e.into_cat(self.prog))?;
-                Ok(local[self.def_cell[d as usize] as usize].as_ref().and_then(into))
+                Ok(local.cells[self.def_cell[d as usize] as usize].as_ref().and_then(into))
             }
         }
     }

@@ -1088,6 +1088,20 @@ const TOY_MODELS: &[&str] = &[
      undefined_unless acyclic t | sync_fence as f\n\
      empty ([W] ; [R]) | ([~W] ; 0 ; [W]) | (0 ; [W]) as g\n\
      irreflexive ([W] ; ([R] ; sync_fence)?) ; [W] as h",
+    // The polymorphic `0` next to empty relations, which the interpreter may keep without a
+    // matrix: `e ; [0]` is `0` (a set next to `W`), `e ; [R]` an empty relation.
+    "let e = rf & ~rf\n\
+     let z1 = (e ; [0]) | W\n\
+     let z2 = ([0] ; e) | R\n\
+     let z3 = (e ; 0) | (0 ; e) | (e & 0) | (0 \\ e) | W\n\
+     let z4 = ([W] ; e ; [R]) | (e ; [R]) | ([W] ; e) | (po ; [0]) | (co ; [R & ~R])\n\
+     let z5 = e+ | (e* \\ id) | (e? \\ id) | e^-1 | ~~e | (domain(e) * range(e)) | (e \\ co)\n\
+     empty z1 & ~W as a1\n\
+     empty z2 \\ R as a2\n\
+     empty z3 \\ W as a3\n\
+     empty z4 as a4\n\
+     acyclic z5 | [domain(e)] as a5\n\
+     irreflexive (co & e) | (e \\ co) | (co \\ e) as a6",
     "let rec a = [W] ; rf ; [R] | (a ; co) and b = a^-1 | (b ; b)\n\
      let c = (a | b)* \\ (sync_fence+ & ~po)\n\
      acyclic c \\ id as x\n\
