@@ -23,6 +23,7 @@
 //!
 //! Invariant: bits at column indices `>= n` are always zero, so word-wise comparisons are exact.
 
+use std::cell::RefCell;
 use std::fmt;
 
 /// Number of `u64` words needed for `n` bits.
@@ -577,18 +578,95 @@ fn transpose64(a: &mut [u64; 64]) {
     }
 }
 
+/// Matrices of dropped relations, kept per thread for the next ones: evaluating a model
+/// creates and drops many matrices of one size, and handing them back to the allocator makes it
+/// return the memory to the system and fault it in again for the next candidate (at a few
+/// hundred events, that was half of the evaluation time).
+struct Spare {
+    buffers: Vec<Vec<u64>>,
+    /// Words held in `buffers`.
+    words: usize,
+}
+
+/// At most this many matrices, and this many words (4 MiB), are kept per thread.
+const SPARE_BUFFERS: usize = 256;
+const SPARE_WORDS: usize = 1 << 19;
+
+thread_local! {
+    static SPARE: RefCell<Spare> = const { RefCell::new(Spare { buffers: Vec::new(), words: 0 }) };
+}
+
+/// A buffer of `len` words whose contents are unspecified (the caller overwrites them all).
+fn take_words(len: usize) -> Vec<u64> {
+    if len == 0 {
+        return Vec::new();
+    }
+    let spare = SPARE.try_with(|s| {
+        let mut s = s.borrow_mut();
+        let b = s.buffers.pop()?;
+        s.words -= b.capacity();
+        Some(b)
+    });
+    match spare {
+        Ok(Some(mut b)) if b.capacity() >= len => {
+            if b.len() >= len {
+                b.truncate(len);
+            } else {
+                b.resize(len, 0);
+            }
+            b
+        }
+        _ => vec![0; len],
+    }
+}
+
+/// A buffer of `len` zero words.
+fn zeroed_words(len: usize) -> Vec<u64> {
+    let mut b = take_words(len);
+    b.fill(0);
+    b
+}
+
+/// Keeps a dropped matrix for reuse, within the limits.
+fn give_words(b: Vec<u64>) {
+    if b.capacity() == 0 {
+        return;
+    }
+    let _ = SPARE.try_with(|s| {
+        let mut s = s.borrow_mut();
+        if s.buffers.len() < SPARE_BUFFERS && s.words + b.capacity() <= SPARE_WORDS {
+            s.words += b.capacity();
+            s.buffers.push(b);
+        }
+    });
+}
+
 /// A binary relation over events `0..n`, as a dense bit matrix.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Relation {
     n: usize,
     w: usize,
     bits: Vec<u64>,
 }
 
+impl Clone for Relation {
+    fn clone(&self) -> Self {
+        let mut bits = take_words(self.bits.len());
+        bits.copy_from_slice(&self.bits);
+        Relation { n: self.n, w: self.w, bits }
+    }
+}
+
+impl Drop for Relation {
+    fn drop(&mut self) {
+        give_words(std::mem::take(&mut self.bits));
+    }
+}
+
 impl Relation {
     pub fn empty(n: usize) -> Self {
         let w = words_for(n);
-        Relation { n, w, bits: vec![0; n * w] }
+        Relation { n, w, bits: zeroed_words(n * w) }
     }
 
     /// The identity relation on `0..n`.
@@ -744,7 +822,11 @@ impl Relation {
 
     fn zip(&self, o: &Self, f: impl Fn(u64, u64) -> u64) -> Self {
         assert_eq!(self.n, o.n, "relations over different universes");
-        Relation { n: self.n, w: self.w, bits: self.bits.iter().zip(&o.bits).map(|(a, b)| f(*a, *b)).collect() }
+        let mut bits = take_words(self.bits.len());
+        for ((x, a), b) in bits.iter_mut().zip(&self.bits).zip(&o.bits) {
+            *x = f(*a, *b);
+        }
+        Relation { n: self.n, w: self.w, bits }
     }
 
     fn zip_with(&mut self, o: &Self, f: impl Fn(u64, u64) -> u64) {
@@ -754,7 +836,8 @@ impl Relation {
 
     /// Relational composition `self ; o`.
     pub fn seq(&self, o: &Self) -> Self {
-        let mut r = Self::empty(self.n);
+        // `seq_into` writes every row.
+        let mut r = Relation { n: self.n, w: self.w, bits: take_words(self.bits.len()) };
         self.seq_into(o, &mut r);
         r
     }
@@ -1281,6 +1364,28 @@ mod tests {
         assert_eq!(Relation::identity(4).complement().len(), 12);
         assert_eq!(a.domain().iter().collect::<Vec<_>>(), vec![0, 2]);
         assert_eq!(a.range().iter().collect::<Vec<_>>(), vec![1, 3]);
+    }
+
+    /// Matrices reuse the storage of dropped ones (of any size): fresh ones are still empty,
+    /// and copies and results still exact.
+    #[test]
+    fn reused_storage_is_reset() {
+        for (first, second) in [(100, 64), (64, 100), (200, 130), (130, 200), (5, 5), (400, 1)] {
+            let full = Relation::from_fn(first, |_, _| true);
+            let copies: Vec<Relation> = (0..4).map(|_| full.clone()).collect();
+            drop(copies);
+            drop(full);
+            for _ in 0..4 {
+                assert!(Relation::empty(second).is_empty(), "{first} -> {second}");
+                assert_eq!(Relation::identity(second).len(), second);
+                let id = Relation::identity(second);
+                assert_eq!(id.clone(), id);
+                assert_eq!(id.seq(&id), id);
+                assert_eq!(id.union(&Relation::empty(second)), id);
+                assert_eq!(id.inverse(), id);
+                assert_eq!(id.complement().len(), second * second - second);
+            }
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ use super::{CatEnv, CatError, Value};
 use crate::diag::Span;
 use crate::relation::{EventSet, Relation};
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// A runtime value. `Empty` is the polymorphic empty value (`0`, and the starting point of a
@@ -47,7 +47,7 @@ pub(crate) enum Val {
 
 static EMPTY: Val = Val::Empty;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ty {
     Set,
     Rel,
@@ -150,7 +150,7 @@ fn describe(t: Ty) -> &'static str {
 }
 
 /// An evaluation error with a *global* span; turned into a [`CatError`] at the API boundary.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct EvalError {
     message: String,
     span: Option<Span>,
@@ -200,6 +200,8 @@ struct Call {
     cells: Vec<Option<Val>>,
     /// The units known evaluated, in `cells` or in the stage, as a bit set.
     done: Vec<u64>,
+    /// Every dynamic environment value fetched into `cells` is a relation.
+    dyn_rel: bool,
 }
 
 fn set_bit(words: &mut [u64], i: usize) {
@@ -246,8 +248,10 @@ enum Node {
     /// An expression whose value is known, at preparation, to be `0` or an empty relation
     /// whenever it is defined (such as `cpl ; base-causality?` when the structure has no
     /// completion): only its type is evaluated, which decides which of the two it is and
-    /// raises the errors its evaluation would, in the same order.
-    TypeOnly(Box<CExpr>),
+    /// raises the errors its evaluation would, in the same order. With the type (or error)
+    /// found at preparation assuming that every dynamic name is a relation, `None` when it
+    /// depends on a recursive definition; used when the call's dynamic names are relations.
+    TypeOnly(Box<CExpr>, Option<Result<Ty, EvalError>>),
 }
 
 /// Read-only view of the layers and the hoisted constants.
@@ -257,6 +261,8 @@ struct Store<'a> {
     consts: &'a [Val],
     stage: Option<&'a Stage>,
     local: &'a [Option<Val>],
+    /// Every dynamic environment value of the call (and stage) is a relation.
+    dyn_rel: bool,
 }
 
 impl<'a> Store<'a> {
@@ -355,7 +361,10 @@ impl<'a> Store<'a> {
             }
             Node::Zero => Ok(Cow::Borrowed(&EMPTY)),
             Node::Param => Err(EvalError::new(e.span, "internal error: unsubstituted function parameter")),
-            Node::TypeOnly(a) => match self.ty_of(a)? {
+            Node::TypeOnly(a, assumed) => match match assumed {
+                Some(known) if self.dyn_rel => known.clone()?,
+                _ => self.ty_of(a)?,
+            } {
                 Ty::Empty => Ok(Cow::Borrowed(&EMPTY)),
                 Ty::Rel => Ok(Cow::Borrowed(&NO_PAIRS)),
                 Ty::Set => unreachable!("a known-empty expression is a relation or `0`"),
@@ -363,88 +372,112 @@ impl<'a> Store<'a> {
         }
     }
 
-    /// The type of `e`'s value, without computing it: types follow from the types of the
-    /// leaves alone, and so do the errors, which are raised as [`Store::eval`] raises them.
+    /// The type of `e`'s value, without computing it (see [`ty_walk`]).
     fn ty_of(&self, e: &CExpr) -> Result<Ty, EvalError> {
-        Ok(match &e.node {
-            Node::Un(op, a) => match (op, self.ty_of(a)?) {
-                (UnOp::Complement, Ty::Set) => Ty::Set,
-                (UnOp::Complement, _) => Ty::Rel,
-                (UnOp::ToId, Ty::Set) => Ty::Rel,
-                (UnOp::ToId, Ty::Rel) => return Err(expected_set(a.span)),
-                (UnOp::ToId, Ty::Empty) => Ty::Empty,
-                (_, Ty::Set) => return Err(expected_relation(a.span)),
-                (UnOp::Plus | UnOp::Inverse | UnOp::Domain | UnOp::Range, Ty::Empty) => Ty::Empty,
-                (UnOp::Star | UnOp::Opt | UnOp::Plus | UnOp::Inverse, _) => Ty::Rel,
-                (UnOp::Domain | UnOp::Range, _) => Ty::Set,
-            },
-            Node::Bin(op, a, b) => {
-                let (x, y) = (self.ty_of(a)?, self.ty_of(b)?);
-                match op {
-                    BinOp::Union | BinOp::Inter | BinOp::Diff => match (x, y) {
-                        (Ty::Empty, _) => {
-                            if *op == BinOp::Union {
-                                y
-                            } else {
-                                x
-                            }
-                        }
-                        (_, Ty::Empty) => {
-                            if *op == BinOp::Inter {
-                                y
-                            } else {
-                                x
-                            }
-                        }
-                        (x, y) if x != y => {
-                            return Err(EvalError::new(
-                                e.span,
-                                format!("`{}` needs two sets or two relations, found {} and {}", op.symbol(), describe(x), describe(y)),
-                            ));
-                        }
-                        (x, _) => x,
-                    },
-                    BinOp::Seq => match (x, y) {
-                        (Ty::Set, _) => return Err(expected_relation(a.span)),
-                        (_, Ty::Set) => return Err(expected_relation(b.span)),
-                        (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
-                        _ => Ty::Rel,
-                    },
-                    BinOp::Product => match (x, y) {
-                        (Ty::Rel, _) => return Err(expected_set(a.span)),
-                        (_, Ty::Rel) => return Err(expected_set(b.span)),
-                        (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
-                        _ => Ty::Rel,
-                    },
-                }
-            }
-            Node::MaskRows(s, r) => {
-                let ts = self.ty_of(s)?;
-                if ts == Ty::Rel {
-                    return Err(expected_set(s.span));
-                }
-                match (ts, self.ty_of(r)?) {
-                    (_, Ty::Set) => return Err(expected_relation(r.span)),
-                    (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
-                    _ => Ty::Rel,
-                }
-            }
-            Node::MaskCols(r, s) => {
-                let tr = self.ty_of(r)?;
-                let ts = self.ty_of(s)?;
-                if ts == Ty::Rel {
-                    return Err(expected_set(s.span));
-                }
-                match (tr, ts) {
-                    (Ty::Set, _) => return Err(expected_relation(r.span)),
-                    (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
-                    _ => Ty::Rel,
-                }
-            }
-            Node::TypeOnly(a) => self.ty_of(a)?,
-            _ => self.eval(e)?.ty(),
+        let mut leaf = |e: &CExpr| self.eval(e).map(|v| v.ty()).map_err(TyError::Eval);
+        ty_walk(e, &mut leaf).map_err(|e| match e {
+            TyError::Eval(e) => e,
+            TyError::Unknown => unreachable!("leaves are known at evaluation"),
         })
     }
+}
+
+/// Why a type could not be had: the error evaluation raises, or (at preparation, assuming
+/// types for what is not known yet) a leaf whose type is not known.
+#[derive(Clone, Debug)]
+enum TyError {
+    Eval(EvalError),
+    Unknown,
+}
+
+impl From<EvalError> for TyError {
+    fn from(e: EvalError) -> Self {
+        TyError::Eval(e)
+    }
+}
+
+/// The type of `e`'s value given the types of its leaves (`leaf`), without computing any
+/// value: types follow from the types of the leaves alone, and so do the errors, which are
+/// raised as [`Store::eval`] raises them, in the same order.
+fn ty_walk(e: &CExpr, leaf: &mut impl FnMut(&CExpr) -> Result<Ty, TyError>) -> Result<Ty, TyError> {
+    Ok(match &e.node {
+        Node::Un(op, a) => match (op, ty_walk(a, leaf)?) {
+            (UnOp::Complement, Ty::Set) => Ty::Set,
+            (UnOp::Complement, _) => Ty::Rel,
+            (UnOp::ToId, Ty::Set) => Ty::Rel,
+            (UnOp::ToId, Ty::Rel) => return Err(expected_set(a.span).into()),
+            (UnOp::ToId, Ty::Empty) => Ty::Empty,
+            (_, Ty::Set) => return Err(expected_relation(a.span).into()),
+            (UnOp::Plus | UnOp::Inverse | UnOp::Domain | UnOp::Range, Ty::Empty) => Ty::Empty,
+            (UnOp::Star | UnOp::Opt | UnOp::Plus | UnOp::Inverse, _) => Ty::Rel,
+            (UnOp::Domain | UnOp::Range, _) => Ty::Set,
+        },
+        Node::Bin(op, a, b) => {
+            let x = ty_walk(a, leaf)?;
+            let y = ty_walk(b, leaf)?;
+            match op {
+                BinOp::Union | BinOp::Inter | BinOp::Diff => match (x, y) {
+                    (Ty::Empty, _) => {
+                        if *op == BinOp::Union {
+                            y
+                        } else {
+                            x
+                        }
+                    }
+                    (_, Ty::Empty) => {
+                        if *op == BinOp::Inter {
+                            y
+                        } else {
+                            x
+                        }
+                    }
+                    (x, y) if x != y => {
+                        let message =
+                            format!("`{}` needs two sets or two relations, found {} and {}", op.symbol(), describe(x), describe(y));
+                        return Err(EvalError::new(e.span, message).into());
+                    }
+                    (x, _) => x,
+                },
+                BinOp::Seq => match (x, y) {
+                    (Ty::Set, _) => return Err(expected_relation(a.span).into()),
+                    (_, Ty::Set) => return Err(expected_relation(b.span).into()),
+                    (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
+                    _ => Ty::Rel,
+                },
+                BinOp::Product => match (x, y) {
+                    (Ty::Rel, _) => return Err(expected_set(a.span).into()),
+                    (_, Ty::Rel) => return Err(expected_set(b.span).into()),
+                    (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
+                    _ => Ty::Rel,
+                },
+            }
+        }
+        Node::MaskRows(s, r) => {
+            let ts = ty_walk(s, leaf)?;
+            if ts == Ty::Rel {
+                return Err(expected_set(s.span).into());
+            }
+            match (ts, ty_walk(r, leaf)?) {
+                (_, Ty::Set) => return Err(expected_relation(r.span).into()),
+                (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
+                _ => Ty::Rel,
+            }
+        }
+        Node::MaskCols(r, s) => {
+            let tr = ty_walk(r, leaf)?;
+            let ts = ty_walk(s, leaf)?;
+            if ts == Ty::Rel {
+                return Err(expected_set(s.span).into());
+            }
+            match (tr, ts) {
+                (Ty::Set, _) => return Err(expected_relation(r.span).into()),
+                (Ty::Empty, _) | (_, Ty::Empty) => Ty::Empty,
+                _ => Ty::Rel,
+            }
+        }
+        Node::TypeOnly(a, _) => ty_walk(a, leaf)?,
+        _ => leaf(e)?,
+    })
 }
 
 fn unary(op: UnOp, v: Cow<'_, Val>, arg: Span, n: usize) -> Result<Cow<'_, Val>, EvalError> {
@@ -731,6 +764,8 @@ pub struct Stage {
     staged: Vec<bool>,
     /// Values of the available dynamic names and of the staged units, by cell, once computed.
     cells: Vec<OnceLock<Val>>,
+    /// Some available name's value is not a relation.
+    not_rel: AtomicBool,
 }
 
 impl Stage {
@@ -798,8 +833,14 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
         }
         let compiled = unit.bodies.iter().map(|b| c.hoisted(b)).collect::<Result<Vec<_>, _>>()?;
         // A plain definition whose body is known empty is known empty where it is used.
-        if !unit.rec && matches!(compiled[0].node, Node::TypeOnly(_)) {
-            c.cell_empty[def_cell[unit.slots[0] as usize] as usize] = true;
+        let cell = def_cell[unit.slots[0] as usize] as usize;
+        if !unit.rec {
+            c.cell_empty[cell] = matches!(compiled[0].node, Node::TypeOnly(..));
+            c.cell_ty[cell] = match ty_walk(&compiled[0], &mut |e| c.assumed_leaf_ty(e)) {
+                Ok(t) => Some(Ok(t)),
+                Err(TyError::Eval(e)) => Some(Err(e)),
+                Err(TyError::Unknown) => None,
+            };
         }
         bodies.push(Some(compiled));
     }
@@ -808,7 +849,7 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
         let dyn_units = bit_set(check.units.iter().copied().filter(|&u| !unit_static[u as usize]), prog.units.len());
         let dyn_env: Vec<u32> = check.env_deps.iter().filter(|&s| dyn_slots.contains(s)).collect();
         let (expr, fixed) = if dyn_env.is_empty() {
-            let st = Store { n, statics: &statics, consts: &[], stage: None, local: &[] };
+            let st = Store { n, statics: &statics, consts: &[], stage: None, local: &[], dyn_rel: false };
             let v = st.eval(&c.structural(&check.expr))?;
             let holds = decide(check, &v)?;
             (None, Some((holds, into_relation(v, n))))
@@ -837,17 +878,6 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
     })
 }
 
-/// Wraps a known-empty expression for type-only evaluation (leaves stay as they are).
-fn type_only(c: CExpr) -> CExpr {
-    match c.node {
-        Node::Un(..) | Node::Bin(..) | Node::MaskRows(..) | Node::MaskCols(..) => {
-            let span = c.span;
-            CExpr { node: Node::TypeOnly(Box::new(c)), span }
-        }
-        _ => c,
-    }
-}
-
 /// Compiles resolved expressions: names to layers and cells, `[S] ; r` and `r ; [S]` to masks,
 /// and (for [`Compiler::hoisted`]) every maximal subexpression that depends only on static
 /// names (such as `same-proxy & scta & vloc`) to a constant evaluated once, at preparation,
@@ -864,6 +894,9 @@ struct Compiler<'a> {
     /// Per cell: a dynamic definition known to be `0` or an empty relation (see
     /// [`Node::TypeOnly`]); filled unit by unit, in order.
     cell_empty: Vec<bool>,
+    /// Per cell: the type of a dynamic definition assuming every dynamic environment name is a
+    /// relation (or the error its evaluation raises), when found; filled unit by unit.
+    cell_ty: Vec<Option<Result<Ty, EvalError>>>,
 }
 
 impl<'a> Compiler<'a> {
@@ -877,7 +910,18 @@ impl<'a> Compiler<'a> {
         def_cell: &'a [u32],
     ) -> Self {
         let cells = def_cell.iter().chain(env_cell).filter(|&&c| c != NO_CELL).count();
-        Compiler { prog, n, statics, dynamic, unit_static, env_cell, def_cell, consts: Vec::new(), cell_empty: vec![false; cells] }
+        Compiler {
+            prog,
+            n,
+            statics,
+            dynamic,
+            unit_static,
+            env_cell,
+            def_cell,
+            consts: Vec::new(),
+            cell_empty: vec![false; cells],
+            cell_ty: vec![None; cells],
+        }
     }
 
     /// The node of a name, a constant or `0`; `None` for operators.
@@ -914,7 +958,40 @@ impl<'a> Compiler<'a> {
     fn hoisted(&mut self, e: &IExpr) -> Result<CExpr, EvalError> {
         let e = self.rewrite(e)?;
         let (c, empty) = self.known_empty(self.structural(&e));
-        Ok(if empty { type_only(c) } else { c })
+        Ok(if empty { self.type_only(c) } else { c })
+    }
+
+    /// Wraps a known-empty expression for type-only evaluation (leaves stay as they are), with
+    /// its type found now if it can be.
+    fn type_only(&self, c: CExpr) -> CExpr {
+        match c.node {
+            Node::Un(..) | Node::Bin(..) | Node::MaskRows(..) | Node::MaskCols(..) => {
+                let span = c.span;
+                let assumed = match ty_walk(&c, &mut |e| self.assumed_leaf_ty(e)) {
+                    Ok(t) => Some(Ok(t)),
+                    Err(TyError::Eval(e)) => Some(Err(e)),
+                    Err(TyError::Unknown) => None,
+                };
+                CExpr { node: Node::TypeOnly(Box::new(c), assumed), span }
+            }
+            _ => c,
+        }
+    }
+
+    /// The type of a leaf assuming every dynamic environment name is a relation: exact for
+    /// static values, and for dynamic definitions whose type is found that way.
+    fn assumed_leaf_ty(&self, e: &CExpr) -> Result<Ty, TyError> {
+        let v = match &e.node {
+            Node::StaticDef(d) => self.statics.defs[*d as usize].as_ref(),
+            Node::StaticEnv(s) => self.statics.env[*s as usize].as_ref(),
+            Node::Const(c) => self.consts.get(*c as usize),
+            Node::Zero => Some(&EMPTY),
+            Node::DynEnv(_) => return Ok(Ty::Rel),
+            // A definition that fails is reported when it is evaluated, before any use.
+            Node::DynDef(c) => return self.cell_ty[*c as usize].as_ref().and_then(|t| t.as_ref().ok()).copied().ok_or(TyError::Unknown),
+            _ => None,
+        };
+        v.map(Val::ty).ok_or(TyError::Unknown)
     }
 
     /// Whether a leaf's value, when it has one now, is `0` or an empty relation (`None`: not a
@@ -955,7 +1032,7 @@ impl<'a> Compiler<'a> {
     /// and masks by a known-empty set.
     fn known_empty(&self, e: CExpr) -> (CExpr, bool) {
         let CExpr { node, span } = e;
-        let wrap = |(c, empty): (CExpr, bool)| if empty { type_only(c) } else { c };
+        let wrap = |(c, empty): (CExpr, bool)| if empty { self.type_only(c) } else { c };
         let (node, empty) = match node {
             Node::Un(op, a) => {
                 let (a, ea) = self.known_empty(*a);
@@ -1045,7 +1122,7 @@ impl<'a> Compiler<'a> {
         match e.kind {
             IKind::Un(UnOp::ToId, s) if seq => {
                 let s = self.freeze(*s)?;
-                let st = Store { n: self.n, statics: self.statics, consts: &self.consts, stage: None, local: &[] };
+                let st = Store { n: self.n, statics: self.statics, consts: &self.consts, stage: None, local: &[], dyn_rel: false };
                 if st.eval(&self.structural(&s))?.ty() == Ty::Rel {
                     return Err(expected_set(s.span));
                 }
@@ -1060,7 +1137,7 @@ impl<'a> Compiler<'a> {
         if matches!(e.kind, IKind::Env(_) | IKind::Def(_) | IKind::Zero) {
             return Ok(e);
         }
-        let st = Store { n: self.n, statics: self.statics, consts: &self.consts, stage: None, local: &[] };
+        let st = Store { n: self.n, statics: self.statics, consts: &self.consts, stage: None, local: &[], dyn_rel: false };
         let v = st.eval(&self.structural(&e))?.into_owned().normal();
         self.consts.push(v);
         Ok(IExpr { kind: IKind::Const(self.consts.len() as u32 - 1), span: e.span })
@@ -1094,7 +1171,7 @@ struct StaticTarget<'x> {
 
 impl Target for StaticTarget<'_> {
     fn store(&self) -> Store<'_> {
-        Store { n: self.n, statics: self.layer, consts: &[], stage: None, local: &[] }
+        Store { n: self.n, statics: self.layer, consts: &[], stage: None, local: &[], dyn_rel: false }
     }
     fn slot(&mut self, d: u32) -> &mut Option<Val> {
         &mut self.layer.defs[d as usize]
@@ -1111,7 +1188,8 @@ struct CallTarget<'x> {
 impl Target for CallTarget<'_> {
     fn store(&self) -> Store<'_> {
         let p = self.prepared;
-        Store { n: p.n, statics: &p.statics, consts: &p.consts, stage: self.stage, local: &self.local.cells }
+        let dyn_rel = self.local.dyn_rel && self.stage.is_none_or(|st| !st.not_rel.load(Ordering::Relaxed));
+        Store { n: p.n, statics: &p.statics, consts: &p.consts, stage: self.stage, local: &self.local.cells, dyn_rel }
     }
     fn slot(&mut self, d: u32) -> &mut Option<Val> {
         &mut self.local.cells[self.prepared.def_cell[d as usize] as usize]
@@ -1191,7 +1269,8 @@ impl<'m> Prepared<'m> {
             (Some((holds, relation)), _) => Ok((*holds, want_relation.then(|| relation.clone()))),
             (None, Some(expr)) => {
                 self.ensure(local, stage, dyn_env, &plan.dyn_env, &plan.dyn_units)?;
-                let st = Store { n: self.n, statics: &self.statics, consts: &self.consts, stage, local: &local.cells };
+                let dyn_rel = local.dyn_rel && stage.is_none_or(|st| !st.not_rel.load(Ordering::Relaxed));
+                let st = Store { n: self.n, statics: &self.statics, consts: &self.consts, stage, local: &local.cells, dyn_rel };
                 let v = st.eval(expr)?;
                 let holds = decide(check, &v)?;
                 Ok((holds, want_relation.then(|| into_relation(v, self.n))))
@@ -1224,13 +1303,19 @@ impl<'m> Prepared<'m> {
             match stage.filter(|st| st.available.contains(s)) {
                 Some(st) => {
                     if st.cells[c].get().is_none() {
+                        let v = self.fetch(s, dyn_env)?;
+                        if v.ty() != Ty::Rel {
+                            st.not_rel.store(true, Ordering::Relaxed);
+                        }
                         // Another thread may have set it meanwhile: to the same value.
-                        let _ = st.cells[c].set(self.fetch(s, dyn_env)?);
+                        let _ = st.cells[c].set(v);
                     }
                 }
                 None => {
                     if local.cells[c].is_none() {
-                        local.cells[c] = Some(self.fetch(s, dyn_env)?);
+                        let v = self.fetch(s, dyn_env)?;
+                        local.dyn_rel &= v.ty() == Ty::Rel;
+                        local.cells[c] = Some(v);
                     }
                 }
             }
@@ -1275,7 +1360,7 @@ impl<'m> Prepared<'m> {
 
     fn fresh_cells(&self, dyn_env: &dyn CatEnv) -> Result<Call, CatError> {
         self.check_universe(dyn_env)?;
-        Ok(Call { cells: vec![None; self.cells], done: vec![0; self.prog.units.len().div_ceil(64)] })
+        Ok(Call { cells: vec![None; self.cells], done: vec![0; self.prog.units.len().div_ceil(64)], dyn_rel: true })
     }
 
     fn check_stage(&self, stage: &Stage) -> Result<(), CatError> {
@@ -1429,7 +1514,7 @@ impl<'m> Prepared<'m> {
             .map(|(u, unit)| !self.unit_static[u] && unit.env_deps.iter().all(|s| !self.dynamic.contains(s) || avail.contains(s)))
             .collect();
         let cells = (0..self.cells).map(|_| OnceLock::new()).collect();
-        Ok(Stage { owner: self.id, available: avail, staged, cells })
+        Ok(Stage { owner: self.id, available: avail, staged, cells, not_rel: AtomicBool::new(false) })
     }
 
     /// As [`Prepared::evaluate`], with the staged units taken from (or evaluated once into)

@@ -1193,3 +1193,33 @@ fn stage_is_thread_safe() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Stage>();
 }
+
+/// Known-empty expressions are decided from types found at preparation assuming that dynamic
+/// names are relations; a candidate that gives a set instead gets the error full evaluation
+/// gives, with or without a stage.
+#[test]
+fn known_empty_expressions_follow_the_candidate_types() {
+    let n = 3;
+    let statics = MapEnv::new(n).with("none", rel(n, &[])).with("W", set(n, &[0]));
+    let m = model("let x = none ; d\nlet y = (d ; [W]) & none\nempty x as a\nempty y | (none \\ d) as b");
+    let p = m.prepare(&statics, &["d"]).unwrap();
+    let as_rel = MapEnv::new(n).with("d", rel(n, &[(0, 1)]));
+    assert!(p.evaluate(&as_rel, false).unwrap().consistent());
+    let as_set = MapEnv::new(n).with("d", set(n, &[1]));
+    let expected = "t.cat:1:16: expected a relation, found a set; write [S] for the identity on S";
+    assert_eq!(p.evaluate(&as_set, false).unwrap_err().to_string(), expected);
+    assert_eq!(
+        p.check_subset(&as_set, &[1]).unwrap_err().to_string(),
+        "t.cat:2:10: expected a relation, found a set; write [S] for the identity on S"
+    );
+    let stage = p.stage(&as_set, &["d"]).unwrap();
+    assert_eq!(p.evaluate_on(&stage, &as_set, false).unwrap_err().to_string(), expected);
+    // `none \ d` with a set `d` is a type error of its own.
+    let m = model("empty none \\ d as c");
+    let p = m.prepare(&statics, &["d"]).unwrap();
+    assert!(p.evaluate(&as_rel, false).unwrap().consistent());
+    assert_eq!(
+        p.evaluate(&as_set, false).unwrap_err().to_string(),
+        "t.cat:1:7: `\\` needs two sets or two relations, found a relation and a set"
+    );
+}
