@@ -47,6 +47,17 @@ fn zip_assign(a: &mut [u64], b: &[u64], f: impl Fn(u64, u64) -> u64) {
     }
 }
 
+/// Word-wise `a op= b`; whether any bit of the result is set.
+#[inline]
+fn zip_assign_any(a: &mut [u64], b: &[u64], f: impl Fn(u64, u64) -> u64) -> bool {
+    let mut any = 0;
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = f(*x, *y);
+        any |= *x;
+    }
+    any != 0
+}
+
 /// A set of events, as a bit vector over event indices `0..n`.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct EventSet {
@@ -257,22 +268,27 @@ fn seq_row(w: usize, row: &[u64], o: &[u64], acc: &mut [u64]) {
     }
 }
 
-/// `out = a ; o` over all rows (`out` distinct from both operands).
+/// `out = a ; o` over all rows (`out` distinct from both operands); whether the result has
+/// any pair.
 #[inline(always)]
-fn seq_kernel(w: usize, a: &[u64], o: &[u64], out: &mut [u64]) {
+fn seq_kernel(w: usize, a: &[u64], o: &[u64], out: &mut [u64]) -> bool {
     if w == 0 {
-        return;
+        return false;
     }
+    let mut any = 0;
     for (row, dst) in a.chunks_exact(w).zip(out.chunks_exact_mut(w)) {
         seq_row(w, row, o, dst);
+        any |= dst.iter().fold(0, |x, y| x | y);
     }
+    any != 0
 }
 
-/// `a = a ; o`, in place: row `x` of the result depends only on row `x` of `a`.
+/// `a = a ; o`, in place: row `x` of the result depends only on row `x` of `a`. Whether the
+/// result has any pair.
 #[inline(always)]
-fn seq_kernel_in_place(w: usize, a: &mut [u64], o: &[u64]) {
+fn seq_kernel_in_place(w: usize, a: &mut [u64], o: &[u64]) -> bool {
     if w == 0 {
-        return;
+        return false;
     }
     let mut small = [0u64; 8];
     let mut large = Vec::new();
@@ -282,10 +298,16 @@ fn seq_kernel_in_place(w: usize, a: &mut [u64], o: &[u64]) {
         large.resize(w, 0);
         &mut large
     };
+    let mut any = 0;
     for row in a.chunks_exact_mut(w) {
+        if row.iter().all(|x| *x == 0) {
+            continue;
+        }
         seq_row(w, row, o, acc);
         row.copy_from_slice(acc);
+        any |= acc.iter().fold(0, |x, y| x | y);
     }
+    any != 0
 }
 
 /// Transitive closure in place by Warshall's algorithm on one-word rows, branch-free: the
@@ -776,23 +798,25 @@ impl Relation {
         self.zip(o, |a, b| a & b)
     }
 
-    /// `self = self ∩ o`, in place.
-    pub fn intersect_with(&mut self, o: &Self) {
-        self.zip_with(o, |a, b| a & b);
+    /// `self = self ∩ o`, in place. Returns whether any pair remains (for free: callers that
+    /// treat empty relations specially need not scan the result).
+    pub fn intersect_with(&mut self, o: &Self) -> bool {
+        self.zip_with_any(o, |a, b| a & b)
     }
 
     pub fn difference(&self, o: &Self) -> Self {
         self.zip(o, |a, b| a & !b)
     }
 
-    /// `self = self \ o`, in place.
-    pub fn difference_with(&mut self, o: &Self) {
-        self.zip_with(o, |a, b| a & !b);
+    /// `self = self \ o`, in place. Returns whether any pair remains.
+    pub fn difference_with(&mut self, o: &Self) -> bool {
+        self.zip_with_any(o, |a, b| a & !b)
     }
 
     /// `self = o \ self`, in place (for callers that own the right operand of a difference).
-    pub fn subtract_from(&mut self, o: &Self) {
-        self.zip_with(o, |a, b| b & !a);
+    /// Returns whether any pair remains.
+    pub fn subtract_from(&mut self, o: &Self) -> bool {
+        self.zip_with_any(o, |a, b| b & !a)
     }
 
     pub fn is_subset(&self, o: &Self) -> bool {
@@ -834,6 +858,33 @@ impl Relation {
         zip_assign(&mut self.bits, &o.bits, f);
     }
 
+    /// `self op o` into fresh storage, and whether it has any pair.
+    fn zip_any(&self, o: &Self, f: impl Fn(u64, u64) -> u64) -> (Self, bool) {
+        assert_eq!(self.n, o.n, "relations over different universes");
+        let mut bits = take_words(self.bits.len());
+        let mut any = 0;
+        for ((x, a), b) in bits.iter_mut().zip(&self.bits).zip(&o.bits) {
+            *x = f(*a, *b);
+            any |= *x;
+        }
+        (Relation { n: self.n, w: self.w, bits }, any != 0)
+    }
+
+    /// `self ∩ o`, and whether it has any pair.
+    pub(crate) fn intersection_checked(&self, o: &Self) -> (Self, bool) {
+        self.zip_any(o, |a, b| a & b)
+    }
+
+    /// `self \ o`, and whether it has any pair.
+    pub(crate) fn difference_checked(&self, o: &Self) -> (Self, bool) {
+        self.zip_any(o, |a, b| a & !b)
+    }
+
+    fn zip_with_any(&mut self, o: &Self, f: impl Fn(u64, u64) -> u64) -> bool {
+        assert_eq!(self.n, o.n, "relations over different universes");
+        zip_assign_any(&mut self.bits, &o.bits, f)
+    }
+
     /// Relational composition `self ; o`.
     pub fn seq(&self, o: &Self) -> Self {
         // `seq_into` writes every row.
@@ -842,8 +893,46 @@ impl Relation {
         r
     }
 
-    /// `out = self ; o`, reusing `out`'s storage (whatever it held is overwritten).
-    pub fn seq_into(&self, o: &Self, out: &mut Self) {
+    /// `self ; o`, and whether it has any pair.
+    pub(crate) fn seq_checked(&self, o: &Self) -> (Self, bool) {
+        // `seq_into` writes every row.
+        let mut r = Relation { n: self.n, w: self.w, bits: take_words(self.bits.len()) };
+        let nonempty = self.seq_into(o, &mut r);
+        (r, nonempty)
+    }
+
+    /// `self = self \ o^-1`, in place: removes the pairs `(a, b)` with `(b, a)` in `o`. Pair by
+    /// pair when `self` is sparse (no transposition); returns whether any pair remains.
+    pub fn difference_with_inverse(&mut self, o: &Self) -> bool {
+        assert_eq!(self.n, o.n, "relations over different universes");
+        let (n, w) = (self.n, self.w);
+        if self.len() > 4 * n {
+            return self.difference_with(&o.inverse());
+        }
+        let mut any = 0;
+        for a in 0..n {
+            let (aw, ab) = (a / 64, 1u64 << (a % 64));
+            for wi in 0..w {
+                let mut m = self.bits[a * w + wi];
+                let mut keep = m;
+                while m != 0 {
+                    let t = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let b = wi * 64 + t;
+                    if o.bits[b * w + aw] & ab != 0 {
+                        keep &= !(1u64 << t);
+                    }
+                }
+                self.bits[a * w + wi] = keep;
+                any |= keep;
+            }
+        }
+        any != 0
+    }
+
+    /// `out = self ; o`, reusing `out`'s storage (whatever it held is overwritten). Returns
+    /// whether the result has any pair.
+    pub fn seq_into(&self, o: &Self, out: &mut Self) -> bool {
         assert_eq!(self.n, o.n, "relations over different universes");
         if out.n != self.n {
             *out = Self::empty(self.n);
@@ -852,19 +941,19 @@ impl Relation {
         // restricted fences, ...): skip the work.
         if self.is_empty() || o.is_empty() {
             out.bits.fill(0);
-            return;
+            return false;
         }
-        with_width!(self.w, |W| seq_kernel(W, &self.bits, &o.bits, &mut out.bits));
+        with_width!(self.w, |W| seq_kernel(W, &self.bits, &o.bits, &mut out.bits))
     }
 
-    /// `self = self ; o`, in place.
-    pub fn seq_with(&mut self, o: &Self) {
+    /// `self = self ; o`, in place. Returns whether the result has any pair.
+    pub fn seq_with(&mut self, o: &Self) -> bool {
         assert_eq!(self.n, o.n, "relations over different universes");
         if o.is_empty() {
             self.bits.fill(0);
-            return;
+            return false;
         }
-        with_width!(self.w, |W| seq_kernel_in_place(W, &mut self.bits, &o.bits));
+        with_width!(self.w, |W| seq_kernel_in_place(W, &mut self.bits, &o.bits))
     }
 
     /// The converse relation `self^-1`.
@@ -1020,33 +1109,40 @@ impl Relation {
         r
     }
 
-    /// `self = [s] ; self`, in place: keeps the rows of the events of `s`.
-    pub fn restrict_domain(&mut self, s: &EventSet) {
+    /// `self = [s] ; self`, in place: keeps the rows of the events of `s`. Returns whether
+    /// any pair remains.
+    pub fn restrict_domain(&mut self, s: &EventSet) -> bool {
         assert_eq!(self.n, s.universe(), "relation and set over different universes");
         let w = self.w;
-        for (wi, &word) in s.words().iter().enumerate() {
-            if word == !0 {
-                continue;
-            }
-            let lo = wi * 64;
-            let hi = self.n.min(lo + 64);
-            for a in lo..hi {
-                if word & (1 << (a - lo)) == 0 {
-                    self.bits[a * w..(a + 1) * w].fill(0);
-                }
+        let mut any = 0;
+        for (a, row) in self.bits.chunks_exact_mut(w.max(1)).enumerate().take(self.n) {
+            if s.contains(a) {
+                any |= row.iter().fold(0, |x, y| x | y);
+            } else {
+                row.fill(0);
             }
         }
+        any != 0
     }
 
-    /// `self = self ; [s]`, in place: keeps the columns of the events of `s`.
-    pub fn restrict_range(&mut self, s: &EventSet) {
+    /// `self = self ; [s]`, in place: keeps the columns of the events of `s`. Returns whether
+    /// any pair remains.
+    pub fn restrict_range(&mut self, s: &EventSet) -> bool {
         assert_eq!(self.n, s.universe(), "relation and set over different universes");
         if self.w == 0 {
-            return;
+            return false;
         }
-        for row in self.bits.chunks_exact_mut(self.w) {
-            zip_assign(row, s.words(), |a, b| a & b);
-        }
+        let w = self.w;
+        with_width!(w, |W| {
+            let mut any = 0;
+            for row in self.bits.chunks_exact_mut(W) {
+                for (x, y) in row.iter_mut().zip(s.words()) {
+                    *x &= *y;
+                    any |= *x;
+                }
+            }
+            any != 0
+        })
     }
 
     /// A cycle of this relation, as a list of events `e0 → e1 → … → e0`, if one exists.
@@ -1230,11 +1326,12 @@ mod tests {
                 let seq = ref_seq(a, b);
                 assert_eq!(a.seq(b), seq, "seq {ctx}");
                 let mut out = Relation::identity(n);
-                a.seq_into(b, &mut out);
+                assert_eq!(a.seq_into(b, &mut out), !seq.is_empty(), "seq_into's emptiness {ctx}");
                 assert_eq!(out, seq, "seq_into {ctx}");
                 let mut in_place = a.clone();
-                in_place.seq_with(b);
+                assert_eq!(in_place.seq_with(b), !seq.is_empty(), "seq_with's emptiness {ctx}");
                 assert_eq!(in_place, seq, "seq_with {ctx}");
+                assert_eq!(a.seq_checked(b), (seq.clone(), !seq.is_empty()), "seq_checked {ctx}");
                 assert_eq!(a.seq(&Relation::empty(n)), Relation::empty(n), "seq empty {ctx}");
                 // Closures.
                 let plus = ref_plus(a);
@@ -1270,22 +1367,39 @@ mod tests {
                 u.union_with(b);
                 assert_eq!(u, Relation::from_fn(n, |x, y| a.contains(x, y) || b.contains(x, y)), "union_with {ctx}");
                 let mut it = a.clone();
-                it.intersect_with(b);
-                assert_eq!(it, Relation::from_fn(n, |x, y| a.contains(x, y) && b.contains(x, y)), "intersect_with {ctx}");
+                let inter = Relation::from_fn(n, |x, y| a.contains(x, y) && b.contains(x, y));
+                assert_eq!(it.intersect_with(b), !inter.is_empty(), "intersect_with's emptiness {ctx}");
+                assert_eq!(it, inter, "intersect_with {ctx}");
+                assert_eq!(a.intersection_checked(b), (inter.clone(), !inter.is_empty()), "intersection_checked {ctx}");
                 let diff = Relation::from_fn(n, |x, y| a.contains(x, y) && !b.contains(x, y));
                 let mut d = a.clone();
-                d.difference_with(b);
+                assert_eq!(d.difference_with(b), !diff.is_empty(), "difference_with's emptiness {ctx}");
                 assert_eq!(d, diff, "difference_with {ctx}");
+                assert_eq!(a.difference_checked(b), (diff.clone(), !diff.is_empty()), "difference_checked {ctx}");
                 let mut d = b.clone();
-                d.subtract_from(a);
+                assert_eq!(d.subtract_from(a), !diff.is_empty(), "subtract_from's emptiness {ctx}");
                 assert_eq!(d, diff, "subtract_from {ctx}");
+                let mut d = a.clone();
+                assert!(!d.difference_with(a), "a \\ a {ctx}");
+                let minus_converse = a.difference(&ref_inverse(b));
+                let mut d = a.clone();
+                assert_eq!(d.difference_with_inverse(b), !minus_converse.is_empty(), "difference_with_inverse's emptiness {ctx}");
+                assert_eq!(d, minus_converse, "difference_with_inverse {ctx}");
+                let mut d = minus_converse.clone();
+                d.difference_with_inverse(b);
+                assert_eq!(d, minus_converse, "difference_with_inverse, sparse {ctx}");
                 // Restrictions and products.
                 let restricted = Relation::from_fn(n, |x, y| set.contains(x) && a.contains(x, y) && other.contains(y));
                 assert_eq!(a.restrict(&set, &other), restricted, "restrict {ctx}");
                 let mut r = a.clone();
-                r.restrict_domain(&set);
-                r.restrict_range(&other);
+                let rows = Relation::from_fn(n, |x, y| set.contains(x) && a.contains(x, y));
+                assert_eq!(r.restrict_domain(&set), !rows.is_empty(), "restrict_domain's emptiness {ctx}");
+                assert_eq!(r, rows, "restrict_domain {ctx}");
+                assert_eq!(r.restrict_range(&other), !restricted.is_empty(), "restrict_range's emptiness {ctx}");
                 assert_eq!(r, restricted, "restrict_domain/range {ctx}");
+                let mut r = a.clone();
+                assert!(!r.restrict_range(&EventSet::empty(n)), "restrict_range to nothing {ctx}");
+                assert!(!r.restrict_domain(&EventSet::empty(n)) && r.is_empty(), "restrict_domain to nothing {ctx}");
                 assert_eq!(Relation::of_set(&set).seq(a).seq(&Relation::of_set(&other)), restricted, "[S];r;[T] {ctx}");
                 let product = Relation::product(&set, &other);
                 assert_eq!(product, Relation::from_fn(n, |x, y| set.contains(x) && other.contains(y)), "product {ctx}");

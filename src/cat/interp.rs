@@ -139,6 +139,12 @@ fn rel_result<'a>(r: Relation) -> Result<Cow<'a, Val>, EvalError> {
     Ok(Cow::Owned(Val::Rel(r).normal()))
 }
 
+/// A relation result whose emptiness the operator computed: `nonempty` false gives `NoPairs`
+/// (and the matrix goes back to the spare storage).
+fn rel_checked<'a>(r: Relation, nonempty: bool) -> Result<Cow<'a, Val>, EvalError> {
+    Ok(Cow::Owned(if nonempty { Val::Rel(r) } else { Val::NoPairs }))
+}
+
 static NO_PAIRS: Val = Val::NoPairs;
 
 fn describe(t: Ty) -> &'static str {
@@ -245,6 +251,11 @@ enum Node {
     MaskRows(Box<CExpr>, Box<CExpr>),
     /// `r ; [s]`, as the columns of `r` of the events of `s`: `(r, s)`.
     MaskCols(Box<CExpr>, Box<CExpr>),
+    /// `a \ (t1 | t2 | … | tk)` where some terms are converses `c^-1`: `(a, terms)`, each term
+    /// with the span of the `|` that joins it (none for the first) and whether it is a converse
+    /// (then the expression is `c`). The difference removes each term in turn, and a converse
+    /// pair by pair, so that `loc \ (path | path^-1 | same-op)` never transposes `path`.
+    DiffUnion(Box<CExpr>, Vec<(CExpr, Option<Span>, bool)>),
     /// An expression whose value is known, at preparation, to be `0` or an empty relation
     /// whenever it is defined (such as `cpl ; base-causality?` when the structure has no
     /// completion): only its type is evaluated, which decides which of the two it is and
@@ -324,8 +335,8 @@ impl<'a> Store<'a> {
                     (Val::Set(set), _) if set.is_empty() => Ok(Cow::Borrowed(&NO_PAIRS)),
                     _ => {
                         let mut rel = owned_rel(rv);
-                        rel.restrict_domain(set_of(&sv));
-                        rel_result(rel)
+                        let nonempty = rel.restrict_domain(set_of(&sv));
+                        rel_checked(rel, nonempty)
                     }
                 }
             }
@@ -344,11 +355,12 @@ impl<'a> Store<'a> {
                     (_, Val::Set(set)) if set.is_empty() => Ok(Cow::Borrowed(&NO_PAIRS)),
                     _ => {
                         let mut rel = owned_rel(rv);
-                        rel.restrict_range(set_of(&sv));
-                        rel_result(rel)
+                        let nonempty = rel.restrict_range(set_of(&sv));
+                        rel_checked(rel, nonempty)
                     }
                 }
             }
+            Node::DiffUnion(a, terms) => self.diff_union(a, terms, e.span),
             // Leaves: only reached when their value is missing, or from `operand`'s callers.
             Node::StaticDef(_) | Node::DynDef(_) => {
                 self.leaf(e).map(Cow::Borrowed).ok_or_else(|| EvalError::new(e.span, "internal error: definition evaluated out of order"))
@@ -370,6 +382,80 @@ impl<'a> Store<'a> {
                 Ty::Set => unreachable!("a known-empty expression is a relation or `0`"),
             },
         }
+    }
+
+    /// `a \ (t1 | … | tk)` (see [`Node::DiffUnion`]), with the values, types and errors of
+    /// evaluating the union and then the difference.
+    fn diff_union(&self, a: &CExpr, terms: &[(CExpr, Option<Span>, bool)], span: Span) -> Result<Cow<'a, Val>, EvalError> {
+        let mut x = self.operand(a)?;
+        let tx = x.ty();
+        // Converses wait until the plain terms have thinned the result out.
+        let mut converses: Vec<Cow<'a, Val>> = Vec::new();
+        let mut tu = Ty::Empty;
+        for (i, (t, join, converse)) in terms.iter().enumerate() {
+            let v = self.operand(t)?;
+            let tt = v.ty();
+            if *converse && tt == Ty::Set {
+                return Err(expected_relation(t.span));
+            }
+            tu = match join {
+                None if i == 0 => tt,
+                _ => match (tu, tt) {
+                    (Ty::Empty, _) => tt,
+                    (_, Ty::Empty) => tu,
+                    (p, q) if p != q => {
+                        let message = format!("`|` needs two sets or two relations, found {} and {}", describe(p), describe(q));
+                        return Err(EvalError::new(join.unwrap_or(span), message));
+                    }
+                    (p, _) => p,
+                },
+            };
+            // Only a term of the type of `a` is removed (another is an error to come), and
+            // nothing is removed from an empty `a`.
+            if tt != tx || matches!(*x, Val::Empty | Val::NoPairs) || matches!(*v, Val::NoPairs) {
+                continue;
+            }
+            if *converse {
+                converses.push(v);
+                continue;
+            }
+            x = match (x, &*v) {
+                (Cow::Owned(Val::Rel(mut m)), Val::Rel(r)) => {
+                    let nonempty = m.difference_with(r);
+                    Cow::Owned(if nonempty { Val::Rel(m) } else { Val::NoPairs })
+                }
+                // The first removal from a borrowed relation writes a fresh one.
+                (Cow::Borrowed(Val::Rel(m)), Val::Rel(r)) => {
+                    let (m, nonempty) = m.difference_checked(r);
+                    Cow::Owned(if nonempty { Val::Rel(m) } else { Val::NoPairs })
+                }
+                (mut x, Val::Set(r)) => {
+                    if let Val::Set(m) = x.to_mut() {
+                        m.difference_with(r);
+                    }
+                    x
+                }
+                (x, _) => x,
+            };
+        }
+        match (tx, tu) {
+            (Ty::Empty, _) | (_, Ty::Empty) => return Ok(x),
+            (p, q) if p != q => {
+                return Err(EvalError::new(
+                    span,
+                    format!("`\\` needs two sets or two relations, found {} and {}", describe(p), describe(q)),
+                ));
+            }
+            _ => {}
+        }
+        for c in &converses {
+            let m = x.to_mut();
+            let Val::Rel(rel) = m else { break };
+            if !rel.difference_with_inverse(rel_of(c)) {
+                *m = Val::NoPairs;
+            }
+        }
+        Ok(x)
     }
 
     /// The type of `e`'s value, without computing it (see [`ty_walk`]).
@@ -475,6 +561,36 @@ fn ty_walk(e: &CExpr, leaf: &mut impl FnMut(&CExpr) -> Result<Ty, TyError>) -> R
                 _ => Ty::Rel,
             }
         }
+        Node::DiffUnion(a, terms) => {
+            let tx = ty_walk(a, leaf)?;
+            let mut tu = Ty::Empty;
+            for (i, (t, join, converse)) in terms.iter().enumerate() {
+                let tt = match (*converse, ty_walk(t, leaf)?) {
+                    (true, Ty::Set) => return Err(expected_relation(t.span).into()),
+                    (_, ty) => ty,
+                };
+                tu = match (i, join) {
+                    (0, _) | (_, None) => tt,
+                    (_, Some(join)) => match (tu, tt) {
+                        (Ty::Empty, _) => tt,
+                        (_, Ty::Empty) => tu,
+                        (p, q) if p != q => {
+                            let message = format!("`|` needs two sets or two relations, found {} and {}", describe(p), describe(q));
+                            return Err(EvalError::new(*join, message).into());
+                        }
+                        (p, _) => p,
+                    },
+                };
+            }
+            match (tx, tu) {
+                (Ty::Empty, _) | (_, Ty::Empty) => tx,
+                (p, q) if p != q => {
+                    let message = format!("`\\` needs two sets or two relations, found {} and {}", describe(p), describe(q));
+                    return Err(EvalError::new(e.span, message).into());
+                }
+                (p, _) => p,
+            }
+        }
         Node::TypeOnly(a, _) => ty_walk(a, leaf)?,
         _ => leaf(e)?,
     })
@@ -497,7 +613,8 @@ fn unary(op: UnOp, v: Cow<'_, Val>, arg: Span, n: usize) -> Result<Cow<'_, Val>,
                 v => Val::Rel(rel_of(v).complement()).normal(),
             },
         },
-        (UnOp::ToId, Val::Set(s)) => Val::Rel(Relation::of_set(s)).normal(),
+        (UnOp::ToId, Val::Set(s)) if s.is_empty() => Val::NoPairs,
+        (UnOp::ToId, Val::Set(s)) => Val::Rel(Relation::of_set(s)),
         (UnOp::ToId, Val::Rel(_) | Val::NoPairs) => return Err(expected_set(arg)),
         (UnOp::ToId, Val::Empty) => return Ok(v),
         // Every remaining operator takes a relation.
@@ -528,19 +645,26 @@ fn unary(op: UnOp, v: Cow<'_, Val>, arg: Span, n: usize) -> Result<Cow<'_, Val>,
     Ok(Cow::Owned(out))
 }
 
-/// `a op= b` for a set operator `op` (`|`, `&` or `\`).
-fn rel_assign(op: BinOp, a: &mut Relation, b: &Relation) {
+/// `a op= b` for a set operator `op` (`|`, `&` or `\`) on two materialised relations;
+/// whether the result has a pair (a union of non-empty relations has).
+fn rel_assign(op: BinOp, a: &mut Relation, b: &Relation) -> bool {
     match op {
-        BinOp::Union => a.union_with(b),
+        BinOp::Union => {
+            a.union_with(b);
+            true
+        }
         BinOp::Inter => a.intersect_with(b),
         _ => a.difference_with(b),
     }
 }
 
-/// `b = a op b`, in place on the right operand.
-fn rel_assign_right(op: BinOp, a: &Relation, b: &mut Relation) {
+/// `b = a op b`, in place on the right operand; whether the result has a pair.
+fn rel_assign_right(op: BinOp, a: &Relation, b: &mut Relation) -> bool {
     match op {
-        BinOp::Union => b.union_with(a),
+        BinOp::Union => {
+            b.union_with(a);
+            true
+        }
         BinOp::Inter => b.intersect_with(a),
         _ => b.subtract_from(a),
     }
@@ -584,15 +708,25 @@ fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, s
                 (_, Val::NoPairs, _) => return Ok(y),
                 _ => {}
             }
-            // Work in place on an owned operand rather than allocating a fresh value.
+            // Work in place on an owned operand rather than allocating a fresh value (a copy
+            // when both are borrowed).
             let out = match (x, y) {
                 (Cow::Owned(Val::Rel(mut a)), y) => {
-                    rel_assign(op, &mut a, rel_of(&y));
-                    Val::Rel(a)
+                    let nonempty = rel_assign(op, &mut a, rel_of(&y));
+                    return rel_checked(a, nonempty);
                 }
                 (x, Cow::Owned(Val::Rel(mut b))) => {
-                    rel_assign_right(op, rel_of(&x), &mut b);
-                    Val::Rel(b)
+                    let nonempty = rel_assign_right(op, rel_of(&x), &mut b);
+                    return rel_checked(b, nonempty);
+                }
+                (Cow::Borrowed(Val::Rel(a)), y) => {
+                    let b = rel_of(&y);
+                    let (r, nonempty) = match op {
+                        BinOp::Union => (a.union(b), true),
+                        BinOp::Inter => a.intersection_checked(b),
+                        _ => a.difference_checked(b),
+                    };
+                    return rel_checked(r, nonempty);
                 }
                 (Cow::Owned(Val::Set(mut a)), y) => {
                     set_assign(op, &mut a, set_of(&y));
@@ -608,16 +742,10 @@ fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, s
                         BinOp::Inter => a.intersection(b),
                         _ => a.difference(b),
                     }),
-                    (Val::Rel(a), Val::Rel(b)) => Val::Rel(match op {
-                        BinOp::Union => a.union(b),
-                        BinOp::Inter => a.intersection(b),
-                        _ => a.difference(b),
-                    }),
                     _ => unreachable!("operand types checked above"),
                 },
             };
-            // Intersections and differences are often empty: say so.
-            Ok(Cow::Owned(if op == BinOp::Union { out } else { out.normal() }))
+            Ok(Cow::Owned(out))
         }
         BinOp::Seq => match (&*x, &*y) {
             (Val::Set(_), _) => Err(expected_relation(xs)),
@@ -626,14 +754,17 @@ fn binary<'a>(op: BinOp, x: Cow<'a, Val>, y: Cow<'a, Val>, xs: Span, ys: Span, s
             (_, Val::Empty) => Ok(y),
             (Val::NoPairs, _) => Ok(x),
             (_, Val::NoPairs) => Ok(y),
-            _ => rel_result(match x {
-                // Row `a` of `x ; y` depends only on row `a` of `x`: compose in place.
-                Cow::Owned(Val::Rel(mut a)) => {
-                    a.seq_with(rel_of(&y));
-                    a
-                }
-                x => rel_of(&x).seq(rel_of(&y)),
-            }),
+            _ => {
+                let (r, nonempty) = match x {
+                    // Row `a` of `x ; y` depends only on row `a` of `x`: compose in place.
+                    Cow::Owned(Val::Rel(mut a)) => {
+                        let nonempty = a.seq_with(rel_of(&y));
+                        (a, nonempty)
+                    }
+                    x => rel_of(&x).seq_checked(rel_of(&y)),
+                };
+                rel_checked(r, nonempty)
+            }
         },
         BinOp::Product => match (&*x, &*y) {
             (Val::Rel(_) | Val::NoPairs, _) => Err(expected_set(xs)),
@@ -878,6 +1009,28 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
     })
 }
 
+/// The terms of a union chain `t1 | t2 | … | tk` (left-nested, as parsed; `k >= 1`), each with
+/// the span of the `|` that joins it and whether it is a converse `c^-1` (then given as `c`),
+/// when at least one is.
+fn converse_terms(e: &IExpr) -> Option<Vec<(&IExpr, Option<Span>, bool)>> {
+    let mut terms = Vec::new();
+    let mut cur = e;
+    while let IKind::Bin(BinOp::Union, l, r) = &cur.kind {
+        terms.push((&**r, Some(cur.span)));
+        cur = l;
+    }
+    terms.push((cur, None));
+    terms.reverse();
+    let terms: Vec<_> = terms
+        .into_iter()
+        .map(|(t, join)| match &t.kind {
+            IKind::Un(UnOp::Inverse, c) => (&**c, join, true),
+            _ => (t, join, false),
+        })
+        .collect();
+    terms.iter().any(|t| t.2).then_some(terms)
+}
+
 /// Compiles resolved expressions: names to layers and cells, `[S] ; r` and `r ; [S]` to masks,
 /// and (for [`Compiler::hoisted`]) every maximal subexpression that depends only on static
 /// names (such as `same-proxy & scta & vloc`) to a constant evaluated once, at preparation,
@@ -947,6 +1100,11 @@ impl<'a> Compiler<'a> {
                 (_, IKind::Un(UnOp::ToId, s)) => Node::MaskCols(Box::new(self.structural(a)), Box::new(self.structural(s))),
                 _ => Node::Bin(BinOp::Seq, Box::new(self.structural(a)), Box::new(self.structural(b))),
             },
+            IKind::Bin(BinOp::Diff, a, b) if converse_terms(b).is_some() => {
+                let terms = converse_terms(b).expect("checked").into_iter();
+                let terms = terms.map(|(t, join, converse)| (self.structural(t), join, converse)).collect();
+                Node::DiffUnion(Box::new(self.structural(a)), terms)
+            }
             IKind::Bin(op, a, b) => Node::Bin(*op, Box::new(self.structural(a)), Box::new(self.structural(b))),
             k => self.leaf(k).expect("a leaf"),
         };
@@ -965,7 +1123,7 @@ impl<'a> Compiler<'a> {
     /// its type found now if it can be.
     fn type_only(&self, c: CExpr) -> CExpr {
         match c.node {
-            Node::Un(..) | Node::Bin(..) | Node::MaskRows(..) | Node::MaskCols(..) => {
+            Node::Un(..) | Node::Bin(..) | Node::MaskRows(..) | Node::MaskCols(..) | Node::DiffUnion(..) => {
                 let span = c.span;
                 let assumed = match ty_walk(&c, &mut |e| self.assumed_leaf_ty(e)) {
                     Ok(t) => Some(Ok(t)),
@@ -1053,6 +1211,11 @@ impl<'a> Compiler<'a> {
                 } else {
                     (Node::Bin(op, Box::new(wrap((a, ea))), Box::new(wrap((b, eb)))), false)
                 }
+            }
+            Node::DiffUnion(a, terms) => {
+                let (a, ea) = self.known_empty(*a);
+                let terms: Vec<_> = terms.into_iter().map(|(t, join, converse)| (wrap(self.known_empty(t)), join, converse)).collect();
+                (Node::DiffUnion(Box::new(if ea { a } else { wrap((a, ea)) }), terms), ea)
             }
             Node::MaskRows(s, r) => {
                 let es = self.empty_set(&s);
@@ -1200,7 +1363,7 @@ impl Target for CallTarget<'_> {
 fn eval_unit(prog: &Program, u: u32, bodies: &[CExpr], target: &mut impl Target) -> Result<(), EvalError> {
     let unit = &prog.units[u as usize];
     if !unit.rec {
-        let v = target.store().eval(&bodies[0])?.into_owned().normal();
+        let v = target.store().eval(&bodies[0])?.into_owned();
         *target.slot(unit.slots[0]) = Some(v);
         return Ok(());
     }
@@ -1215,7 +1378,7 @@ fn eval_unit(prog: &Program, u: u32, bodies: &[CExpr], target: &mut impl Target)
     for _ in 0..limit {
         let next = {
             let st = target.store();
-            bodies.iter().map(|b| st.eval(b).map(|v| v.into_owned().normal())).collect::<Result<Vec<_>, _>>()?
+            bodies.iter().map(|b| st.eval(b).map(Cow::into_owned)).collect::<Result<Vec<_>, _>>()?
         };
         let mut changed = false;
         for (&s, v) in unit.slots.iter().zip(next) {

@@ -1102,6 +1102,18 @@ const TOY_MODELS: &[&str] = &[
      empty z4 as a4\n\
      acyclic z5 | [domain(e)] as a5\n\
      irreflexive (co & e) | (e \\ co) | (co \\ e) as a6",
+    // Differences from unions with converses (removed pair by pair), next to `0` and empty
+    // relations, and a converse alone.
+    "let k1 = aa \\ (rf | rf^-1 | co)\n\
+     let k2 = (po | co) \\ co^-1\n\
+     let k3 = po \\ (0 | rf^-1 | 0^-1)\n\
+     let k4 = (W * R) \\ ((rf ; po)^-1 | (co & po^-1) | rf)\n\
+     let k5 = (bb \\ (rf & ~rf)^-1) | (0 \\ (rf | co^-1)) | ((rf & ~rf) \\ (co | co^-1))\n\
+     let k6 = (W \\ (R | 0)) | (R \\ (0 | W))\n\
+     empty k1 & k2 as p\n\
+     acyclic k3 | k4 as q\n\
+     irreflexive k5 as r\n\
+     empty [k6] ; (aa \\ (bb | aa^-1)) as s",
     "let rec a = [W] ; rf ; [R] | (a ; co) and b = a^-1 | (b ; b)\n\
      let c = (a | b)* \\ (sync_fence+ & ~po)\n\
      acyclic c \\ id as x\n\
@@ -1222,4 +1234,31 @@ fn known_empty_expressions_follow_the_candidate_types() {
         p.evaluate(&as_set, false).unwrap_err().to_string(),
         "t.cat:1:7: `\\` needs two sets or two relations, found a relation and a set"
     );
+}
+
+/// `a \\ (t1 | … | c^-1 | …)` removes converses pair by pair, with the errors of evaluating the
+/// union and then the difference, in order.
+#[test]
+fn differences_from_converses_keep_their_errors() {
+    let n = 3;
+    let env = MapEnv::new(n).with("r", rel(n, &[(0, 1), (1, 0)])).with("p", rel(n, &[(1, 0)])).with("S", set(n, &[1]));
+    let cases = [
+        ("empty r \\ (p | S^-1)", "t.cat:1:16: expected a relation, found a set; write [S] for the identity on S"),
+        ("empty r \\ (p | S | p^-1)", "t.cat:1:12: `|` needs two sets or two relations, found a relation and a set"),
+        ("empty r \\ (0 | S | p^-1)", "t.cat:1:11: `|` needs two sets or two relations, found a set and a relation"),
+        ("empty S \\ p^-1", "t.cat:1:7: `\\` needs two sets or two relations, found a set and a relation"),
+        ("empty S \\ (S | p^-1)", "t.cat:1:11: `|` needs two sets or two relations, found a set and a relation"),
+    ];
+    for (src, expected) in cases {
+        let m = model(src);
+        // Static, and dynamic (every name given per candidate).
+        assert_eq!(m.prepare(&env, &[]).unwrap_err().to_string(), expected, "static {src}");
+        let p = m.prepare(&MapEnv::new(n), &["r", "p", "S"]).unwrap();
+        assert_eq!(p.evaluate(&env, false).unwrap_err().to_string(), expected, "dynamic {src}");
+    }
+    // Without errors: `r \\ (p | p^-1)` removes both directions.
+    let m = model("let d = r \\ (0 | p^-1)\nlet e = r \\ (p | p^-1)");
+    let p = m.prepare(&MapEnv::new(n).with("S", set(n, &[1])), &["r", "p"]).unwrap();
+    assert_eq!(p.value_of("d", &env).unwrap(), Some(rel(n, &[(1, 0)])));
+    assert_eq!(p.value_of("e", &env).unwrap(), Some(rel(n, &[])));
 }
