@@ -12,15 +12,28 @@
 //!   are then evaluated at most once for the whole stage, by whichever call first needs them,
 //!   and kept in the [`Stage`].
 //! * [`Prepared::evaluate`] (and its pruning variants) then evaluates, per candidate, only the
-//!   dynamic units the checks need, on demand and in definition order, each at most once.
+//!   dynamic units the checks need, in definition order, each at most once.
 //!
 //! Values are looked up in three layers: static (the preparation), staged (a [`Stage`], when
 //! given) and per call. Before evaluation, resolved expressions are compiled into a form that
 //! says in which layer each name lives (per-call and staged values are numbered densely), and
-//! in which `[S] ; r` and `r ; [S]` keep or clear rows and columns of `r` instead of composing
-//! with a diagonal matrix. Expressions borrow from the layers where they can (`Cow`), so naming
-//! a definition never copies its matrix, and an operator whose operand is a fresh value works
-//! in place on it instead of allocating another matrix.
+//! in which:
+//!
+//! * `[S] ; r` and `r ; [S]` keep rows or columns of `r` instead of composing with a diagonal;
+//! * `a \ (t1 | … | c^-1 | …)` removes a converse pair by pair instead of transposing `c`;
+//! * an expression known at preparation to be `0` or an empty relation whatever the candidate
+//!   (a composition with a relation that is empty in this structure, such as the completions
+//!   of a test without asynchronous copies) is evaluated for its type only: the type decides
+//!   which of the two it is, and raises exactly the errors full evaluation would.
+//!
+//! An empty relation is kept as [`Val::NoPairs`], without a matrix, and every operator
+//! short-cuts on it; the operators report the emptiness of their results as they compute them.
+//! Expressions borrow from the layers where they can (`Cow`), so naming a definition never
+//! copies its matrix, and an operator whose operand is a fresh value works in place on it
+//! instead of allocating another matrix.
+//!
+//! None of this changes a value, a verdict or an error: the tests compare every query, with
+//! and without stages, with a plain evaluator of the language on random executions.
 
 use super::ast::{BinOp, CheckKind, FlagKind, UnOp};
 use super::resolve::{Bound, Check, IExpr, IKind, Program, SlotSet};
@@ -379,7 +392,8 @@ impl<'a> Store<'a> {
             } {
                 Ty::Empty => Ok(Cow::Borrowed(&EMPTY)),
                 Ty::Rel => Ok(Cow::Borrowed(&NO_PAIRS)),
-                Ty::Set => unreachable!("a known-empty expression is a relation or `0`"),
+                // Not reached (a known-empty expression is a relation or `0`), but exact.
+                Ty::Set => self.eval(a),
             },
         }
     }
