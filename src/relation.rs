@@ -963,6 +963,26 @@ impl Relation {
         if n == 0 {
             return r;
         }
+        if w == 1 {
+            // One block: count its pairs, then scatter them or transpose it.
+            let mut block = [0u64; 64];
+            block[..n].copy_from_slice(&self.bits);
+            if block.iter().map(|x| x.count_ones()).sum::<u32>() >= 192 {
+                transpose64(&mut block);
+                r.bits.copy_from_slice(&block[..n]);
+            } else {
+                for (a, &x) in self.bits.iter().enumerate() {
+                    let mut m = x;
+                    while m != 0 {
+                        let b = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        r.bits[b] |= 1 << a;
+                    }
+                }
+            }
+            return r;
+        }
+        // Per block of the current strip: pairs seen, or `u32::MAX` once the block is dense.
         let mut small = [0u32; 8];
         let mut large = Vec::new();
         let ones: &mut [u32] = if w <= small.len() {
@@ -972,30 +992,32 @@ impl Relation {
             &mut large
         };
         let mut block = [0u64; 64];
-        // One strip of 64 rows at a time (it stays in cache): count the pairs of each 64 × 64
-        // block (bi, bj), scatter the pairs of sparse blocks, transpose dense ones; block
-        // (bi, bj) lands at rows 64·bj.., word bi.
+        // One strip of 64 rows at a time, block (bi, bj) landing at rows 64·bj.., word bi. Pairs
+        // are scattered one by one until their block proves dense (a transposition costs about
+        // as much as scattering 100-200 pairs); dense blocks are then transposed whole, which
+        // overwrites what was scattered of them.
         for (bi, strip) in self.bits.chunks(64 * w).enumerate() {
             ones.fill(0);
-            for row in strip.chunks_exact(w) {
-                for (c, &x) in ones.iter_mut().zip(row) {
-                    *c += x.count_ones();
+            for (k, row) in strip.chunks_exact(w).enumerate() {
+                for (bj, (&x, count)) in row.iter().zip(ones.iter_mut()).enumerate() {
+                    if x == 0 || *count == u32::MAX {
+                        continue;
+                    }
+                    *count += x.count_ones();
+                    if *count >= 128 {
+                        *count = u32::MAX;
+                        continue;
+                    }
+                    let mut m = x;
+                    while m != 0 {
+                        let b = bj * 64 + m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        r.bits[b * w + bi] |= 1 << k;
+                    }
                 }
             }
             for (bj, &count) in ones.iter().enumerate() {
-                if count == 0 {
-                    continue;
-                }
-                // A transposition costs about as much as scattering 200 pairs.
-                if count < 192 {
-                    for (k, row) in strip.chunks_exact(w).enumerate() {
-                        let mut m = row[bj];
-                        while m != 0 {
-                            let b = bj * 64 + m.trailing_zeros() as usize;
-                            m &= m - 1;
-                            r.bits[b * w + bi] |= 1 << k;
-                        }
-                    }
+                if count != u32::MAX {
                     continue;
                 }
                 block.fill(0);
