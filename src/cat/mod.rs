@@ -34,7 +34,7 @@ mod polarity;
 mod resolve;
 
 pub use ast::{CheckKind, FlagKind};
-pub use interp::{CheckOutcome, Evaluation, Prepared};
+pub use interp::{CheckOutcome, Evaluation, Prepared, Stage};
 pub use polarity::{Monotonicity, Polarity};
 
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};

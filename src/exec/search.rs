@@ -134,8 +134,8 @@ impl Candidate<'_> {
     pub fn value_of(&self, e: usize) -> i64 {
         let s = self.structure();
         if s.symbolic_reads[e] {
-            if let Some(w) = self.rf.predecessors(e).first() {
-                return self.values[*w];
+            if let Some(w) = (0..s.n()).find(|&w| self.rf.contains(w, e)) {
+                return self.values[w];
             }
         }
         self.values[e]
@@ -276,6 +276,10 @@ pub trait Explorer {
     fn may_reach(&mut self, _partial: &Partial) -> bool {
         true
     }
+    /// Whether `may_reach` is worth asking (building a partial candidate costs).
+    fn steers(&self) -> bool {
+        false
+    }
 }
 
 /// A closure as an [`Explorer`] that only wants the consistent executions.
@@ -330,7 +334,7 @@ pub fn search(
     ex: &mut dyn Explorer,
 ) -> Result<(), SearchError> {
     let Some(mut engine) = Engine::new(statics, model, plan, goal, budget)? else { return Ok(()) };
-    match engine.dfs(0, ex) {
+    match engine.dfs(0, ex, None) {
         Err(SearchError::Stopped) | Ok(_) => Ok(()),
         Err(e) => Err(e),
     }
@@ -577,6 +581,12 @@ struct Engine<'e, 'a, 'm, 's> {
     static_ub: EventSet,
     /// The static part of the model's acyclic `rf | ...` union, if it has one.
     deps: Option<Relation>,
+    /// Whether some write's value is open (computed from reads).
+    open_writes: bool,
+    /// Physical locations whose coherence can be observed (see [`observable_locations`]).
+    observable: Vec<bool>,
+    /// Per decision depth: how often the check after a choice ran and cut.
+    depth_stats: Vec<DepthStats>,
     // Search state.
     rf: Relation,
     decided: Vec<bool>,
@@ -661,6 +671,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         order.sort_by_key(|&k| (line(reads[k]), k));
         decisions.extend(order.into_iter().map(Decision::Read));
 
+        let depths = decisions.len();
         let mut init_first = Relation::empty(n);
         let mut co_full = Relation::empty(n);
         for ws in &writes {
@@ -720,16 +731,22 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             sc_fences,
             static_ub,
             deps,
+            open_writes: s.events.iter().any(|e| e.sym.is_some()),
+            observable: observable_locations(s),
+            depth_stats: vec![DepthStats::default(); depths + 1],
             state,
         }))
     }
 
     /// Make the choice of decision `depth` in every possible way, and go on with each.
     /// Returns whether some consistent execution was found below.
-    fn dfs(&mut self, depth: usize, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+    /// `known`: the options propagation left for the state here, when the caller's check
+    /// already computed them.
+    fn dfs(&mut self, depth: usize, ex: &mut dyn Explorer, known: Option<Options>) -> Result<bool, SearchError> {
         if depth == self.decisions.len() {
             return self.rf_complete(ex);
         }
+        let options_here = |engine: &Self, known: Option<Options>| known.or_else(|| engine.propagate());
         // The last mbarrier decision is followed by a check even without alternatives: an
         // inconsistent set of histories dies before any data read is chosen.
         let last_mb =
@@ -738,7 +755,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         match self.decisions[depth] {
             Decision::Read(k) => {
                 let r = self.reads[k];
-                let Some(options) = self.propagate().map(|mut p| std::mem::take(&mut p.data[k])) else { return Ok(false) };
+                let Some(options) = options_here(self, known).map(|mut p| std::mem::take(&mut p.data[k])) else { return Ok(false) };
                 // The deepest decision is followed by the complete check anyway.
                 let check = options.len() > 1 && depth + 1 < self.decisions.len();
                 for w in options {
@@ -746,8 +763,8 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                     let saved = self.state.clone();
                     self.rf.insert(w, r);
                     self.decided[k] = true;
-                    if !check || self.prefix_holds(ex)? {
-                        found |= self.dfs(depth + 1, ex)?;
+                    if let Some(next) = self.checked(depth, check, ex)? {
+                        found |= self.dfs(depth + 1, ex, next)?;
                     }
                     self.decided[k] = false;
                     self.rf.remove(w, r);
@@ -756,7 +773,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             }
             Decision::MbRead(o, i) => {
                 let r = self.objects[o].reads[i];
-                let Some(allowed) = self.propagate().map(|mut p| std::mem::take(&mut p.mb[o][i])) else { return Ok(false) };
+                let Some(allowed) = options_here(self, known).map(|mut p| std::mem::take(&mut p.mb[o][i])) else { return Ok(false) };
                 let g = &self.objects[o];
                 let options: Vec<(usize, Option<String>)> =
                     g.read_options[i].iter().filter(|opt| allowed.contains(&opt.node)).map(|opt| (opt.node, opt.ub.clone())).collect();
@@ -764,8 +781,10 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
 
                 for (node, ub) in options {
                     let saved = self.state.clone();
-                    if self.choose(o, node, Some(r), ub) && (!check || self.prefix_holds(ex)?) {
-                        found |= self.dfs(depth + 1, ex)?;
+                    if self.choose(o, node, Some(r), ub) {
+                        if let Some(next) = self.checked(depth, check, ex)? {
+                            found |= self.dfs(depth + 1, ex, next)?;
+                        }
                     }
                     self.state = saved;
                 }
@@ -777,14 +796,41 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                 let check = options.len() > 1 || last_mb;
                 for node in options {
                     let saved = self.state.clone();
-                    if self.choose(o, node, None, None) && (!check || self.prefix_holds(ex)?) {
-                        found |= self.dfs(depth + 1, ex)?;
+                    if self.choose(o, node, None, None) {
+                        if let Some(next) = self.checked(depth, check, ex)? {
+                            found |= self.dfs(depth + 1, ex, next)?;
+                        }
                     }
                     self.state = saved;
                 }
             }
         }
         Ok(found)
+    }
+
+    /// After a choice at `depth`: None when the check (if `check`) cuts the subtree, else the
+    /// options propagation left (when the check computed them).
+    ///
+    /// Checks at a depth where they have cut nothing in the last many tries are only sampled (one
+    /// in [`SAMPLE`]): a check that cannot cut costs as much as the leaves it would save, and
+    /// skipping one never changes what the search finds, only how early it cuts.
+    fn checked(&mut self, depth: usize, check: bool, ex: &mut dyn Explorer) -> Result<Option<Option<Options>>, SearchError> {
+        if !check {
+            return Ok(Some(None));
+        }
+        let stats = &mut self.depth_stats[depth];
+        let useful = stats.checks < SAMPLE * 4 || stats.cuts * SAMPLE >= stats.checks;
+        stats.tries += 1;
+        if !useful && !stats.tries.is_multiple_of(SAMPLE) {
+            return Ok(Some(None));
+        }
+        let r = self.prefix_holds(ex)?;
+        let stats = &mut self.depth_stats[depth];
+        stats.checks += 1;
+        if r.is_none() {
+            stats.cuts += 1;
+        }
+        Ok(r.map(Some))
     }
 
     /// Add `node` to the chosen states of object `o` and rebuild its representative history.
@@ -913,10 +959,12 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             values: self.s.events.iter().map(|e| e.value).collect(),
             ub_reasons: self.s.events.iter().map(|e| e.ub.clone()).collect(),
             open: Vec::new(),
+            stage: std::cell::OnceCell::new(),
         };
         self.assemble_objects(&mut snap);
-        // Open values known from the reads-from chosen so far.
-        let open = self.open_values(&snap.b.rf[0], &snap.values);
+        // Open values known from the reads-from chosen so far (symbolic reads alone need none:
+        // their values are read off rf when a final state is formed).
+        let open = if self.open_writes { self.open_values(&snap.b.rf[0], &snap.values) } else { Vec::new() };
         for (e, v) in open.iter().enumerate() {
             if let (Some(v), true) = (v, self.s.events[e].sym.is_some() || self.s.symbolic_reads[e]) {
                 snap.values[e] = *v;
@@ -991,6 +1039,9 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
     /// that value; and, with `complete`, whether every open value is known (a cycle of open
     /// values depending on each other has none).
     fn values_consistent(&self, rf: &Relation, values: &[Option<i64>], complete: bool) -> bool {
+        if !self.open_writes {
+            return true;
+        }
         let s = self.s;
         for (w, r) in rf.pairs() {
             if s.events[w].sym.is_some() && !s.symbolic_reads[r] && s.events[r].mb_op.is_none() {
@@ -1023,12 +1074,39 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         up
     }
 
-    /// Evaluate one check on the bounds, each name at the bound `choice` gives.
-    fn check_outcome(&mut self, snap: &Snapshot, choice: [Bound; 12], check: usize) -> Result<CheckOutcome, SearchError> {
+    /// Evaluate `checks` on the bounds, each name at the bound `choice` gives, until one fails:
+    /// its outcome (with its relation), or None when all hold. When rf, the fence-SC order and
+    /// mo are at their lower bounds, the definitions that depend only on them (cause, ...) come
+    /// from the snapshot's stage, evaluated once for all the checks of the snapshot.
+    fn failing(&mut self, snap: &Snapshot, choice: [Bound; 12], checks: &[usize]) -> Result<Option<CheckOutcome>, SearchError> {
         self.budget.evaluation()?;
+        let prepared = self.model.get()?;
         let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice, ub: &snap.ub, mbvalid: &snap.mbvalid };
-        let eval = self.model.get()?.evaluate_checks(&env, &[check]).map_err(SearchError::Model)?;
-        Ok(eval.into_iter().next().expect("one check asked, one outcome"))
+        let staged = [0, 1, 2, 10, 11].iter().all(|&k| choice[k] == Bound::Lower);
+        let fresh;
+        let stage = if staged {
+            if snap.stage.get().is_none() {
+                let _ = snap.stage.set(prepared.stage(&env, &STAGED).map_err(SearchError::Model)?);
+            }
+            snap.stage.get().expect("set above")
+        } else {
+            fresh = prepared.stage(&env, &[]).map_err(SearchError::Model)?;
+            &fresh
+        };
+        prepared.first_failure_on(stage, &env, checks).map_err(SearchError::Model)
+    }
+
+    /// The outcome of one check on the bounds (see [`Engine::failing`]); a check that holds
+    /// comes back with an empty relation.
+    fn check_outcome(&mut self, snap: &Snapshot, choice: [Bound; 12], check: usize) -> Result<CheckOutcome, SearchError> {
+        Ok(self.failing(snap, choice, &[check])?.unwrap_or_else(|| CheckOutcome {
+            index: check,
+            name: String::new(),
+            kind: crate::cat::CheckKind::Empty,
+            flag: None,
+            holds: true,
+            relation: Relation::empty(self.n),
+        }))
     }
 
     /// Add the pairs the forcing checks imply to the lower bounds of co and the fence-SC order
@@ -1117,6 +1195,10 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                 return Ok(Forced::Fails);
             }
             b.sync[0] = closed.intersection(&self.sync_full);
+            if sync_grew_now(&b.sync[0], sync_before) {
+                snap.stage = std::cell::OnceCell::new();
+            }
+            let b = &mut snap.b;
             co_grew = b.co[0].len() != co_before;
             sync_grew = b.sync[0].len() != sync_before;
         }
@@ -1146,18 +1228,26 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
 
     /// Whether the partial candidate may still be of interest and every check that can be
     /// decided on bounds still holds.
-    fn prefix_holds(&mut self, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
-        if self.propagate().is_none() {
-            return Ok(false);
+    fn prefix_holds(&mut self, ex: &mut dyn Explorer) -> Result<Option<Options>, SearchError> {
+        let Some(options) = self.propagate() else { return Ok(None) };
+        let learned = self.learned_count();
+        let Some(snap) = self.forced_snapshot(ex)? else { return Ok(None) };
+        if !self.reachable(&snap, false, ex) {
+            return Ok(None);
         }
-        if !self.reachable(&self.snapshot(), false, ex) {
-            return Ok(false);
+        if !self.values_consistent(&snap.b.rf[0], &snap.open, false) || !self.groups_hold(&snap, ex)? {
+            return Ok(None);
         }
-        let Some(snap) = self.forced_snapshot(ex)? else { return Ok(false) };
-        if !self.values_consistent(&snap.b.rf[0], &snap.open, false) {
-            return Ok(false);
+        // Learned orders of mbarrier updates may have changed what is still possible.
+        if self.learned_count() != learned {
+            return Ok(self.propagate());
         }
-        self.groups_hold(&snap, ex)
+        Ok(Some(options))
+    }
+
+    /// How many orders of mbarrier updates the search learned so far.
+    fn learned_count(&self) -> usize {
+        self.state.iter().map(|s| s.after.len()).sum()
     }
 
     /// Forward checking with the model's acyclic `rf | ...` union (NoThinAir): the dependencies
@@ -1273,6 +1363,9 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
 
     /// Ask the explorer whether the partial candidate can still be of interest.
     fn reachable(&self, snap: &Snapshot, co_complete: bool, ex: &mut dyn Explorer) -> bool {
+        if !ex.steers() {
+            return true;
+        }
         let cand = self.lower_candidate(snap);
         let open_reads = (0..self.reads.len()).filter(|&k| !self.decided[k]).map(|k| (self.reads[k], self.sources[k].as_slice())).collect();
         ex.may_reach(&Partial { cand: &cand, open_reads, co_complete })
@@ -1282,19 +1375,14 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         for gi in 0..self.plan.groups.len() {
             let group = self.plan.groups[gi].clone();
             if ex.wants_rejections() {
-                for &c in &group.checks {
-                    let out = self.check_outcome(snap, group.bounds, c)?;
-                    if !out.holds {
-                        let cand = self.lower_candidate(snap);
-                        ex.rejected(&cand, &out);
-                        return Ok(false);
-                    }
+                if let Some(out) = self.failing(snap, group.bounds, &group.checks)? {
+                    let cand = self.lower_candidate(snap);
+                    ex.rejected(&cand, &out);
+                    return Ok(false);
                 }
                 continue;
             }
-            self.budget.evaluation()?;
-            let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice: group.bounds, ub: &snap.ub, mbvalid: &snap.mbvalid };
-            if !self.model.get()?.check_subset(&env, &group.checks).map_err(SearchError::Model)? {
+            if self.failing(snap, group.bounds, &group.checks)?.is_some() {
                 return Ok(false);
             }
         }
@@ -1304,16 +1392,16 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
     /// Every read has its source and every mbarrier its history: search coherence and the
     /// fence-SC order.
     fn rf_complete(&mut self, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
-        if !self.reachable(&self.snapshot(), false, ex) {
+        let Some(mut snap) = self.forced_snapshot(ex)? else { return Ok(false) };
+        if !self.reachable(&snap, false, ex) {
             return Ok(false);
         }
-        let Some(mut snap) = self.forced_snapshot(ex)? else { return Ok(false) };
-        if !self.values_consistent(&snap.b.rf[0], &snap.open, true) || !self.groups_hold(&snap, ex)? {
+        if !self.values_consistent(&snap.b.rf[0], &snap.open, true) {
             return Ok(false);
         }
         // Locations whose coherence is not fixed yet: observable ones first (every order is
         // an execution of its own), then the others (only existence matters).
-        let observable = observable_locations(self.s);
+        let observable = &self.observable;
         let mut free: Vec<(usize, bool)> = Vec::new();
         for pass in [true, false] {
             for (p, ws) in self.writes.iter().enumerate() {
@@ -1322,6 +1410,11 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                 }
                 free.push((p, pass));
             }
+        }
+        // With coherence and the fence-SC order both fixed already, the complete evaluation
+        // that follows checks everything the bounds would.
+        if (!free.is_empty() || self.fences_open(&snap.b.sync[0])) && !self.groups_hold(&snap, ex)? {
+            return Ok(false);
         }
         let co = snap.b.co[0].clone();
         self.co_dfs(&free, 0, 0, &[], co, &mut snap, ex)
@@ -1459,6 +1552,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         let verdict = self.force_fence_pairs(&mut forced, &hint, snap);
         snap.b.sync = saved.0;
         snap.b.co = saved.1;
+        snap.stage = std::cell::OnceCell::new();
         if !verdict? {
             return Ok(false);
         }
@@ -1525,6 +1619,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                         }
                         let lower = with.intersection(&self.sync_full);
                         snap.b.sync = [lower.clone(), self.sync_full.difference(&lower.inverse())];
+                        snap.stage = std::cell::OnceCell::new();
                         holds[k] = self.groups_hold(snap, &mut quiet)?;
                     }
                     match holds {
@@ -1590,10 +1685,12 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             let saved = (snap.b.sync.clone(), snap.b.co.clone());
             snap.b.sync = [lower.clone(), self.sync_full.difference(&lower.inverse())];
             snap.b.co = [co.clone(), co.clone()];
+            snap.stage = std::cell::OnceCell::new();
             let ok = self.groups_hold(snap, ex)?;
             let hit = ok && self.fsc_dfs(co, closure, placed, snap, ex)?;
             snap.b.sync = saved.0;
             snap.b.co = saved.1;
+            snap.stage = std::cell::OnceCell::new();
             placed.pop();
             if hit {
                 return Ok(true);
@@ -1617,7 +1714,13 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             values: snap.values.clone(),
             ub_reasons: snap.ub_reasons.clone(),
         };
-        let eval = self.model.get()?.evaluate(&cand, true).map_err(SearchError::Model)?;
+        let prepared = self.model.get()?;
+        // The snapshot's stage holds for the candidate when its fence-SC order is the snapshot's.
+        let eval = match snap.stage.get() {
+            Some(stage) if cand.sync_fence == snap.b.sync[0] => prepared.evaluate_on(stage, &cand, true),
+            _ => prepared.evaluate(&cand, true),
+        }
+        .map_err(SearchError::Model)?;
         if !eval.consistent() {
             if ex.wants_rejections() {
                 if let Some(failed) = eval.failed().first() {
@@ -1633,6 +1736,17 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         Ok(true)
     }
 }
+
+/// How useful the checks after choices at one depth have been.
+#[derive(Clone, Copy, Debug, Default)]
+struct DepthStats {
+    tries: u64,
+    checks: u64,
+    cuts: u64,
+}
+
+/// Checks at a depth that cut less than once in this many are sampled once in this many.
+const SAMPLE: u64 = 16;
 
 /// The options each read still has after propagation.
 struct Options {
@@ -1661,6 +1775,16 @@ struct Snapshot {
     ub_reasons: Vec<Option<String>>,
     /// The values of open writes and symbolic reads, where the reads-from chosen determines them.
     open: Vec<Option<i64>>,
+    /// The model's definitions that depend only on rf, the fence-SC order and mo, at their lower
+    /// bounds (reset whenever one of them changes).
+    stage: std::cell::OnceCell<crate::cat::Stage>,
+}
+
+/// The dynamic names a snapshot's stage keeps fixed.
+const STAGED: [&str; 5] = ["rf", "rfe", "rfi", "sync_fence", "mo"];
+
+fn sync_grew_now(sync: &Relation, before: usize) -> bool {
+    sync.len() != before
 }
 
 /// Whether `co` orders every pair of `ws`.

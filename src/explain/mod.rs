@@ -191,6 +191,10 @@ impl Explorer for ExplainExplorer<'_, '_> {
         }
     }
 
+    fn steers(&self) -> bool {
+        true
+    }
+
     fn may_reach(&mut self, partial: &Partial) -> bool {
         let cand = partial.cand;
         let s = cand.structure();
