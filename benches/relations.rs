@@ -115,9 +115,9 @@ fn is_acyclic_cyclic(bencher: divan::Bencher, n: usize) {
 /// arguments 0, 1, 2 are ISA2 through 12 threads (36 events), and message passing after 60 and
 /// 150 stores (124 and 304 events).
 mod model {
+    use ptxmm::cat::Evaluation;
     use ptxmm::cat::{CatModel, Prepared};
     use ptxmm::diag::SourceFile;
-    use ptxmm::cat::Evaluation;
     use ptxmm::exec::search::{search, Budget, Candidate, LazyModel, PrunePlan, SearchGoal, StaticEnv, Visit};
     use ptxmm::exec::structure::{resolve_barriers, EventStructure};
     use ptxmm::exec::trace::{explore, Limits};

@@ -753,6 +753,14 @@ impl Relation {
         self.bits[a * self.w + b / 64] |= 1 << (b % 64);
     }
 
+    /// Relate `a` to every event of `s`: `self ∪ {a} × s`, one row at a time.
+    pub fn insert_row(&mut self, a: usize, s: &EventSet) {
+        debug_assert_eq!(s.universe(), self.n);
+        for (w, x) in self.row_mut(a).iter_mut().zip(s.words()) {
+            *w |= x;
+        }
+    }
+
     pub fn remove(&mut self, a: usize, b: usize) {
         self.bits[a * self.w + b / 64] &= !(1 << (b % 64));
     }

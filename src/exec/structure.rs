@@ -167,8 +167,16 @@ impl<'p> EventStructure<'p> {
         sets.insert("F", set(&|e| matches!(e.kind, EventKind::Fence | EventKind::Barrier { .. })));
         sets.insert("IW", set(&|e| e.kind == EventKind::Init));
         sets.insert("B", set(&|e| matches!(e.kind, EventKind::Barrier { .. })));
-        for tag in ALL_TAGS {
-            sets.insert(tag, set(&|e| e.has_tag(tag)));
+        let mut tagged: Vec<EventSet> = vec![EventSet::empty(n); ALL_TAGS.len()];
+        for (i, e) in events.iter().enumerate() {
+            for tag in &e.tags {
+                if let Some(k) = ALL_TAGS.iter().position(|t| t == tag) {
+                    tagged[k].insert(i);
+                }
+            }
+        }
+        for (tag, s) in ALL_TAGS.iter().zip(tagged) {
+            sets.insert(tag, s);
         }
         sets.insert("AGENT", set(&|e| e.agent.is_some()));
         sets.insert("SRC", set(&|e| e.role == Role::Source));
@@ -195,16 +203,15 @@ impl<'p> EventStructure<'p> {
         let mut po = Relation::empty(n);
         let mut iss = Relation::empty(n);
         for ids in &thread_events {
-            for (k, &a) in ids.iter().enumerate() {
+            // Walking back, the thread's own events and its agents' events seen so far.
+            let (mut later, mut later_agents) = (EventSet::empty(n), EventSet::empty(n));
+            for &a in ids.iter().rev() {
                 if events[a].agent.is_some() {
-                    continue;
-                }
-                for &b in &ids[k + 1..] {
-                    if events[b].agent.is_none() {
-                        po.insert(a, b);
-                    } else {
-                        iss.insert(a, b);
-                    }
+                    later_agents.insert(a);
+                } else {
+                    po.insert_row(a, &later);
+                    iss.insert_row(a, &later_agents);
+                    later.insert(a);
                 }
             }
         }
@@ -217,10 +224,10 @@ impl<'p> EventStructure<'p> {
         rel.insert("same-range", grouped(n, |i| events[i].physical.map(|p| (p, events[i].range))));
         let mut issuer = Relation::empty(n);
         for ids in &thread_events {
+            let mut own = EventSet::empty(n);
+            ids.iter().filter(|&&b| events[b].agent.is_none()).for_each(|&b| own.insert(b));
             for &a in ids.iter().filter(|&&a| events[a].agent.is_some()) {
-                for &b in ids.iter().filter(|&&b| events[b].agent.is_none()) {
-                    issuer.insert(a, b);
-                }
+                issuer.insert_row(a, &own);
             }
         }
         rel.insert("issuer", issuer);
@@ -314,20 +321,20 @@ fn grouped<K: Ord>(n: usize, key: impl Fn(usize) -> Option<K>) -> Relation {
 /// `a` related to `b` when both have keys and `related(key a, key b)`: computed once per pair
 /// of distinct keys, each a product of two event sets.
 fn related_groups<K: Ord>(n: usize, key: impl Fn(usize) -> Option<K>, related: impl Fn(&K, &K) -> bool) -> Relation {
-    let mut groups: BTreeMap<K, Vec<usize>> = BTreeMap::new();
+    let mut groups: BTreeMap<K, (Vec<usize>, EventSet)> = BTreeMap::new();
     for i in 0..n {
         if let Some(k) = key(i) {
-            groups.entry(k).or_default().push(i);
+            let (members, set) = groups.entry(k).or_insert_with(|| (Vec::new(), EventSet::empty(n)));
+            members.push(i);
+            set.insert(i);
         }
     }
     let mut out = Relation::empty(n);
-    for (ka, ga) in &groups {
-        for (kb, gb) in &groups {
+    for (ka, (ga, _)) in &groups {
+        for (kb, (_, sb)) in &groups {
             if related(ka, kb) {
                 for &a in ga {
-                    for &b in gb {
-                        out.insert(a, b);
-                    }
+                    out.insert_row(a, sb);
                 }
             }
         }
