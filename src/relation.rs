@@ -88,6 +88,15 @@ impl EventSet {
         s
     }
 
+    /// The set of the given elements of `0..n`.
+    pub fn from_iter_in(n: usize, elements: impl IntoIterator<Item = usize>) -> Self {
+        let mut s = Self::empty(n);
+        for i in elements {
+            s.insert(i);
+        }
+        s
+    }
+
     /// Size of the universe this set ranges over.
     pub fn universe(&self) -> usize {
         self.n
@@ -165,6 +174,11 @@ impl EventSet {
         if let Some(last) = self.bits.last_mut() {
             *last &= tail_mask(self.n);
         }
+    }
+
+    /// Whether the two sets have no element in common.
+    pub fn is_disjoint(&self, o: &Self) -> bool {
+        self.bits.iter().zip(&o.bits).all(|(a, b)| a & b == 0)
     }
 
     pub fn is_subset(&self, o: &Self) -> bool {

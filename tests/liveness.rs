@@ -46,10 +46,18 @@ const CASES: &[(&str, &str)] = &[
     (
         "spin-flag-reset",
         "Liveness: may hang
-  P2 stuck at line 7 `beq r0, 0, LC00`: spins forever in the loop of lines 6-7: it keeps reading f=0 (the final value in this execution) and never exits
+  P2 stuck at line 7 `beq r0, 0, LC00`: spins forever in the loop of lines 6-7: it keeps reading f=0 (the final value in this execution) and never exits (every other writer of it has finished: P0, P1)
 ",
     ),
     ("spin-published", "Liveness: ok\n"),
+    (
+        "ring-missing-arrive",
+        "Liveness: may hang
+  P0 stuck at line 36 `@!p bra LP3`: spins forever in the loop of lines 35-36: it keeps reading empty1 in state (phase 0, pending 1/2, tx 0) (the final value in this execution) and never exits (every other writer of it is stuck: P1, P2)
+  P1 stuck at line 33 `@!p bra LA3`: spins forever in the loop of lines 32-33: it keeps reading full1 in state (phase 1, pending 1/1, tx 0) (the final value in this execution) and never exits (every other writer of it is stuck: P0)
+  P2 stuck at line 33 `@!p bra LB3`: spins forever in the loop of lines 32-33: it keeps reading full1 in state (phase 1, pending 1/1, tx 0) (the final value in this execution) and never exits (every other writer of it is stuck: P0)
+",
+    ),
 ];
 
 #[test]

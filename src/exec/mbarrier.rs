@@ -84,7 +84,7 @@ impl MbState {
 }
 
 /// One mbarrier operation with its operand values resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MbUpdate {
     Init {
         count: i64,

@@ -80,10 +80,17 @@ pub struct ObjectGraph {
     /// (program order, issue order). A later read never reads an earlier state (coherence of
     /// reads per location).
     pub reads_before: Vec<Vec<usize>>,
+    /// `reads_after[i]`: the reads statically ordered after read `i`.
+    pub reads_after: Vec<Vec<usize>>,
+    /// `reads_prev[i]`: the reads immediately before read `i` (the transitive reduction of
+    /// `reads_before`).
+    pub reads_prev: Vec<Vec<usize>>,
     pub nodes: Vec<Node>,
     pub edges: Vec<Vec<Edge>>,
     /// `reach[a]` holds every node reachable from `a`, `a` included.
     reach: Vec<EventSet>,
+    /// `coreach[a]` holds every node that reaches `a`, `a` included.
+    coreach: Vec<EventSet>,
     /// Nodes with every unit placed.
     pub finals: Vec<usize>,
 }
@@ -193,10 +200,36 @@ impl ObjectGraph {
             }
             reach[a] = r;
         }
+        let mut coreach = vec![EventSet::empty(m); m];
+        for (a, r) in reach.iter().enumerate() {
+            for b in r.iter() {
+                coreach[b].insert(a);
+            }
+        }
         let finals: Vec<usize> = (0..m).filter(|&a| nodes[a].placed.len() == k).collect();
-        let reads_before = reads.iter().map(|&r| (0..reads.len()).filter(|&j| order.contains(reads[j], r)).collect()).collect();
-        let mut g =
-            ObjectGraph { physical: p, name, init, units, reads, read_options: Vec::new(), reads_before, nodes, edges, reach, finals };
+        let reads_before: Vec<Vec<usize>> =
+            reads.iter().map(|&r| (0..reads.len()).filter(|&j| order.contains(reads[j], r)).collect()).collect();
+        let reads_prev = reads_before
+            .iter()
+            .map(|before| before.iter().copied().filter(|&i| !before.iter().any(|&k| reads_before[k].contains(&i))).collect())
+            .collect();
+        let reads_after = reads.iter().map(|&r| (0..reads.len()).filter(|&j| order.contains(r, reads[j])).collect()).collect();
+        let mut g = ObjectGraph {
+            physical: p,
+            name,
+            init,
+            units,
+            reads,
+            read_options: Vec::new(),
+            reads_before,
+            reads_after,
+            nodes,
+            edges,
+            reach,
+            coreach,
+            reads_prev,
+            finals,
+        };
         g.read_options = g.reads.iter().map(|&r| g.options_of(s, order, r)).collect();
         Ok(g)
     }
@@ -246,20 +279,44 @@ impl ObjectGraph {
         self.reads.iter().position(|&x| x == r)
     }
 
+    /// The nodes some node of `from` reaches.
+    pub fn reached_from(&self, from: &EventSet) -> EventSet {
+        let mut out = EventSet::empty(self.nodes.len());
+        for a in from.iter() {
+            out.union_with(&self.reach[a]);
+        }
+        out
+    }
+
+    /// The nodes that reach some node of `to`.
+    pub fn reaching(&self, to: &EventSet) -> EventSet {
+        let mut out = EventSet::empty(self.nodes.len());
+        for b in to.iter() {
+            out.union_with(&self.coreach[b]);
+        }
+        out
+    }
+
     /// Whether `node` lies on one path with every node of `chosen` (sorted by units placed).
     pub fn compatible(&self, chosen: &[usize], node: usize) -> bool {
-        chosen.iter().all(|&c| c == node || self.reaches(c, node) || self.reaches(node, c))
+        chosen.iter().all(|&c| self.reach[c].contains(node) || self.coreach[c].contains(node))
+    }
+
+    /// The nodes that lie on one path with every node of `chosen`.
+    pub fn compatible_nodes(&self, chosen: &[usize]) -> EventSet {
+        let mut out = EventSet::full(self.nodes.len());
+        for &c in chosen {
+            out.intersect_with(&self.reach[c].union(&self.coreach[c]));
+        }
+        out
     }
 
     /// Whether read `i` may read `node` given the nodes other reads of the object read
     /// (`read_node(j)`, None when undecided): a read reads a state at or after the state every
     /// read ordered before it reads, and at or before the state of every read ordered after it.
     pub fn read_order_allows(&self, i: usize, node: usize, read_node: &dyn Fn(usize) -> Option<usize>) -> bool {
-        (0..self.reads.len()).all(|j| match read_node(j) {
-            Some(m) if self.reads_before[i].contains(&j) => self.reaches(m, node),
-            Some(m) if self.reads_before[j].contains(&i) => self.reaches(node, m),
-            _ => true,
-        })
+        self.reads_before[i].iter().all(|&j| read_node(j).is_none_or(|m| self.reaches(m, node)))
+            && self.reads_after[i].iter().all(|&j| read_node(j).is_none_or(|m| self.reaches(node, m)))
     }
 
     /// A path of units from node `from` to node `to` (which `from` reaches), choosing the

@@ -1195,7 +1195,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                 return Ok(Forced::Fails);
             }
             b.sync[0] = closed.intersection(&self.sync_full);
-            if sync_grew_now(&b.sync[0], sync_before) {
+            if b.sync[0].len() != sync_before {
                 snap.stage = std::cell::OnceCell::new();
             }
             let b = &mut snap.b;
@@ -1287,21 +1287,37 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             let mut changed = false;
             // Reads of one object ordered in their threads see states in the same order: each
             // option of a later read must be reachable from some option of the earlier one, and
-            // the other way round.
+            // the other way round. Reachability is transitive, so supporting each read by its
+            // immediate predecessors, until nothing changes, supports it by all of them.
             for (o, g) in self.objects.iter().enumerate() {
-                for j in 0..g.reads.len() {
-                    for &i in &g.reads_before[j] {
-                        let (earlier, later) = (opts.mb[o][i].clone(), opts.mb[o][j].clone());
-                        let keep_later: Vec<usize> = later.iter().copied().filter(|&n| earlier.iter().any(|&m| g.reaches(m, n))).collect();
-                        let keep_earlier: Vec<usize> =
-                            earlier.iter().copied().filter(|&m| later.iter().any(|&n| g.reaches(m, n))).collect();
-                        if keep_later.is_empty() || keep_earlier.is_empty() {
-                            return None;
+                if g.reads_prev.iter().all(|p| p.is_empty()) {
+                    continue;
+                }
+                let m = g.nodes.len();
+                let mut sets: Vec<EventSet> = opts.mb[o].iter().map(|v| EventSet::from_iter_in(m, v.iter().copied())).collect();
+                let mut narrowed = false;
+                loop {
+                    let mut again = false;
+                    for j in 0..g.reads.len() {
+                        for &i in &g.reads_prev[j] {
+                            let later = sets[j].intersection(&g.reached_from(&sets[i]));
+                            let earlier = sets[i].intersection(&g.reaching(&later));
+                            if later.is_empty() || earlier.is_empty() {
+                                return None;
+                            }
+                            again |= later != sets[j] || earlier != sets[i];
+                            sets[j] = later;
+                            sets[i] = earlier;
                         }
-                        changed |= keep_later.len() != later.len() || keep_earlier.len() != earlier.len();
-                        opts.mb[o][j] = keep_later;
-                        opts.mb[o][i] = keep_earlier;
                     }
+                    if !again {
+                        break;
+                    }
+                    narrowed = true;
+                }
+                if narrowed {
+                    changed = true;
+                    opts.mb[o] = sets.iter().map(|s| s.iter().collect()).collect();
                 }
             }
             for (k, &r) in self.reads.iter().enumerate() {
@@ -1315,7 +1331,9 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             for (o, g) in self.objects.iter().enumerate() {
                 for (i, &r) in g.reads.iter().enumerate() {
                     let before = opts.mb[o][i].len();
-                    opts.mb[o][i].retain(|&n| !g.nodes[n].placed.iter().any(|u| dep.contains(r, g.units[u].write)));
+                    // The updates whose write depends on the read.
+                    let depending = EventSet::from_fn(g.units.len(), |u| dep.contains(r, g.units[u].write));
+                    opts.mb[o][i].retain(|&n| g.nodes[n].placed.is_disjoint(&depending));
                     if opts.mb[o][i].is_empty() {
                         return None;
                     }
@@ -1342,7 +1360,14 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             .map(|(o, g)| {
                 let st = &self.state[o];
                 let chosen: Vec<usize> = st.chosen.iter().map(|c| c.0).collect();
-                let read_node = |j: usize| st.chosen.iter().find(|c| c.1 == Some(g.reads[j])).map(|c| c.0);
+                let mut node_of: Vec<Option<usize>> = vec![None; g.reads.len()];
+                for c in &st.chosen {
+                    if let Some(j) = c.1.and_then(|r| g.read_index(r)) {
+                        node_of[j].get_or_insert(c.0);
+                    }
+                }
+                let read_node = |j: usize| node_of[j];
+                let compatible = g.compatible_nodes(&chosen);
                 g.reads
                     .iter()
                     .enumerate()
@@ -1352,7 +1377,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                             .iter()
                             .map(|opt| opt.node)
                             .filter(|&n| !self.goal.final_reads.contains(&r) || g.finals.contains(&n))
-                            .filter(|&n| g.compatible(&chosen, n) && g.read_order_allows(i, n, &read_node))
+                            .filter(|&n| compatible.contains(n) && g.read_order_allows(i, n, &read_node))
                             .collect(),
                     })
                     .collect()
@@ -1782,10 +1807,6 @@ struct Snapshot {
 
 /// The dynamic names a snapshot's stage keeps fixed.
 const STAGED: [&str; 5] = ["rf", "rfe", "rfi", "sync_fence", "mo"];
-
-fn sync_grew_now(sync: &Relation, before: usize) -> bool {
-    sync.len() != before
-}
 
 /// Whether `co` orders every pair of `ws`.
 fn total(co: &Relation, ws: &[usize]) -> bool {
