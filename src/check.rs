@@ -194,6 +194,8 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
     let plan = PrunePlan::for_model(model);
     let goal = SearchGoal::default();
     let mut flags = std::collections::BTreeSet::new();
+    let max_states = opts.limits.max_states;
+    let mut states_full = false;
     let combos = TraceCombinations::new(program, per_thread.iter().map(|t| t.traces.iter().collect()).collect());
     let result = each_structure(program, &combos, &mut budget, &mut |_, structure, budget| {
         for barrier in resolve_barriers(structure) {
@@ -212,10 +214,14 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                 let (undefined, races) = crate::findings::of_execution(cand, &fired);
                 outcome.undefined.extend(undefined);
                 outcome.races.extend(races);
-                record_final_states(program, cand, &mut outcome);
-                true
+                let room = record_final_states(program, cand, &mut outcome, max_states);
+                states_full |= !room;
+                room
             });
             search(&statics, &lazy, &plan, &goal, budget, &mut visit)?;
+            if states_full {
+                return Err(RunError::Explore(ExploreError::TooManyStates { limit: max_states }));
+            }
         }
         Ok(ControlFlow::Continue(()))
     });
@@ -223,7 +229,10 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
     match result {
         // A limit stopped the search: keep what was found, and say so.
         Err(RunError::Explore(
-            e @ (ExploreError::TooManyCandidates { .. } | ExploreError::Timeout { .. } | ExploreError::TooManyMbarrierStates { .. }),
+            e @ (ExploreError::TooManyCandidates { .. }
+            | ExploreError::Timeout { .. }
+            | ExploreError::TooManyMbarrierStates { .. }
+            | ExploreError::TooManyStates { .. }),
         )) => outcome.incomplete = Some(e.to_string()),
         r => r?,
     }
@@ -415,9 +424,13 @@ pub(crate) fn value_in(observables: &[Observable], state: &[i64], o: &Observable
     state[observables.iter().position(|x| x == o).expect("every observable of the test was collected")]
 }
 
-/// Tally the final states of one consistent execution.
-fn record_final_states(program: &Program, cand: &Candidate, out: &mut Outcome) {
+/// Tally the final states of one consistent execution; false (stop the search) when a new
+/// state would exceed `max_states`.
+fn record_final_states(program: &Program, cand: &Candidate, out: &mut Outcome, max_states: usize) -> bool {
     for state in final_states(cand, &out.observables) {
+        if out.states.len() >= max_states && !out.states.contains_key(&state) {
+            return false;
+        }
         let get = |o: &Observable| value_in(&out.observables, &state, o);
         if program.filter.as_ref().is_none_or(|f| f.eval(&get)) {
             let sat = program.condition.prop.eval(&get);
@@ -429,4 +442,5 @@ fn record_final_states(program: &Program, cand: &Candidate, out: &mut Outcome) {
             out.states.insert(state, sat);
         }
     }
+    true
 }

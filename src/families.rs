@@ -448,10 +448,16 @@ pub struct Measurement {
     /// The verdict search's statistics (`check::Outcome::stats`): every model evaluation
     /// (partial candidates included), complete candidates evaluated, consistent executions.
     pub evaluations: u64,
+    /// Partial candidates built (`SearchStats::partial`) and those with nothing consistent
+    /// below them (`SearchStats::dead_ends`).
+    pub partial: u64,
+    pub dead_ends: u64,
     pub candidates: u64,
     pub consistent: u64,
-    /// `candidates / consistent` and `evaluations / consistent`; None when nothing is consistent.
+    /// `candidates`, `dead_ends` and `evaluations` per consistent execution; None when nothing
+    /// is consistent.
     pub candidates_per_consistent: Option<f64>,
+    pub dead_ends_per_consistent: Option<f64>,
     pub evaluations_per_consistent: Option<f64>,
     /// What went wrong (a limit, an error, a crash), or None.
     pub error: Option<String>,
@@ -476,9 +482,12 @@ impl Measurement {
             explain_s: None,
             peak_mb: None,
             evaluations: 0,
+            partial: 0,
+            dead_ends: 0,
             candidates: 0,
             consistent: 0,
             candidates_per_consistent: None,
+            dead_ends_per_consistent: None,
             evaluations_per_consistent: None,
             error: Some(error),
         }
@@ -520,6 +529,8 @@ pub fn measure(point: &FamilyPoint, model: &crate::cat::CatModel, timeout: Optio
                 errors.push(format!("verdict not decided: {why}"));
             }
             m.evaluations = outcome.stats.evaluations;
+            m.partial = outcome.stats.partial;
+            m.dead_ends = outcome.stats.dead_ends;
             m.candidates = outcome.stats.candidates;
             m.consistent = outcome.stats.consistent;
         }
@@ -542,6 +553,7 @@ pub fn measure(point: &FamilyPoint, model: &crate::cat::CatModel, timeout: Optio
     }
     let ratio = |x: u64| (m.consistent > 0).then(|| x as f64 / m.consistent as f64);
     m.candidates_per_consistent = ratio(m.candidates);
+    m.dead_ends_per_consistent = ratio(m.dead_ends);
     m.evaluations_per_consistent = ratio(m.evaluations);
     let decided_verdict = m.verdict.as_deref().filter(|v| *v != "Unknown");
     let verdict_ok = decided_verdict.map(|v| v == point.expected.0);
@@ -575,8 +587,9 @@ pub fn peak_memory_mb() -> Option<f64> {
 
 /// The markdown table of `rows`, one row per measurement in the given order, with the
 /// columns: family, parameters, verdict (✓ when expected, else what was expected), liveness,
-/// run s (verdict + liveness), explain s, peak MB, evaluations, candidates, consistent,
-/// candidates/consistent, evaluations/consistent, notes (errors and limits).
+/// run s (verdict + liveness), explain s, peak MB, evaluations, partial candidates, dead ends,
+/// candidates, consistent, candidates/consistent, dead ends/consistent,
+/// evaluations/consistent, notes (errors and limits).
 pub fn markdown_table(rows: &[Measurement]) -> String {
     let head = [
         "family",
@@ -587,9 +600,12 @@ pub fn markdown_table(rows: &[Measurement]) -> String {
         "explain s",
         "peak MB",
         "evaluations",
+        "partial",
+        "dead ends",
         "candidates",
         "consistent",
         "candidates/consistent",
+        "dead ends/consistent",
         "evaluations/consistent",
         "notes",
     ];
@@ -614,9 +630,12 @@ pub fn markdown_table(rows: &[Measurement]) -> String {
                 m.explain_s.map_or_else(|| "-".to_string(), |s| format!("{s:.3}")),
                 m.peak_mb.map_or_else(|| "n/a".to_string(), |p| format!("{p:.1}")),
                 num(m.evaluations.to_string()),
+                num(m.partial.to_string()),
+                num(m.dead_ends.to_string()),
                 num(m.candidates.to_string()),
                 num(m.consistent.to_string()),
                 ratio(m.candidates_per_consistent),
+                ratio(m.dead_ends_per_consistent),
                 ratio(m.evaluations_per_consistent),
                 m.error.as_deref().unwrap_or("").replace('|', "\\|").replace('\n', " "),
             ]
@@ -625,7 +644,7 @@ pub fn markdown_table(rows: &[Measurement]) -> String {
     let widths: Vec<usize> =
         (0..head.len()).map(|c| cells.iter().map(|r| r[c].chars().count()).chain([head[c].len()]).max().unwrap_or(0)).collect();
     // Numbers right-aligned, text left-aligned.
-    let right = |c: usize| (4..12).contains(&c);
+    let right = |c: usize| (4..15).contains(&c);
     let line = |cells: &mut dyn Iterator<Item = String>| {
         let padded: Vec<String> = cells
             .enumerate()

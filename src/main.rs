@@ -188,6 +188,10 @@ struct LimitArgs {
     /// The most memory events one run of one thread may have.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_trace_events)]
     max_events: usize,
+    /// The most distinct final states kept for one test; beyond it the search stops and what
+    /// was found is reported (each state costs memory in proportion to the observables).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_states)]
+    max_states: usize,
 }
 
 /// `--timeout`'s default, per test.
@@ -204,6 +208,7 @@ impl LimitArgs {
                 unroll: self.unroll,
                 max_candidates: self.max_candidates,
                 max_trace_events: self.max_events,
+                max_states: self.max_states,
                 timeout,
                 ..Limits::default()
             },
@@ -521,7 +526,7 @@ fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f64, no_expl
             if no_explain { "" } else { ", explanation" },
             ptxmm::models::DEFAULT_MODEL
         );
-        outln!("Peak MB: the child process's VmHWM (MiB); evaluations, candidates, consistent: the verdict's search statistics");
+        outln!("Peak MB: the child process's VmHWM (MiB). The verdict's search statistics: evaluations (of the model, on partial and complete candidates), partial (candidates built a choice at a time), dead ends (partial candidates with nothing consistent below), candidates (complete ones evaluated), consistent");
         outln!();
         out!("{}", families::markdown_table(&rows));
         outln!();

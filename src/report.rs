@@ -145,6 +145,8 @@ struct JsonOutcome<'a> {
     hanging_combinations: u64,
     candidates: u64,
     evaluations: u64,
+    partial_candidates: u64,
+    dead_ends: u64,
     consistent: u64,
     time_seconds: f64,
 }
@@ -183,6 +185,8 @@ pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
         hanging_combinations: o.blocked_combinations,
         candidates: o.stats.candidates,
         evaluations: o.stats.evaluations,
+        partial_candidates: o.stats.partial,
+        dead_ends: o.stats.dead_ends,
         consistent: o.stats.consistent,
         time_seconds: o.elapsed.as_secs_f64(),
     };

@@ -219,6 +219,23 @@ fn a_limit_gives_a_partial_result() {
     assert_eq!(v["result"], "Undef");
 }
 
+/// The number of distinct final states kept is bounded: beyond `--max-states` the search stops
+/// with the states found so far, names the flag, and the verdict is Unknown; at the bound
+/// exactly it completes.
+#[test]
+fn the_final_states_kept_are_bounded() {
+    // examples/MP.litmus has three final states (r0, r1) under the default model.
+    let out = ptxmm().args(["run", "--liveness", "skip", "--max-states", "2", "examples/MP.litmus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("States 2\n"), "{s}");
+    assert!(s.contains("Verdict: Unknown\n"), "{s}");
+    assert!(s.contains("more than 2 distinct final states") && s.contains("raise --max-states"), "{s}");
+    let out = ptxmm().args(["run", "--liveness", "skip", "--max-states", "3", "examples/MP.litmus"]).output().unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("States 3\n") && !s.contains("Unknown"), "{s}");
+}
+
 /// Undefined behaviour found before a limit stops the search settles the verdict; without it
 /// the verdict is Unknown. (Budgets from small to large: the search finds the race part of the
 /// way through this test.)

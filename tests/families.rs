@@ -89,9 +89,12 @@ fn bench_quick_json_prints_one_object_per_point() {
             "explain_s",
             "peak_mb",
             "evaluations",
+            "partial",
+            "dead_ends",
             "candidates",
             "consistent",
             "candidates_per_consistent",
+            "dead_ends_per_consistent",
             "evaluations_per_consistent",
             "error",
         ] {
@@ -107,6 +110,7 @@ fn bench_quick_json_prints_one_object_per_point() {
         assert!(row["explain_s"].is_null(), "--no-explain: {row}");
         assert!(row["run_s"].as_f64().is_some_and(|s| s >= 0.0), "{row}");
         assert!(row["consistent"].as_u64().is_some_and(|c| c >= 1), "{row}");
+        assert!(row["dead_ends"].as_u64() <= row["partial"].as_u64(), "{row}");
         assert!(row["error"].is_null(), "{row}");
     }
 }

@@ -177,6 +177,11 @@ pub struct SearchStats {
     pub evaluations: u64,
     /// Complete candidate executions evaluated.
     pub candidates: u64,
+    /// Partial candidates built: each choice of a write to read from or of an mbarrier state
+    /// to read, on top of the choices above it.
+    pub partial: u64,
+    /// Of those, the ones with no consistent execution below them: work the model threw away.
+    pub dead_ends: u64,
     /// Consistent executions found.
     pub consistent: u64,
 }
@@ -185,6 +190,8 @@ impl SearchStats {
     pub fn add(&mut self, o: &SearchStats) {
         self.evaluations += o.evaluations;
         self.candidates += o.candidates;
+        self.partial += o.partial;
+        self.dead_ends += o.dead_ends;
         self.consistent += o.consistent;
     }
 }
@@ -763,9 +770,9 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                     let saved = self.state.clone();
                     self.rf.insert(w, r);
                     self.decided[k] = true;
-                    if let Some(next) = self.checked(depth, check, ex)? {
-                        found |= self.dfs(depth + 1, ex, next)?;
-                    }
+                    let below = self.checked_dfs(depth, check, ex)?;
+                    self.count_partial(below);
+                    found |= below;
                     self.decided[k] = false;
                     self.rf.remove(w, r);
                     self.state = saved;
@@ -781,11 +788,12 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
 
                 for (node, ub) in options {
                     let saved = self.state.clone();
-                    if self.choose(o, node, Some(r), ub) {
-                        if let Some(next) = self.checked(depth, check, ex)? {
-                            found |= self.dfs(depth + 1, ex, next)?;
-                        }
-                    }
+                    let below = match self.choose(o, node, Some(r), ub) {
+                        true => self.checked_dfs(depth, check, ex)?,
+                        false => false,
+                    };
+                    self.count_partial(below);
+                    found |= below;
                     self.state = saved;
                 }
             }
@@ -796,16 +804,33 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                 let check = options.len() > 1 || last_mb;
                 for node in options {
                     let saved = self.state.clone();
-                    if self.choose(o, node, None, None) {
-                        if let Some(next) = self.checked(depth, check, ex)? {
-                            found |= self.dfs(depth + 1, ex, next)?;
-                        }
-                    }
+                    let below = match self.choose(o, node, None, None) {
+                        true => self.checked_dfs(depth, check, ex)?,
+                        false => false,
+                    };
+                    self.count_partial(below);
+                    found |= below;
                     self.state = saved;
                 }
             }
         }
         Ok(found)
+    }
+
+    /// The check after a choice at `depth`, then the decisions below it: whether some
+    /// consistent execution was found there.
+    fn checked_dfs(&mut self, depth: usize, check: bool, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        match self.checked(depth, check, ex)? {
+            Some(next) => self.dfs(depth + 1, ex, next),
+            None => Ok(false),
+        }
+    }
+
+    fn count_partial(&mut self, found_below: bool) {
+        self.budget.stats.partial += 1;
+        if !found_below {
+            self.budget.stats.dead_ends += 1;
+        }
     }
 
     /// After a choice at `depth`: None when the check (if `check`) cuts the subtree, else the

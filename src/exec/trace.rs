@@ -34,11 +34,22 @@ pub struct Limits {
     pub max_candidates: u64,
     /// Wall-clock limit of one decision (`--timeout`); None: no limit.
     pub timeout: Option<std::time::Duration>,
+    /// Maximum distinct final states one decision keeps (`--max-states`): each is a row of
+    /// every observable's value, so this bounds the memory of a test with many outcomes.
+    pub max_states: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { unroll: 1, max_domain: 64, max_traces: 20_000, max_trace_events: 1024, max_candidates: 2_000_000, timeout: None }
+        Limits {
+            unroll: 1,
+            max_domain: 64,
+            max_traces: 20_000,
+            max_trace_events: 1024,
+            max_candidates: 2_000_000,
+            timeout: None,
+            max_states: 250_000,
+        }
     }
 }
 
@@ -387,6 +398,8 @@ pub enum ExploreError {
     TooManyCandidates { limit: u64 },
     #[error("mbarrier `{object}` has more than {limit} reachable states in one execution; the test is too large for ptxmm")]
     TooManyMbarrierStates { object: String, limit: u64 },
+    #[error("the test has more than {limit} distinct final states; ptxmm stopped collecting them (raise --max-states)")]
+    TooManyStates { limit: usize },
     #[error("the decision took longer than the time limit of {seconds} s (raise --timeout, or 0 for no limit)")]
     Timeout { seconds: f64 },
 }
@@ -1343,8 +1356,8 @@ impl Cx<'_> {
 
     /// An mbarrier operation: a read of the object's state, and for updates the write of the new
     /// state (an RMW pair). The values are left symbolic: an mbarrier's updates are totally
-    /// ordered and each reads its predecessor, so the values follow from that order, which
-    /// `mbarrier::witnesses` enumerates per execution and replays. The trace only branches on
+    /// ordered and each reads its predecessor, so the values follow from that order, which the
+    /// search builds per execution (`exec::mbgraph`) and replays. The trace only branches on
     /// what the thread itself sees: the phase an arrive returns and whether a wait returns True
     /// (when the instruction has a destination), recorded as the required result.
     #[allow(clippy::too_many_arguments)]
