@@ -47,6 +47,8 @@ pub struct Outcome {
     pub negative: u64,
     /// Some run was cut by the loop unrolling bound (herd7's `Loop`).
     pub loop_cut: bool,
+    /// The unrolling bound the runs were explored with (`--unroll`).
+    pub unroll: usize,
     /// Trace combinations in which some barrier can never complete (these executions hang).
     pub blocked_combinations: u64,
     pub stats: SearchStats,
@@ -75,6 +77,10 @@ pub enum Verdict {
     Undefined,
     /// A limit stopped the search before it could decide.
     Unknown,
+    /// The search finished, but what it explored cannot answer the question: the unrolling
+    /// bound cut runs and no complete run reaches the outcome, or no execution completes at
+    /// all (every one hangs). `Outcome::inconclusive` says which.
+    Inconclusive,
 }
 
 impl Verdict {
@@ -84,8 +90,12 @@ impl Verdict {
             Verdict::Forbidden => "Forbidden",
             Verdict::Undefined => "Undefined",
             Verdict::Unknown => "Unknown",
+            Verdict::Inconclusive => "Inconclusive",
         }
     }
+
+    /// Every verdict word, as reports print them and verdict CSVs may expect them.
+    pub const ALL: [Verdict; 5] = [Verdict::Allowed, Verdict::Forbidden, Verdict::Undefined, Verdict::Inconclusive, Verdict::Unknown];
 }
 
 impl Outcome {
@@ -98,8 +108,30 @@ impl Outcome {
             Verdict::Unknown
         } else if self.positive > 0 {
             Verdict::Allowed
+        } else if self.inconclusive().is_some() {
+            Verdict::Inconclusive
         } else {
             Verdict::Forbidden
+        }
+    }
+
+    /// Why no verdict follows from a finished search that never reached the outcome: a run cut
+    /// by the unrolling bound might reach it if it went on, and with no complete execution at
+    /// all "never reached" says nothing. None when the search decides.
+    pub fn inconclusive(&self) -> Option<String> {
+        if !self.undefined.is_empty() || self.incomplete.is_some() || self.positive > 0 {
+            return None;
+        }
+        if self.loop_cut {
+            let none = if self.stats.consistent == 0 { "no run completes within it" } else { "no complete run reaches the outcome" };
+            Some(format!(
+                "the unrolling bound (--unroll {}) cut some runs and {none}; a longer run might reach it (raise --unroll)",
+                self.unroll
+            ))
+        } else if self.stats.consistent == 0 {
+            Some("no execution completes: in every execution some thread waits forever at a barrier or in a polling loop, so no final state exists to satisfy the condition".to_string())
+        } else {
+            None
         }
     }
 
@@ -173,6 +205,7 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         positive: 0,
         negative: 0,
         loop_cut: false,
+        unroll: opts.limits.unroll,
         blocked_combinations: 0,
         stats: SearchStats::default(),
         elapsed: Duration::ZERO,

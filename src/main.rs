@@ -291,6 +291,10 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
             eprintln!("{}: not decided: {why}", path.display());
             status = ExitCode::from(1);
         }
+        if let Some(why) = outcome.as_ref().and_then(|o| o.inconclusive()) {
+            eprintln!("{}: inconclusive: {why}", path.display());
+            status = ExitCode::from(1);
+        }
         // A liveness failure (e.g. the search budget) does not hide the decided condition.
         let live = match live.transpose() {
             Ok(l) => l,
@@ -311,7 +315,9 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
             outln!("{v}");
         } else {
             match &outcome {
-                Some(o) => out!("{}{}", ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o)),
+                Some(o) => {
+                    out!("{}{}{}", ptxmm::report::headline(o, live.as_ref()), ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o))
+                }
                 None => outln!("Test {}", program.name),
             }
             if let Some(l) = &live {

@@ -34,12 +34,28 @@ pub fn herd_block(o: &Outcome) -> String {
     s
 }
 
-/// What ptxmm adds to the herd block: the three-valued verdict, the undefined behaviour that
-/// makes it Undefined, the data races, and the readings of the spec's ambiguities in effect.
-pub fn verdict_block(o: &Outcome) -> String {
-    const SHOWN: usize = 12;
+/// The verdict of a test, printed before herd7's block so that it leads (herd7's `Test NAME
+/// Allowed` line is the test's kind, from its quantifier, not an answer): the verdict, and why
+/// it is Inconclusive or Unknown. With the liveness outcome of the same test, a test where no
+/// execution completes names a thread that waits forever.
+pub fn headline(o: &Outcome, live: Option<&crate::liveness::LivenessOutcome>) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "Verdict: {}", o.verdict().name());
+    match o.inconclusive() {
+        Some(why) => {
+            let short = if o.loop_cut { "the unrolling bound cut the runs" } else { "no execution completes" };
+            let _ = writeln!(s, "Verdict: {} ({short})", o.verdict().name());
+            let _ = writeln!(s, "Inconclusive: {why}");
+            if !o.loop_cut {
+                // The first stuck thread of a hanging execution; the Liveness report lists all.
+                if let Some(t) = live.and_then(|l| l.hang.first()) {
+                    let _ = writeln!(s, "  for instance {} stuck at line {} `{}`: {}", t.thread, t.line, t.instruction, t.reason);
+                }
+            }
+        }
+        None => {
+            let _ = writeln!(s, "Verdict: {}", o.verdict().name());
+        }
+    }
     if let Some(why) = &o.incomplete {
         // Say what the search established before it stopped.
         let reached = if o.positive > 0 { "reached" } else { "not reached so far" };
@@ -52,6 +68,14 @@ pub fn verdict_block(o: &Outcome) -> String {
             if o.undefined.is_empty() { "; no undefined behaviour found so far" } else { "" }
         );
     }
+    s
+}
+
+/// What ptxmm adds after herd7's block: the undefined behaviour that makes a test Undefined,
+/// the data races, and the readings of the spec's ambiguities in effect.
+pub fn verdict_block(o: &Outcome) -> String {
+    const SHOWN: usize = 12;
+    let mut s = String::new();
     let list = |s: &mut String, title: &str, items: &std::collections::BTreeSet<crate::findings::Finding>| {
         if items.is_empty() {
             return;
@@ -142,6 +166,7 @@ struct JsonOutcome<'a> {
     races: &'a std::collections::BTreeSet<crate::findings::Finding>,
     readings: &'a [String],
     incomplete: Option<&'a str>,
+    inconclusive: Option<String>,
     hanging_combinations: u64,
     candidates: u64,
     evaluations: u64,
@@ -182,6 +207,7 @@ pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
         races: &o.races,
         readings: &o.readings,
         incomplete: o.incomplete.as_deref(),
+        inconclusive: o.inconclusive(),
         hanging_combinations: o.blocked_combinations,
         candidates: o.stats.candidates,
         evaluations: o.stats.evaluations,

@@ -23,7 +23,7 @@ pub struct SuiteRow {
     pub verdict: Option<(String, Option<String>)>,
 }
 
-const VERDICTS: [&str; 3] = ["Allowed", "Forbidden", "Undefined"];
+const VERDICTS: [&str; 4] = ["Allowed", "Forbidden", "Undefined", "Inconclusive"];
 
 /// Parse a CSV of `path,1|0` rows. Blank lines and `//` comments are skipped.
 pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {

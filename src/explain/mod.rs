@@ -109,7 +109,13 @@ pub struct ExecutionDesc {
 pub struct Explanation {
     pub test: String,
     pub condition: String,
+    /// Whether the outcome is reached by some consistent execution explored.
     pub verdict: Verdict,
+    /// The verdict of the program as `ptxmm run` gives it (Undefined, Inconclusive, Unknown
+    /// take precedence over the outcome's reachability); None when that run failed.
+    pub program_verdict: Option<crate::check::Verdict>,
+    /// Why the program verdict is Inconclusive or Unknown.
+    pub program_verdict_reason: Option<String>,
     /// The events of the execution shown (the witness, or the first rejected candidate).
     pub events: Vec<EventDesc>,
     pub witness: Option<ExecutionDesc>,
@@ -283,6 +289,37 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
     } else {
         program.condition.text.clone()
     };
+    // The verdict of the whole program leads: undefined behaviour anywhere, or a search that
+    // could not answer, matters more than what one execution shows.
+    let whole = crate::check::run(program, model, opts).ok();
+    let program_verdict = whole.as_ref().map(|w| w.verdict());
+    let reached = if verdict == Verdict::Allowed { "allowed" } else { "forbidden" };
+    if program_verdict != Some(crate::check::Verdict::Allowed) && undefined.is_empty() {
+        if let Some(w) = whole.as_ref().filter(|w| w.verdict() == crate::check::Verdict::Undefined) {
+            undefined = w.undefined.iter().cloned().collect();
+        }
+    }
+    match (program_verdict, whole.as_ref()) {
+        _ if !undefined.is_empty() => {
+            text.push_str(&format!(
+                "Test {} is Undefined: {} undefined-behaviour finding(s), so the program has no defined outcome (the outcome {} is {reached} among its executions):\n",
+                program.name,
+                undefined.len(),
+                outcome
+            ));
+            for f in &undefined {
+                text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
+            }
+        }
+        (Some(crate::check::Verdict::Inconclusive), Some(w)) => {
+            text.push_str(&format!("Test {}: Inconclusive: {}.\n", program.name, w.inconclusive().unwrap_or_default()));
+        }
+        (Some(crate::check::Verdict::Unknown), Some(w)) => {
+            text.push_str(&format!("Test {}: Unknown: {}.\n", program.name, w.incomplete.clone().unwrap_or_default()));
+        }
+        _ => {}
+    }
+    let inconclusive = matches!(program_verdict, Some(crate::check::Verdict::Inconclusive));
     match verdict {
         Verdict::Allowed => {
             let s = shown.as_ref().expect("allowed has a witness");
@@ -291,11 +328,17 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
             text.push_str(&describe_execution(s));
         }
         Verdict::Forbidden => {
-            text.push_str(&format!("Test {}: the outcome {} is forbidden.\n", program.name, outcome));
+            if inconclusive {
+                text.push_str(&format!("No complete execution that was explored reaches the outcome {outcome}.\n"));
+            } else {
+                text.push_str(&format!("Test {}: the outcome {} is forbidden.\n", program.name, outcome));
+            }
             if rejections.is_empty() && hanging > 0 {
                 text.push_str(&format!(
                     "No terminating execution reaches it; {hanging} combination(s) of thread runs wait forever at a barrier (see the Liveness report of `ptxmm run`).\n"
                 ));
+            } else if rejections.is_empty() && inconclusive {
+                text.push_str("No candidate execution of the runs explored reaches it.\n");
             } else if rejections.is_empty() {
                 text.push_str("No candidate execution reaches it: no combination of reads-from gives these values.\n");
             } else {
@@ -312,28 +355,19 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
             }
         }
     }
-    if !undefined.is_empty() {
-        text.push_str("Undefined behaviour in this execution (the program as a whole is Undefined; see `ptxmm run`):\n");
-    } else if let Ok(whole) = crate::check::run(program, model, opts) {
-        // The verdict Undefined is about every consistent execution, not only the one shown.
-        if whole.verdict() == crate::check::Verdict::Undefined {
-            text.push_str("The program is Undefined: other executions have undefined behaviour:\n");
-            undefined = whole.undefined.into_iter().collect();
-        }
-    }
-    for f in &undefined {
-        text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
-    }
     if !races.is_empty() {
         text.push_str("Data races in this execution:\n");
         for r in &races {
             text.push_str(&format!("- {}\n", r.text));
         }
     }
+    let program_verdict_reason = whole.as_ref().and_then(|w| w.inconclusive().or_else(|| w.incomplete.clone()));
     Ok(Explanation {
         test: program.name.clone(),
         condition,
         verdict,
+        program_verdict,
+        program_verdict_reason,
         events,
         witness: witness_desc.filter(|_| verdict == Verdict::Allowed),
         rejections,
