@@ -114,7 +114,7 @@ enum Command {
     /// Run every test of a Dat3M-style expectation CSV (`path,1|0`) and report mismatches.
     Suite {
         /// The CSV file.
-        csv: PathBuf,
+        csv: Option<PathBuf>,
         /// Folder the CSV paths are relative to (default: the CSV's folder, or its parent).
         #[arg(long)]
         root: Option<PathBuf>,
@@ -128,9 +128,10 @@ enum Command {
         /// `only`: compare liveness instead of the condition in `path,1|0` rows (`1`: every fair
         /// execution terminates); `skip`: ignore the liveness column of `path,Verdict,Liveness`
         /// rows; `check` (the default): the condition for `1|0` rows, and the liveness column
-        /// where a row has one. A bare `--liveness` (after the CSV) means `only`.
-        #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "only", value_name = "MODE")]
-        liveness: Option<LivenessMode>,
+        /// where a row has one. A bare `--liveness` means `only` (`suite --liveness CSV` as
+        /// before).
+        #[arg(long, num_args = 0..=1, default_missing_value = "only", value_name = "MODE")]
+        liveness: Option<String>,
     },
     /// Measure the benchmark families (src/families.rs): for each point, the time of the verdict
     /// and liveness check, of the explanation, the peak memory, and the candidates examined.
@@ -271,12 +272,31 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run { tests, model, limits, json, timing, liveness } => cmd_run(&tests, &model, &limits, json, timing, liveness),
         Command::Explain { tests, model, limits, json, dot, svg } => cmd_explain(&tests, &model, &limits, json, dot, svg),
-        Command::Suite { csv, root, model, limits, jobs, liveness } => {
-            cmd_suite(&csv, root, &model, &limits, jobs, liveness.unwrap_or(LivenessMode::Check))
-        }
+        Command::Suite { csv, root, model, limits, jobs, liveness } => match suite_liveness(csv, liveness) {
+            Ok((csv, liveness)) => cmd_suite(&csv, root, &model, &limits, jobs, liveness),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Bench { quick, families, json, timeout, no_explain } => cmd_bench(quick, &families, json, timeout, no_explain),
         Command::BenchPoint { timeout, no_explain, family, params } => cmd_bench_point(&family, &params, timeout, no_explain),
     }
+}
+
+/// `suite`'s CSV and liveness mode. `--liveness` takes `check|skip|only` as `run`'s does; the
+/// older bare flag means `only`, and in `suite --liveness CSV` the word after it is the CSV.
+fn suite_liveness(csv: Option<PathBuf>, liveness: Option<String>) -> Result<(PathBuf, LivenessMode), String> {
+    use clap::ValueEnum as _;
+    let (csv, mode) = match liveness {
+        None => (csv, LivenessMode::Check),
+        Some(word) => match LivenessMode::from_str(&word, false) {
+            Ok(mode) => (csv, mode),
+            Err(_) if csv.is_none() => (Some(PathBuf::from(word)), LivenessMode::Only),
+            Err(_) => return Err(format!("--liveness: expected `check`, `skip` or `only`, found `{word}`")),
+        },
+    };
+    Ok((csv.ok_or("suite: the CSV file is required (`ptxmm suite CSV`)")?, mode))
 }
 
 /// One test named on the command line: a file, or standard input (`-`).

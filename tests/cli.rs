@@ -370,6 +370,7 @@ fn suite_liveness_takes_a_mode() {
         &["suite", csv, "--root", root, "--liveness", "only"][..],
         &["suite", csv, "--root", root, "--liveness"],
         &["suite", "--liveness=only", csv, "--root", root],
+        &["suite", "--liveness", csv, "--root", root],
     ] {
         let s = stdout_of(args);
         assert!(s.lines().any(|l| l == "2 passed, 0 failed"), "{args:?}: {s}");
@@ -382,6 +383,9 @@ fn suite_liveness_takes_a_mode() {
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
     let s = stdout_of(&["suite", rows, "--root", root, "--liveness", "skip"]);
     assert!(s.lines().any(|l| l == "1 passed, 0 failed"), "{s}");
+    let out = ptxmm().args(["suite", rows, "--liveness", "sometimes"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected `check`, `skip` or `only`, found `sometimes`"));
 }
 
 /// A CSV row with an unknown verdict word is rejected with the list of the accepted ones.
