@@ -36,8 +36,35 @@ macro_rules! out {
 #[derive(Parser)]
 #[command(name = "ptxmm", version, about = "Decide PTX litmus tests under the PTX memory consistency model")]
 struct Cli {
+    /// Colour in diagnostics: auto (on a terminal, unless NO_COLOR is set and non-empty),
+    /// always, or never.
+    #[arg(long, value_enum, global = true, default_value_t = ColorMode::Auto)]
+    color: ColorMode,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ColorMode {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Whether diagnostics on stderr are coloured, decided once from `--color` and `NO_COLOR`.
+static COLOR: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+fn color() -> bool {
+    *COLOR.get().unwrap_or(&false)
+}
+
+/// `--color auto`: a terminal, and no `NO_COLOR` (https://no-color.org: set and non-empty).
+fn color_choice(mode: ColorMode) -> bool {
+    match mode {
+        ColorMode::Always => true,
+        ColorMode::Never => false,
+        ColorMode::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal(),
+    }
 }
 
 #[derive(Subcommand)]
@@ -45,16 +72,21 @@ enum Command {
     /// Decide litmus tests and print herd7's result block and the verdict (Allowed / Forbidden /
     /// Undefined), or JSON, for each.
     Run {
-        /// Litmus files.
+        /// Litmus files, folders (every `*.litmus` below, sorted) or `-` for standard input.
         #[arg(required = true)]
         tests: Vec<PathBuf>,
         #[command(flatten)]
         model: ModelArgs,
         #[command(flatten)]
         limits: LimitArgs,
-        /// Print one JSON object per test instead of the herd7 block.
+        /// Print one JSON object per test instead of the herd7 block (docs/json.md), a malformed
+        /// test included.
         #[arg(long)]
         json: bool,
+        /// Include each test's `time_seconds` in the JSON (without it, the output is the same
+        /// run to run).
+        #[arg(long, requires = "json")]
+        timing: bool,
         /// Check whether some fair execution can hang (check), skip that check, or run only it.
         #[arg(long, value_enum, default_value_t = LivenessMode::Check)]
         liveness: LivenessMode,
@@ -62,26 +94,27 @@ enum Command {
     /// Explain the verdict of a test: a witness execution, or why every candidate that would
     /// reach the outcome is rejected (the axiom and the cycle, step by step).
     Explain {
-        /// The litmus file.
-        test: PathBuf,
+        /// Litmus files, folders (every `*.litmus` below, sorted) or `-` for standard input.
+        #[arg(required = true)]
+        tests: Vec<PathBuf>,
         #[command(flatten)]
         model: ModelArgs,
         #[command(flatten)]
         limits: LimitArgs,
-        /// Print the explanation as JSON.
+        /// Print the explanation as JSON, one object per test (docs/json.md).
         #[arg(long, conflicts_with_all = ["dot", "svg"])]
         json: bool,
-        /// Print the execution shown as a Graphviz DOT graph.
+        /// Print the execution shown as a Graphviz DOT graph (one test only).
         #[arg(long, conflicts_with = "svg")]
         dot: bool,
-        /// Print the execution shown as an SVG picture (rendered in-process).
+        /// Print the execution shown as an SVG picture, rendered in-process (one test only).
         #[arg(long)]
         svg: bool,
     },
     /// Run every test of a Dat3M-style expectation CSV (`path,1|0`) and report mismatches.
     Suite {
         /// The CSV file.
-        csv: PathBuf,
+        csv: Option<PathBuf>,
         /// Folder the CSV paths are relative to (default: the CSV's folder, or its parent).
         #[arg(long)]
         root: Option<PathBuf>,
@@ -92,9 +125,13 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
-        /// Compare liveness instead of the condition: `1` means every fair execution terminates.
-        #[arg(long)]
-        liveness: bool,
+        /// `only`: compare liveness instead of the condition in `path,1|0` rows (`1`: every fair
+        /// execution terminates); `skip`: ignore the liveness column of `path,Verdict,Liveness`
+        /// rows; `check` (the default): the condition for `1|0` rows, and the liveness column
+        /// where a row has one. A bare `--liveness` means `only` (`suite --liveness CSV` as
+        /// before).
+        #[arg(long, num_args = 0..=1, default_missing_value = "only", value_name = "MODE")]
+        liveness: Option<String>,
     },
     /// Measure the benchmark families (src/families.rs): for each point, the time of the verdict
     /// and liveness check, of the explanation, the peak memory, and the candidates examined.
@@ -177,8 +214,9 @@ struct LimitArgs {
     /// How often a loop that is not a side-effect-free spin loop may iterate back.
     #[arg(long, default_value_t = Limits::default().unroll)]
     unroll: usize,
-    /// Give up after this many model evaluations of one test (partial candidates included);
-    /// what was found by then is reported, and the verdict is Unknown unless it is Undefined.
+    /// The search budget of one test, in model evaluations, partial candidates included (trace
+    /// combinations and mbarrier states count too); beyond it the search stops, what was found
+    /// by then is reported, and the verdict is Unknown unless it is Undefined.
     #[arg(long, default_value_t = Limits::default().max_candidates)]
     max_candidates: u64,
     /// Give up on one test after this many seconds (condition and liveness together, or one
@@ -218,7 +256,7 @@ impl LimitArgs {
 }
 
 fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
-    let color = std::io::stderr().is_terminal();
+    let color = color();
     match (&args.cat, &args.model) {
         (Some(path), _) => ptxmm::models::from_file(path).map(|m| (m, path.display().to_string())).map_err(|d| d.render(color)),
         (None, name) => {
@@ -230,16 +268,135 @@ fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _ = COLOR.set(color_choice(cli.color));
     match cli.command {
-        Command::Run { tests, model, limits, json, liveness } => cmd_run(&tests, &model, &limits, json, liveness),
-        Command::Explain { test, model, limits, json, dot, svg } => cmd_explain(&test, &model, &limits, json, dot, svg),
-        Command::Suite { csv, root, model, limits, jobs, liveness } => cmd_suite(&csv, root, &model, &limits, jobs, liveness),
+        Command::Run { tests, model, limits, json, timing, liveness } => cmd_run(&tests, &model, &limits, json, timing, liveness),
+        Command::Explain { tests, model, limits, json, dot, svg } => cmd_explain(&tests, &model, &limits, json, dot, svg),
+        Command::Suite { csv, root, model, limits, jobs, liveness } => match suite_liveness(csv, liveness) {
+            Ok((csv, liveness)) => cmd_suite(&csv, root, &model, &limits, jobs, liveness),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Bench { quick, families, json, timeout, no_explain } => cmd_bench(quick, &families, json, timeout, no_explain),
         Command::BenchPoint { timeout, no_explain, family, params } => cmd_bench_point(&family, &params, timeout, no_explain),
     }
 }
 
-fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, liveness: LivenessMode) -> ExitCode {
+/// `suite`'s CSV and liveness mode. `--liveness` takes `check|skip|only` as `run`'s does; the
+/// older bare flag means `only`, and in `suite --liveness CSV` the word after it is the CSV.
+fn suite_liveness(csv: Option<PathBuf>, liveness: Option<String>) -> Result<(PathBuf, LivenessMode), String> {
+    use clap::ValueEnum as _;
+    let (csv, mode) = match liveness {
+        None => (csv, LivenessMode::Check),
+        Some(word) => match LivenessMode::from_str(&word, false) {
+            Ok(mode) => (csv, mode),
+            Err(_) if csv.is_none() => (Some(PathBuf::from(word)), LivenessMode::Only),
+            Err(_) => return Err(format!("--liveness: expected `check`, `skip` or `only`, found `{word}`")),
+        },
+    };
+    Ok((csv.ok_or("suite: the CSV file is required (`ptxmm suite CSV`)")?, mode))
+}
+
+/// One test named on the command line: a file, or standard input (`-`).
+enum Input {
+    File(PathBuf),
+    Stdin,
+}
+
+impl Input {
+    /// The name reports use: the path, or `<stdin>`.
+    fn name(&self) -> String {
+        match self {
+            Input::File(p) => p.display().to_string(),
+            Input::Stdin => "<stdin>".to_string(),
+        }
+    }
+
+    fn load(&self) -> Result<ptxmm::program::Program, ptxmm::LoadError> {
+        match self {
+            Input::File(p) => ptxmm::load_program(p),
+            Input::Stdin => {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                    .map_err(|source| ptxmm::LoadError::Io { path: self.name(), source })?;
+                ptxmm::parse_program(SourceFile::new(self.name(), text))
+            }
+        }
+    }
+}
+
+/// The tests named by `paths`: files as given, `-` as standard input, and for a folder every
+/// `*.litmus` file below it, sorted. A folder with no test is an error (the message).
+fn expand_inputs(paths: &[PathBuf]) -> Vec<Result<Input, String>> {
+    let mut inputs = Vec::new();
+    for p in paths {
+        if p.as_os_str() == "-" {
+            inputs.push(Ok(Input::Stdin));
+        } else if p.is_dir() {
+            let mut found = Vec::new();
+            let mut stack = vec![p.clone()];
+            while let Some(dir) = stack.pop() {
+                let entries = match std::fs::read_dir(&dir) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        inputs.push(Err(format!("{}: cannot read: {e}", dir.display())));
+                        continue;
+                    }
+                };
+                for e in entries.flatten() {
+                    let path = e.path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if path.extension().is_some_and(|x| x == "litmus") {
+                        found.push(path);
+                    }
+                }
+            }
+            if found.is_empty() {
+                inputs.push(Err(format!("{}: no `*.litmus` file in this folder", p.display())));
+            }
+            found.sort();
+            inputs.extend(found.into_iter().map(|f| Ok(Input::File(f))));
+        } else {
+            inputs.push(Ok(Input::File(p.clone())));
+        }
+    }
+    inputs
+}
+
+/// Report a test that has no result: the diagnostic on stderr and, in JSON mode, its record.
+fn report_failure(json: bool, file: &str, test: Option<&str>, model: Option<&str>, rendered: &str, error: ptxmm::report::JsonError) {
+    eprintln!("{rendered}");
+    if json {
+        outln!("{}", ptxmm::report::json_error(file, test, model, error));
+    }
+}
+
+/// Load one test named on the command line; a failure is reported (stderr, and its JSON
+/// record in JSON mode) and gives None.
+fn load_input(input: Result<Input, String>, json: bool, model: Option<&str>) -> Option<(String, ptxmm::program::Program)> {
+    use ptxmm::report::JsonError;
+    let input = match input {
+        Ok(i) => i,
+        Err(why) => {
+            report_failure(json, &why, None, model, &why, JsonError::plain(why.clone()));
+            return None;
+        }
+    };
+    let file = input.name();
+    match input.load() {
+        Ok(p) => Some((file, p)),
+        Err(e) => {
+            report_failure(json, &file, None, model, &e.render(color()), JsonError::of_load(&e));
+            None
+        }
+    }
+}
+
+fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, timing: bool, liveness: LivenessMode) -> ExitCode {
+    use ptxmm::report::JsonError;
     let (model, model_name) = match load_model(model_args) {
         Ok(m) => m,
         Err(e) => {
@@ -254,17 +411,12 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
             return ExitCode::from(2);
         }
     };
-    let color = std::io::stderr().is_terminal();
     let opts = limits.options();
     let mut status = ExitCode::SUCCESS;
-    for path in tests {
-        let mut program = match ptxmm::load_program(path) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("{}", e.render(color));
-                status = ExitCode::from(1);
-                continue;
-            }
+    for input in expand_inputs(tests) {
+        let Some((file, mut program)) = load_input(input, json, Some(&model_name)) else {
+            status = ExitCode::from(1);
+            continue;
         };
         program.readings = readings;
         if let Some(w) = ptxmm::check::model_mismatch(&program, &model) {
@@ -276,41 +428,57 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
         let live = if liveness == LivenessMode::Skip { None } else { Some(check_liveness(&program, &model, &opts)) };
         let outcome = match outcome.transpose() {
             Ok(o) => o,
-            Err(e @ ptxmm::check::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) => {
-                eprintln!("{}:{e}", path.display());
-                status = ExitCode::from(1);
-                continue;
-            }
             Err(e) => {
-                eprintln!("{}: {e}", path.display());
+                // An address error carries its own `line:col: ` prefix.
+                let sep = if matches!(e, ptxmm::check::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) {
+                    ":"
+                } else {
+                    ": "
+                };
+                report_failure(
+                    json,
+                    &file,
+                    Some(&program.name),
+                    Some(&model_name),
+                    &format!("{file}{sep}{e}"),
+                    JsonError::plain(e.to_string()),
+                );
                 status = ExitCode::from(1);
                 continue;
             }
         };
         if let Some(why) = outcome.as_ref().and_then(|o| o.incomplete.as_ref()) {
-            eprintln!("{}: not decided: {why}", path.display());
+            eprintln!("{file}: not decided: {why}");
             status = ExitCode::from(1);
         }
         if let Some(why) = outcome.as_ref().and_then(|o| o.inconclusive()) {
-            eprintln!("{}: inconclusive: {why}", path.display());
+            eprintln!("{file}: inconclusive: {why}");
             status = ExitCode::from(1);
         }
         // A liveness failure (e.g. the search budget) does not hide the decided condition.
-        let live = match live.transpose() {
-            Ok(l) => l,
+        let (live, live_error) = match live.transpose() {
+            Ok(l) => (l, None),
             Err(e) => {
-                eprintln!("{}: liveness not decided: {e}", path.display());
+                eprintln!("{file}: liveness not decided: {e}");
                 status = ExitCode::from(1);
-                None
+                (None, Some(e.to_string()))
             }
         };
         if json {
             let mut v = match &outcome {
-                Some(o) => ptxmm::report::json(o, &path.display().to_string(), &model_name),
-                None => serde_json::json!({ "test": program.name, "file": path.display().to_string(), "model": model_name }),
+                Some(o) => ptxmm::report::json(o, &file, &model_name, ptxmm::report::JsonOptions { timing }),
+                None => serde_json::json!({
+                    "schema_version": ptxmm::report::SCHEMA_VERSION,
+                    "test": program.name,
+                    "file": file,
+                    "model": model_name,
+                }),
             };
             if let Some(l) = &live {
                 v["liveness"] = serde_json::to_value(l).expect("liveness serialises");
+            }
+            if let Some(e) = live_error {
+                v["liveness_error"] = e.into();
             }
             outln!("{v}");
         } else {
@@ -329,7 +497,8 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
     status
 }
 
-fn cmd_explain(path: &std::path::Path, model_args: &ModelArgs, limits: &LimitArgs, json: bool, dot: bool, svg: bool) -> ExitCode {
+fn cmd_explain(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, dot: bool, svg: bool) -> ExitCode {
+    use ptxmm::report::JsonError;
     let (model, _) = match load_model(model_args) {
         Ok(m) => m,
         Err(e) => {
@@ -337,40 +506,51 @@ fn cmd_explain(path: &std::path::Path, model_args: &ModelArgs, limits: &LimitArg
             return ExitCode::from(2);
         }
     };
-    let mut program = match ptxmm::load_program(path) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{}", e.render(std::io::stderr().is_terminal()));
-            return ExitCode::from(1);
-        }
-    };
-    match model_args.readings() {
-        Ok(r) => program.readings = r,
+    let readings = match model_args.readings() {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
         }
+    };
+    let inputs = expand_inputs(tests);
+    if (dot || svg) && inputs.len() != 1 {
+        eprintln!("error: --dot and --svg draw one test; {} were given", inputs.len());
+        return ExitCode::from(2);
     }
-    match ptxmm::explain::explain(&program, &model, &limits.options()) {
-        Ok(x) => {
-            if json {
-                let mut v = serde_json::to_value(&x).expect("explanation serialises");
-                v["graph"] = serde_json::to_value(&x.graph).expect("graph serialises");
-                outln!("{v}");
-            } else if dot {
-                out!("{}", ptxmm::explain::dot::to_dot(&x.graph));
-            } else if svg {
-                out!("{}", ptxmm::explain::svg::to_svg(&x.graph));
-            } else {
-                out!("{}", x.text);
+    let mut status = ExitCode::SUCCESS;
+    for (i, input) in inputs.into_iter().enumerate() {
+        let Some((file, mut program)) = load_input(input, json, None) else {
+            status = ExitCode::from(1);
+            continue;
+        };
+        program.readings = readings;
+        match ptxmm::explain::explain(&program, &model, &limits.options()) {
+            Ok(x) => {
+                if json {
+                    let mut v = serde_json::to_value(&x).expect("explanation serialises");
+                    v["graph"] = serde_json::to_value(&x.graph).expect("graph serialises");
+                    v["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+                    v["file"] = file.into();
+                    outln!("{v}");
+                } else if dot {
+                    out!("{}", ptxmm::explain::dot::to_dot(&x.graph));
+                } else if svg {
+                    out!("{}", ptxmm::explain::svg::to_svg(&x.graph));
+                } else {
+                    if i > 0 {
+                        outln!();
+                    }
+                    out!("{}", x.text);
+                }
             }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{}: {e}", path.display());
-            ExitCode::from(1)
+            Err(e) => {
+                report_failure(json, &file, Some(&program.name), None, &format!("{file}: {e}"), JsonError::plain(e.to_string()));
+                status = ExitCode::from(1);
+            }
         }
     }
+    status
 }
 
 fn cmd_suite(
@@ -379,7 +559,7 @@ fn cmd_suite(
     model_args: &ModelArgs,
     limits: &LimitArgs,
     jobs: Option<usize>,
-    liveness: bool,
+    liveness: LivenessMode,
 ) -> ExitCode {
     let (model, model_name) = match load_model(model_args) {
         Ok(m) => m,
@@ -400,10 +580,10 @@ fn cmd_suite(
         }
     };
     let file = SourceFile::new(csv.display().to_string(), text);
-    let rows = match suite::parse_csv(&file) {
+    let mut rows = match suite::parse_csv(&file) {
         Ok(r) => r,
         Err(d) => {
-            eprintln!("{}", d.render(std::io::stderr().is_terminal()));
+            eprintln!("{}", d.render(color()));
             return ExitCode::from(2);
         }
     };
@@ -414,7 +594,12 @@ fn cmd_suite(
     } else {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    let kind = if liveness { suite::SuiteKind::Liveness } else { suite::SuiteKind::Condition };
+    if liveness == LivenessMode::Skip {
+        for (_, l) in rows.iter_mut().filter_map(|r| r.verdict.as_mut()) {
+            *l = None;
+        }
+    }
+    let kind = if liveness == LivenessMode::Only { suite::SuiteKind::Liveness } else { suite::SuiteKind::Condition };
     let report = suite::run_suite(&rows, &root, &model, &limits.options(), kind, &|| bar.inc(1));
     bar.finish_and_clear();
     for (row, res, _) in &report.rows {
@@ -520,7 +705,9 @@ fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f64, no_expl
             row.run_s
         );
         if json {
-            outln!("{}", serde_json::to_string(&row).expect("measurements serialise"));
+            let mut v = serde_json::to_value(&row).expect("measurements serialise");
+            v["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+            outln!("{v}");
         }
         rows.push(row);
     }

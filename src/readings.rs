@@ -136,8 +136,60 @@ impl Readings {
             .collect()
     }
 
+    /// One entry per ambiguity, for JSON: its id, flag, which reading is in effect and the same
+    /// prose as [`Readings::describe`].
+    pub fn entries(&self) -> Vec<ReadingEntry> {
+        AMBIGUITIES.iter().zip(self.describe()).map(|(a, description)| entry(a, (a.get)(self), description)).collect()
+    }
+
     /// The `ALT-…` sets a model reads, with whether each is selected.
     pub fn cat_sets(&self) -> impl Iterator<Item = (&'static str, bool)> + '_ {
         AMBIGUITIES.iter().filter_map(|a| a.cat_set.map(|s| (s, (a.get)(self))))
+    }
+}
+
+/// One ambiguity's reading in effect, as the JSON reports carry it (`docs/json.md`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ReadingEntry {
+    /// `AMBIG-1`, …
+    pub id: &'static str,
+    /// The `--reading` flag that selects the alternative (`proxy-fence-anywhere`, …).
+    pub name: &'static str,
+    /// `default` or `alternative`.
+    pub value: &'static str,
+    /// The line of the text report (`AMBIG-1 default: …`).
+    pub description: String,
+}
+
+fn entry(a: &Ambiguity, alternative: bool, description: String) -> ReadingEntry {
+    ReadingEntry { id: a.id, name: a.flag, value: if alternative { "alternative" } else { "default" }, description }
+}
+
+/// The entries of readings already described by [`Readings::describe`] (as `check::Outcome`
+/// keeps them): each line names its ambiguity and whether the alternative is selected.
+pub fn entries_of(described: &[String]) -> Vec<ReadingEntry> {
+    described
+        .iter()
+        .filter_map(|line| {
+            let a = AMBIGUITIES.iter().find(|a| line.strip_prefix(a.id).is_some_and(|rest| rest.starts_with(' ')))?;
+            let alternative = line[a.id.len()..].starts_with(" alternative ");
+            Some(entry(a, alternative, line.clone()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_through_the_descriptions() {
+        let mut r = Readings::default();
+        r.select("commit-order").unwrap();
+        assert_eq!(entries_of(&r.describe()), r.entries());
+        let alt: Vec<_> = r.entries().into_iter().filter(|e| e.value == "alternative").collect();
+        assert_eq!(alt.len(), 1);
+        assert_eq!((alt[0].id, alt[0].name), ("AMBIG-18", "commit-order"));
+        assert_eq!(Readings::default().entries().len(), AMBIGUITIES.len());
     }
 }

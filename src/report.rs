@@ -139,6 +139,17 @@ fn observation(o: &Outcome) -> &'static str {
     }
 }
 
+/// The version of every JSON record ptxmm prints (`run`, `explain`, `bench`; `docs/json.md`).
+/// Raised when a field changes meaning or disappears; new fields may appear without a change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What the JSON form of an outcome includes beyond the facts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JsonOptions {
+    /// Include `time_seconds` (otherwise the record is the same run to run).
+    pub timing: bool,
+}
+
 #[derive(Serialize)]
 struct JsonState {
     values: std::collections::BTreeMap<String, i64>,
@@ -147,6 +158,7 @@ struct JsonState {
 
 #[derive(Serialize)]
 struct JsonOutcome<'a> {
+    schema_version: u32,
     test: &'a str,
     file: &'a str,
     model: &'a str,
@@ -164,7 +176,7 @@ struct JsonOutcome<'a> {
     verdict: &'static str,
     undefined: &'a std::collections::BTreeSet<crate::findings::Finding>,
     races: &'a std::collections::BTreeSet<crate::findings::Finding>,
-    readings: &'a [String],
+    readings: Vec<crate::readings::ReadingEntry>,
     incomplete: Option<&'a str>,
     inconclusive: Option<String>,
     hanging_combinations: u64,
@@ -173,17 +185,19 @@ struct JsonOutcome<'a> {
     partial_candidates: u64,
     dead_ends: u64,
     consistent: u64,
-    time_seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time_seconds: Option<f64>,
 }
 
-/// The same facts as the herd block, as a JSON object.
-pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
+/// The same facts as the herd block, as a JSON object (`docs/json.md`, `docs/ptxmm-run.schema.json`).
+pub fn json(o: &Outcome, file: &str, model: &str, options: JsonOptions) -> serde_json::Value {
     let states = o
         .states
         .iter()
         .map(|(st, sat)| JsonState { values: o.observable_names.iter().cloned().zip(st.iter().copied()).collect(), satisfies: *sat })
         .collect();
     let j = JsonOutcome {
+        schema_version: SCHEMA_VERSION,
         test: &o.test,
         file,
         model,
@@ -205,7 +219,7 @@ pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
         verdict: o.verdict().name(),
         undefined: &o.undefined,
         races: &o.races,
-        readings: &o.readings,
+        readings: crate::readings::entries_of(&o.readings),
         incomplete: o.incomplete.as_deref(),
         inconclusive: o.inconclusive(),
         hanging_combinations: o.blocked_combinations,
@@ -214,7 +228,46 @@ pub fn json(o: &Outcome, file: &str, model: &str) -> serde_json::Value {
         partial_candidates: o.stats.partial,
         dead_ends: o.stats.dead_ends,
         consistent: o.stats.consistent,
-        time_seconds: o.elapsed.as_secs_f64(),
+        time_seconds: options.timing.then_some(o.elapsed.as_secs_f64()),
     };
     serde_json::to_value(j).expect("outcome serialises")
+}
+
+/// Where a test failed to load or to run, for its JSON record: 1-based line and column when the
+/// error points into the source.
+#[derive(Clone, Debug, Serialize)]
+pub struct JsonError {
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// The full diagnostic as printed on stderr (source excerpt and notes, no colour).
+    pub rendered: String,
+}
+
+impl JsonError {
+    /// An error with no position in the source.
+    pub fn plain(message: impl Into<String>) -> JsonError {
+        let message = message.into();
+        JsonError { rendered: message.clone(), message, line: None, column: None }
+    }
+
+    /// The error of a test that could not be read, parsed or lowered.
+    pub fn of_load(e: &crate::LoadError) -> JsonError {
+        match e {
+            crate::LoadError::Io { .. } => JsonError::plain(e.to_string()),
+            crate::LoadError::Syntax(d) => {
+                let (line, column) = d.file.line_col(d.diagnostic.span.start);
+                JsonError { message: d.diagnostic.message.clone(), line: Some(line), column: Some(column), rendered: d.render(false) }
+            }
+        }
+    }
+}
+
+/// The record of a test with no result: `test` is null when it could not be parsed.
+pub fn json_error(file: &str, test: Option<&str>, model: Option<&str>, error: JsonError) -> serde_json::Value {
+    let mut v = serde_json::json!({ "schema_version": SCHEMA_VERSION, "file": file, "test": test, "error": error });
+    if let Some(m) = model {
+        v["model"] = m.into();
+    }
+    v
 }

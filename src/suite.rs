@@ -2,7 +2,7 @@
 //!
 //! Dat3M's rows are `path,1|0`: `1` means the test's condition holds (herd7 prints `Ok`), `0`
 //! that it does not (`No`). ptxmm's own async suite uses `path,Verdict[,Liveness]` rows, with
-//! Verdict one of Allowed / Forbidden / Undefined and Liveness `ok` or `hang`.
+//! Verdict one of [`VERDICT_WORDS`] and Liveness `ok` or `hang`.
 //! Tests run in parallel; the result keeps the CSV order so reports are stable.
 
 use crate::cat::CatModel;
@@ -23,7 +23,14 @@ pub struct SuiteRow {
     pub verdict: Option<(String, Option<String>)>,
 }
 
-const VERDICTS: [&str; 4] = ["Allowed", "Forbidden", "Undefined", "Inconclusive"];
+/// The verdict words a `path,Verdict[,Liveness]` row may expect. Every message about a row
+/// lists them from here.
+pub const VERDICT_WORDS: &[&str] = &["Allowed", "Forbidden", "Undefined", "Inconclusive"];
+
+/// `Allowed, Forbidden, …`, for messages.
+pub fn verdict_words() -> String {
+    VERDICT_WORDS.join(", ")
+}
 
 /// Parse a CSV of `path,1|0` rows. Blank lines and `//` comments are skipped.
 pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
@@ -38,7 +45,7 @@ pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
         }
         let span = Span::new(start, start + line.trim_end().len());
         let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
-        if fields.len() >= 2 && VERDICTS.contains(&fields[1]) {
+        if fields.len() >= 2 && VERDICT_WORDS.contains(&fields[1]) {
             let liveness = match fields.get(2).copied() {
                 None => None,
                 Some(l @ ("ok" | "hang")) => Some(l.to_string()),
@@ -64,7 +71,11 @@ pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
             continue;
         }
         let Some((path, value)) = trimmed.rsplit_once(',') else {
-            return Err(FileDiagnostic::new(file, Diagnostic::expected(span, "a row `path,1` or `path,0`", format!("`{trimmed}`"))));
+            return Err(FileDiagnostic::new(
+                file,
+                Diagnostic::expected(span, "a row `path,1`, `path,0` or `path,Verdict[,Liveness]`", format!("`{trimmed}`"))
+                    .with_note(format!("a Verdict is one of {}; a Liveness `ok` or `hang`", verdict_words())),
+            ));
         };
         let expected = match value.trim() {
             "1" => true,
@@ -73,7 +84,11 @@ pub fn parse_csv(file: &SourceFile) -> Result<Vec<SuiteRow>, FileDiagnostic> {
                 let vstart = start + line.rfind(',').unwrap_or(0) + 1;
                 return Err(FileDiagnostic::new(
                     file,
-                    Diagnostic::expected(Span::new(vstart, vstart + other.len().max(1)), "`1` or `0`", format!("`{other}`")),
+                    Diagnostic::expected(
+                        Span::new(vstart, vstart + other.len().max(1)),
+                        format!("`1`, `0` or a verdict ({})", verdict_words()),
+                        format!("`{other}`"),
+                    ),
                 ));
             }
         };

@@ -259,3 +259,149 @@ fn undefined_behaviour_found_before_a_limit_is_the_verdict() {
     }
     assert!(seen_partial_undefined, "some budget stops the search after the race was found");
 }
+
+// ---- input forms, colour, suite options (issue 10) -----------------------------------------------
+
+/// A scratch folder for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxmm-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `NO_COLOR` (set and non-empty) turns colour off; `--color always|never` decides explicitly.
+#[test]
+fn no_color_and_the_color_flag() {
+    let bad = "tests/bad/missing-semicolon.litmus";
+    let stderr = |args: &[&str], no_color: Option<&str>| {
+        let mut cmd = ptxmm();
+        cmd.args(args);
+        match no_color {
+            Some(v) => cmd.env("NO_COLOR", v),
+            None => cmd.env_remove("NO_COLOR"),
+        };
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(stderr(&["--color", "always", "run", bad], None).contains('\u{1b}'), "--color always colours");
+    assert!(stderr(&["run", "--color", "always", bad], Some("")).contains('\u{1b}'), "an empty NO_COLOR is ignored");
+    for (args, no_color) in [(&["run", bad][..], Some("1")), (&["--color", "never", "run", bad], None), (&["run", bad], None)] {
+        let s = stderr(args, no_color);
+        assert!(!s.contains('\u{1b}'), "{args:?} NO_COLOR={no_color:?}: {s:?}");
+        assert!(s.contains("missing-semicolon.litmus:4:33"), "{s}");
+    }
+}
+
+/// A folder stands for every `*.litmus` file below it, sorted; `-` reads standard input.
+#[test]
+fn folders_and_standard_input() {
+    let dir = scratch("dir-input");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::copy("examples/MP.litmus", dir.join("b.litmus")).unwrap();
+    std::fs::copy("tests/litmus/SB-fence-sc.litmus", dir.join("sub/a.litmus")).unwrap();
+    std::fs::copy("tests/litmus/LB-data-deps.litmus", dir.join("a.litmus")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a test").unwrap();
+    let s = stdout_of(&["run", "--liveness", "skip", dir.to_str().unwrap()]);
+    let tests: Vec<&str> = s.lines().filter(|l| l.starts_with("Test ")).collect();
+    assert_eq!(tests, ["Test LB-data-deps Forbidden", "Test MP Allowed", "Test SB-fence-sc Required"], "{s}");
+
+    let empty = scratch("dir-empty");
+    let out = ptxmm().args(["run", empty.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no `*.litmus` file"));
+
+    let out = ptxmm().args(["run", "--json", "-"]).write_stdin(std::fs::read("examples/MP.litmus").unwrap()).output().unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["file"].as_str(), v["test"].as_str(), v["verdict"].as_str()), (Some("<stdin>"), Some("MP"), Some("Forbidden")));
+
+    let out = ptxmm().args(["run", "-"]).write_stdin("PTX broken\n{ x=0; }\n P0 ;\n st.weak x, 1\n").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("<stdin>:"), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let out = ptxmm().args(["explain", "-"]).write_stdin(std::fs::read("examples/MP.litmus").unwrap()).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Test MP: the outcome"));
+}
+
+/// `explain` takes several tests (and folders); `--dot`/`--svg` draw exactly one.
+#[test]
+fn explain_takes_several_tests() {
+    let s = stdout_of(&["explain", "examples/MP.litmus", "tests/litmus/MP-relaxed.litmus"]);
+    let heads: Vec<&str> = s.lines().filter(|l| l.starts_with("Test ")).collect();
+    assert_eq!(heads.len(), 2, "{s}");
+    assert!(heads[0].starts_with("Test MP:") && heads[1].starts_with("Test MP-relaxed:"), "{s}");
+    let out = ptxmm().args(["explain", "--json", "examples/MP.litmus", "tests/bad/missing-semicolon.litmus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["file"], "examples/MP.litmus");
+    assert!(lines[1]["test"].is_null() && lines[1]["error"]["message"].as_str().unwrap().contains("expected `;`"));
+    let out = ptxmm().args(["explain", "--dot", "examples/MP.litmus", "tests/litmus/MP-relaxed.litmus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A malformed test among others: its record says where, the others are decided, exit code 1.
+#[test]
+fn a_malformed_test_has_a_json_record() {
+    let out = ptxmm().args(["run", "--json", "examples/MP.litmus", "tests/bad/undefined-register.litmus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["verdict"], "Forbidden");
+    let e = &lines[1];
+    assert_eq!(e["schema_version"], 1);
+    assert!(e["test"].is_null());
+    assert_eq!((e["error"]["line"].as_u64(), e["error"]["column"].as_u64()), (Some(4), Some(13)));
+    assert!(e["error"]["message"].as_str().unwrap().contains("undefined register `r5`"));
+    assert!(e["error"]["rendered"].as_str().unwrap().contains("undefined-register.litmus:4:13"));
+}
+
+/// `suite --liveness` takes `check|skip|only` as `run` does; a bare `--liveness` still means `only`.
+#[test]
+fn suite_liveness_takes_a_mode() {
+    let dir = scratch("suite-liveness");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/liveness");
+    let root = root.to_str().unwrap();
+    // `1|0` rows: `1` means every fair execution terminates (with --liveness only).
+    let csv = dir.join("live.csv");
+    std::fs::write(&csv, "barrier-count-met.litmus,1\nbarrier-count-too-high.litmus,0\n").unwrap();
+    let csv = csv.to_str().unwrap();
+    for args in [
+        &["suite", csv, "--root", root, "--liveness", "only"][..],
+        &["suite", csv, "--root", root, "--liveness"],
+        &["suite", "--liveness=only", csv, "--root", root],
+        &["suite", "--liveness", csv, "--root", root],
+    ] {
+        let s = stdout_of(args);
+        assert!(s.lines().any(|l| l == "2 passed, 0 failed"), "{args:?}: {s}");
+    }
+    // Verdict rows with a wrong liveness column: checked by default, ignored with `skip`.
+    let rows = dir.join("verdicts.csv");
+    std::fs::write(&rows, "barrier-count-too-high.litmus,Inconclusive,ok\n").unwrap();
+    let rows = rows.to_str().unwrap();
+    let out = ptxmm().args(["suite", rows, "--root", root, "--liveness", "check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let s = stdout_of(&["suite", rows, "--root", root, "--liveness", "skip"]);
+    assert!(s.lines().any(|l| l == "1 passed, 0 failed"), "{s}");
+    let out = ptxmm().args(["suite", rows, "--liveness", "sometimes"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected `check`, `skip` or `only`, found `sometimes`"));
+}
+
+/// A CSV row with an unknown verdict word is rejected with the list of the accepted ones.
+#[test]
+fn suite_csv_error_lists_the_verdict_words() {
+    let dir = scratch("suite-words");
+    let csv = dir.join("bad.csv");
+    std::fs::write(&csv, "S1-wait-group.litmus,Forbiden\n").unwrap();
+    let out = ptxmm().args(["suite", csv.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.csv:1:22"), "{err}");
+    for w in ptxmm::suite::VERDICT_WORDS {
+        assert!(err.contains(w), "`{w}` is not listed: {err}");
+    }
+    assert!(ptxmm::suite::VERDICT_WORDS.contains(&"Inconclusive"));
+}
