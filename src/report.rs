@@ -59,6 +59,9 @@ pub fn verdict_block(o: &Outcome) -> String {
         let _ = writeln!(s, "{title} ({}):", items.len());
         for f in items.iter().take(SHOWN) {
             let _ = writeln!(s, "  [{}] {}", f.rule, f.message);
+            if let Some(h) = &f.hint {
+                let _ = writeln!(s, "    hint: {h}");
+            }
         }
         if items.len() > SHOWN {
             let _ = writeln!(s, "  ... and {} more (--json lists them all)", items.len() - SHOWN);
@@ -66,6 +69,7 @@ pub fn verdict_block(o: &Outcome) -> String {
     };
     list(&mut s, "Undefined behaviour", &o.undefined);
     list(&mut s, "Data races", &o.races);
+    list(&mut s, "Flagged by the model", &o.flag_findings);
     if o.readings.iter().any(|r| r.contains(" alternative ")) {
         let _ = writeln!(s, "Readings:");
         for r in &o.readings {

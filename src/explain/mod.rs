@@ -323,6 +323,9 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
     }
     for f in &undefined {
         text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
+        if let Some(h) = &f.hint {
+            text.push_str(&format!("  hint: {h}\n"));
+        }
     }
     if !races.is_empty() {
         text.push_str("Data races in this execution:\n");
@@ -530,7 +533,13 @@ impl Shown {
         let races = races(s, cand, prepared, &all_events);
         let graph = build_graph(program, s, cand, &all_events, cycle.as_deref());
         let undefined = match prepared.evaluate(cand, false) {
-            Ok(eval) => crate::findings::of_execution(cand, &eval.fired_flags()).0,
+            Ok(eval) => {
+                let path = match prepared.value_of("path", cand) {
+                    Ok(Some(crate::cat::Value::Rel(r))) => Some(r),
+                    _ => None,
+                };
+                crate::findings::of_execution(cand, &eval.fired_flags(), path.as_ref()).undefined
+            }
             Err(_) => Vec::new(),
         };
         Shown { events: all_events.clone(), all_events, desc, races, undefined, graph }
