@@ -57,8 +57,11 @@ pub struct Outcome {
     pub flags: Vec<String>,
     /// Undefined behaviour found in some consistent execution (`undefined_unless` checks).
     pub undefined: BTreeSet<Finding>,
-    /// Data races found in some consistent execution (`flag` checks).
+    /// Data races found in some consistent execution (`flag` checks named as race checks:
+    /// the name contains `race`), except those on a pair an undefined finding already names.
     pub races: BTreeSet<Finding>,
+    /// Other `flag` checks of the model that fired, with the events they name (no hint).
+    pub flag_findings: BTreeSet<Finding>,
     /// The reading of every exposed ambiguity (digest §14.10) the run used.
     pub readings: Vec<String>,
     /// Set when a limit (`--timeout`, `--max-candidates`) stopped the search: the message. The
@@ -212,6 +215,7 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         flags: Vec::new(),
         undefined: BTreeSet::new(),
         races: BTreeSet::new(),
+        flag_findings: BTreeSet::new(),
         readings: program.readings.describe(),
         incomplete: None,
     };
@@ -244,9 +248,20 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                 for f in &fired {
                     flags.insert(f.name.clone());
                 }
-                let (undefined, races) = crate::findings::of_execution(cand, &fired);
-                outcome.undefined.extend(undefined);
-                outcome.races.extend(races);
+                let path = match lazy.get().map(|p| p.value_of("path", cand)) {
+                    Ok(Ok(Some(crate::cat::Value::Rel(r)))) => Some(r),
+                    _ => None,
+                };
+                let found = crate::findings::of_execution(cand, &fired, path.as_ref());
+                for f in found.undefined {
+                    crate::findings::insert(&mut outcome.undefined, f);
+                }
+                for f in found.races {
+                    crate::findings::insert(&mut outcome.races, f);
+                }
+                for f in found.flags {
+                    crate::findings::insert(&mut outcome.flag_findings, f);
+                }
                 let room = record_final_states(program, cand, &mut outcome, max_states);
                 states_full |= !room;
                 room
@@ -270,6 +285,7 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         r => r?,
     }
     outcome.flags = flags.into_iter().collect();
+    crate::findings::drop_covered_races(&mut outcome.undefined, &mut outcome.races);
     outcome.elapsed = start.elapsed();
     Ok(outcome)
 }

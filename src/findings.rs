@@ -1,75 +1,218 @@
-//! Findings of a consistent execution: undefined behaviour and data races, in words.
+//! Findings of a consistent execution: undefined behaviour, data races and other model flags,
+//! in words, with a hint naming the instruction that would remove each.
 //!
-//! The model decides *whether* an execution is undefined (`undefined_unless` checks) or racy
-//! (`flag` checks); this module says *what* happened, naming the instructions, their lines and,
-//! for races, the ordering that is missing. An event that carries its own undefined-behaviour
-//! reason (an mbarrier misuse, a bad copy size, found while building the trace) is reported with
-//! that reason.
+//! The model decides *whether* an execution is undefined (`undefined_unless` checks), racy
+//! (`flag` checks whose name contains `race`) or flagged (other `flag` checks); this module says
+//! *what* happened, naming the instructions (thread, line, text) and computing a hint from the
+//! program: which synchronization the pair lacks (an `mbarrier.expect_tx`, a full
+//! `cp.async.bulk.wait_group` instead of `.read`, a wait plus a barrier in the issuing thread, a
+//! proxy fence, a scope, …). An event that carries its own undefined-behaviour reason (an mbarrier
+//! misuse, a bad copy size, found while building the trace) is reported with that reason and a
+//! hint for it. `docs/findings.md` lists every kind and its hint.
 
 use crate::cat::{CheckOutcome, FlagKind};
 use crate::exec::search::Candidate;
 use crate::exec::structure::{Event, EventStructure};
 use crate::exec::trace::Role;
-use crate::program::Program;
+use crate::program::{Address, Completion, GroupKind, Instr, MbOp, Op, Program, Scope, Value};
+use crate::relation::Relation;
+use std::collections::BTreeSet;
+
+/// One side of a finding: the instruction, its thread and line, and for an asynchronous
+/// operation the part of it involved (`destination write`, `source read`, …).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct FindingSite {
+    /// `P0`; `init` for the initial state of a location.
+    pub thread: String,
+    pub line: usize,
+    pub instruction: String,
+    pub part: Option<String>,
+}
 
 /// One finding, ready to print.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Finding {
     /// The model's name for the rule (`U1-read-before-completion`, `data-race`, …).
     pub rule: String,
+    /// The instructions involved (one, or the two of a pair, in the rule's order).
+    pub sites: Vec<FindingSite>,
     pub message: String,
+    /// What to add or change to remove the finding, computed from the program.
+    pub hint: Option<String>,
+}
+
+impl Finding {
+    /// The sites as a set, to compare findings about the same instructions.
+    fn site_set(&self) -> BTreeSet<&FindingSite> {
+        self.sites.iter().collect()
+    }
+
+    /// Whether the rule is a race check (its name says so), as opposed to another flag or
+    /// undefined behaviour of a different kind.
+    pub fn is_race(&self) -> bool {
+        is_race_rule(&self.rule)
+    }
+}
+
+/// A check named as a race check (`data-race`, `mixed-size-race`).
+pub fn is_race_rule(name: &str) -> bool {
+    name.contains("race")
+}
+
+/// The findings of one consistent execution.
+#[derive(Default, Debug)]
+pub struct ExecutionFindings {
+    /// `undefined_unless` checks that fired.
+    pub undefined: Vec<Finding>,
+    /// `flag` checks named as race checks.
+    pub races: Vec<Finding>,
+    /// Other `flag` checks.
+    pub flags: Vec<Finding>,
+}
+
+/// Add a finding unless one with the same rule and instructions is there (one bug gives one
+/// finding, whatever the number of words of a bulk access or of executions showing it).
+pub fn insert(set: &mut BTreeSet<Finding>, f: Finding) {
+    let sites = f.site_set();
+    if set.iter().any(|g| g.rule == f.rule && g.site_set() == sites) {
+        return;
+    }
+    set.insert(f);
+}
+
+/// Drop the race findings about a pair of instructions that a non-race undefined-behaviour
+/// finding (U1, U2, …) already names: the undefined behaviour is the bug, its hint the fix.
+pub fn drop_covered_races(undefined: &mut BTreeSet<Finding>, races: &mut BTreeSet<Finding>) {
+    let covered: Vec<BTreeSet<FindingSite>> =
+        undefined.iter().filter(|f| !f.is_race() && f.sites.len() > 1).map(|f| f.sites.iter().cloned().collect()).collect();
+    let is_covered = |f: &Finding| f.is_race() && covered.iter().any(|c| c.iter().collect::<BTreeSet<_>>() == f.site_set());
+    undefined.retain(|f| !is_covered(f));
+    races.retain(|f| !is_covered(f));
 }
 
 /// The findings of one consistent execution, from the flags that fired on it.
-pub fn of_execution(cand: &Candidate, fired: &[&CheckOutcome]) -> (Vec<Finding>, Vec<Finding>) {
+///
+/// `path` is the model's causality order without the proxy condition (`path` in our models), when
+/// the caller has it: a racing pair it orders lacks only a proxy fence, otherwise it lacks the
+/// ordering itself.
+pub fn of_execution(cand: &Candidate, fired: &[&CheckOutcome], path: Option<&Relation>) -> ExecutionFindings {
     let s = cand.structure();
-    let mut undefined = Vec::new();
-    let mut races = Vec::new();
+    let mut out = ExecutionFindings::default();
     for c in fired {
         let pairs: Vec<(usize, usize)> = c.relation.pairs().collect();
+        let mut found = Vec::new();
+        for (a, b) in pairs {
+            // Report each unordered pair once, first event first.
+            if a > b && c.relation.contains(b, a) {
+                continue;
+            }
+            let f = match c.flag {
+                Some(FlagKind::UndefinedUnless) => undefined_finding(s, cand, &c.name, a, b, path),
+                Some(FlagKind::Flag) if is_race_rule(&c.name) => pair_finding(s, &c.name, a, b, true, path),
+                Some(FlagKind::Flag) => pair_finding(s, &c.name, a, b, false, path),
+                None => continue,
+            };
+            if !found.iter().any(|g: &Finding| g.sites == f.sites) {
+                found.push(f);
+            }
+        }
         match c.flag {
-            Some(FlagKind::UndefinedUnless) => {
-                for (a, b) in pairs {
-                    if a > b && c.relation.contains(b, a) {
-                        continue;
-                    }
-                    let message = if a == b {
-                        match &cand.ub_reasons[a] {
-                            Some(reason) => format!("{reason}, at {}", describe(s, a)),
-                            None => format!("{} at {}", c.name, describe(s, a)),
-                        }
-                    } else if c.name.starts_with("M2") {
-                        // Which update wrote the object last depends on the order of updates that
-                        // ptxmm does not enumerate (only the states the reads see): name the store.
-                        let obj = s.events[b].location.map(|l| s.program.locations[l].name.clone()).unwrap_or_default();
-                        let valid = crate::exec::mbarrier::MbState::describe(cand.values[a]);
-                        format!("{} overwrites the valid mbarrier object `{obj}` (in state {valid})", describe(s, b))
-                    } else if c.name.contains("race") {
-                        format!("{} and {}: {}", describe(s, a), describe(s, b), missing_order(s, a, b))
-                    } else {
-                        format!("{} and {}", describe(s, a), describe(s, b))
-                    };
-                    undefined.push(Finding { rule: c.name.clone(), message });
-                }
-            }
-            Some(FlagKind::Flag) => {
-                for (a, b) in pairs {
-                    // Report each unordered pair once, first event first.
-                    if a > b && c.relation.contains(b, a) {
-                        continue;
-                    }
-                    if a == b {
-                        races.push(Finding { rule: c.name.clone(), message: describe(s, a) });
-                        continue;
-                    }
-                    let message = format!("{} and {}: {}", describe(s, a), describe(s, b), missing_order(s, a, b));
-                    races.push(Finding { rule: c.name.clone(), message });
-                }
-            }
+            Some(FlagKind::UndefinedUnless) => out.undefined.extend(found),
+            Some(FlagKind::Flag) if is_race_rule(&c.name) => out.races.extend(found),
+            Some(FlagKind::Flag) => out.flags.extend(found),
             None => {}
         }
     }
-    (undefined, races)
+    // Within one execution too: a race on a pair that undefined behaviour names is not repeated.
+    let covered: Vec<BTreeSet<FindingSite>> =
+        out.undefined.iter().filter(|f| !f.is_race() && f.sites.len() > 1).map(|f| f.sites.iter().cloned().collect()).collect();
+    let keep = |f: &Finding| !(f.is_race() && covered.iter().any(|c| c.iter().collect::<BTreeSet<_>>() == f.site_set()));
+    out.undefined.retain(keep);
+    out.races.retain(keep);
+    out
+}
+
+fn sites(s: &EventStructure, events: &[usize]) -> Vec<FindingSite> {
+    events.iter().map(|&e| site(s, e)).collect()
+}
+
+/// A finding about one event or a pair; `race` adds the hint of what would order the pair.
+fn pair_finding(s: &EventStructure, rule: &str, a: usize, b: usize, race: bool, path: Option<&Relation>) -> Finding {
+    if a == b {
+        return Finding { rule: rule.to_string(), sites: sites(s, &[a]), message: describe(s, a), hint: None };
+    }
+    Finding {
+        rule: rule.to_string(),
+        sites: sites(s, &[a, b]),
+        message: format!("{} and {}", describe(s, a), describe(s, b)),
+        hint: race.then(|| pair_hint(s, rule, a, b, path)),
+    }
+}
+
+fn undefined_finding(s: &EventStructure, cand: &Candidate, rule: &str, a: usize, b: usize, path: Option<&Relation>) -> Finding {
+    if a == b {
+        return match &cand.ub_reasons[a] {
+            Some(reason) => Finding {
+                rule: rule.to_string(),
+                sites: sites(s, &[a]),
+                message: format!("{reason}, at {}", describe(s, a)),
+                hint: Some(ub_reason_hint(s, a, reason)),
+            },
+            None => Finding { rule: rule.to_string(), sites: sites(s, &[a]), message: format!("{rule} at {}", describe(s, a)), hint: None },
+        };
+    }
+    if rule.starts_with("M2") {
+        // Which update wrote the object last depends on the order of updates that ptxmm does not
+        // enumerate (only the states the reads see): name the store.
+        let obj = object_name(s, b);
+        return Finding {
+            rule: rule.to_string(),
+            sites: sites(s, &[b]),
+            message: format!("{} overwrites the valid mbarrier object `{obj}`", describe(s, b)),
+            hint: Some(format!(
+                "invalidate the mbarrier first: `mbarrier.inval.shared::cta.b64 [{obj}]` after its last use and before {}; an mbarrier object may be reused as ordinary memory only once invalid",
+                describe(s, b)
+            )),
+        };
+    }
+    Finding {
+        rule: rule.to_string(),
+        sites: sites(s, &[a, b]),
+        message: format!("{} and {}", describe(s, a), describe(s, b)),
+        hint: Some(pair_hint(s, rule, a, b, path)),
+    }
+}
+
+fn object_name(s: &EventStructure, e: usize) -> String {
+    s.events[e].location.map(|l| s.program.locations[l].name.clone()).unwrap_or_default()
+}
+
+fn part(ev: &Event) -> Option<&'static str> {
+    match ev.role {
+        Role::Thread => None,
+        Role::Source => Some("source read"),
+        Role::Destination if ev.has_tag("RED") => Some("destination reduction"),
+        Role::Destination => Some("destination write"),
+        Role::Signal if ev.has_tag("AA") => Some("arrive-on"),
+        Role::Signal => Some("complete-tx"),
+    }
+}
+
+/// The machine-readable side of a finding.
+pub fn site(s: &EventStructure, e: usize) -> FindingSite {
+    let ev = &s.events[e];
+    let program: &Program = s.program;
+    let (Some(t), Some(i)) = (ev.thread, ev.instr) else {
+        let name = ev.physical.map(|p| program.physical[p].name.clone()).unwrap_or_default();
+        return FindingSite { thread: "init".into(), line: 0, instruction: format!("the initial state of `{name}`"), part: None };
+    };
+    let instr = &program.threads[t].code[i];
+    FindingSite {
+        thread: format!("P{}", program.threads[t].id),
+        line: instr.line,
+        instruction: instr.text.clone(),
+        part: part(ev).map(str::to_string),
+    }
 }
 
 /// `st.shared.u32 [x], 1` (P0 line 4), or for an async agent's event, the part of the operation:
@@ -83,60 +226,308 @@ pub fn describe(s: &EventStructure, e: usize) -> String {
     };
     let instr = &program.threads[t].code[i];
     // One finding per instruction, not per word of a bulk access.
-    let part = match ev.role {
-        Role::Thread => String::new(),
-        Role::Source => "the source read of ".to_string(),
-        Role::Destination if ev.has_tag("RED") => "the destination reduction of ".to_string(),
-        Role::Destination => "the destination write of ".to_string(),
-        Role::Signal if ev.has_tag("AA") => "the arrive-on of ".to_string(),
-        Role::Signal => "the complete-tx of ".to_string(),
-    };
+    let part = part(ev).map(|p| format!("the {p} of ")).unwrap_or_default();
     format!("{part}`{}` (P{} line {})", instr.text, program.threads[t].id, instr.line)
 }
 
-/// What would have ordered two racing events, from their proxies, performers, strength and
-/// scopes (PTX ISA §8.7: morally strong needs strong operations of one proxy with mutual
-/// scopes; §8.9.5: causality across proxies needs a proxy fence).
+/// What would have ordered two racing events: kept for `explain`, which shows every conflicting
+/// pair of the execution it draws.
 pub fn missing_order(s: &EventStructure, a: usize, b: usize) -> String {
-    let (ea, eb) = (&s.events[a], &s.events[b]);
-    let line = |e: &Event| e.instr.and_then(|i| e.thread.map(|t| s.program.threads[t].code[i].line)).unwrap_or(0);
-    let text = |e: &Event| {
-        e.instr
-            .and_then(|i| e.thread.map(|t| s.program.threads[t].code[i].text.split_whitespace().next().unwrap_or("").to_string()))
-            .unwrap_or_default()
+    pair_hint(s, "data-race", a, b, None)
+}
+
+/// The instruction of an event with its thread and index.
+struct At<'a> {
+    t: usize,
+    i: usize,
+    instr: &'a Instr,
+    name: String,
+}
+
+fn at<'a>(s: &'a EventStructure, e: usize) -> Option<At<'a>> {
+    let ev = &s.events[e];
+    let (t, i) = (ev.thread?, ev.instr?);
+    let instr = &s.program.threads[t].code[i];
+    Some(At { t, i, instr, name: format!("P{}", s.program.threads[t].id) })
+}
+
+fn short(a: &At) -> String {
+    format!("`{}` ({} line {})", a.instr.text, a.name, a.instr.line)
+}
+
+/// The hint for a pair of events a rule names (a race, U1, U2, U3, M1, …).
+pub fn pair_hint(s: &EventStructure, rule: &str, a: usize, b: usize, path: Option<&Relation>) -> String {
+    let (Some(pa), Some(pb)) = (at(s, a), at(s, b)) else {
+        return "order the two accesses with synchronization (release/acquire, a fence, or a barrier)".to_string();
     };
-    let is_async = |e: &Event| e.has_tag("ASYNC");
-    if is_async(ea) != is_async(eb) {
-        let (first, second) = if line(ea) <= line(eb) { (ea, eb) } else { (eb, ea) };
-        let same_thread = ea.thread == eb.thread;
+    if rule.starts_with("U3") {
+        return u3_hint(&pa, &pb);
+    }
+    if rule.starts_with("M1") {
+        return m1_hint(s, &pa, &pb);
+    }
+    let (ea, eb) = (&s.events[a], &s.events[b]);
+    match (ea.agent.is_some(), eb.agent.is_some()) {
+        (true, false) => async_hint(s, rule, a, b, path),
+        (false, true) => async_hint(s, rule, b, a, path),
+        (true, true) => {
+            // Two asynchronous operations: the later one must wait for the earlier one.
+            if (pa.t, pa.i) <= (pb.t, pb.i) {
+                async_hint(s, rule, a, b, path)
+            } else {
+                async_hint(s, rule, b, a, path)
+            }
+        }
+        (false, false) => plain_race_hint(s, rule, a, b, &pa, &pb),
+    }
+}
+
+fn u3_hint(pa: &At, pb: &At) -> String {
+    let (first, second) = if pa.i <= pb.i { (pa, pb) } else { (pb, pa) };
+    format!(
+        "give the two copies distinct destinations, or put them in separate cp.async-groups and complete the first before issuing the second: `cp.async.commit_group` and `cp.async.wait_group 0` between {} and {}",
+        short(first),
+        short(second)
+    )
+}
+
+fn m1_hint(s: &EventStructure, init: &At, user: &At) -> String {
+    let (pi, pu) = (s.program.threads[init.t].placement, s.program.threads[user.t].placement);
+    if pi.gpu == pu.gpu && pi.cta == pu.cta {
+        format!(
+            "order the initialisation before the use: `bar.sync 0` in {} after {} and in {} before {} (a `fence.mbarrier_init.release.cluster` followed by a synchronization also does)",
+            init.name,
+            short(init),
+            user.name,
+            short(user)
+        )
+    } else {
+        format!(
+            "make the initialisation visible to the other CTA: `fence.mbarrier_init.release.cluster` in {} after {}, then `barrier.cluster.arrive` and `barrier.cluster.wait` in both {} and {} before {}",
+            init.name,
+            short(init),
+            init.name,
+            user.name,
+            short(user)
+        )
+    }
+}
+
+/// Whether two mbarrier operands may name the same object (addresses in registers: maybe).
+fn same_object(p: &Program, x: &Address, y: &Address) -> bool {
+    match (x, y) {
+        (Address::Location(l), Address::Location(m)) => p.locations[*l].physical == p.locations[*m].physical,
+        _ => true,
+    }
+}
+
+fn bar_name(p: &Program, a: &Address) -> String {
+    match a {
+        Address::Location(l) => p.locations[*l].name.clone(),
+        Address::Reg(..) => "its mbarrier".to_string(),
+    }
+}
+
+/// The hint for an asynchronous operation's event `x` and another event `o` of a rule or race.
+fn async_hint(s: &EventStructure, rule: &str, x: usize, o: usize, path: Option<&Relation>) -> String {
+    let (Some(px), Some(po)) = (at(s, x), at(s, o)) else {
+        return "order the access with the asynchronous operation's completion".to_string();
+    };
+    let (ex, eo) = (&s.events[x], &s.events[o]);
+    let undefined_order = rule.starts_with("U1") || rule.starts_with("U2");
+    let same_thread = px.t == po.t;
+    // `o` before the issue in program order, or in another thread that is ordered with the
+    // operation (else U1/U2 would name the pair): only the proxy is missing.
+    let proxies_differ = ex.has_tag("ASYNC") != eo.has_tag("ASYNC");
+    let o_before = same_thread && po.i < px.i;
+    let ordered = path.is_none_or(|p| p.contains(o, x) || p.contains(x, o));
+    if !undefined_order && proxies_differ && (o_before || (!same_thread && ordered)) {
         return if same_thread {
             format!(
-                "they are in different proxies (generic and async): no `fence.proxy.async` between `{}` at line {} and `{}` at line {}",
-                text(first),
-                line(first),
-                text(second),
-                line(second)
+                "put a `fence.proxy.async` between {} and {}: accesses of one location through the generic and the async proxy are ordered only by a proxy fence",
+                short(&po),
+                short(&px)
             )
         } else {
             format!(
-                "they are in different proxies (generic and async) and no `fence.proxy.async` orders them: synchronize the threads and put a `fence.proxy.async` on the path between `{}` at line {} and `{}` at line {}, executed in the CTA of the async access (a barrier alone does not order accesses of different proxies)",
-                text(first),
-                line(first),
-                text(second),
-                line(second)
+                "put a `fence.proxy.async` in {} after its synchronization with {} and before {} (the CTA of the async access): a barrier or release/acquire orders the threads, but accesses through different proxies also need a proxy fence",
+                px.name,
+                po.name,
+                short(&px)
             )
         };
     }
-    if let Some(agent) = [ea, eb].into_iter().find(|e| e.agent.is_some()) {
-        let other = if std::ptr::eq(agent, ea) { eb } else { ea };
-        return format!(
-            "`{}` at line {} is asynchronous and not ordered with `{}` at line {}: wait for its completion (cp.async.wait_group / cp.async.bulk.wait_group / its mbarrier phase) before the access",
-            text(agent),
-            line(agent),
-            text(other),
-            line(other)
-        );
+    ordering_hint(s, &px, &po, ex.role)
+}
+
+/// The asynchronous operation at `px` is not complete (for `po`) when `po` accesses its memory:
+/// name what completes it, by its completion mechanism and where the two run.
+fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role) -> String {
+    let p = s.program;
+    let code = &p.threads[px.t].code;
+    let same_thread = px.t == po.t;
+    // The issuing thread's instructions after the operation (before `po` in the same thread).
+    let end = if same_thread && po.i > px.i { po.i } else { code.len() };
+    let after = &code[(px.i + 1).min(end)..end];
+    let access = short(po);
+    let source = role == Role::Source;
+    let waits = |kind: GroupKind| after.iter().filter(|i| matches!(&i.op, Op::WaitGroup { kind: k, .. } if *k == kind)).collect::<Vec<_>>();
+    let barrier_after = code[px.i + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. }));
+    let then_sync = |what: &str| -> String {
+        if same_thread {
+            format!("{what} before {access}")
+        } else {
+            match barrier_after {
+                Some(b) => format!(
+                    "{what} before {}'s `{}` (line {}), so that the barrier orders the completed operation before {access}",
+                    px.name, b.text, b.line
+                ),
+                None => format!(
+                    "{what}, then synchronize {} with {}: a barrier (`bar.sync 0` in both threads, in {} before {access}) in one CTA, or a release/acquire flag",
+                    px.name, po.name, po.name
+                ),
+            }
+        }
+    };
+    match &px.instr.op {
+        Op::AsyncCopy(c) => match c.completion {
+            Completion::Mbarrier(bar) => {
+                let bytes = match c.size {
+                    Value::Const(n) => n.to_string(),
+                    Value::Reg(_) => "<bytes copied>".to_string(),
+                };
+                let bname = bar_name(p, &bar);
+                let announced = p.threads.iter().flat_map(|t| &t.code).any(|i| {
+                    matches!(&i.op, Op::Mbarrier { op: MbOp::ExpectTx { .. } | MbOp::Arrive { expect_tx: Some(_), .. }, bar: b, .. } if same_object(p, b, &bar))
+                });
+                if !announced {
+                    let arrives_itself = code
+                        .iter()
+                        .any(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Arrive { .. }, bar: b, .. } if same_object(p, b, &bar)));
+                    let fix = if arrives_itself {
+                        format!(
+                            "add `mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{bname}], {bytes}` in {} before the copy (or make its arrive `mbarrier.arrive.expect_tx…[{bname}], {bytes}`, before the copy)",
+                            px.name
+                        )
+                    } else {
+                        format!("add `mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bname}], {bytes}` in {} before the copy", px.name)
+                    };
+                    return format!(
+                        "no thread announces the copy's bytes on `{bname}` with expect_tx, so the phase can complete before {} lands: {fix}",
+                        short(px)
+                    );
+                }
+                let waits_on_bar = p.threads[po.t].code[..po.i]
+                    .iter()
+                    .rev()
+                    .find(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Wait { .. }, bar: b, .. } if same_object(p, b, &bar)));
+                let verb = if source { "modifying the source" } else { "the access" };
+                match waits_on_bar {
+                    None => format!(
+                        "{} completes through the mbarrier `{bname}`: wait for that phase in {} before {verb} ({access}): `mbarrier.try_wait.parity` on `{bname}` in a loop until it succeeds",
+                        short(px),
+                        po.name
+                    ),
+                    Some(w) => format!(
+                        "the wait `{}` ({} line {}) can succeed on a phase that does not include {}: check its parity operand and that the expect_tx byte count on `{bname}` is {bytes}",
+                        w.text,
+                        po.name,
+                        w.line,
+                        short(px)
+                    ),
+                }
+            }
+            Completion::Group(GroupKind::Bulk) => {
+                let ws = waits(GroupKind::Bulk);
+                let commit = if after.iter().any(|i| matches!(i.op, Op::CommitGroup(GroupKind::Bulk))) {
+                    ""
+                } else {
+                    "`cp.async.bulk.commit_group` after the copy and "
+                };
+                if source {
+                    return then_sync(&format!(
+                        "wait for the copy's source reads in {}: {commit}`cp.async.bulk.wait_group.read 0` (`.read` is enough to reuse the source)",
+                        px.name
+                    ));
+                }
+                let full = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { read: false, .. }));
+                let read = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { read: true, .. }));
+                match (full, read) {
+                    (None, Some(r)) => {
+                        let n = match r.op {
+                            Op::WaitGroup { n, .. } => n,
+                            _ => 0,
+                        };
+                        format!(
+                            "`{}` ({} line {}) waits only until the copy has read its source, not until its writes are done: replace it with `cp.async.bulk.wait_group {n}` (without .read){}",
+                            r.text,
+                            px.name,
+                            r.line,
+                            if same_thread { String::new() } else { format!(", so the synchronization after it publishes the writes to {}", po.name) }
+                        )
+                    }
+                    (None, None) => {
+                        then_sync(&format!("wait for the copy in {}: {commit}`cp.async.bulk.wait_group 0` (without .read)", px.name))
+                    }
+                    (Some(w), _) => {
+                        if same_thread {
+                            format!("`{}` (line {}) leaves the copy's bulk group pending: wait with `cp.async.bulk.wait_group 0` before {access}", w.text, w.line)
+                        } else {
+                            then_sync(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line))
+                        }
+                    }
+                }
+            }
+            Completion::Group(GroupKind::CpAsync) => {
+                let ws = waits(GroupKind::CpAsync);
+                match ws.last() {
+                    None => {
+                        let prefix = if same_thread {
+                            format!("wait for the copy in {}", px.name)
+                        } else {
+                            format!(
+                                "only the issuing thread can wait for a `cp.async`, and a barrier alone does not complete it: in {} wait for the copy",
+                                px.name
+                            )
+                        };
+                        then_sync(&format!(
+                            "{prefix} with `cp.async.wait_all` (or `cp.async.commit_group` after it and `cp.async.wait_group 0`)"
+                        ))
+                    }
+                    Some(w) if same_thread => format!(
+                        "`{}` (line {}) can leave the copy's group pending: wait with `cp.async.wait_group 0` or `cp.async.wait_all` before {access}",
+                        w.text, w.line
+                    ),
+                    Some(w) => then_sync(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line)),
+                }
+            }
+            Completion::Group(GroupKind::Wgmma) => then_sync(&format!(
+                "wait for the operation in {}: `wgmma.commit_group.sync.aligned` and `wgmma.wait_group.sync.aligned 0`",
+                px.name
+            )),
+        },
+        Op::Wgmma { .. } => then_sync(&format!(
+            "wait for the wgmma in {}: `wgmma.commit_group.sync.aligned` after it and `wgmma.wait_group.sync.aligned 0`",
+            px.name
+        )),
+        _ => then_sync(&format!("wait for the completion of {}", short(px))),
     }
+}
+
+/// The narrowest scope that contains both threads.
+fn common_scope(s: &EventStructure, a: &At, b: &At) -> Scope {
+    let (x, y) = (s.program.threads[a.t].placement, s.program.threads[b.t].placement);
+    [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys].into_iter().find(|&sc| x.includes(sc, &y)).unwrap_or(Scope::Sys)
+}
+
+fn scope_name(sc: Scope) -> String {
+    format!("{sc:?}").to_lowercase()
+}
+
+/// Two thread accesses (§8.7: morally strong needs strong operations of one proxy with mutual
+/// scopes and the same range; otherwise causality must order them).
+fn plain_race_hint(s: &EventStructure, rule: &str, a: usize, b: usize, pa: &At, pb: &At) -> String {
+    let (ea, eb) = (&s.events[a], &s.events[b]);
     let proxy = |e: &Event| ["GEN", "SUR", "TEX", "CON"].into_iter().find(|p| e.has_tag(p)).unwrap_or("GEN");
     let proxy_name = |p: &str| match p {
         "SUR" => "surface",
@@ -144,25 +535,107 @@ pub fn missing_order(s: &EventStructure, a: usize, b: usize) -> String {
         "CON" => "constant",
         _ => "generic",
     };
-    let (pa, pb) = (proxy(ea), proxy(eb));
-    if pa != pb {
-        let other = if pa == "GEN" { pb } else { pa };
+    let (xa, xb) = (proxy(ea), proxy(eb));
+    if xa != xb {
+        let other = if xa == "GEN" { xb } else { xa };
         return format!(
             "they use different proxies ({} and {}); order them with synchronization and a `fence.proxy.{}` on the path",
-            proxy_name(pa),
-            proxy_name(pb),
+            proxy_name(xa),
+            proxy_name(xb),
             proxy_name(other)
         );
     }
+    let common = scope_name(common_scope(s, pa, pb));
+    let order = {
+        let same_cta = {
+            let (x, y) = (s.program.threads[pa.t].placement, s.program.threads[pb.t].placement);
+            x.gpu == y.gpu && x.cta == y.cta
+        };
+        let (first, second) = if pa.instr.line <= pb.instr.line { (pa, pb) } else { (pb, pa) };
+        if same_cta && pa.t != pb.t {
+            format!(
+                "order them: `bar.sync 0` in {} after {} and in {} before {}, or a release/acquire pair (.{common})",
+                first.name,
+                short(first),
+                second.name,
+                short(second)
+            )
+        } else {
+            format!(
+                "order them with a release/acquire pair of scope .{common}: a `st.release.{common}` of a flag after {} and a `ld.acquire.{common}` of it (that reads the release) before {}",
+                short(first),
+                short(second)
+            )
+        }
+    };
+    let mixed = rule.contains("mixed") || ea.range != eb.range;
+    if mixed {
+        return format!("the accesses cover different bytes, so they are never morally strong: {order}");
+    }
     if ea.has_tag("WEAK") || eb.has_tag("WEAK") {
-        return "a weak access is never morally strong with another thread's access; order the two with a release/acquire pair, a fence, or a barrier, or make both accesses strong (.relaxed/.acquire/.release with a common scope)".to_string();
+        return format!(
+            "a weak access is never morally strong with another thread's access: make both strong with a scope that contains both threads (e.g. `.relaxed.{common}`, `.release.{common}`/`.acquire.{common}`), or {order}"
+        );
     }
     match (ea.scope, eb.scope) {
         (Some(sa), Some(sb)) => format!(
-            "their scopes (.{} and .{}) do not both include the other thread; widen the scopes (e.g. .gpu) or add synchronization",
-            format!("{sa:?}").to_lowercase(),
-            format!("{sb:?}").to_lowercase()
+            "their scopes (.{} and .{}) do not both include the other thread: use .{common} (or wider) on both, or {order}",
+            scope_name(sa),
+            scope_name(sb)
         ),
-        _ => "order them with a release/acquire pair, a fence, or a barrier".to_string(),
+        _ => order,
+    }
+}
+
+/// The hint for an operation that is undefined by itself (the reason found while building the
+/// trace or replaying the mbarrier).
+fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
+    let here = describe(s, e);
+    let obj = object_name(s, e);
+    let has = |p: &str| reason.starts_with(p);
+    if has("M1:") {
+        format!(
+            "initialise `{obj}` with `mbarrier.init` before {here}, ordered before it (`bar.sync 0` after the init when another thread initialises it)"
+        )
+    } else if has("M2:") {
+        format!("do not initialise a valid mbarrier again: `mbarrier.inval` on `{obj}` after its last use, before the new `mbarrier.init`")
+    } else if has("M3: mbarrier.init count") {
+        "give `mbarrier.init` an arrival count between 1 and 2^20-1".to_string()
+    } else if has("M3: arrive count") {
+        "give the arrive a count between 1 and 2^20-1".to_string()
+    } else if has("M3:") {
+        "issue fewer `cp.async.mbarrier.arrive` (without .noinc) per phase, or use `.noinc` with an init count that includes them"
+            .to_string()
+    } else if has("arrival-count underflow") {
+        format!(
+            "more arrivals than the phase expects reach `{obj}`: raise the count of its `mbarrier.init` to the number of arrivals per phase, or remove the extra arrive ({here})"
+        )
+    } else if has("M4") {
+        format!("use a plain `mbarrier.arrive` (without .noComplete) for the arrival that completes the phase ({here})")
+    } else if has("M6: phase parity") {
+        format!("the parity operand of {here} must be 0 or 1: the parity of the phase waited for (phase number & 1)")
+    } else if has("M6:") {
+        format!("wait with the state an arrive on `{obj}` returned in the current phase, or use the `.parity` form ({here})")
+    } else if has("M10") {
+        "keep the tx-count within ±(2^20-1): make the expect_tx byte count match the bytes the copies complete, split large transfers over several phases".to_string()
+    } else if has("U6: bulk copy size") {
+        format!("give {here} a size that is a positive multiple of 16 bytes")
+    } else if has("U6: the") {
+        format!("make the copied range fit its variable: reduce the size of {here} or enlarge the variable")
+    } else if has("U5/U6") {
+        format!("align the address of {here}: declare the variable with `align 16` (bulk copies) or the cp-size, and use an offset that is a multiple of it")
+    } else if has("U4") {
+        format!("give {here} a src-size between 0 and its cp-size")
+    } else if has("U13") {
+        format!("use the state-space qualifier of the variable's space in {here} (`.global` for global variables, `.shared::cta` for the executing CTA's shared memory, `.shared::cluster` for another CTA of the cluster)")
+    } else if reason.contains("is the mbarrier object") {
+        format!("copy to and from data variables, not the mbarrier object ({here})")
+    } else if reason.contains("multicast") {
+        "set ctaMask bits only for CTAs of the cluster that have the destination and the mbarrier at the same CTA-relative offset"
+            .to_string()
+    } else if reason.contains("same CTA as the destination") {
+        "use an mbarrier in the CTA of the copy's destination (the same CTA-relative offset)".to_string()
+    } else {
+        format!("change {here} so that it is defined: {reason}")
     }
 }

@@ -83,6 +83,9 @@ pub fn verdict_block(o: &Outcome) -> String {
         let _ = writeln!(s, "{title} ({}):", items.len());
         for f in items.iter().take(SHOWN) {
             let _ = writeln!(s, "  [{}] {}", f.rule, f.message);
+            if let Some(h) = &f.hint {
+                let _ = writeln!(s, "    hint: {h}");
+            }
         }
         if items.len() > SHOWN {
             let _ = writeln!(s, "  ... and {} more (--json lists them all)", items.len() - SHOWN);
@@ -90,6 +93,7 @@ pub fn verdict_block(o: &Outcome) -> String {
     };
     list(&mut s, "Undefined behaviour", &o.undefined);
     list(&mut s, "Data races", &o.races);
+    list(&mut s, "Flagged by the model", &o.flag_findings);
     if o.readings.iter().any(|r| r.contains(" alternative ")) {
         let _ = writeln!(s, "Readings:");
         for r in &o.readings {
@@ -176,6 +180,7 @@ struct JsonOutcome<'a> {
     verdict: &'static str,
     undefined: &'a std::collections::BTreeSet<crate::findings::Finding>,
     races: &'a std::collections::BTreeSet<crate::findings::Finding>,
+    flag_findings: &'a std::collections::BTreeSet<crate::findings::Finding>,
     readings: Vec<crate::readings::ReadingEntry>,
     incomplete: Option<&'a str>,
     inconclusive: Option<String>,
@@ -219,6 +224,7 @@ pub fn json(o: &Outcome, file: &str, model: &str, options: JsonOptions) -> serde
         verdict: o.verdict().name(),
         undefined: &o.undefined,
         races: &o.races,
+        flag_findings: &o.flag_findings,
         readings: crate::readings::entries_of(&o.readings),
         incomplete: o.incomplete.as_deref(),
         inconclusive: o.inconclusive(),

@@ -24,7 +24,7 @@ Positive: 0 Negative: 3\n\
 Flag data-race\n\
 Condition exists (1:r0=1 /\\ 1:r1=0)\n\
 Observation MP Never 0 3\n\
-Data races (1):\n  [data-race] `st.weak x, 1` (P0 line 8) and `ld.weak r1, x` (P1 line 9): a weak access";
+Data races (1):\n  [data-race] `st.weak x, 1` (P0 line 8) and `ld.weak r1, x` (P1 line 9)\n    hint: a weak access";
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(expected), "got:\n{}", String::from_utf8_lossy(&out.stdout));
 }
 
@@ -123,8 +123,14 @@ fn async_read_before_completion_is_undefined_with_both_lines() {
 fn async_missing_proxy_fence_is_named() {
     let s = stdout_of(&["run", "tests/async/S6a-tma-store-no-proxy-fence.litmus"]);
     assert!(s.lines().any(|l| l == "Verdict: Undefined"), "{s}");
-    let finding = s.lines().find(|l| l.trim_start().starts_with('[') && l.contains("cp.async.bulk")).unwrap_or_else(|| panic!("{s}"));
-    assert!(finding.contains("fence.proxy.async"), "the finding should name the missing fence: {finding}");
+    let lines: Vec<&str> = s.lines().collect();
+    let at = lines.iter().position(|l| l.trim_start().starts_with('[') && l.contains("cp.async.bulk")).unwrap_or_else(|| panic!("{s}"));
+    // The hint is its own line under the finding.
+    let hint = lines.get(at + 1).copied().unwrap_or_default();
+    assert!(
+        hint.trim_start().starts_with("hint: ") && hint.contains("fence.proxy.async"),
+        "the hint should name the missing fence: {hint}"
+    );
 }
 
 #[test]

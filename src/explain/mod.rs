@@ -309,6 +309,9 @@ pub fn explain(program: &Program, model: &CatModel, opts: &RunOptions) -> Result
             ));
             for f in &undefined {
                 text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
+                if let Some(h) = &f.hint {
+                    text.push_str(&format!("  hint: {h}\n"));
+                }
             }
         }
         (Some(crate::check::Verdict::Inconclusive), Some(w)) => {
@@ -564,7 +567,13 @@ impl Shown {
         let races = races(s, cand, prepared, &all_events);
         let graph = build_graph(program, s, cand, &all_events, cycle.as_deref());
         let undefined = match prepared.evaluate(cand, false) {
-            Ok(eval) => crate::findings::of_execution(cand, &eval.fired_flags()).0,
+            Ok(eval) => {
+                let path = match prepared.value_of("path", cand) {
+                    Ok(Some(crate::cat::Value::Rel(r))) => Some(r),
+                    _ => None,
+                };
+                crate::findings::of_execution(cand, &eval.fired_flags(), path.as_ref()).undefined
+            }
             Err(_) => Vec::new(),
         };
         Shown { events: all_events.clone(), all_events, desc, races, undefined, graph }
