@@ -14,8 +14,8 @@
 
 use super::mbarrier::MbUpdate;
 use crate::program::{
-    AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, Instr, LocalOp, MbOp, Op, Program, Reg, RmwOp, Space, Thread, Value,
-    VariableKind,
+    AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, Instr, LocalOp, MbOp, Op, Program, Reg, RmwOp, Space, Thread, Ty,
+    Value, VariableKind,
 };
 use std::collections::{BTreeSet, HashMap};
 
@@ -106,6 +106,16 @@ pub enum SymExpr {
     Rmw(RmwOp, Box<SymExpr>, Vec<SymExpr>),
     /// The low `bytes` bytes of the value (a copy zero-fills the bytes past src-size).
     Low(Box<SymExpr>, i64),
+    /// Typed register arithmetic ([`Ty::local`]).
+    TLocal(Ty, LocalOp, Box<SymExpr>, Box<SymExpr>),
+    /// What a typed RMW computes ([`Ty::rmw`]).
+    TRmw(Ty, RmwOp, Box<SymExpr>, Vec<SymExpr>),
+    /// The value normalized to a type (a typed load's register, a typed store's word).
+    Norm(Ty, Box<SymExpr>),
+    /// A 64-bit value from its low and high 32-bit words.
+    Join(Box<SymExpr>, Box<SymExpr>),
+    /// The high 32 bits of a 64-bit value.
+    High(Box<SymExpr>),
 }
 
 impl SymExpr {
@@ -121,6 +131,15 @@ impl SymExpr {
                 rmw_result(*op, old, &ops)
             }
             SymExpr::Low(a, bytes) => low_bytes(a.eval(read)?, *bytes),
+            SymExpr::TLocal(t, op, a, b) => t.local(*op, a.eval(read)?, b.eval(read)?),
+            SymExpr::TRmw(t, op, old, ops) => {
+                let old = old.eval(read)?;
+                let ops = ops.iter().map(|o| o.eval(read)).collect::<Option<Vec<_>>>()?;
+                t.rmw(*op, old, &ops)
+            }
+            SymExpr::Norm(t, a) => t.norm(a.eval(read)?),
+            SymExpr::Join(lo, hi) => join64(lo.eval(read)?, hi.eval(read)?),
+            SymExpr::High(a) => a.eval(read)? >> 32,
         })
     }
 
@@ -132,6 +151,13 @@ impl SymExpr {
             SymExpr::Local(op, a, b) => SymExpr::Local(*op, Box::new(a.shifted(base)), Box::new(b.shifted(base))),
             SymExpr::Rmw(op, old, ops) => SymExpr::Rmw(*op, Box::new(old.shifted(base)), ops.iter().map(|o| o.shifted(base)).collect()),
             SymExpr::Low(a, bytes) => SymExpr::Low(Box::new(a.shifted(base)), *bytes),
+            SymExpr::TLocal(t, op, a, b) => SymExpr::TLocal(*t, *op, Box::new(a.shifted(base)), Box::new(b.shifted(base))),
+            SymExpr::TRmw(t, op, old, ops) => {
+                SymExpr::TRmw(*t, *op, Box::new(old.shifted(base)), ops.iter().map(|o| o.shifted(base)).collect())
+            }
+            SymExpr::Norm(t, a) => SymExpr::Norm(*t, Box::new(a.shifted(base))),
+            SymExpr::Join(lo, hi) => SymExpr::Join(Box::new(lo.shifted(base)), Box::new(hi.shifted(base))),
+            SymExpr::High(a) => SymExpr::High(Box::new(a.shifted(base))),
         }
     }
 
@@ -140,15 +166,15 @@ impl SymExpr {
         match self {
             SymExpr::Const(_) => {}
             SymExpr::Read(i) => out.push(*i),
-            SymExpr::Local(_, a, b) => {
+            SymExpr::Local(_, a, b) | SymExpr::TLocal(_, _, a, b) | SymExpr::Join(a, b) => {
                 a.reads(out);
                 b.reads(out);
             }
-            SymExpr::Rmw(_, old, ops) => {
+            SymExpr::Rmw(_, old, ops) | SymExpr::TRmw(_, _, old, ops) => {
                 old.reads(out);
                 ops.iter().for_each(|o| o.reads(out));
             }
-            SymExpr::Low(a, _) => a.reads(out),
+            SymExpr::Low(a, _) | SymExpr::Norm(_, a) | SymExpr::High(a) => a.reads(out),
         }
     }
 
@@ -197,6 +223,20 @@ impl RegVal {
             RegVal::Known(v) => SymExpr::Const(*v),
             RegVal::Open(e) => e.clone(),
         }
+    }
+}
+
+/// A 64-bit value from its two words (each taken as its 32-bit pattern), low word first.
+pub fn join64(lo: i64, hi: i64) -> i64 {
+    ((lo as u64 & 0xFFFF_FFFF) | ((hi as u64 & 0xFFFF_FFFF) << 32)) as i64
+}
+
+/// A register value normalized to a type (untyped: unchanged).
+fn typed(ty: Option<Ty>, v: RegVal) -> RegVal {
+    match (ty, v) {
+        (None, v) => v,
+        (Some(t), RegVal::Known(x)) => RegVal::Known(t.norm(x)),
+        (Some(t), RegVal::Open(e)) => RegVal::Open(SymExpr::Norm(t, Box::new(e))),
     }
 }
 
@@ -770,7 +810,44 @@ pub fn thread_traces(
             }
             let _ = t;
             match &instr.op {
-                Op::Load { dst, addr, space, .. } => {
+                Op::Load { dst, ty: Some(ty), addr, space, .. } if ty.bits == 64 => {
+                    // One 8-byte access: two words, the low one at the lower address.
+                    let mut states = vec![(st, Vec::new())];
+                    for k in 0..2 {
+                        let mut next = Vec::new();
+                        for (mut s, mut parts) in states {
+                            let acc = cx.access_word(&s, addr, k, 8, *space, instr.line)?;
+                            if !cx.control.contains(dst) {
+                                let idx = s.events.len();
+                                let mut e = s.access_event(TraceOp::Read, pc, &acc, Role::Thread, None);
+                                e.symbolic = true;
+                                s.events.push(e);
+                                parts.push((RegVal::Open(SymExpr::Read(idx)), idx));
+                                next.push((s, parts));
+                                continue;
+                            }
+                            for (s2, v) in cx.branch_read(s, acc, pc, Role::Thread, None) {
+                                let idx = s2.events.len() - 1;
+                                let mut p2 = parts.clone();
+                                p2.push((RegVal::Known(v), idx));
+                                next.push((s2, p2));
+                            }
+                        }
+                        states = next;
+                    }
+                    for (mut s, parts) in states {
+                        let deps = DepMask::single(parts[0].1).union(&DepMask::single(parts[1].1));
+                        let value = match (&parts[0].0, &parts[1].0) {
+                            (RegVal::Known(lo), RegVal::Known(hi)) => RegVal::Known(join64(*lo, *hi)),
+                            (lo, hi) => RegVal::Open(SymExpr::Join(Box::new(lo.expr()), Box::new(hi.expr()))),
+                        };
+                        s.regs[*dst] = (value, deps);
+                        s.pc += 1;
+                        stack.push(s);
+                    }
+                    break;
+                }
+                Op::Load { dst, ty, addr, space, .. } => {
                     let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
                     let mb = program.variable_of(acc.loc).kind == VariableKind::Mbarrier;
                     // An ordinary load of an mbarrier object reads whatever state the object's
@@ -778,13 +855,16 @@ pub fn thread_traces(
                     // the state is valid): open, whether or not its register decides anything.
                     if mb || !cx.control.contains(dst) {
                         cx.symbolic_read(&mut st, acc, pc, *dst);
+                        // An mbarrier object's state is not a typed word: its encoding stays whole.
+                        let (v, d) = st.regs[*dst].clone();
+                        st.regs[*dst] = (typed(if mb { None } else { *ty }, v), d);
                         st.pc += 1;
                         continue;
                     }
                     for (s, v) in cx.branch_read(st, acc, pc, Role::Thread, None) {
                         let mut s = s;
                         let idx = s.events.len() - 1;
-                        s.regs[*dst] = (RegVal::Known(v), DepMask::single(idx));
+                        s.regs[*dst] = (typed(*ty, RegVal::Known(v)), DepMask::single(idx));
                         s.pc += 1;
                         stack.push(s);
                     }
@@ -819,6 +899,23 @@ pub fn thread_traces(
                     }
                     break;
                 }
+                Op::Store { ty: Some(ty), addr, value, space, .. } => {
+                    // Typed: each word holds its 32-bit pattern at the word's type; a 64-bit
+                    // store is one 8-byte access of two words, the low one at the lower address.
+                    let (v, d) = data_val(&st, &value.clone());
+                    let words = if ty.bits == 64 { 2 } else { 1 };
+                    for k in 0..words {
+                        let acc = cx.access_word(&st, addr, k, 4 * words, *space, instr.line)?;
+                        let wty = program.physical[program.locations[acc.loc].physical].ty.unwrap_or(Ty::U32);
+                        let part = match (&v, k) {
+                            (RegVal::Known(x), 0) => RegVal::Known(*x),
+                            (RegVal::Known(x), _) => RegVal::Known(x >> 32),
+                            (RegVal::Open(e), 0) => RegVal::Open(e.clone()),
+                            (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(Box::new(e.clone()))),
+                        };
+                        cx.push_write(&mut st, acc, typed(Some(wty), part), d.clone(), pc, Role::Thread, None);
+                    }
+                }
                 Op::Store { addr, value, space, .. } => {
                     let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
                     let (v, d) = data_val(&st, value);
@@ -834,8 +931,10 @@ pub fn thread_traces(
                         cx.push_write(&mut st, acc, v, d, pc, Role::Thread, None);
                     }
                 }
-                Op::Rmw { dst, addr, op, operands, space, .. } => {
+                Op::Rmw { dst, ty, addr, op, operands, space, .. } => {
                     let acc = cx.access(&st, addr, 0, 4, *space, instr.line)?;
+                    // A typed RMW computes at its type and stores at the word's type.
+                    let wty = ty.map(|_| program.physical[program.locations[acc.loc].physical].ty.unwrap_or(Ty::U32));
                     let ops: Vec<(RegVal, DepMask)> = operands.iter().map(|o| data_val(&st, o)).collect();
                     let data: DepMask = ops.iter().fold(DepMask::none(), |m, (_, d)| m.union(d));
                     let known: Option<Vec<(i64, DepMask)>> =
@@ -848,11 +947,24 @@ pub fn thread_traces(
                         e.symbolic = true;
                         e.rmw_partner = Some(idx + 1);
                         st.events.push(e);
-                        let new = SymExpr::Rmw(*op, Box::new(SymExpr::Read(idx)), ops.iter().map(|(v, _)| v.expr()).collect());
-                        cx.push_write(&mut st, acc, RegVal::Open(new), data.union(&DepMask::single(idx)), pc, Role::Thread, None);
+                        let old = Box::new(SymExpr::Read(idx));
+                        let args = ops.iter().map(|(v, _)| v.expr()).collect();
+                        let new = match ty {
+                            None => SymExpr::Rmw(*op, old, args),
+                            Some(t) => SymExpr::TRmw(*t, *op, old, args),
+                        };
+                        cx.push_write(
+                            &mut st,
+                            acc,
+                            typed(wty, RegVal::Open(new)),
+                            data.union(&DepMask::single(idx)),
+                            pc,
+                            Role::Thread,
+                            None,
+                        );
                         st.events[idx + 1].rmw_partner = Some(idx);
                         if let Some(d) = dst {
-                            st.regs[*d] = (RegVal::Open(SymExpr::Read(idx)), DepMask::single(idx));
+                            st.regs[*d] = (typed(*ty, RegVal::Open(SymExpr::Read(idx))), DepMask::single(idx));
                         }
                         st.pc += 1;
                         continue;
@@ -861,11 +973,14 @@ pub fn thread_traces(
                     for (mut s, old) in cx.branch_read(st, acc.clone(), pc, Role::Thread, None) {
                         let idx = s.events.len() - 1;
                         s.events[idx].rmw_partner = Some(idx + 1);
-                        let new = rmw_result(*op, old, &known);
-                        cx.push_write(&mut s, acc.clone(), RegVal::Known(new), data.clone(), pc, Role::Thread, None);
+                        let new = match ty {
+                            None => rmw_result(*op, old, &known),
+                            Some(t) => t.rmw(*op, old, &known.iter().map(|k| k.0).collect::<Vec<_>>()),
+                        };
+                        cx.push_write(&mut s, acc.clone(), typed(wty, RegVal::Known(new)), data.clone(), pc, Role::Thread, None);
                         s.events[idx + 1].rmw_partner = Some(idx);
                         if let Some(d) = dst {
-                            s.regs[*d] = (RegVal::Known(old), DepMask::single(idx));
+                            s.regs[*d] = (typed(*ty, RegVal::Known(old)), DepMask::single(idx));
                         }
                         s.pc += 1;
                         stack.push(s);
@@ -978,12 +1093,14 @@ pub fn thread_traces(
                     }
                     break;
                 }
-                Op::Local { dst, op, a, b } => {
+                Op::Local { dst, op, ty, a, b } => {
                     let (x, dx) = data_val(&st, a);
                     let (y, dy) = data_val(&st, b);
-                    let value = match (x, y) {
-                        (RegVal::Known(x), RegVal::Known(y)) => RegVal::Known(local_result(*op, x, y)),
-                        (x, y) => RegVal::Open(SymExpr::Local(*op, Box::new(x.expr()), Box::new(y.expr()))),
+                    let value = match (x, y, ty) {
+                        (RegVal::Known(x), RegVal::Known(y), None) => RegVal::Known(local_result(*op, x, y)),
+                        (RegVal::Known(x), RegVal::Known(y), Some(t)) => RegVal::Known(t.local(*op, x, y)),
+                        (x, y, None) => RegVal::Open(SymExpr::Local(*op, Box::new(x.expr()), Box::new(y.expr()))),
+                        (x, y, Some(t)) => RegVal::Open(SymExpr::TLocal(*t, *op, Box::new(x.expr()), Box::new(y.expr()))),
                     };
                     st.regs[*dst] = (value, dx.union(&dy));
                 }
@@ -1041,6 +1158,11 @@ pub fn thread_traces(
 /// memory through registers get no elision (the words an instruction touches are not static).
 pub fn redundant_words(program: &Program) -> Vec<bool> {
     let n = program.locations.len();
+    // A 64-bit access reads or writes two words as one: keep every word.
+    let wide = |op: &Op| matches!(op, Op::Load { ty: Some(t), .. } | Op::Store { ty: Some(t), .. } if t.bits == 64);
+    if program.threads.iter().any(|t| t.code.iter().any(|i| wide(&i.op))) {
+        return vec![false; n];
+    }
     let mut sig: Vec<BTreeSet<(usize, usize, u8)>> = vec![BTreeSet::new(); n];
     let mut keep = vec![false; n];
     // (source word, destination word) of every copy: a kept destination needs its source's value.
@@ -1284,6 +1406,13 @@ impl Cx<'_> {
         // The footprint of this element: a vector access is one access per element (§8.2.4).
         let (value, deps) = self.address_value(st, addr);
         self.access_at(value + extra, value + extra, width, deps, space, line)
+    }
+
+    /// Word `k` of an access of `size` bytes at `addr` (a 64-bit access: both words carry the
+    /// whole 8-byte range, so a 4-byte access to either overlaps it only partly).
+    fn access_word(&self, st: &State, addr: &Address, k: i64, size: i64, space: AccessSpace, line: usize) -> Result<Access, ExploreError> {
+        let (value, deps) = self.address_value(st, addr);
+        self.access_at(value + 4 * k, value, size, deps, space, line)
     }
 
     fn space_violation(&self, var: usize, space: AccessSpace) -> Option<&'static str> {

@@ -31,6 +31,9 @@ pub enum Tok {
     /// A non-negative integer literal, decimal or hex; the sign is a separate [`Tok::Minus`].
     #[regex(r"[0-9]+")]
     #[regex(r"0[xX][0-9a-fA-F]+")]
+    /// PTX float literals as bit patterns: `0f3FC00000` (.f32), `0d3FF8000000000000` (.f64).
+    #[regex(r"0[fF][0-9a-fA-F]{8}")]
+    #[regex(r"0[dD][0-9a-fA-F]{16}")]
     Int,
     /// A quoted comment `"..."` (may span lines).
     #[token("\"", string)]

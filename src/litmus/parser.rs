@@ -107,6 +107,9 @@ fn is_plain(word: &str) -> bool {
 /// The value of an integer literal, with its sign. Hex literals up to `u64::MAX` are taken as
 /// 64-bit patterns (`0xffffffffffffffff` is -1), as PTX's `.b64` constants are.
 fn int_value(text: &str, negative: bool) -> Option<i64> {
+    if let Some(bits) = crate::program::types::hex_float_bits(text) {
+        return (!negative).then_some(bits);
+    }
     let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
     let magnitude: u64 = match hex {
         Some(digits) => u64::from_str_radix(digits, 16).ok()?,

@@ -33,6 +33,9 @@ struct RegTable {
     written: Vec<bool>,
     /// First read of each register, to report reads of registers that are never defined.
     first_read: HashMap<Reg, Span>,
+    /// The type of the last instruction (in program text) writing each register: how a
+    /// condition compares it.
+    types: HashMap<Reg, Option<Ty>>,
 }
 
 impl RegTable {
@@ -51,6 +54,10 @@ impl RegTable {
         let r = self.get(name);
         self.written[r] = true;
         r
+    }
+
+    fn set_type(&mut self, r: Reg, ty: Option<Ty>) {
+        self.types.insert(r, ty);
     }
 
     fn use_(&mut self, name: &str, span: Span) -> Reg {
@@ -154,7 +161,9 @@ impl<'a> Lowerer<'a> {
             extra_observables: Vec::new(),
             readings: Default::default(),
         };
-        let resolver = CondResolver { program: &program, thread_index: &thread_index, source: self.source };
+        type_words(&mut program);
+        let reg_types: Vec<HashMap<Reg, Option<Ty>>> = regs.iter().map(|t| t.types.clone()).collect();
+        let resolver = CondResolver { program: &program, thread_index: &thread_index, source: self.source, reg_types: &reg_types };
         let condition = match &test.condition {
             Some(c) => Condition { quantifier: c.quantifier.node, prop: resolver.prop(&c.prop)?, text: format_prop(&c.prop.node) },
             None => Condition { quantifier: ast::Quantifier::Exists, prop: Prop::True, text: "true".into() },
@@ -319,7 +328,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn new_physical(&mut self, name: &str, init: i64) -> usize {
-        self.physical.push(PhysicalLocation { name: name.to_string(), init });
+        self.physical.push(PhysicalLocation { name: name.to_string(), init, ty: None });
         self.physical.len() - 1
     }
 
@@ -475,7 +484,7 @@ impl<'q> Quals<'q> {
     }
 }
 
-const TYPES: &[&str] = &["b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"];
+const TYPES: &[&str] = &["b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"];
 const SPACES: &[&str] = &["global", "shared", "shared::cta", "shared::cluster", "generic"];
 
 struct InstrLowerer<'l, 'a> {
@@ -491,11 +500,32 @@ impl<'l> InstrLowerer<'l, '_> {
         self.instr.mnemonic()
     }
 
-    /// Element types: every access is made of 4-byte words (a 64-bit scalar is kept as one word,
-    /// as Dat3M does; vector accesses are split into 32-bit elements).
+    /// Element types: vector accesses are split into 32-bit elements, whatever their type.
     fn word_type(&self, q: &mut Quals) -> Result<(), Diagnostic> {
         q.take_all(TYPES);
         Ok(())
+    }
+
+    /// The instruction's type (`.u32`, `.s64`, `.f32`, ...), None when it names none (Dat3M's
+    /// untyped spelling). A second type is an error.
+    fn one_type(&self, q: &mut Quals) -> Result<Option<(Ty, Span)>, Diagnostic> {
+        let Some((t, span)) = q.take(TYPES) else { return Ok(None) };
+        if let Some((u, span2)) = q.take(TYPES) {
+            return Err(Diagnostic::error(span2, format!("`{}` has two types, `.{t}` and `.{u}`", self.mnemonic()))
+                .with_note("name one type: .u32, .s32, .b64, .f32, ..."));
+        }
+        Ok(Ty::parse(t).map(|ty| (ty, span)))
+    }
+
+    /// The type of a memory access: 32 or 64 bits (locations are 4-byte words; a 64-bit access
+    /// is two of them), or none.
+    fn access_type(&self, q: &mut Quals) -> Result<Option<Ty>, Diagnostic> {
+        let Some((ty, span)) = self.one_type(q)? else { return Ok(None) };
+        if ty.bits < 32 {
+            return Err(Diagnostic::error(span, format!("`{}` is a {}-bit access, which ptxmm does not model", self.mnemonic(), ty.bits))
+                .with_note("locations are 4-byte words: use a 32-bit (.u32, .s32, .b32, .f32) or 64-bit type"));
+        }
+        Ok(Some(ty))
     }
 
     fn operands(&self, n: usize, shape: &str) -> Result<&'l [Spanned<Operand>], Diagnostic> {
@@ -531,6 +561,14 @@ impl<'l> InstrLowerer<'l, '_> {
                 .with_note("registers are `r<N>` or `%name`, or names initialised in the init block")),
             other => Err(Diagnostic::expected(op.span, "a register or an integer constant", describe(other))),
         }
+    }
+
+    /// An operand of a typed instruction: constants are normalized to the type.
+    fn typed_value(&mut self, op: &Spanned<Operand>, ty: Option<Ty>) -> Result<Value, Diagnostic> {
+        Ok(match (self.value(op)?, ty) {
+            (Value::Const(c), Some(t)) => Value::Const(t.norm(c)),
+            (v, _) => v,
+        })
     }
 
     fn address(&mut self, op: &Spanned<Operand>) -> Result<Address, Diagnostic> {
@@ -701,14 +739,20 @@ impl<'l> InstrLowerer<'l, '_> {
             if is_value {
                 let a = self.value(&ops[1])?;
                 let dst = self.dest_reg(&ops[0])?;
-                return Ok(Op::Local { dst, op: LocalOp::Mov, a, b: Value::Const(0) });
+                self.regs.set_type(dst, None);
+                return Ok(Op::Local { dst, op: LocalOp::Mov, ty: None, a, b: Value::Const(0) });
             }
         }
         let mut q = Quals::new(rest);
         let (sem, scope) = self.access_sem(&mut q, &["weak", "relaxed", "acquire", "volatile"], "load")?;
         let space = space_of(&mut q);
-        self.word_type(&mut q)?;
         let vector = q.take(&["v2", "v4", "v8"]);
+        let ty = if vector.is_some() {
+            self.word_type(&mut q)?;
+            None
+        } else {
+            self.access_type(&mut q)?
+        };
         q.finish(head, ".weak/.relaxed/.acquire/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b32, ...)")?;
         let addr = self.address(&ops[1])?;
         if let Some((v, span)) = vector {
@@ -727,7 +771,8 @@ impl<'l> InstrLowerer<'l, '_> {
             return Ok(Op::LoadVector { dsts, addr, sem, scope, space });
         }
         let dst = self.dest_reg(&ops[0])?;
-        Ok(Op::Load { dst, addr, sem, scope, proxy: Self::proxy_of(head), space })
+        self.regs.set_type(dst, ty);
+        Ok(Op::Load { dst, ty, addr, sem, scope, proxy: Self::proxy_of(head), space })
     }
 
     fn store(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
@@ -735,8 +780,13 @@ impl<'l> InstrLowerer<'l, '_> {
         let mut q = Quals::new(rest);
         let (sem, scope) = self.access_sem(&mut q, &["weak", "relaxed", "release", "volatile"], "store")?;
         let space = space_of(&mut q);
-        self.word_type(&mut q)?;
         let vector = q.take(&["v2", "v4", "v8"]);
+        let ty = if vector.is_some() {
+            self.word_type(&mut q)?;
+            None
+        } else {
+            self.access_type(&mut q)?
+        };
         q.finish(head, ".weak/.relaxed/.release/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b32, ...)")?;
         let addr = self.address(&ops[0])?;
         if let Some((v, span)) = vector {
@@ -750,8 +800,8 @@ impl<'l> InstrLowerer<'l, '_> {
             let values = items.iter().map(|o| self.value(o)).collect::<Result<Vec<_>, _>>()?;
             return Ok(Op::StoreVector { addr, values, sem, scope, space });
         }
-        let value = self.value(&ops[1])?;
-        Ok(Op::Store { addr, value, sem, scope, proxy: Self::proxy_of(head), space })
+        let value = self.typed_value(&ops[1], ty)?;
+        Ok(Op::Store { ty, addr, value, sem, scope, proxy: Self::proxy_of(head), space })
     }
 
     fn rmw(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
@@ -778,7 +828,7 @@ impl<'l> InstrLowerer<'l, '_> {
         // atom/red default to .gpu scope (PTX ISA §9.7.13.5).
         let scope = self.scope(&mut q, false, head)?.unwrap_or(Scope::Gpu);
         let space = space_of(&mut q);
-        self.word_type(&mut q)?;
+        let ty = self.one_type(&mut q)?;
         let ops_names = ["add", "sub", "mul", "div", "and", "or", "xor", "min", "max", "inc", "dec", "exch", "cas"];
         let Some((opname, opspan)) = q.take(&ops_names) else {
             return Err(Diagnostic::error(self.instr.opcode_span(), format!("`{}` needs an operation", self.mnemonic()))
@@ -804,22 +854,36 @@ impl<'l> InstrLowerer<'l, '_> {
             return Err(Diagnostic::error(opspan, format!("`red` has no `.{opname}` form"))
                 .with_note("use `atom` for exchange and compare-and-swap"));
         }
+        if let Some((t, span)) = ty {
+            if t.bits != 32 {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{}` is a {}-bit atomic, which ptxmm does not model", self.mnemonic(), t.bits),
+                )
+                .with_note("atom and red are modelled on one 4-byte word: use .u32, .s32, .b32 or .f32 (64-bit ld/st are supported)"));
+            }
+            if matches!(op, RmwOp::Inc | RmwOp::Dec) && t != Ty::U32 {
+                return Err(Diagnostic::error(span, format!("`.{opname}` is defined only for `.u32`, found `.{}`", t.name())));
+            }
+        }
+        let ty = ty.map(|(t, _)| t);
         let n_values = if op == RmwOp::Cas { 2 } else { 1 };
         let proxy = Self::proxy_of(head);
         if is_red {
             let ops = self.operands(1 + n_values, "address, value")?;
             let addr = self.address(&ops[0])?;
-            let operands = ops[1..].iter().map(|o| self.value(o)).collect::<Result<Vec<_>, _>>()?;
-            Ok(Op::Rmw { dst: None, addr, op, operands, sem, scope, proxy, space })
+            let operands = ops[1..].iter().map(|o| self.typed_value(o, ty)).collect::<Result<Vec<_>, _>>()?;
+            Ok(Op::Rmw { dst: None, ty, addr, op, operands, sem, scope, proxy, space })
         } else {
             let ops = self.operands(
                 2 + n_values,
                 if op == RmwOp::Cas { "destination, address, compare, new" } else { "destination, address, value" },
             )?;
             let addr = self.address(&ops[1])?;
-            let operands = ops[2..].iter().map(|o| self.value(o)).collect::<Result<Vec<_>, _>>()?;
+            let operands = ops[2..].iter().map(|o| self.typed_value(o, ty)).collect::<Result<Vec<_>, _>>()?;
             let dst = self.dest_reg(&ops[0])?;
-            Ok(Op::Rmw { dst: Some(dst), addr, op, operands, sem, scope, proxy, space })
+            self.regs.set_type(dst, ty);
+            Ok(Op::Rmw { dst: Some(dst), ty, addr, op, operands, sem, scope, proxy, space })
         }
     }
 
@@ -1017,19 +1081,26 @@ impl<'l> InstrLowerer<'l, '_> {
 
     fn local(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
         let mut q = Quals::new(rest);
-        q.take_all(TYPES);
-        q.take(&["lo", "wide", "hi"]);
+        let ty = self.one_type(&mut q)?.map(|(t, _)| t);
+        if let Some((w, span)) = q.take(&["lo", "wide", "hi"]) {
+            if head != "mul" || w != "lo" {
+                return Err(Diagnostic::error(span, format!("`{head}.{w}` is not supported by this version of ptxmm"))
+                    .with_note("mul.lo keeps the low half of the product; .hi and .wide are not modelled"));
+            }
+        }
         q.finish(head, "a type (.u32, .s32, .b64, ...)")?;
         if head == "mov" {
             let ops = self.operands(2, "destination, value")?;
-            let a = self.value(&ops[1])?;
+            let a = self.typed_value(&ops[1], ty)?;
             let dst = self.dest_reg(&ops[0])?;
-            return Ok(Op::Local { dst, op: LocalOp::Mov, a, b: Value::Const(0) });
+            self.regs.set_type(dst, ty);
+            return Ok(Op::Local { dst, op: LocalOp::Mov, ty, a, b: Value::Const(0) });
         }
         let ops = self.operands(3, "destination, value, value")?;
-        let a = self.value(&ops[1])?;
-        let b = self.value(&ops[2])?;
+        let a = self.typed_value(&ops[1], ty)?;
+        let b = self.typed_value(&ops[2], if matches!(head, "shl" | "shr") { None } else { ty })?;
         let dst = self.dest_reg(&ops[0])?;
+        self.regs.set_type(dst, ty);
         let op = match head {
             "add" => LocalOp::Add,
             "sub" => LocalOp::Sub,
@@ -1044,7 +1115,7 @@ impl<'l> InstrLowerer<'l, '_> {
             "min" => LocalOp::Min,
             _ => LocalOp::Max,
         };
-        Ok(Op::Local { dst, op, a, b })
+        Ok(Op::Local { dst, op, ty, a, b })
     }
 
     fn setp(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
@@ -1052,12 +1123,14 @@ impl<'l> InstrLowerer<'l, '_> {
         let Some((c, _)) = q.take(&["eq", "ne", "lt", "le", "gt", "ge"]) else {
             return Err(Diagnostic::error(self.instr.opcode_span(), "`setp` needs a comparison (.eq .ne .lt .le .gt .ge)"));
         };
-        q.take_all(TYPES);
+        let ty = self.one_type(&mut q)?.map(|(t, _)| t);
         q.finish("setp", "a comparison and a type")?;
         let ops = self.operands(3, "predicate, value, value")?;
-        let a = self.value(&ops[1])?;
-        let b = self.value(&ops[2])?;
+        let a = self.typed_value(&ops[1], ty)?;
+        let b = self.typed_value(&ops[2], ty)?;
         let dst = self.dest_reg(&ops[0])?;
+        // A predicate: 0 or 1, untyped.
+        self.regs.set_type(dst, None);
         let cmp = match c {
             "eq" => ast::CmpOp::Eq,
             "ne" => ast::CmpOp::Ne,
@@ -1066,7 +1139,7 @@ impl<'l> InstrLowerer<'l, '_> {
             "gt" => ast::CmpOp::Gt,
             _ => ast::CmpOp::Ge,
         };
-        Ok(Op::Local { dst, op: LocalOp::Set(cmp), a, b })
+        Ok(Op::Local { dst, op: LocalOp::Set(cmp), ty, a, b })
     }
 }
 
@@ -1104,7 +1177,37 @@ fn describe(op: &Operand) -> String {
     }
 }
 
+/// Give each word the type of the first typed access that names it statically, and store its
+/// initial value at that type.
+fn type_words(program: &mut Program) {
+    for t in &program.threads {
+        for i in &t.code {
+            let (ty, addr) = match &i.op {
+                Op::Load { ty: Some(ty), addr, .. } | Op::Store { ty: Some(ty), addr, .. } | Op::Rmw { ty: Some(ty), addr, .. } => {
+                    (*ty, addr)
+                }
+                _ => continue,
+            };
+            let Address::Location(l) = addr else { continue };
+            let word = ty.with_bits(32);
+            let words = if ty.bits == 64 { 2 } else { 1 };
+            for k in 0..words {
+                let Some(loc) = program.locations.get(l + k) else { continue };
+                if loc.variable != program.locations[*l].variable || program.variables[loc.variable].kind == VariableKind::Mbarrier {
+                    continue;
+                }
+                let p = &mut program.physical[loc.physical];
+                if p.ty.is_none() {
+                    p.ty = Some(word);
+                    p.init = word.norm(p.init);
+                }
+            }
+        }
+    }
+}
+
 struct CondResolver<'p> {
+    reg_types: &'p [HashMap<Reg, Option<Ty>>],
     program: &'p Program,
     thread_index: &'p HashMap<usize, usize>,
     source: &'p SourceFile,
@@ -1118,8 +1221,25 @@ impl CondResolver<'_> {
             ast::Prop::Not(q) => Prop::Not(Box::new(self.prop(q)?)),
             ast::Prop::And(a, b) => Prop::And(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
             ast::Prop::Or(a, b) => Prop::Or(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
-            ast::Prop::Cmp(a, op, b) => Prop::Cmp(self.value(a)?, *op, self.value(b)?),
+            ast::Prop::Cmp(a, op, b) => {
+                let (a, b) = (self.value(a)?, self.value(b)?);
+                // A constant compared with a typed value is read at that value's type.
+                let typed = |c: &CondTerm, other: &CondTerm| match (c, self.type_of(other)) {
+                    (CondTerm::Const(v), Some(t)) => CondTerm::Const(t.norm(*v)),
+                    (c, _) => c.clone(),
+                };
+                Prop::Cmp(typed(&a, &b), *op, typed(&b, &a))
+            }
         })
+    }
+
+    /// The type a condition compares an observable at.
+    fn type_of(&self, t: &CondTerm) -> Option<Ty> {
+        match t {
+            CondTerm::Const(_) => None,
+            CondTerm::Obs(Observable::Location(p)) => self.program.physical[*p].ty,
+            CondTerm::Obs(Observable::Register(t, r)) => self.reg_types[*t].get(r).copied().flatten(),
+        }
     }
 
     fn value(&self, v: &Spanned<CondValue>) -> Result<CondTerm, Diagnostic> {

@@ -5,8 +5,10 @@
 //! per-thread indices, labels as instruction indices, and qualifiers as enums.
 
 mod lower;
+pub mod types;
 
 pub use lower::lower;
+pub use types::Ty;
 
 use crate::diag::{SourceFile, Span};
 use crate::litmus::ast::{CmpOp, Quantifier};
@@ -150,6 +152,10 @@ pub struct PhysicalLocation {
     /// Name of the first declaration, used in reports.
     pub name: String,
     pub init: i64,
+    /// The word's type (32 bits, the signedness of the first typed access naming it in the
+    /// program text), None when no typed access names it. Typed writes store the word's 32-bit
+    /// pattern normalized to this type (`.u32` when None); conditions compare it at this type.
+    pub ty: Option<Ty>,
 }
 
 /// Index of a register inside its thread.
@@ -387,15 +393,20 @@ pub enum Op {
         arrive: bool,
         sem: Sem,
     },
+    /// `ld`: `ty` is the instruction's type (None: untyped, Dat3M's spelling). A 64-bit type
+    /// reads two words (low word at the lower address) as one 8-byte access.
     Load {
         dst: Reg,
+        ty: Option<Ty>,
         addr: Address,
         sem: Sem,
         scope: Option<Scope>,
         proxy: Proxy,
         space: AccessSpace,
     },
+    /// `st`: the value truncated to `ty`; a 64-bit type writes two words as one 8-byte access.
     Store {
+        ty: Option<Ty>,
         addr: Address,
         value: Value,
         sem: Sem,
@@ -406,6 +417,8 @@ pub enum Op {
     /// `atom` (with a destination) or `red` (without). `operands` is `[v]`, or `[cmp, new]` for cas.
     Rmw {
         dst: Option<Reg>,
+        /// The operation's type (None: untyped); at most 32 bits.
+        ty: Option<Ty>,
         addr: Address,
         op: RmwOp,
         operands: Vec<Value>,
@@ -439,6 +452,8 @@ pub enum Op {
     Local {
         dst: Reg,
         op: LocalOp,
+        /// The instruction's type (None: untyped, herd7's unbounded integers).
+        ty: Option<Ty>,
         a: Value,
         b: Value,
     },
