@@ -127,3 +127,11 @@ fn rejected_forms_name_the_form() {
         assert!(err.contains(&format!("{path}:{at}: ")) && err.contains(message), "{name}: {err}");
     }
 }
+
+#[test]
+fn reading_the_box_without_the_wait_is_u1() {
+    let o = run("T11-read-without-wait");
+    assert_eq!(o.verdict(), Verdict::Undefined);
+    assert!(rules(&o).contains(&"U1-read-before-completion"), "{:?}", rules(&o));
+    assert!(states(&o).contains(&"1:r0=0;".to_string()), "{:?}", states(&o));
+}
