@@ -43,7 +43,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("async-multicast-wrong-direction.litmus", "4:73", "`.multicast::cluster` exists only for `cp.async.bulk.shared::cluster.global`"),
     ("async-multicast-without-mask.litmus", "4:2", "expected 5 operand(s)"),
     ("async-reduce-float.litmus", "4:57", "`.f32` elements are not supported"),
-    ("async-tensor-copy.litmus", "4:2", "the `.tensor` form of bulk copies is not supported"),
+    ("async-tensor-copy.litmus", "4:88", "expected a tensor operand `[tensorMap, {c0, ...}]`, found an address `[...]`"),
     ("async-tcgen05.litmus", "4:2", "is not supported by this version of ptxmm"),
     // mbarrier, fences and the cluster barrier.
     ("async-mbarrier-init-cluster-space.litmus", "4:2", "`mbarrier.init` cannot use a `.shared::cluster` address"),

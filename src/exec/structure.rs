@@ -180,6 +180,11 @@ impl<'p> EventStructure<'p> {
         }
         sets.insert("AGENT", set(&|e| e.agent.is_some()));
         sets.insert("SRC", set(&|e| e.role == Role::Source));
+        // A tensor copy's read of its tensor map (a source read of the map's own word).
+        sets.insert(
+            "TMAP",
+            set(&|e| e.role == Role::Source && e.location.is_some_and(|l| program.is_tensor_map(program.locations[l].variable))),
+        );
         sets.insert("DST", set(&|e| e.role == Role::Destination));
         sets.insert("SIGNAL", set(&|e| e.role == Role::Signal));
         sets.insert("UB", set(&|e| e.ub.is_some()));

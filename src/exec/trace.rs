@@ -19,6 +19,9 @@ use crate::program::{
 };
 use std::collections::{BTreeSet, HashMap};
 
+#[path = "trace_tensor.rs"]
+mod tensor;
+
 /// Limits that keep exploration finite and report, rather than hang, when exceeded.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -1196,7 +1199,8 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
                 Op::Store { addr, .. } => touch(words(addr, 0, 4), 1, false),
                 Op::StoreVector { addr, values, .. } => touch(words(addr, 0, 4 * values.len() as i64), 1, false),
                 Op::AsyncCopy(c) => {
-                    let Value::Const(size) = c.size else { return vec![false; n] };
+                    // A tensor copy's words are a box of its tensor map: no elision.
+                    let (Value::Const(size), None) = (c.size, &c.tensor) else { return vec![false; n] };
                     let reduce = matches!(c.kind, CopyKind::Reduce(_));
                     let mut dsts = vec![words(&c.dst, 0, size)];
                     if let Some(mask) = &c.multicast {
@@ -1293,6 +1297,7 @@ fn control_registers(code: &[Instr]) -> BTreeSet<Reg> {
                 addr(&c.src, &mut regs);
                 regs.push(c.size);
                 regs.extend(c.src_size.iter().chain(c.ignore_src.iter()).chain(c.multicast.iter()).copied());
+                regs.extend(c.tensor.iter().flat_map(|t| t.coords.iter()).copied());
                 if let Completion::Mbarrier(b) = &c.completion {
                     addr(b, &mut regs);
                 }
@@ -1537,6 +1542,9 @@ impl Cx<'_> {
     /// An asynchronous copy: its source reads and destination writes (or reductions) belong to a
     /// new async agent, followed by the complete-tx on the mbarrier when it has one.
     fn async_copy(&self, st: State, copy: &AsyncCopy, pc: usize, line: usize) -> Result<Vec<State>, ExploreError> {
+        if let Some(t) = &copy.tensor {
+            return self.tensor_copy(st, copy, t, pc, line);
+        }
         let size = val(&st, &copy.size).0;
         let (dst_addr, dst_deps) = self.address_value(&st, &copy.dst);
         let (src_addr, src_deps) = self.address_value(&st, &copy.src);
@@ -1654,35 +1662,52 @@ impl Cx<'_> {
                 if self.elided[dst.loc] {
                     continue;
                 }
-                match copy.kind {
-                    CopyKind::Reduce(op) => {
-                        // Each element is an atomic read-modify-write in the async proxy
-                        // (§9.7.9.25.4.2), a memory operation of its own 4 bytes (digest §14.3).
-                        let dst = Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst };
-                        let idx = s.events.len();
-                        let mut e = s.access_event(TraceOp::Read, pc, &dst, Role::Destination, Some(agent));
-                        e.symbolic = true;
-                        e.rmw_partner = Some(idx + 1);
-                        s.events.push(e);
-                        let new = SymExpr::Rmw(op, Box::new(SymExpr::Read(idx)), vec![value.expr()]);
-                        self.push_write(
-                            &mut s,
-                            dst,
-                            RegVal::Open(new),
-                            dep.union(&DepMask::single(idx)),
-                            pc,
-                            Role::Destination,
-                            Some(agent),
-                        );
-                        s.events[idx + 1].rmw_partner = Some(idx);
-                    }
-                    _ => self.push_write(&mut s, dst, value.clone(), dep.clone(), pc, Role::Destination, Some(agent)),
-                }
+                // Each element of a reduction is a memory operation of its own 4 bytes (digest §14.3).
+                let dst = match copy.kind {
+                    CopyKind::Reduce(_) => Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst },
+                    _ => dst,
+                };
+                self.push_copy_write(&mut s, copy.kind, dst, value.clone(), dep.clone(), pc, agent);
             }
         }
-        let states = vec![s];
+        self.finish_copy(s, copy, agent, &dests, size, pc, line)
+    }
+
+    /// A copy's destination write of `value`, or for a reduction an atomic read-modify-write in
+    /// the async proxy (§9.7.9.25.4.2): a symbolic read of the destination and the write of
+    /// the operation on it.
+    #[allow(clippy::too_many_arguments)]
+    fn push_copy_write(&self, s: &mut State, kind: CopyKind, dst: Access, value: RegVal, dep: DepMask, pc: usize, agent: usize) {
+        let CopyKind::Reduce(op) = kind else {
+            return self.push_write(s, dst, value, dep, pc, Role::Destination, Some(agent));
+        };
+        let idx = s.events.len();
+        let mut e = s.access_event(TraceOp::Read, pc, &dst, Role::Destination, Some(agent));
+        e.symbolic = true;
+        e.rmw_partner = Some(idx + 1);
+        s.events.push(e);
+        let new = SymExpr::Rmw(op, Box::new(SymExpr::Read(idx)), vec![value.expr()]);
+        self.push_write(s, dst, RegVal::Open(new), dep.union(&DepMask::single(idx)), pc, Role::Destination, Some(agent));
+        s.events[idx + 1].rmw_partner = Some(idx);
+    }
+
+    /// The end of an asynchronous copy whose data events are in `s`: the op's event list, then
+    /// its completion (the open async-group, or a complete-tx of `size` bytes on the mbarrier of
+    /// each destination).
+    #[allow(clippy::too_many_arguments)]
+    fn finish_copy(
+        &self,
+        s: State,
+        copy: &AsyncCopy,
+        agent: usize,
+        dests: &[(i64, Option<i64>)],
+        size: i64,
+        pc: usize,
+        line: usize,
+    ) -> Result<Vec<State>, ExploreError> {
         let mut out = Vec::new();
-        for mut s in states {
+        {
+            let mut s = s;
             let first = s.events.iter().position(|e| e.agent == Some(agent)).unwrap_or(s.events.len());
             s.ops[agent].events = (first..s.events.len()).collect();
             match copy.completion {
@@ -1694,7 +1719,7 @@ impl Cx<'_> {
                     // The complete-tx: an update of the mbarrier by the op's agent (§9.7.9.25.4.1),
                     // on the mbarrier of each destination's CTA (digest AMBIG-21).
                     let mut partial = vec![s];
-                    for &(d_addr, b_addr) in &dests {
+                    for &(d_addr, b_addr) in dests {
                         let b_addr = b_addr.expect("an mbarrier completion has an mbarrier");
                         let bad = || bad_address(self.program, self.thread.id, line, b_addr);
                         let loc = self.program.location_at(b_addr).ok_or_else(bad)?;

@@ -45,6 +45,26 @@ pub enum InitItem {
     /// A variable with a size, a state space or an mbarrier type:
     /// `g[16] = 1;`, `s[16] @ shared cta 0 align 16 = {1,2,3,4};`, `bar @ shared cta 0 mbarrier(2);`.
     Variable(VariableDecl),
+    /// `tmap @ tensormap { base = g; dims = {8, 4}; box = {4, 2}; ... }`: a tensor map (a
+    /// `CUtensorMap`) describing a tensor in the global variable `base` (see `program::tensor`).
+    TensorMap(TensorMapDecl),
+}
+
+/// A tensor-map declaration: its name and its `key = value` fields as written (checked when
+/// lowered).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapDecl {
+    pub name: Spanned<String>,
+    pub fields: Vec<(Spanned<String>, Spanned<TensorMapValue>)>,
+}
+
+/// The value of a tensor-map field: a word (`g`, `u32`, `zero`, `none`, `128B`), an integer or a
+/// list of integers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensorMapValue {
+    Word(String),
+    Int(i64),
+    List(Vec<i64>),
 }
 
 /// A declared variable (see [`InitItem::Variable`]).
@@ -121,6 +141,8 @@ pub enum Operand {
     Vector(Vec<Spanned<Operand>>),
     /// `&x` (the address of a location).
     AddressOf(String),
+    /// `[tmap, {c0, c1}]`: a tensor map and the coordinates of a box (tensor copies).
+    TensorAddress(Box<Spanned<Operand>>, Vec<Spanned<Operand>>),
 }
 
 /// `exists P`, `~exists P`, `forall P`.

@@ -380,7 +380,12 @@ impl<'a> Parser<'a> {
             let name = self.name("an init item (`x = 0`, `P0:r0 = 0` or `y @ generic aliases x`)")?;
             let is_alias = self.at(Tok::At) && self.raw(1).kind == Tok::Ident && PROXIES.contains(&self.slice(self.raw(1)));
             let decl_word = self.at(Tok::Ident) && matches!(self.slice(self.tok()), "mbarrier" | "align");
-            if self.at(Tok::LBracket)
+            let tensormap = self.at(Tok::At) && self.raw(1).kind == Tok::Ident && self.slice(self.raw(1)) == "tensormap";
+            if tensormap {
+                self.bump();
+                self.bump();
+                InitItem::TensorMap(self.tensor_map(name)?)
+            } else if self.at(Tok::LBracket)
                 || decl_word
                 || (self.at(Tok::At) && !is_alias)
                 || (self.at(Tok::Eq) && self.raw(1).kind == Tok::LBrace)
@@ -453,6 +458,48 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(decl)
+    }
+
+    /// The fields of `tmap @ tensormap { key = value; ... }`, after `tensormap`: values are a
+    /// word, an integer (`128B` is the word `128B`) or `{v0, v1, ...}`; `;` or `,` separate them.
+    fn tensor_map(&mut self, name: Spanned<String>) -> PResult<TensorMapDecl> {
+        self.expect(Tok::LBrace, "`{` and the fields of the tensor map (`{ base = g; dims = {8, 4}; box = {4, 2} }`)")?;
+        let mut fields = Vec::new();
+        while self.eat(Tok::RBrace).is_none() {
+            let key = self.name("a tensor-map field (base, type, elem, dims, strides, box, oob, swizzle, interleave) or `}`")?;
+            self.expect(Tok::Eq, "`=`")?;
+            let start = self.tok().span;
+            let value = match self.kind() {
+                Tok::LBrace => {
+                    self.bump();
+                    let mut values = Vec::new();
+                    loop {
+                        values.push(self.int("an integer")?.node);
+                        if self.eat(Tok::Comma).is_none() {
+                            break;
+                        }
+                    }
+                    self.expect(Tok::RBrace, "`,` or `}` in the list")?;
+                    TensorMapValue::List(values)
+                }
+                Tok::Ident => TensorMapValue::Word(self.name("a value")?.node),
+                Tok::Int | Tok::Minus => {
+                    let v = self.int("a value")?.node;
+                    if self.at(Tok::Ident) && self.tok().span.start == self.prev_span().end {
+                        let unit = self.bump();
+                        TensorMapValue::Word(format!("{v}{}", self.slice(unit)))
+                    } else {
+                        TensorMapValue::Int(v)
+                    }
+                }
+                _ => return Err(self.unexpected("a field value (a word, an integer or `{v0, v1, ...}`)")),
+            };
+            fields.push((key, Spanned::new(value, start.to(self.prev_span()))));
+            if self.eat(Tok::Semi).is_none() && self.eat(Tok::Comma).is_none() && !self.at(Tok::RBrace) {
+                return Err(self.unexpected("`;` or `}` after a tensor-map field"));
+            }
+        }
+        Ok(TensorMapDecl { name, fields })
     }
 
     /// The rest of `y @ <proxy> aliases x`, after the `@`.
@@ -785,6 +832,15 @@ impl<'a> Parser<'a> {
             _ => return Err(self.unexpected("an address (a location or register)")),
         };
         let base = Spanned::new(base, tok.span);
+        if self.eat(Tok::Comma).is_some() {
+            // `[tensorMap, {c0, c1, ...}]`: a tensor map and the coordinates of a box.
+            if !self.at(Tok::LBrace) {
+                return Err(self.unexpected("the tensor coordinates `{c0, ...}`"));
+            }
+            let Operand::Vector(coords) = self.vector()? else { unreachable!("vector() returns a vector") };
+            self.expect(Tok::RBracket, "`]` after the tensor coordinates")?;
+            return Ok(Operand::TensorAddress(Box::new(base), coords));
+        }
         if !matches!(self.kind(), Tok::Plus | Tok::Minus) {
             self.expect(Tok::RBracket, "`+`, `-` or `]`")?;
             return Ok(Operand::Address(Box::new(base), 0));

@@ -10,10 +10,13 @@ use std::collections::HashMap;
 
 #[path = "lower_async.rs"]
 mod async_ops;
+#[path = "lower_tensor.rs"]
+mod tensor_ops;
 
 /// Lower a parsed litmus test.
 pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Diagnostic> {
-    Lowerer { source, variables: Vec::new(), locations: Vec::new(), physical: Vec::new(), by_name: HashMap::new() }.run(test)
+    Lowerer { source, variables: Vec::new(), locations: Vec::new(), physical: Vec::new(), by_name: HashMap::new(), tensor_maps: Vec::new() }
+        .run(test)
 }
 
 struct Lowerer<'a> {
@@ -22,6 +25,7 @@ struct Lowerer<'a> {
     locations: Vec<Location>,
     physical: Vec<PhysicalLocation>,
     by_name: HashMap<String, usize>,
+    tensor_maps: Vec<TensorMap>,
 }
 
 /// Per-thread register bookkeeping during lowering.
@@ -92,6 +96,7 @@ impl<'a> Lowerer<'a> {
 
         // Locations first (aliases may refer to locations declared later), then registers.
         self.declare_locations(&test.init)?;
+        self.declare_tensor_maps(&test.init)?;
         for item in &test.init {
             match &item.node {
                 InitItem::Register { thread, reg, value } => {
@@ -160,6 +165,7 @@ impl<'a> Lowerer<'a> {
             filter: None,
             extra_observables: Vec::new(),
             readings: Default::default(),
+            tensor_maps: self.tensor_maps,
         };
         type_words(&mut program);
         let reg_types: Vec<HashMap<Reg, Option<Ty>>> = regs.iter().map(|t| t.types.clone()).collect();
@@ -1174,6 +1180,7 @@ fn describe(op: &Operand) -> String {
         Operand::Sink => "`_`".into(),
         Operand::Vector(_) => "a vector `{...}`".into(),
         Operand::AddressOf(n) => format!("`&{n}`"),
+        Operand::TensorAddress(..) => "a tensor operand `[tensorMap, {...}]`".into(),
     }
 }
 

@@ -8,7 +8,7 @@ cp.async.mbarrier.arrive{.noinc}, cp.async.bulk.<dst>.<src>.mbarrier::complete_t
 cp.async.bulk.prefetch.L2.global, cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N";
 
 impl InstrLowerer<'_, '_> {
-    fn unsupported(&self, span: Span, what: &str) -> Diagnostic {
+    pub(super) fn unsupported(&self, span: Span, what: &str) -> Diagnostic {
         Diagnostic::error(span, format!("{what} is not supported by this version of ptxmm"))
             .with_note(format!("supported: {COPY_ACCEPTED}"))
     }
@@ -21,7 +21,7 @@ impl InstrLowerer<'_, '_> {
     }
 
     /// An mbarrier operand: when it names a variable, the variable must be an mbarrier object.
-    fn mbarrier_address(&mut self, op: &Spanned<Operand>) -> Result<Address, Diagnostic> {
+    pub(super) fn mbarrier_address(&mut self, op: &Spanned<Operand>) -> Result<Address, Diagnostic> {
         let a = self.address(op)?;
         if let Address::Location(l) = a {
             let var = &self.l.variables[self.l.locations[l].variable];
@@ -75,8 +75,8 @@ impl InstrLowerer<'_, '_> {
                 Ok(Op::CpAsyncArrive { bar, space, noinc })
             }
             ["async", "bulk", "prefetch", ..] => {
-                if words.contains(&"tensor") {
-                    return Err(self.unsupported(span, "`cp.async.bulk.prefetch.tensor`"));
+                if words.get(3) == Some(&"tensor") {
+                    return self.tensor_prefetch(&rest[4..]);
                 }
                 let mut q = Quals::new(&rest[3..]);
                 if q.take(&["L2"]).is_none() || q.take(&["global"]).is_none() {
@@ -90,9 +90,8 @@ impl InstrLowerer<'_, '_> {
                 self.value(&ops[1])?;
                 Ok(Op::Prefetch)
             }
-            ["async", "bulk", "tensor", ..] | ["reduce", "async", "bulk", "tensor", ..] => Err(self
-                .unsupported(span, "the `.tensor` form of bulk copies")
-                .with_note("tensor copies need a tensor map; write the equivalent non-tensor `cp.async.bulk` with explicit byte ranges")),
+            ["async", "bulk", "tensor", ..] => self.tensor_copy(&rest[3..], false),
+            ["reduce", "async", "bulk", "tensor", ..] => self.tensor_copy(&rest[4..], true),
             ["async", "bulk", ..] => self.bulk_copy(&rest[2..], None),
             ["reduce", "async", "bulk", ..] => self.bulk_copy(&rest[3..], Some(())),
             ["async", "ca" | "cg", ..] => self.cp_async(&rest[1..]),
@@ -157,6 +156,7 @@ impl InstrLowerer<'_, '_> {
             ignore_src,
             multicast: None,
             completion: Completion::Group(GroupKind::CpAsync),
+            tensor: None,
         }))
     }
 
@@ -290,6 +290,7 @@ impl InstrLowerer<'_, '_> {
             ignore_src: None,
             multicast: mask,
             completion,
+            tensor: None,
         }))
     }
 

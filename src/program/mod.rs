@@ -5,9 +5,11 @@
 //! per-thread indices, labels as instruction indices, and qualifiers as enums.
 
 mod lower;
+pub mod tensor;
 pub mod types;
 
 pub use lower::lower;
+pub use tensor::{TensorCopy, TensorMap};
 pub use types::Ty;
 
 use crate::diag::{SourceFile, Span};
@@ -300,6 +302,9 @@ pub struct AsyncCopy {
     /// `.multicast::cluster` ctaMask: bit i selects the CTA of cluster rank i.
     pub multicast: Option<Value>,
     pub completion: Completion,
+    /// A tile-mode tensor copy (`cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`): the
+    /// global side is a box of the tensor map instead of `size` contiguous bytes.
+    pub tensor: Option<Box<TensorCopy>>,
 }
 
 /// mbarrier operations (PTX ISA §9.7.13.15).
@@ -623,6 +628,8 @@ pub struct Program {
     pub extra_observables: Vec<Observable>,
     /// The readings of the spec's ambiguities this program is run under (set by the caller).
     pub readings: crate::readings::Readings,
+    /// Tensor maps declared in the init block.
+    pub tensor_maps: Vec<TensorMap>,
 }
 
 /// Base of the integer encoding of addresses: byte `o` of variable `v` has the address
@@ -713,6 +720,11 @@ impl Program {
         ctas.sort_unstable();
         ctas.dedup();
         usize::try_from(rank).ok().and_then(|r| ctas.get(r).copied())
+    }
+
+    /// Whether a variable is a tensor map's own word.
+    pub fn is_tensor_map(&self, var: usize) -> bool {
+        self.tensor_maps.iter().any(|m| m.variable == var)
     }
 
     /// The variable of a location.

@@ -1,0 +1,349 @@
+//! Lowering of tensor maps (`tmap @ tensormap { ... }` in the init block) and of the tile-mode
+//! tensor copies: `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`,
+//! `cp.async.bulk.prefetch.tensor` (PTX ISA §9.7.9.25.5). See `program::tensor`.
+
+use super::*;
+use crate::litmus::ast::{TensorMapDecl, TensorMapValue};
+
+const TENSOR_FIELDS: &str = "base, type, elem, dims, strides, box, oob, swizzle, interleave";
+const TENSOR_ACCEPTED: &str = "cp.async.bulk.tensor.<1d-5d>.shared::cluster|shared::cta.global{.tile}.mbarrier::complete_tx::bytes [dst], [tmap, {c0, ...}], [mbar]; \
+cp.async.bulk.tensor.<1d-5d>.global.shared::cta{.tile}.bulk_group [tmap, {c0, ...}], [src]; \
+cp.reduce.async.bulk.tensor.<1d-5d>.global.shared::cta.<op>{.tile}.bulk_group [tmap, {c0, ...}], [src]; \
+cp.async.bulk.prefetch.tensor.<1d-5d>.L2.global{.tile} [tmap, {c0, ...}] (each with an optional .L2::cache_hint and its cache-policy operand, last)";
+
+/// The reduction operations of `cp.reduce.async.bulk.tensor` (PTX ISA §9.7.9.25.5.2).
+const REDUCTIONS: [(&str, RmwOp); 8] = [
+    ("add", RmwOp::Add),
+    ("min", RmwOp::Min),
+    ("max", RmwOp::Max),
+    ("inc", RmwOp::Inc),
+    ("dec", RmwOp::Dec),
+    ("and", RmwOp::And),
+    ("or", RmwOp::Or),
+    ("xor", RmwOp::Xor),
+];
+
+/// Element types a tensor map may declare, with their size in bytes (smaller ones are rejected:
+/// ptxmm's locations are 4-byte words).
+const ELEMENT_TYPES: &[(&str, i64)] =
+    &[("b32", 4), ("u32", 4), ("s32", 4), ("f32", 4), ("tf32", 4), ("b64", 8), ("u64", 8), ("s64", 8), ("f64", 8)];
+
+impl Lowerer<'_> {
+    /// Every `tmap @ tensormap { ... }` of the init block: checks the fields and declares the map's
+    /// own one-word global variable.
+    pub(super) fn declare_tensor_maps(&mut self, init: &[Spanned<InitItem>]) -> Result<(), Diagnostic> {
+        for item in init {
+            if let InitItem::TensorMap(d) = &item.node {
+                let map = self.tensor_map(d, item.span)?;
+                self.tensor_maps.push(map);
+            }
+        }
+        Ok(())
+    }
+
+    fn tensor_map(&mut self, d: &TensorMapDecl, span: Span) -> Result<TensorMap, Diagnostic> {
+        let mut seen: HashMap<&str, &Spanned<TensorMapValue>> = HashMap::new();
+        for (key, value) in &d.fields {
+            if !TENSOR_FIELDS.split(", ").any(|f| f == key.node) {
+                return Err(Diagnostic::expected(key.span, format!("a tensor-map field ({TENSOR_FIELDS})"), format!("`{}`", key.node)));
+            }
+            if seen.insert(key.node.as_str(), value).is_some() {
+                return Err(Diagnostic::error(key.span, format!("tensor-map field `{}` is given twice", key.node)));
+            }
+        }
+        let word = |key: &str| -> Result<Option<(&str, Span)>, Diagnostic> {
+            match seen.get(key) {
+                None => Ok(None),
+                Some(Spanned { node: TensorMapValue::Word(w), span }) => Ok(Some((w.as_str(), *span))),
+                Some(v) => Err(Diagnostic::expected(v.span, format!("a word for `{key}`"), "a number or a list")),
+            }
+        };
+        let list = |key: &str| -> Result<Option<(Vec<i64>, Span)>, Diagnostic> {
+            match seen.get(key) {
+                None => Ok(None),
+                Some(Spanned { node: TensorMapValue::List(l), span }) => Ok(Some((l.clone(), *span))),
+                Some(Spanned { node: TensorMapValue::Int(v), span }) => Ok(Some((vec![*v], *span))),
+                Some(v) => Err(Diagnostic::expected(v.span, format!("a list `{{n0, n1, ...}}` for `{key}`"), "a word")),
+            }
+        };
+        // Modes ptxmm does not model: reject them by name.
+        for (key, default, what) in [
+            ("swizzle", "none", "swizzled shared-memory layouts"),
+            ("interleave", "none", "interleaved layouts"),
+            ("oob", "zero", "out-of-bounds fills other than zeros"),
+        ] {
+            if let Some((w, wspan)) = word(key)? {
+                if w != default {
+                    return Err(Diagnostic::error(wspan, format!("`{key} = {w}` is not supported by this version of ptxmm"))
+                        .with_note(format!("ptxmm models tile mode with `{key} = {default}` only ({what} are not modelled)")));
+                }
+            }
+        }
+        let Some((base_name, base_span)) = word("base")? else {
+            return Err(Diagnostic::error(d.name.span, format!("tensor map `{}` needs `base = <global variable>`", d.name.node)));
+        };
+        let Some(&base_loc) = self.by_name.get(base_name) else {
+            return Err(Diagnostic::error(base_span, format!("unknown location `{base_name}`"))
+                .with_note("declare the tensor's global variable in the init block, e.g. `g[64];`"));
+        };
+        let base = self.locations[base_loc].variable;
+        let bvar = &self.variables[base];
+        if bvar.space != Space::Global || bvar.kind != VariableKind::Data || self.locations[base_loc].offset != 0 {
+            return Err(Diagnostic::error(
+                base_span,
+                format!("the base of a tensor map must be a global data variable, and `{base_name}` is not"),
+            ));
+        }
+        let (elem_type, elem) = match (word("type")?, seen.get("elem")) {
+            (Some(_), Some(e)) => return Err(Diagnostic::error(e.span, "give `type` or `elem`, not both")),
+            (Some((t, tspan)), None) => match ELEMENT_TYPES.iter().find(|(n, _)| *n == t) {
+                Some(&(n, size)) => (n.to_string(), size),
+                None => {
+                    return Err(Diagnostic::error(tspan, format!("element type `{t}` is not supported by this version of ptxmm"))
+                        .with_note(
+                            "ptxmm's locations are 4-byte words: tensor elements are b32, u32, s32, f32, tf32, b64, u64, s64 or f64",
+                        ))
+                }
+            },
+            (None, Some(Spanned { node: TensorMapValue::Int(4), .. })) => ("b32".to_string(), 4),
+            (None, Some(Spanned { node: TensorMapValue::Int(8), .. })) => ("b64".to_string(), 8),
+            (None, Some(e)) => {
+                return Err(Diagnostic::error(e.span, "tensor elements of 1 or 2 bytes are not supported by this version of ptxmm")
+                    .with_note("ptxmm's locations are 4-byte words: `elem = 4` or `elem = 8`"))
+            }
+            (None, None) => ("b32".to_string(), 4),
+        };
+        let Some((dims, dspan)) = list("dims")? else {
+            return Err(Diagnostic::error(d.name.span, format!("tensor map `{}` needs `dims = {{d0, ...}}`", d.name.node)));
+        };
+        if dims.is_empty() || dims.len() > 5 || dims.iter().any(|&x| x <= 0) {
+            return Err(Diagnostic::expected(dspan, "1 to 5 positive dimensions, innermost first", format!("{dims:?}")));
+        }
+        let rank = dims.len();
+        let strides = match list("strides")? {
+            Some((s, sspan)) => {
+                if s.len() != rank - 1 {
+                    return Err(Diagnostic::expected(
+                        sspan,
+                        format!("{} byte stride(s), one per dimension after the first", rank - 1),
+                        s.len(),
+                    ));
+                }
+                let mut extent = dims[0] * elem;
+                for (i, &st) in s.iter().enumerate() {
+                    if st <= 0 || st % 16 != 0 || st < extent {
+                        return Err(Diagnostic::error(
+                            sspan,
+                            format!("the stride of dimension {} is {st} bytes: it must be a multiple of 16 and at least {extent} (the extent of the dimensions inside it)", i + 1),
+                        ));
+                    }
+                    extent = dims[i + 1] * st;
+                }
+                s
+            }
+            None => {
+                let mut s = Vec::new();
+                let mut extent = dims[0] * elem;
+                for &d in &dims[1..] {
+                    if extent % 16 != 0 {
+                        return Err(Diagnostic::error(
+                            dspan,
+                            format!("packed rows of {extent} bytes are not a multiple of 16: give `strides = {{...}}`"),
+                        ));
+                    }
+                    s.push(extent);
+                    extent *= d;
+                }
+                s
+            }
+        };
+        let Some((box_dims, bspan)) = list("box")? else {
+            return Err(Diagnostic::error(d.name.span, format!("tensor map `{}` needs `box = {{b0, ...}}`", d.name.node)));
+        };
+        if box_dims.len() != rank || box_dims.iter().any(|&b| !(1..=256).contains(&b)) {
+            return Err(Diagnostic::expected(
+                bspan,
+                format!("{rank} box extent(s) in [1, 256], one per dimension"),
+                format!("{box_dims:?}"),
+            ));
+        }
+        if box_dims[0] * elem % 16 != 0 {
+            return Err(Diagnostic::error(
+                bspan,
+                format!("the box's inner extent is {} bytes: it must be a multiple of 16", box_dims[0] * elem),
+            ));
+        }
+        let mut map = TensorMap { name: d.name.node.clone(), variable: 0, base, elem_type, elem, dims, strides, box_dims, span };
+        if map.extent_bytes() > bvar.size {
+            return Err(Diagnostic::error(
+                dspan,
+                format!("the tensor spans {} bytes but `{base_name}` has {}", map.extent_bytes(), bvar.size),
+            )
+            .with_note(format!("declare it larger, e.g. `{base_name}[{}];`", map.extent_bytes())));
+        }
+        // The map's own word: read by each copy that uses it.
+        let p = self.new_physical(&d.name.node, 0);
+        let loc = self.new_location(&d.name, p, None)?;
+        map.variable = self.locations[loc].variable;
+        Ok(map)
+    }
+}
+
+impl InstrLowerer<'_, '_> {
+    /// The tensor operand `[tmap, {c0, ...}]` of a copy of `rank` dimensions.
+    fn tensor_operand(&mut self, op: &Spanned<Operand>, rank: usize) -> Result<TensorCopy, Diagnostic> {
+        let Operand::TensorAddress(base, coords) = &op.node else {
+            return Err(Diagnostic::expected(op.span, "a tensor operand `[tensorMap, {c0, ...}]`", describe(&op.node)));
+        };
+        let map = match &base.node {
+            Operand::Name(n) => self.l.tensor_maps.iter().position(|m| &m.name == n),
+            _ => None,
+        };
+        let Some(map) = map else {
+            return Err(Diagnostic::expected(base.span, "the name of a tensor map declared in the init block", describe(&base.node))
+                .with_note("declare it as `tmap @ tensormap { base = g; dims = {8, 4}; box = {4, 2}; }`"));
+        };
+        let m = &self.l.tensor_maps[map];
+        if m.rank() != rank || coords.len() != rank {
+            return Err(Diagnostic::error(
+                op.span,
+                format!(
+                    "a {rank}d tensor copy needs {rank} coordinate(s) and a {rank}-dimensional tensor map; found {} coordinate(s) and `{}` of {} dimension(s)",
+                    coords.len(),
+                    m.name,
+                    m.rank()
+                ),
+            ));
+        }
+        let coords = coords.iter().map(|c| self.value(c)).collect::<Result<Vec<_>, _>>()?;
+        Ok(TensorCopy { map, coords })
+    }
+
+    /// The `.<n>d` qualifier and the load mode: `.tile` (the default) only.
+    fn tensor_shape(&self, q: &mut Quals, mnemonic: &str) -> Result<usize, Diagnostic> {
+        for p in q.parts.iter() {
+            let w = p.node.as_str();
+            if w.starts_with("im2col") || w.starts_with("tile::") {
+                return Err(self
+                    .unsupported(p.span, &format!("the `.{w}` mode of `{mnemonic}`"))
+                    .with_note("ptxmm models tile mode (`.tile`) only"));
+            }
+            if w == "multicast::cluster" {
+                return Err(self
+                    .unsupported(p.span, &format!("`.multicast::cluster` on `{mnemonic}`"))
+                    .with_note("write one tensor copy per destination CTA"));
+            }
+            if w.starts_with("cta_group") {
+                return Err(self.unsupported(p.span, &format!("`.{w}` on `{mnemonic}`")));
+            }
+        }
+        let Some((d, _)) = q.take(&["1d", "2d", "3d", "4d", "5d"]) else {
+            return Err(Diagnostic::error(self.instr.opcode_span(), format!("`{mnemonic}` needs a dimension (.1d to .5d)")));
+        };
+        q.take(&["tile"]);
+        Ok(usize::from(d.as_bytes()[0] - b'0'))
+    }
+
+    /// `cp.async.bulk.tensor...` (`reduce`: `cp.reduce.async.bulk.tensor...`), after `tensor`.
+    pub(super) fn tensor_copy(&mut self, rest: &[Spanned<String>], reduce: bool) -> Result<Op, Diagnostic> {
+        let mnemonic = if reduce { "cp.reduce.async.bulk.tensor" } else { "cp.async.bulk.tensor" };
+        let mut q = Quals::new(rest);
+        let rank = self.tensor_shape(&mut q, mnemonic)?;
+        let (to_global, dst_space) = match q.take(&["global", "shared::cluster", "shared::cta", "shared"]) {
+            Some(("global", _)) => (true, AccessSpace::Global),
+            Some(("shared::cluster", _)) => (false, AccessSpace::SharedCluster),
+            Some(_) => (false, AccessSpace::SharedCta),
+            None => {
+                return Err(Diagnostic::error(
+                    self.instr.opcode_span(),
+                    format!("`{mnemonic}` needs a destination and a source state space"),
+                )
+                .with_note(format!("accepted: {TENSOR_ACCEPTED}")))
+            }
+        };
+        let src_ok = if to_global { q.take(&["shared::cta", "shared"]).is_some() } else { q.take(&["global"]).is_some() };
+        if !src_ok || (reduce && !to_global) {
+            return Err(Diagnostic::error(
+                self.instr.opcode_span(),
+                format!(
+                    "`{mnemonic}` copies .global → .shared::cluster|.shared::cta (loads) or .shared::cta → .global (stores, reductions)"
+                ),
+            )
+            .with_note(format!("accepted: {TENSOR_ACCEPTED}")));
+        }
+        let op = if reduce {
+            let Some((name, _)) = q.take(&REDUCTIONS.map(|(n, _)| n)) else {
+                return Err(Diagnostic::error(
+                    self.instr.opcode_span(),
+                    "`cp.reduce.async.bulk.tensor` needs a reduction operation (.add .min .max .inc .dec .and .or .xor)",
+                ));
+            };
+            REDUCTIONS.iter().find(|(n, _)| *n == name).map(|&(_, op)| op)
+        } else {
+            None
+        };
+        let completion_word = if to_global { "bulk_group" } else { "mbarrier::complete_tx::bytes" };
+        if q.take(&[completion_word]).is_none() {
+            return Err(Diagnostic::error(
+                self.instr.opcode_span(),
+                format!(
+                    "`{mnemonic}` to .{} needs the completion mechanism `.{completion_word}`",
+                    if to_global { "global" } else { "shared" }
+                ),
+            ));
+        }
+        let cache_hint = q.take(&["L2::cache_hint"]).is_some();
+        q.finish(mnemonic, ".1d-.5d, the state spaces, .tile, the completion mechanism, .L2::cache_hint, and for reductions .<op>")?;
+        let n = if to_global { 2 } else { 3 };
+        let shape = if to_global { "[tensorMap, {c0, ...}], [srcMem]" } else { "[dstMem], [tensorMap, {c0, ...}], [mbar]" };
+        let all = self.operands(n + usize::from(cache_hint), shape)?;
+        let (tensor_op, shared_op) = if to_global { (&all[0], &all[1]) } else { (&all[1], &all[0]) };
+        let tensor = self.tensor_operand(tensor_op, rank)?;
+        let m = &self.l.tensor_maps[tensor.map];
+        if reduce && !matches!(m.elem_type.as_str(), "u32" | "s32" | "b32") {
+            return Err(Diagnostic::error(
+                tensor_op.span,
+                format!("`{mnemonic}` on `{}` elements ({}) is not supported by this version of ptxmm", m.elem_type, m.name),
+            )
+            .with_note("tensor reductions are modelled on 32-bit integer elements (u32, s32, b32)"));
+        }
+        let size = Value::Const(m.box_bytes());
+        let global = Address::Location(self.l.variables[m.base].first_location);
+        let shared = self.address(shared_op)?;
+        let (dst, src, src_space) =
+            if to_global { (global, shared, AccessSpace::SharedCta) } else { (shared, global, AccessSpace::Global) };
+        let completion = if to_global { Completion::Group(GroupKind::Bulk) } else { Completion::Mbarrier(self.mbarrier_address(&all[2])?) };
+        Ok(Op::AsyncCopy(AsyncCopy {
+            kind: op.map(CopyKind::Reduce).unwrap_or(CopyKind::Bulk),
+            dst,
+            dst_space,
+            src,
+            src_space,
+            size,
+            src_size: None,
+            ignore_src: None,
+            multicast: None,
+            completion,
+            tensor: Some(Box::new(tensor)),
+        }))
+    }
+
+    /// `cp.async.bulk.prefetch.tensor.<n>d.L2.global{.tile} [tmap, {c0, ...}]{, cache-policy}`:
+    /// checked, with no memory effect.
+    pub(super) fn tensor_prefetch(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mnemonic = "cp.async.bulk.prefetch.tensor";
+        let mut q = Quals::new(rest);
+        let rank = self.tensor_shape(&mut q, mnemonic)?;
+        if q.take(&["L2"]).is_none() || q.take(&["global"]).is_none() {
+            return Err(Diagnostic::error(
+                self.instr.opcode_span(),
+                format!("the form is `{mnemonic}.<n>d.L2.global{{.tile}} [tensorMap, {{c0, ...}}]`"),
+            ));
+        }
+        let cache_hint = q.take(&["L2::cache_hint"]).is_some();
+        q.finish(mnemonic, ".1d-.5d, .L2, .global, .tile, .L2::cache_hint")?;
+        let ops = self.operands(1 + usize::from(cache_hint), "[tensorMap, {c0, ...}]")?;
+        self.tensor_operand(&ops[0], rank)?;
+        Ok(Op::Prefetch)
+    }
+}
