@@ -12,7 +12,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("missing-scope.litmus", "4:2", "a .release store requires a scope"),
     ("alias-unknown.litmus", "2:28", "refers to unknown location `nowhere`"),
     ("forall-unknown-register.litmus", "5:9", "unknown register `r7` of thread P0"),
-    ("unknown-location.litmus", "4:10", "unknown location `y`"),
+    ("unknown-location.litmus", "4:10", "`y+4` is not a word of `y` (4 bytes)"),
     ("unknown-label.litmus", "5:13", "unknown label `LC99`"),
     ("too-many-columns.litmus", "4:2", "expected 2 columns, found 3"),
     ("weak-with-scope.litmus", "4:10", "a weak store takes no scope"),

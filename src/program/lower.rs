@@ -85,6 +85,7 @@ impl<'a> Lowerer<'a> {
 
         // Locations first (aliases may refer to locations declared later), then registers.
         self.declare_locations(&test.init)?;
+        self.declare_implicit(test);
         for item in &test.init {
             match &item.node {
                 InitItem::Register { thread, reg, value } => {
@@ -392,6 +393,111 @@ impl<'a> Lowerer<'a> {
             pending = rest;
         }
         Ok(())
+    }
+
+    /// herd7 and Dat3M give a location the init block does not declare the initial value 0: a
+    /// name used as an address (of a load, store, atom/red or `[name]`), by a register's initial
+    /// address, or by the condition or `locations`, that is neither declared nor a register of
+    /// its thread, becomes a global 4-byte word initialised to 0, declared where first used.
+    fn declare_implicit(&mut self, test: &ast::LitmusTest) {
+        let mut wanted: Vec<Spanned<String>> = Vec::new();
+        for item in &test.init {
+            if let InitItem::RegisterAddress { location, .. } = &item.node {
+                wanted.push(location.clone());
+            }
+        }
+        for (t, stmts) in test.code.iter().enumerate() {
+            // Names a thread writes or initialises are its registers.
+            let id = test.threads.get(t).map(|h| h.id.node);
+            let mut registers: Vec<&str> = test
+                .init
+                .iter()
+                .filter_map(|i| match &i.node {
+                    InitItem::Register { thread, reg, .. } | InitItem::RegisterAddress { thread, reg, .. } if Some(thread.node) == id => {
+                        Some(reg.node.as_str())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let instrs = || {
+                stmts.iter().filter_map(|s| match &s.node {
+                    Statement::Instr(i) => Some(i),
+                    Statement::Label(_) => None,
+                })
+            };
+            for i in instrs().filter(|i| !matches!(i.opcode[0].node.as_str(), "st" | "sust" | "red" | "sured")) {
+                if let Some(Operand::Name(n)) = i.operands.first().map(|o| &o.node) {
+                    registers.push(n.as_str());
+                }
+            }
+            for i in instrs() {
+                let head = i.opcode[0].node.as_str();
+                // Dat3M's bare `ld r, v` is a move of a value, not a load.
+                let position = match head {
+                    "ld" | "tld" | "suld" | "cold" if i.opcode.len() > 1 => Some(1),
+                    "atom" | "suatom" => Some(1),
+                    "st" | "sust" | "red" | "sured" => Some(0),
+                    _ => None,
+                };
+                for (k, o) in i.operands.iter().enumerate() {
+                    let name = match &o.node {
+                        Operand::Address(inner, _) => match &inner.node {
+                            Operand::Name(n) => Some(n),
+                            _ => None,
+                        },
+                        Operand::Name(n) if Some(k) == position => Some(n),
+                        _ => None,
+                    };
+                    if let Some(n) = name {
+                        let span = match &o.node {
+                            Operand::Address(inner, _) => inner.span,
+                            _ => o.span,
+                        };
+                        if !is_register_shaped(n) && !registers.contains(&n.as_str()) {
+                            wanted.push(Spanned { node: n.clone(), span });
+                        }
+                    }
+                }
+            }
+        }
+        fn cond_names(p: &Spanned<ast::Prop>, out: &mut Vec<Spanned<String>>) {
+            match &p.node {
+                ast::Prop::True | ast::Prop::False => {}
+                ast::Prop::Not(q) => cond_names(q, out),
+                ast::Prop::And(a, b) | ast::Prop::Or(a, b) => {
+                    cond_names(a, out);
+                    cond_names(b, out);
+                }
+                ast::Prop::Cmp(a, _, b) => {
+                    for v in [a, b] {
+                        if let CondValue::Location(n) = &v.node {
+                            out.push(Spanned { node: n.clone(), span: v.span });
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(c) = &test.condition {
+            cond_names(&c.prop, &mut wanted);
+        }
+        if let Some(f) = &test.filter {
+            cond_names(f, &mut wanted);
+        }
+        for v in &test.locations {
+            if let CondValue::Location(n) = &v.node {
+                wanted.push(Spanned { node: n.clone(), span: v.span });
+            }
+        }
+        for name in wanted {
+            // `s+4` names a word of a declared variable: never implicit.
+            let plain = name.node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && name.node.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+            if plain && !self.by_name.contains_key(&name.node) {
+                let p = self.new_physical(&name.node, 0);
+                // Cannot fail: the name is not declared.
+                let _ = self.new_location(&name, p, None);
+            }
+        }
     }
 
     fn placement(&self, header: &ast::ThreadHeader) -> Result<Placement, Diagnostic> {
