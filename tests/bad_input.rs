@@ -33,7 +33,6 @@ const CASES: &[(&str, &str, &str)] = &[
     // Addresses and conditions naming a word of a variable.
     ("async-word-offset-outside.litmus", "4:16", "`s+16` is not a word of `s` (16 bytes)"),
     ("async-condition-word-outside.litmus", "5:9", "unknown location `s+16`"),
-    ("async-guard-on-non-branch.litmus", "4:3", "predicate guards are only supported on `bra`"),
     // Copies.
     ("async-cp-async-cg-size.litmus", "4:38", "a cp-size of [16] bytes for `.cg`"),
     ("async-cp-async-to-cluster.litmus", "4:2", "`cp.async` needs the destination space `.shared{::cta}`"),

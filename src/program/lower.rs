@@ -528,19 +528,35 @@ impl<'a> Lowerer<'a> {
                         return Err(Diagnostic::error(s.span, format!("label `{l}` is defined twice in this thread")));
                     }
                 }
-                Statement::Instr(_) => n += 1,
+                Statement::Instr(i) => n += 1 + usize::from(guarded(i)),
             }
         }
         let mut code = Vec::new();
         for s in stmts {
             if let Statement::Instr(i) = &s.node {
-                let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span }.lower()?;
                 let (line, _) = self.source.line_col(s.span.start);
-                code.push(Instr { op, span: s.span, text: self.source.slice(s.span).trim().to_string(), line });
+                let text = self.source.slice(s.span).trim().to_string();
+                if let (true, Some((p, negated))) = (guarded(i), &i.guard) {
+                    // `@p instr` is a branch over the instruction when p is zero (`@!p`: non-zero),
+                    // as `@!p bra` is lowered (PTX ISA §9.7.1: a guarded instruction executes only
+                    // when its predicate holds).
+                    let r = regs.use_(&p.node, p.span);
+                    let skip = if *negated { ast::CmpOp::Ne } else { ast::CmpOp::Eq };
+                    let op = Op::Branch { cond: Some((skip, Value::Reg(r), Value::Const(0))), target: code.len() + 2 };
+                    code.push(Instr { op, span: s.span, text: text.clone(), line });
+                }
+                let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span }.lower()?;
+                code.push(Instr { op, span: s.span, text, line });
             }
         }
         Ok(code)
     }
+}
+
+/// Whether an instruction has a guard that lowering turns into a branch around it (`bra` takes
+/// its guard as its condition).
+fn guarded(i: &ast::Instruction) -> bool {
+    i.guard.is_some() && i.opcode[0].node != "bra"
 }
 
 /// Qualifier parsing helpers over the opcode parts after the mnemonic.
@@ -710,11 +726,6 @@ impl<'l> InstrLowerer<'l, '_> {
     }
 
     fn lower(mut self) -> Result<Op, Diagnostic> {
-        if let Some((g, _)) = &self.instr.guard {
-            if self.instr.opcode[0].node != "bra" {
-                return Err(Diagnostic::error(g.span, "predicate guards are only supported on `bra` in this version of ptxmm"));
-            }
-        }
         let parts = &self.instr.opcode;
         let head = parts[0].node.clone();
         let rest = &parts[1..];
