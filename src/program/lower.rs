@@ -545,12 +545,34 @@ impl<'a> Lowerer<'a> {
                     let op = Op::Branch { cond: Some((skip, Value::Reg(r), Value::Const(0))), target: code.len() + 2 };
                     code.push(Instr { op, span: s.span, text: text.clone(), line });
                 }
-                let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span }.lower()?;
+                let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false }.lower()?;
                 code.push(Instr { op, span: s.span, text, line });
             }
         }
         Ok(code)
     }
+}
+
+/// A cache qualifier of `ld`, `st`, `atom` or `red` (the PTX ISA sections of those instructions):
+/// `.L1::evict_*`, `.L1::no_allocate`, `.L2::evict_*`, `.L2::cache_hint` and the prefetch sizes
+/// `.L2::64B|128B|256B`; none has a memory effect.
+fn is_cache_hint(q: &str) -> bool {
+    matches!(
+        q,
+        "L1::evict_normal"
+            | "L1::evict_unchanged"
+            | "L1::evict_first"
+            | "L1::evict_last"
+            | "L1::no_allocate"
+            | "L2::evict_normal"
+            | "L2::evict_first"
+            | "L2::evict_last"
+            | "L2::evict_unchanged"
+            | "L2::cache_hint"
+            | "L2::64B"
+            | "L2::128B"
+            | "L2::256B"
+    )
 }
 
 /// Whether an instruction has a guard that lowering turns into a branch around it (`bra` takes
@@ -606,6 +628,9 @@ struct InstrLowerer<'l, 'a> {
     labels: &'l HashMap<&'l str, usize>,
     instr: &'l ast::Instruction,
     span: Span,
+    /// `.L2::cache_hint` on ld/st/atom/red: the last operand is the cache policy, a hint that
+    /// `operands` leaves out.
+    policy: bool,
 }
 
 impl<'l> InstrLowerer<'l, '_> {
@@ -622,6 +647,7 @@ impl<'l> InstrLowerer<'l, '_> {
 
     fn operands(&self, n: usize, shape: &str) -> Result<&'l [Spanned<Operand>], Diagnostic> {
         let ops: &'l [Spanned<Operand>] = &self.instr.operands;
+        let ops = if self.policy { &ops[..ops.len().saturating_sub(1)] } else { ops };
         if ops.len() != n {
             let span = if ops.len() > n { ops[n].span } else { self.span };
             return Err(Diagnostic::expected(
@@ -728,8 +754,23 @@ impl<'l> InstrLowerer<'l, '_> {
     fn lower(mut self) -> Result<Op, Diagnostic> {
         let parts = &self.instr.opcode;
         let head = parts[0].node.clone();
-        let rest = &parts[1..];
+        // Cache hints of ordinary accesses have no memory effect (PTX ISA, `ld`/`st`: a hint): they are
+        // dropped here, and `.L2::cache_hint`'s cache-policy operand (last) is read and ignored.
+        let unhinted: Vec<Spanned<String>>;
+        let mut rest = &parts[1..];
+        if matches!(head.as_str(), "ld" | "st" | "atom" | "red") {
+            unhinted = rest.iter().filter(|p| !is_cache_hint(&p.node)).cloned().collect();
+            if rest.iter().any(|p| p.node == "L2::cache_hint") {
+                let Some(last) = self.instr.operands.last() else {
+                    return Err(Diagnostic::error(self.span, "`.L2::cache_hint` needs a cache-policy operand, last"));
+                };
+                self.value(last)?;
+                self.policy = true;
+            }
+            rest = &unhinted;
+        }
         match head.as_str() {
+            "createpolicy" => self.createpolicy(rest),
             "ld" | "tld" | "suld" | "cold" => self.load(&head, rest),
             "st" | "red" if rest.first().is_some_and(|p| p.node == "async") => Err(Diagnostic::error(
                 self.instr.opcode_span(),
@@ -1162,6 +1203,70 @@ impl<'l> InstrLowerer<'l, '_> {
             _ => LocalOp::Max,
         };
         Ok(Op::Local { dst, op, a, b })
+    }
+
+    /// `createpolicy.fractional|range|cvt ...` (PTX ISA, `createpolicy`): the destination gets a cache
+    /// policy, an opaque 64-bit value ptxmm writes as 0; a policy is a hint and has no memory
+    /// effect, so the forms are checked and their other operands read only.
+    fn createpolicy(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        let primary = ["L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"];
+        let (form, n_ops): (&str, &[usize]) = match q.take(&["fractional", "range", "cvt"]) {
+            Some(("fractional", _)) => ("fractional", &[1, 2]),
+            Some(("range", _)) => ("range", &[4]),
+            Some((_, _)) => ("cvt", &[2]),
+            None => {
+                return Err(Diagnostic::error(self.instr.opcode_span(), "`createpolicy` needs .fractional, .range or .cvt")
+                    .with_note("createpolicy.fractional.L2::evict_last.b64 policy, 0.5; createpolicy.range.L2::evict_last.b64 policy, [a], 64, 128; createpolicy.cvt.L2.b64 policy, prop"));
+            }
+        };
+        if form == "cvt" {
+            if q.take(&["L2"]).is_none() {
+                return Err(Diagnostic::error(
+                    self.instr.opcode_span(),
+                    "the form is `createpolicy.cvt.L2.b64 cache-policy, access-property`",
+                ));
+            }
+        } else {
+            if form == "range" {
+                q.take(&["global"]);
+            }
+            if q.take(&primary).is_none() {
+                return Err(Diagnostic::error(self.instr.opcode_span(), format!("`createpolicy.{form}` needs a primary priority"))
+                    .with_note(".L2::evict_last, .L2::evict_normal, .L2::evict_first or .L2::evict_unchanged"));
+            }
+            q.take(&["L2::evict_first", "L2::evict_unchanged"]);
+        }
+        if q.take(&["b64"]).is_none() {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`createpolicy` needs the type `.b64`"));
+        }
+        q.finish(
+            "createpolicy",
+            ".fractional|.range{.global}|.cvt.L2, .L2::evict_last|normal|first|unchanged, a secondary .L2::evict_first|unchanged, .b64",
+        )?;
+        let ops: &[Spanned<Operand>] = &self.instr.operands;
+        if !n_ops.contains(&ops.len()) {
+            let shape = match form {
+                "fractional" => "cache-policy{, fraction}",
+                "range" => "cache-policy, [a], primary-size, total-size",
+                _ => "cache-policy, access-property",
+            };
+            return Err(Diagnostic::expected(self.span, format!("{n_ops:?} operands for `createpolicy.{form}` ({shape})"), ops.len()));
+        }
+        for (k, o) in ops.iter().enumerate().skip(1) {
+            match (&o.node, form, k) {
+                // The fraction is a float literal in (0, 1].
+                (_, "fractional", 1) => {}
+                (_, "range", 1) => {
+                    self.address(o)?;
+                }
+                _ => {
+                    self.value(o)?;
+                }
+            }
+        }
+        let dst = self.dest_reg(&ops[0])?;
+        Ok(Op::Local { dst, op: LocalOp::Mov, a: Value::Const(0), b: Value::Const(0) })
     }
 
     fn setp(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
