@@ -49,7 +49,13 @@ fn every_file_is_covered() {
 }
 
 /// (file, `line:col`, a fragment of the message)
-const REJECTED: &[(&str, &str, &str)] = &[];
+const REJECTED: &[(&str, &str, &str)] = &[
+    ("reject-add-f16-without-noftz.litmus", "5:53", "`.add.f16` needs `.noftz`"),
+    ("reject-add-f32-shared-cluster.litmus", "5:84", "expected an element type of `.add` to `.shared::cluster`: .u32 .s32 .u64"),
+    ("reject-min-f32.litmus", "5:57", "expected an element type of `.min` to `.global`: .u32 .s32 .u64 .s64 .f16 .bf16"),
+    ("reject-noftz-min.litmus", "5:57", "`.noftz` exists only as `.add.noftz.f16`"),
+    ("reject-xor-s32.litmus", "5:72", "expected an element type of `.xor` to `.global`: .b32 .b64"),
+];
 
 #[test]
 fn rejected_forms_name_the_problem() {

@@ -41,7 +41,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("async-bulk-shared-without-mbarrier.litmus", "4:2", "needs the completion mechanism `.mbarrier::complete_tx::bytes`"),
     ("async-multicast-wrong-direction.litmus", "4:73", "`.multicast::cluster` exists only for `cp.async.bulk.shared::cluster.global`"),
     ("async-multicast-without-mask.litmus", "4:2", "expected 5 operand(s)"),
-    ("async-reduce-float.litmus", "4:57", "`.f32` elements are not supported"),
+    ("async-reduce-float.litmus", "4:57", "expected an element type of `.add` to `.global`: .u32 .s32 .u64 .f32 .f64 .f16 .bf16"),
     ("async-tensor-copy.litmus", "4:2", "the `.tensor` form of bulk copies is not supported"),
     ("async-tcgen05.litmus", "4:2", "is not supported by this version of ptxmm"),
     // mbarrier, fences and the cluster barrier.

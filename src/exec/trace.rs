@@ -106,6 +106,9 @@ pub enum SymExpr {
     Rmw(RmwOp, Box<SymExpr>, Vec<SymExpr>),
     /// The low `bytes` bytes of the value (a copy zero-fills the bytes past src-size).
     Low(Box<SymExpr>, i64),
+    /// Word `word` of what a typed `cp.reduce.async.bulk` element reduction writes, from the old
+    /// destination words and the source words of the element (`exec::reduce::reduce_word`).
+    Reduce(RmwOp, crate::program::RedType, usize, Vec<SymExpr>, Vec<SymExpr>),
 }
 
 impl SymExpr {
@@ -121,6 +124,11 @@ impl SymExpr {
                 rmw_result(*op, old, &ops)
             }
             SymExpr::Low(a, bytes) => low_bytes(a.eval(read)?, *bytes),
+            SymExpr::Reduce(op, ty, word, old, src) => {
+                let old = old.iter().map(|e| e.eval(read)).collect::<Option<Vec<_>>>()?;
+                let src = src.iter().map(|e| e.eval(read)).collect::<Option<Vec<_>>>()?;
+                crate::exec::reduce::reduce_word(*op, *ty, *word, &old, &src)
+            }
         })
     }
 
@@ -132,6 +140,13 @@ impl SymExpr {
             SymExpr::Local(op, a, b) => SymExpr::Local(*op, Box::new(a.shifted(base)), Box::new(b.shifted(base))),
             SymExpr::Rmw(op, old, ops) => SymExpr::Rmw(*op, Box::new(old.shifted(base)), ops.iter().map(|o| o.shifted(base)).collect()),
             SymExpr::Low(a, bytes) => SymExpr::Low(Box::new(a.shifted(base)), *bytes),
+            SymExpr::Reduce(op, ty, word, old, src) => SymExpr::Reduce(
+                *op,
+                *ty,
+                *word,
+                old.iter().map(|o| o.shifted(base)).collect(),
+                src.iter().map(|o| o.shifted(base)).collect(),
+            ),
         }
     }
 
@@ -149,6 +164,7 @@ impl SymExpr {
                 ops.iter().for_each(|o| o.reads(out));
             }
             SymExpr::Low(a, _) => a.reads(out),
+            SymExpr::Reduce(_, _, _, old, src) => old.iter().chain(src).for_each(|o| o.reads(out)),
         }
     }
 
@@ -1075,7 +1091,7 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
                 Op::StoreVector { addr, values, .. } => touch(words(addr, 0, 4 * values.len() as i64), 1, false),
                 Op::AsyncCopy(c) => {
                     let Value::Const(size) = c.size else { return vec![false; n] };
-                    let reduce = matches!(c.kind, CopyKind::Reduce(_));
+                    let reduce = matches!(c.kind, CopyKind::Reduce(..));
                     let mut dsts = vec![words(&c.dst, 0, size)];
                     if let Some(mask) = &c.multicast {
                         let (Value::Const(mask), Address::Location(d)) = (mask, &c.dst) else { return vec![false; n] };
@@ -1502,6 +1518,7 @@ impl Cx<'_> {
         st.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(copy.kind), events: Vec::new(), tracked: Vec::new(), group: None });
         let words = (size / 4) as usize;
         let mut s = st;
+        let mut pending: Vec<(RegVal, DepMask)> = Vec::new();
         for w in 0..words {
             let byte = 4 * w as i64;
             let src = self.access_at(src_addr + byte, src_addr, size, src_deps.clone(), copy.src_space, line)?;
@@ -1520,34 +1537,55 @@ impl Cx<'_> {
             } else {
                 (RegVal::Known(0), DepMask::none())
             };
+            // An 8-byte reduction element spans two words: its reduction is made at its second word.
+            let pair = matches!(copy.kind, CopyKind::Reduce(_, t) if t.bytes() == 8);
+            pending.push((value, dep));
+            if pair && w % 2 == 0 && w + 1 < words {
+                continue;
+            }
+            let first = w + 1 - pending.len();
+            let element = std::mem::take(&mut pending);
             for &(d_addr, _) in &dests {
-                let dst = self.access_at(d_addr + byte, d_addr, size, dst_deps.clone(), copy.dst_space, line)?;
-                if self.elided[dst.loc] {
-                    continue;
-                }
                 match copy.kind {
-                    CopyKind::Reduce(op) => {
+                    CopyKind::Reduce(op, ty) => {
                         // Each element is an atomic read-modify-write in the async proxy
-                        // (§9.7.9.25.4.2), a memory operation of its own 4 bytes (digest §14.3).
-                        let dst = Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst };
+                        // (§9.7.9.25.4.2): one RMW per word (digest §14.3); an 8-byte element is
+                        // one RMW per word whose written value is computed from both old words
+                        // and both source words (docs/async-model.md §2.2).
+                        let mut accs = Vec::new();
+                        for k in 0..element.len() {
+                            let b = 4 * (first + k) as i64;
+                            let dst = self.access_at(d_addr + b, d_addr, size, dst_deps.clone(), copy.dst_space, line)?;
+                            accs.push(Access { range: (dst.range.0 + b, dst.range.0 + b + 4), ..dst });
+                        }
                         let idx = s.events.len();
-                        let mut e = s.access_event(TraceOp::Read, pc, &dst, Role::Destination, Some(agent));
-                        e.symbolic = true;
-                        e.rmw_partner = Some(idx + 1);
-                        s.events.push(e);
-                        let new = SymExpr::Rmw(op, Box::new(SymExpr::Read(idx)), vec![value.expr()]);
-                        self.push_write(
-                            &mut s,
-                            dst,
-                            RegVal::Open(new),
-                            dep.union(&DepMask::single(idx)),
-                            pc,
-                            Role::Destination,
-                            Some(agent),
-                        );
-                        s.events[idx + 1].rmw_partner = Some(idx);
+                        for acc in &accs {
+                            let mut e = s.access_event(TraceOp::Read, pc, acc, Role::Destination, Some(agent));
+                            e.symbolic = true;
+                            e.rmw_partner = Some(s.events.len() + accs.len());
+                            s.events.push(e);
+                        }
+                        let olds: Vec<SymExpr> = (0..accs.len()).map(|k| SymExpr::Read(idx + k)).collect();
+                        let srcs: Vec<SymExpr> = element.iter().map(|(v, _)| v.expr()).collect();
+                        let mut deps = element.iter().fold(DepMask::none(), |d, (_, e)| d.union(e));
+                        for k in 0..accs.len() {
+                            deps = deps.union(&DepMask::single(idx + k));
+                        }
+                        for (k, acc) in accs.into_iter().enumerate() {
+                            let new = SymExpr::Reduce(op, ty, k, olds.clone(), srcs.clone());
+                            self.push_write(&mut s, acc, RegVal::Open(new), deps.clone(), pc, Role::Destination, Some(agent));
+                            let wi = s.events.len() - 1;
+                            s.events[wi].rmw_partner = Some(wi - element.len());
+                        }
                     }
-                    _ => self.push_write(&mut s, dst, value.clone(), dep.clone(), pc, Role::Destination, Some(agent)),
+                    _ => {
+                        let dst = self.access_at(d_addr + byte, d_addr, size, dst_deps.clone(), copy.dst_space, line)?;
+                        if self.elided[dst.loc] {
+                            continue;
+                        }
+                        let (value, dep) = &element[0];
+                        self.push_write(&mut s, dst, value.clone(), dep.clone(), pc, Role::Destination, Some(agent))
+                    }
                 }
             }
         }
