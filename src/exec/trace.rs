@@ -1584,7 +1584,38 @@ impl Cx<'_> {
                             continue;
                         }
                         let (value, dep) = &element[0];
-                        self.push_write(&mut s, dst, value.clone(), dep.clone(), pc, Role::Destination, Some(agent))
+                        // `.cp_mask`: the bytes of this word that byteMask selects (bit i: byte i of
+                        // each 16-byte chunk). A word it splits keeps its other bytes: the copy
+                        // reads it and writes the merge, atomically (an RMW pair), which is what
+                        // leaving those bytes untouched looks like at word granularity.
+                        let selected = copy.byte_mask.as_ref().map(|m| (val(&s, m).0 >> (byte % 16)) & 0xF).unwrap_or(0xF);
+                        if selected == 0 {
+                            continue;
+                        }
+                        if selected == 0xF {
+                            self.push_write(&mut s, dst, value.clone(), dep.clone(), pc, Role::Destination, Some(agent));
+                            continue;
+                        }
+                        let bytes: i64 = (0..4).filter(|b| selected & (1 << b) != 0).map(|b| 0xFF << (8 * b)).sum();
+                        let idx = s.events.len();
+                        let mut e = s.access_event(TraceOp::Read, pc, &dst, Role::Destination, Some(agent));
+                        e.symbolic = true;
+                        e.rmw_partner = Some(idx + 1);
+                        s.events.push(e);
+                        let keep =
+                            SymExpr::Local(LocalOp::And, Box::new(SymExpr::Read(idx)), Box::new(SymExpr::Const(0xFFFF_FFFF ^ bytes)));
+                        let put = SymExpr::Local(LocalOp::And, Box::new(value.expr()), Box::new(SymExpr::Const(bytes)));
+                        let new = SymExpr::Local(LocalOp::Or, Box::new(keep), Box::new(put));
+                        self.push_write(
+                            &mut s,
+                            dst,
+                            RegVal::Open(new),
+                            dep.union(&DepMask::single(idx)),
+                            pc,
+                            Role::Destination,
+                            Some(agent),
+                        );
+                        s.events[idx + 1].rmw_partner = Some(idx);
                     }
                 }
             }

@@ -156,6 +156,7 @@ impl InstrLowerer<'_, '_> {
             src_size,
             ignore_src,
             multicast: None,
+            byte_mask: None,
             completion: Completion::Group(GroupKind::CpAsync),
         }))
     }
@@ -203,8 +204,14 @@ impl InstrLowerer<'_, '_> {
             }
         }
         let cache_hint = q.take(&["L2::cache_hint"]).is_some();
+        let cp_mask = q.take(&["cp_mask"]);
+        if let Some((_, span)) = cp_mask {
+            if !(dst_space == AccessSpace::Global && src_space == AccessSpace::SharedCta && reduce.is_none()) {
+                return Err(Diagnostic::error(span, "`.cp_mask` exists only for `cp.async.bulk.global.shared::cta.bulk_group`"));
+            }
+        }
         let op = if reduce.is_some() { Some(self.reduce_op_type(&mut q, dst_space)?) } else { None };
-        q.finish(mnemonic, ".mbarrier::complete_tx::bytes or .bulk_group, .L2::cache_hint, and for reductions .<op>.<type>")?;
+        q.finish(mnemonic, ".mbarrier::complete_tx::bytes or .bulk_group, .L2::cache_hint, .cp_mask, and for reductions .<op>.<type>")?;
         let completion_ok = matches!(
             (dst_space, mbar, group),
             (AccessSpace::Global, false, true) | (AccessSpace::SharedCluster | AccessSpace::SharedCta, true, false)
@@ -234,9 +241,18 @@ impl InstrLowerer<'_, '_> {
             (_, false) => "[dst], [src], size",
             (_, true) => "[dst], [src], size, cache-policy",
         };
-        // With .L2::cache_hint the last operand is the cache policy (a hint, no memory effect).
-        let all = self.operands(n_ops + usize::from(cache_hint), shape)?;
+        let masked;
+        let shape = if cp_mask.is_some() {
+            masked = format!("{shape}, byteMask");
+            masked.as_str()
+        } else {
+            shape
+        };
+        // With .L2::cache_hint the operand after size (and [mbar]) is the cache policy (a hint,
+        // no memory effect); with .cp_mask byteMask comes last.
+        let all = self.operands(n_ops + usize::from(cache_hint) + usize::from(cp_mask.is_some()), shape)?;
         let ops = &all[..n_ops];
+        let byte_mask = if cp_mask.is_some() { Some(self.value(&all[all.len() - 1])?) } else { None };
         let mask = if multicast.is_some() { Some(self.value(&ops[4])?) } else { None };
         let dst = self.address(&ops[0])?;
         let src = self.address(&ops[1])?;
@@ -256,6 +272,7 @@ impl InstrLowerer<'_, '_> {
             src_size: None,
             ignore_src: None,
             multicast: mask,
+            byte_mask,
             completion,
         }))
     }

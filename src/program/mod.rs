@@ -309,6 +309,8 @@ pub struct AsyncCopy {
     pub ignore_src: Option<Value>,
     /// `.multicast::cluster` ctaMask: bit i selects the CTA of cluster rank i.
     pub multicast: Option<Value>,
+    /// `.cp_mask` byteMask: bit i selects byte i of each 16-byte chunk (PTX ISA §9.7.9.25.4.1).
+    pub byte_mask: Option<Value>,
     pub completion: Completion,
 }
 
