@@ -55,6 +55,7 @@ const REJECTED: &[(&str, &str, &str)] = &[
     ("reject-min-f32.litmus", "5:57", "expected an element type of `.min` to `.global`: .u32 .s32 .u64 .s64 .f16 .bf16"),
     ("reject-noftz-min.litmus", "5:57", "`.noftz` exists only as `.add.noftz.f16`"),
     ("reject-xor-s32.litmus", "5:72", "expected an element type of `.xor` to `.global`: .b32 .b64"),
+    ("reject-elect-not-in-mask.litmus", "5:45", "membermask 0x1 does not select this thread's lane 1"),
 ];
 
 #[test]

@@ -724,9 +724,25 @@ impl<'a> Parser<'a> {
         self.bump();
         let opcode = opcode_parts(self.slice(op), op.span.start);
         let mut operands = Vec::new();
+        let elect = self.slice(op).starts_with("elect.");
         if self.at_operand() {
             loop {
-                operands.push(self.operand()?);
+                let first = self.operand()?;
+                // `elect.sync d|p, membermask`: `d|p` (no space around `|`, which otherwise
+                // separates columns) is one operand, kept as a vector of the two destinations.
+                if elect
+                    && operands.is_empty()
+                    && self.raw(0).kind == Tok::Bar
+                    && self.prev_span().end == self.raw(0).span.start
+                    && self.raw(0).span.end == self.raw(1).span.start
+                {
+                    self.bump();
+                    let second = self.operand()?;
+                    let span = first.span.to(second.span);
+                    operands.push(Spanned::new(Operand::Vector(vec![first, second]), span));
+                } else {
+                    operands.push(first);
+                }
                 if self.eat(Tok::Comma).is_none() {
                     break;
                 }

@@ -125,7 +125,18 @@ impl<'a> Lowerer<'a> {
         }
         for (i, header) in test.threads.iter().enumerate() {
             let placement = self.placement(header)?;
-            let code = self.lower_thread(&test.code[i], &mut regs[i])?;
+            // Lanes (for `elect.sync`): the threads of a CTA, by id, in warps of 32 consecutive ones.
+            let mut mates: Vec<usize> = test
+                .threads
+                .iter()
+                .filter(|h| self.placement(h).is_ok_and(|q| q.cta == placement.cta && q.gpu == placement.gpu))
+                .map(|h| h.id.node)
+                .collect();
+            mates.sort_unstable();
+            let pos = mates.iter().position(|&m| m == header.id.node).unwrap_or(0);
+            let in_warp = mates.iter().enumerate().filter(|(k, _)| k / 32 == pos / 32).fold(0u32, |acc, (k, _)| acc | 1 << (k % 32));
+            let warp = Warp { lane: (pos % 32) as u32, lanes: in_warp };
+            let code = self.lower_thread(&test.code[i], &mut regs[i], warp)?;
             let table = &regs[i];
             for (r, span) in &table.first_read {
                 if !table.written[*r] && !table.init.contains_key(r) {
@@ -517,7 +528,7 @@ impl<'a> Lowerer<'a> {
         Ok(p)
     }
 
-    fn lower_thread(&self, stmts: &[Spanned<Statement>], regs: &mut RegTable) -> Result<Vec<Instr>, Diagnostic> {
+    fn lower_thread(&self, stmts: &[Spanned<Statement>], regs: &mut RegTable, warp: Warp) -> Result<Vec<Instr>, Diagnostic> {
         // Labels map to the index of the next instruction.
         let mut labels: HashMap<&str, usize> = HashMap::new();
         let mut n = 0;
@@ -528,7 +539,7 @@ impl<'a> Lowerer<'a> {
                         return Err(Diagnostic::error(s.span, format!("label `{l}` is defined twice in this thread")));
                     }
                 }
-                Statement::Instr(i) => n += 1 + usize::from(guarded(i)),
+                Statement::Instr(i) => n += width(i) + usize::from(guarded(i)),
             }
         }
         let mut code = Vec::new();
@@ -542,8 +553,17 @@ impl<'a> Lowerer<'a> {
                     // when its predicate holds).
                     let r = regs.use_(&p.node, p.span);
                     let skip = if *negated { ast::CmpOp::Ne } else { ast::CmpOp::Eq };
-                    let op = Op::Branch { cond: Some((skip, Value::Reg(r), Value::Const(0))), target: code.len() + 2 };
+                    let op = Op::Branch { cond: Some((skip, Value::Reg(r), Value::Const(0))), target: code.len() + 1 + width(i) };
                     code.push(Instr { op, span: s.span, text: text.clone(), line });
+                }
+                if i.opcode[0].node == "elect" {
+                    for mut op in self.elect(i, s.span, regs, warp)? {
+                        if let Op::Branch { target, .. } = &mut op {
+                            *target = code.len() + 1;
+                        }
+                        code.push(Instr { op, span: s.span, text: text.clone(), line });
+                    }
+                    continue;
                 }
                 let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false }.lower()?;
                 code.push(Instr { op, span: s.span, text, line });
@@ -579,6 +599,73 @@ fn is_cache_hint(q: &str) -> bool {
 /// its guard as its condition).
 fn guarded(i: &ast::Instruction) -> bool {
     i.guard.is_some() && i.opcode[0].node != "bra"
+}
+
+/// Where a thread sits in its warp: ptxmm has no warps of its own, so the threads of one CTA,
+/// ordered by id, form warps of 32 consecutive threads (lane = position mod 32). `lanes` has a
+/// bit for each lane of this thread's warp that some thread of the test occupies.
+#[derive(Clone, Copy, Debug)]
+struct Warp {
+    lane: u32,
+    lanes: u32,
+}
+
+/// How many lowered instructions an instruction becomes (not counting a guard's branch).
+fn width(i: &ast::Instruction) -> usize {
+    match (i.opcode[0].node.as_str(), i.operands.first().map(|o| &o.node)) {
+        ("elect", Some(Operand::Vector(v))) => v.iter().filter(|o| o.node != Operand::Sink).count().max(1),
+        _ => 1,
+    }
+}
+
+impl Lowerer<'_> {
+    /// `elect.sync d|p, membermask` (PTX ISA, `elect.sync`; the section is not in the seed): the
+    /// leader is the lowest lane of this thread's warp that membermask selects and a thread of the
+    /// test occupies; `d` gets its lane id, `p` is 1 in the leader only. membermask must be a
+    /// constant that selects this thread's own lane.
+    fn elect(&self, i: &ast::Instruction, span: Span, regs: &mut RegTable, warp: Warp) -> Result<Vec<Op>, Diagnostic> {
+        let parts: Vec<&str> = i.opcode.iter().map(|p| p.node.as_str()).collect();
+        if parts != ["elect", "sync"] {
+            return Err(Diagnostic::expected(i.opcode_span(), "`elect.sync`", format!("`{}`", i.mnemonic())));
+        }
+        let [dp, mask] = i.operands.as_slice() else {
+            return Err(Diagnostic::expected(span, "2 operands for `elect.sync` (d|p, membermask)", i.operands.len()));
+        };
+        let Operand::Vector(dests) = &dp.node else {
+            return Err(Diagnostic::expected(dp.span, "`d|p` (a destination, `|`, a predicate; `_` for either)", describe(&dp.node)));
+        };
+        let Operand::Int(m) = mask.node else {
+            return Err(Diagnostic::expected(mask.span, "a constant membermask", describe(&mask.node)));
+        };
+        let m = m as u32;
+        if m & (1 << warp.lane) == 0 {
+            return Err(Diagnostic::error(
+                mask.span,
+                format!(
+                    "membermask {m:#x} does not select this thread's lane {} (PTX ISA: the executing thread must be in membermask)",
+                    warp.lane
+                ),
+            )
+            .with_note("ptxmm's lanes: the threads of one CTA, ordered by id, in warps of 32 consecutive threads"));
+        }
+        let leader = (m & warp.lanes).trailing_zeros() as i64;
+        let mut ops = Vec::new();
+        for (k, o) in dests.iter().enumerate() {
+            let name = match &o.node {
+                Operand::Sink => continue,
+                Operand::Name(n) | Operand::PercentName(n) => n,
+                other => return Err(Diagnostic::expected(o.span, "a destination register or `_`", describe(other))),
+            };
+            let value = if k == 0 { leader } else { i64::from(leader == i64::from(warp.lane)) };
+            ops.push(Op::Local { dst: regs.def(name), op: LocalOp::Mov, a: Value::Const(value), b: Value::Const(0) });
+        }
+        if ops.is_empty() {
+            // `elect.sync _|_, m`: nothing observable; a jump to the next instruction (the
+            // caller sets the target).
+            ops.push(Op::Branch { cond: None, target: 0 });
+        }
+        Ok(ops)
+    }
 }
 
 /// Qualifier parsing helpers over the opcode parts after the mnemonic.
