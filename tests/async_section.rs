@@ -56,6 +56,7 @@ const REJECTED: &[(&str, &str, &str)] = &[
     ("reject-noftz-min.litmus", "5:57", "`.noftz` exists only as `.add.noftz.f16`"),
     ("reject-xor-s32.litmus", "5:72", "expected an element type of `.xor` to `.global`: .b32 .b64"),
     ("reject-elect-not-in-mask.litmus", "5:45", "membermask 0x1 does not select this thread's lane 1"),
+    ("reject-mapa-rank.litmus", "5:2", "`mapa`: the cluster of P0 has no CTA of rank 2"),
 ];
 
 #[test]

@@ -13,7 +13,15 @@ mod async_ops;
 
 /// Lower a parsed litmus test.
 pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Diagnostic> {
-    Lowerer { source, variables: Vec::new(), locations: Vec::new(), physical: Vec::new(), by_name: HashMap::new() }.run(test)
+    Lowerer {
+        source,
+        variables: Vec::new(),
+        locations: Vec::new(),
+        physical: Vec::new(),
+        by_name: HashMap::new(),
+        mapa_sites: Default::default(),
+    }
+    .run(test)
 }
 
 struct Lowerer<'a> {
@@ -22,6 +30,9 @@ struct Lowerer<'a> {
     locations: Vec<Location>,
     physical: Vec<PhysicalLocation>,
     by_name: HashMap<String, usize>,
+    /// `mapa` instructions of the thread being lowered (code index, span): their result needs
+    /// the cluster ranks, known once every thread is placed (`resolve_mapa`).
+    mapa_sites: std::cell::RefCell<Vec<(usize, Span)>>,
 }
 
 /// Per-thread register bookkeeping during lowering.
@@ -123,6 +134,7 @@ impl<'a> Lowerer<'a> {
             }
             seen.push((p, header));
         }
+        let mut mapa = Vec::new();
         for (i, header) in test.threads.iter().enumerate() {
             let placement = self.placement(header)?;
             // Lanes (for `elect.sync`): the threads of a CTA, by id, in warps of 32 consecutive ones.
@@ -137,6 +149,7 @@ impl<'a> Lowerer<'a> {
             let in_warp = mates.iter().enumerate().filter(|(k, _)| k / 32 == pos / 32).fold(0u32, |acc, (k, _)| acc | 1 << (k % 32));
             let warp = Warp { lane: (pos % 32) as u32, lanes: in_warp };
             let code = self.lower_thread(&test.code[i], &mut regs[i], warp)?;
+            mapa.extend(self.mapa_sites.borrow_mut().drain(..).map(|(k, span)| (i, k, span)));
             let table = &regs[i];
             for (r, span) in &table.first_read {
                 if !table.written[*r] && !table.init.contains_key(r) {
@@ -166,6 +179,7 @@ impl<'a> Lowerer<'a> {
             extra_observables: Vec::new(),
             readings: Default::default(),
         };
+        resolve_mapa(&mut program, &mapa)?;
         let resolver = CondResolver { program: &program, thread_index: &thread_index, source: self.source };
         let condition = match &test.condition {
             Some(c) => Condition { quantifier: c.quantifier.node, prop: resolver.prop(&c.prop)?, text: format_prop(&c.prop.node) },
@@ -566,6 +580,9 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
                 let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false }.lower()?;
+                if i.opcode[0].node == "mapa" {
+                    self.mapa_sites.borrow_mut().push((code.len(), s.span));
+                }
                 code.push(Instr { op, span: s.span, text, line });
             }
         }
@@ -666,6 +683,34 @@ impl Lowerer<'_> {
         }
         Ok(ops)
     }
+}
+
+/// `mapa`: the address at the same CTA-relative offset in the shared memory of the CTA of the
+/// given rank in the executing thread's cluster (`Program::cta_of_rank`, `same_offset_in_cta`).
+/// Lowering left `mov d, <address>, <rank>`; this puts the mapped address in its place.
+fn resolve_mapa(program: &mut Program, sites: &[(usize, usize, Span)]) -> Result<(), Diagnostic> {
+    for &(t, k, span) in sites {
+        let Op::Local { a: Value::Const(addr), b: Value::Const(rank), .. } = program.threads[t].code[k].op else { continue };
+        let cluster = program.threads[t].placement.cluster;
+        let Some(cta) = program.cta_of_rank(cluster, rank) else {
+            return Err(Diagnostic::error(span, format!("`mapa`: the cluster of P{} has no CTA of rank {rank}", program.threads[t].id))
+                .with_note("a cluster's CTAs are those of its threads and shared variables, ranked by CTA id"));
+        };
+        let Some(mapped) = program.same_offset_in_cta(addr, cta) else {
+            return Err(Diagnostic::error(
+                span,
+                format!("`mapa`: CTA {cta} (rank {rank}) has no shared variable at the CTA-relative offset of this address"),
+            )
+            .with_note(
+                "mapa maps a shared-memory address; declare the variable in every CTA (`s[16] @ shared cta N;`) in the same order",
+            ));
+        };
+        if let Op::Local { a, b, .. } = &mut program.threads[t].code[k].op {
+            *a = Value::Const(mapped);
+            *b = Value::Const(0);
+        }
+    }
+    Ok(())
 }
 
 /// Qualifier parsing helpers over the opcode parts after the mnemonic.
@@ -858,6 +903,7 @@ impl<'l> InstrLowerer<'l, '_> {
         }
         match head.as_str() {
             "createpolicy" => self.createpolicy(rest),
+            "mapa" => self.mapa(rest),
             "ld" | "tld" | "suld" | "cold" => self.load(&head, rest),
             "st" | "red" if rest.first().is_some_and(|p| p.node == "async") => Err(Diagnostic::error(
                 self.instr.opcode_span(),
@@ -1290,6 +1336,41 @@ impl<'l> InstrLowerer<'l, '_> {
             _ => LocalOp::Max,
         };
         Ok(Op::Local { dst, op, a, b })
+    }
+
+    /// `mapa{.shared::cluster}.u32|u64 d, a, b` (PTX ISA, `mapa`; not in the seed): a is a shared
+    /// variable (a name, `[s]`, `[s+4]` or `&s`), b a constant cluster rank; `resolve_mapa`
+    /// computes d once the threads are placed.
+    fn mapa(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        q.take(&["shared::cluster"]);
+        if q.take(&["u32", "u64"]).is_none() {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`mapa` needs the type `.u32` or `.u64`"));
+        }
+        q.finish("mapa", ".shared::cluster, .u32|.u64")?;
+        let ops = self.operands(3, "d, a, b")?;
+        let addr = match &ops[1].node {
+            Operand::Address(..) => match self.address(&ops[1])? {
+                Address::Location(l) => Some(self.l.address_of(l)),
+                Address::Reg(..) => None,
+            },
+            _ => match self.value(&ops[1])? {
+                Value::Const(c) => Some(c),
+                Value::Reg(_) => None,
+            },
+        };
+        let Some(addr) = addr else {
+            return Err(Diagnostic::expected(
+                ops[1].span,
+                "a shared variable (ptxmm maps the address of a named variable)",
+                describe(&ops[1].node),
+            ));
+        };
+        let Operand::Int(rank) = ops[2].node else {
+            return Err(Diagnostic::expected(ops[2].span, "a constant CTA rank", describe(&ops[2].node)));
+        };
+        let dst = self.dest_reg(&ops[0])?;
+        Ok(Op::Local { dst, op: LocalOp::Mov, a: Value::Const(addr), b: Value::Const(rank) })
     }
 
     /// `createpolicy.fractional|range|cvt ...` (PTX ISA, `createpolicy`): the destination gets a cache
