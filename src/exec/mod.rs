@@ -2,6 +2,7 @@
 //! over reads-from, fence-SC order and coherence.
 pub mod mbarrier;
 pub mod mbgraph;
+pub mod reduce;
 pub mod search;
 pub mod structure;
 pub mod trace;

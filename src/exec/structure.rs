@@ -447,7 +447,7 @@ fn classify(instr: &crate::program::Instr, te: &TraceEvent) -> (EventKind, Optio
             let proxy = if c.kind == CopyKind::CpAsync { Proxy::Generic } else { Proxy::Async };
             tags.push(if c.kind == CopyKind::CpAsync { "CPASYNC" } else { "BULK" });
             tags.push(proxy.tag());
-            if let (CopyKind::Reduce(_), Role::Destination) = (c.kind, te.role) {
+            if let (CopyKind::Reduce(..), Role::Destination) = (c.kind, te.role) {
                 tags.extend(["RLX", "RMW", "RED", "GPU"]);
                 return (rw(op), Some(Scope::Gpu), tags);
             }
@@ -615,7 +615,7 @@ fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events
                 let (AsyncKind::Copy(k1), AsyncKind::Copy(k2)) = (op.kind, op2.kind) else { continue };
                 let group_kind = |k: CopyKind| match k {
                     CopyKind::CpAsync => 0,
-                    CopyKind::Bulk | CopyKind::Reduce(_) => 1,
+                    CopyKind::Bulk | CopyKind::Reduce(..) => 1,
                     CopyKind::Wgmma => 2,
                 };
                 let same_kind = group_kind(k1) == group_kind(k2);

@@ -119,6 +119,9 @@ pub enum SymExpr {
     Join(Box<SymExpr>, Box<SymExpr>),
     /// The high 32 bits of a 64-bit value.
     High(Box<SymExpr>),
+    /// Word `word` of what a typed `cp.reduce.async.bulk` element reduction writes, from the old
+    /// destination words and the source words of the element (`exec::reduce::reduce_word`).
+    Reduce(RmwOp, crate::program::RedType, usize, Vec<SymExpr>, Vec<SymExpr>),
 }
 
 impl SymExpr {
@@ -143,6 +146,11 @@ impl SymExpr {
             SymExpr::Norm(t, a) => t.norm(a.eval(read)?),
             SymExpr::Join(lo, hi) => join64(lo.eval(read)?, hi.eval(read)?),
             SymExpr::High(a) => a.eval(read)? >> 32,
+            SymExpr::Reduce(op, ty, word, old, src) => {
+                let old = old.iter().map(|e| e.eval(read)).collect::<Option<Vec<_>>>()?;
+                let src = src.iter().map(|e| e.eval(read)).collect::<Option<Vec<_>>>()?;
+                crate::exec::reduce::reduce_word(*op, *ty, *word, &old, &src)
+            }
         })
     }
 
@@ -161,6 +169,13 @@ impl SymExpr {
             SymExpr::Norm(t, a) => SymExpr::Norm(*t, Box::new(a.shifted(base))),
             SymExpr::Join(lo, hi) => SymExpr::Join(Box::new(lo.shifted(base)), Box::new(hi.shifted(base))),
             SymExpr::High(a) => SymExpr::High(Box::new(a.shifted(base))),
+            SymExpr::Reduce(op, ty, word, old, src) => SymExpr::Reduce(
+                *op,
+                *ty,
+                *word,
+                old.iter().map(|o| o.shifted(base)).collect(),
+                src.iter().map(|o| o.shifted(base)).collect(),
+            ),
         }
     }
 
@@ -178,6 +193,7 @@ impl SymExpr {
                 ops.iter().for_each(|o| o.reads(out));
             }
             SymExpr::Low(a, _) | SymExpr::Norm(_, a) | SymExpr::High(a) => a.reads(out),
+            SymExpr::Reduce(_, _, _, old, src) => old.iter().chain(src).for_each(|o| o.reads(out)),
         }
     }
 
@@ -1201,7 +1217,7 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
                 Op::AsyncCopy(c) => {
                     // A tensor copy's words are a box of its tensor map: no elision.
                     let (Value::Const(size), None) = (c.size, &c.tensor) else { return vec![false; n] };
-                    let reduce = matches!(c.kind, CopyKind::Reduce(_));
+                    let reduce = matches!(c.kind, CopyKind::Reduce(..));
                     let mut dsts = vec![words(&c.dst, 0, size)];
                     if let Some(mask) = &c.multicast {
                         let (Value::Const(mask), Address::Location(d)) = (mask, &c.dst) else { return vec![false; n] };
@@ -1639,6 +1655,7 @@ impl Cx<'_> {
         st.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(copy.kind), events: Vec::new(), tracked: Vec::new(), group: None });
         let words = (size / 4) as usize;
         let mut s = st;
+        let mut pending: Vec<(RegVal, DepMask)> = Vec::new();
         for w in 0..words {
             let byte = 4 * w as i64;
             let src = self.access_at(src_addr + byte, src_addr, size, src_deps.clone(), copy.src_space, line)?;
@@ -1657,17 +1674,87 @@ impl Cx<'_> {
             } else {
                 (RegVal::Known(0), DepMask::none())
             };
+            // An 8-byte reduction element spans two words: its reduction is made at its second word.
+            let pair = matches!(copy.kind, CopyKind::Reduce(_, t) if t.bytes() == 8);
+            pending.push((value, dep));
+            if pair && w % 2 == 0 && w + 1 < words {
+                continue;
+            }
+            let first = w + 1 - pending.len();
+            let element = std::mem::take(&mut pending);
             for &(d_addr, _) in &dests {
-                let dst = self.access_at(d_addr + byte, d_addr, size, dst_deps.clone(), copy.dst_space, line)?;
-                if self.elided[dst.loc] {
-                    continue;
+                match copy.kind {
+                    CopyKind::Reduce(op, ty) => {
+                        // Each element is an atomic read-modify-write in the async proxy
+                        // (§9.7.9.25.4.2): one RMW per word (digest §14.3); an 8-byte element is
+                        // one RMW per word whose written value is computed from both old words
+                        // and both source words (docs/async-model.md §2.2).
+                        let mut accs = Vec::new();
+                        for k in 0..element.len() {
+                            let b = 4 * (first + k) as i64;
+                            let dst = self.access_at(d_addr + b, d_addr, size, dst_deps.clone(), copy.dst_space, line)?;
+                            accs.push(Access { range: (dst.range.0 + b, dst.range.0 + b + 4), ..dst });
+                        }
+                        let idx = s.events.len();
+                        for acc in &accs {
+                            let mut e = s.access_event(TraceOp::Read, pc, acc, Role::Destination, Some(agent));
+                            e.symbolic = true;
+                            e.rmw_partner = Some(s.events.len() + accs.len());
+                            s.events.push(e);
+                        }
+                        let olds: Vec<SymExpr> = (0..accs.len()).map(|k| SymExpr::Read(idx + k)).collect();
+                        let srcs: Vec<SymExpr> = element.iter().map(|(v, _)| v.expr()).collect();
+                        let mut deps = element.iter().fold(DepMask::none(), |d, (_, e)| d.union(e));
+                        for k in 0..accs.len() {
+                            deps = deps.union(&DepMask::single(idx + k));
+                        }
+                        for (k, acc) in accs.into_iter().enumerate() {
+                            let new = SymExpr::Reduce(op, ty, k, olds.clone(), srcs.clone());
+                            self.push_write(&mut s, acc, RegVal::Open(new), deps.clone(), pc, Role::Destination, Some(agent));
+                            let wi = s.events.len() - 1;
+                            s.events[wi].rmw_partner = Some(wi - element.len());
+                        }
+                    }
+                    _ => {
+                        let dst = self.access_at(d_addr + byte, d_addr, size, dst_deps.clone(), copy.dst_space, line)?;
+                        if self.elided[dst.loc] {
+                            continue;
+                        }
+                        let (value, dep) = &element[0];
+                        // `.cp_mask`: the bytes of this word that byteMask selects (bit i: byte i of
+                        // each 16-byte chunk). A word it splits keeps its other bytes: the copy
+                        // reads it and writes the merge, atomically (an RMW pair), which is what
+                        // leaving those bytes untouched looks like at word granularity.
+                        let selected = copy.byte_mask.as_ref().map(|m| (val(&s, m).0 >> (byte % 16)) & 0xF).unwrap_or(0xF);
+                        if selected == 0 {
+                            continue;
+                        }
+                        if selected == 0xF {
+                            self.push_write(&mut s, dst, value.clone(), dep.clone(), pc, Role::Destination, Some(agent));
+                            continue;
+                        }
+                        let bytes: i64 = (0..4).filter(|b| selected & (1 << b) != 0).map(|b| 0xFF << (8 * b)).sum();
+                        let idx = s.events.len();
+                        let mut e = s.access_event(TraceOp::Read, pc, &dst, Role::Destination, Some(agent));
+                        e.symbolic = true;
+                        e.rmw_partner = Some(idx + 1);
+                        s.events.push(e);
+                        let keep =
+                            SymExpr::Local(LocalOp::And, Box::new(SymExpr::Read(idx)), Box::new(SymExpr::Const(0xFFFF_FFFF ^ bytes)));
+                        let put = SymExpr::Local(LocalOp::And, Box::new(value.expr()), Box::new(SymExpr::Const(bytes)));
+                        let new = SymExpr::Local(LocalOp::Or, Box::new(keep), Box::new(put));
+                        self.push_write(
+                            &mut s,
+                            dst,
+                            RegVal::Open(new),
+                            dep.union(&DepMask::single(idx)),
+                            pc,
+                            Role::Destination,
+                            Some(agent),
+                        );
+                        s.events[idx + 1].rmw_partner = Some(idx);
+                    }
                 }
-                // Each element of a reduction is a memory operation of its own 4 bytes (digest §14.3).
-                let dst = match copy.kind {
-                    CopyKind::Reduce(_) => Access { range: (dst.range.0 + byte, dst.range.0 + byte + 4), ..dst },
-                    _ => dst,
-                };
-                self.push_copy_write(&mut s, copy.kind, dst, value.clone(), dep.clone(), pc, agent);
             }
         }
         self.finish_copy(s, copy, agent, &dests, size, pc, line)
@@ -1678,7 +1765,7 @@ impl Cx<'_> {
     /// the operation on it.
     #[allow(clippy::too_many_arguments)]
     fn push_copy_write(&self, s: &mut State, kind: CopyKind, dst: Access, value: RegVal, dep: DepMask, pc: usize, agent: usize) {
-        let CopyKind::Reduce(op) = kind else {
+        let CopyKind::Reduce(op, ty) = kind else {
             return self.push_write(s, dst, value, dep, pc, Role::Destination, Some(agent));
         };
         let idx = s.events.len();
@@ -1686,7 +1773,8 @@ impl Cx<'_> {
         e.symbolic = true;
         e.rmw_partner = Some(idx + 1);
         s.events.push(e);
-        let new = SymExpr::Rmw(op, Box::new(SymExpr::Read(idx)), vec![value.expr()]);
+        // A 4-byte element (tensor reductions are on 32-bit integer elements only).
+        let new = SymExpr::Reduce(op, ty, 0, vec![SymExpr::Read(idx)], vec![value.expr()]);
         self.push_write(s, dst, RegVal::Open(new), dep.union(&DepMask::single(idx)), pc, Role::Destination, Some(agent));
         s.events[idx + 1].rmw_partner = Some(idx);
     }

@@ -774,9 +774,25 @@ impl<'a> Parser<'a> {
         self.bump();
         let opcode = opcode_parts(self.slice(op), op.span.start);
         let mut operands = Vec::new();
+        let elect = self.slice(op).starts_with("elect.");
         if self.at_operand() {
             loop {
-                operands.push(self.operand()?);
+                let first = self.operand()?;
+                // `elect.sync d|p, membermask`: `d|p` (no space around `|`, which otherwise
+                // separates columns) is one operand, kept as a vector of the two destinations.
+                if elect
+                    && operands.is_empty()
+                    && self.raw(0).kind == Tok::Bar
+                    && self.prev_span().end == self.raw(0).span.start
+                    && self.raw(0).span.end == self.raw(1).span.start
+                {
+                    self.bump();
+                    let second = self.operand()?;
+                    let span = first.span.to(second.span);
+                    operands.push(Spanned::new(Operand::Vector(vec![first, second]), span));
+                } else {
+                    operands.push(first);
+                }
                 if self.eat(Tok::Comma).is_none() {
                     break;
                 }
@@ -801,7 +817,36 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Operand::Sink
             }
-            Tok::Ident => Operand::Name(self.name("an operand")?.node),
+            Tok::Ident => {
+                let mut name = self.name("an operand")?.node;
+                // The PTX ISA's examples name operands with hyphens (`cache-policy`): words joined
+                // by `-` with no space around it are one name.
+                while self.raw(0).kind == Tok::Minus
+                    && self.raw(1).kind == Tok::Ident
+                    && self.prev_span().end == self.raw(0).span.start
+                    && self.raw(0).span.end == self.raw(1).span.start
+                    && is_plain(self.slice(self.raw(1)))
+                {
+                    self.bump();
+                    let word = self.bump();
+                    name = format!("{name}-{}", self.slice(word));
+                }
+                Operand::Name(name)
+            }
+            // A fraction (`createpolicy.fractional ... cache-policy, 0.25`): digits, `.`, digits
+            // with nothing between them, kept as written (only hint operands take one).
+            Tok::Int
+                if self.raw(1).kind == Tok::Unknown
+                    && self.slice(self.raw(1)) == "."
+                    && self.raw(2).kind == Tok::Int
+                    && tok.span.end == self.raw(1).span.start
+                    && self.raw(1).span.end == self.raw(2).span.start =>
+            {
+                self.bump();
+                self.bump();
+                let frac = self.bump();
+                Operand::Name(self.text[tok.span.start..frac.span.end].to_string())
+            }
             Tok::PercentName => {
                 self.bump();
                 Operand::PercentName(self.slice(tok).to_string())

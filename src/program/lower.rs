@@ -15,8 +15,16 @@ mod tensor_ops;
 
 /// Lower a parsed litmus test.
 pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Diagnostic> {
-    Lowerer { source, variables: Vec::new(), locations: Vec::new(), physical: Vec::new(), by_name: HashMap::new(), tensor_maps: Vec::new() }
-        .run(test)
+    Lowerer {
+        source,
+        variables: Vec::new(),
+        locations: Vec::new(),
+        physical: Vec::new(),
+        by_name: HashMap::new(),
+        tensor_maps: Vec::new(),
+        mapa_sites: Default::default(),
+    }
+    .run(test)
 }
 
 struct Lowerer<'a> {
@@ -26,6 +34,9 @@ struct Lowerer<'a> {
     physical: Vec<PhysicalLocation>,
     by_name: HashMap<String, usize>,
     tensor_maps: Vec<TensorMap>,
+    /// `mapa` instructions of the thread being lowered (code index, span): their result needs
+    /// the cluster ranks, known once every thread is placed (`resolve_mapa`).
+    mapa_sites: std::cell::RefCell<Vec<(usize, Span)>>,
 }
 
 /// Per-thread register bookkeeping during lowering.
@@ -97,6 +108,7 @@ impl<'a> Lowerer<'a> {
         // Locations first (aliases may refer to locations declared later), then registers.
         self.declare_locations(&test.init)?;
         self.declare_tensor_maps(&test.init)?;
+        self.declare_implicit(test);
         for item in &test.init {
             match &item.node {
                 InitItem::Register { thread, reg, value } => {
@@ -134,9 +146,22 @@ impl<'a> Lowerer<'a> {
             }
             seen.push((p, header));
         }
+        let mut mapa = Vec::new();
         for (i, header) in test.threads.iter().enumerate() {
             let placement = self.placement(header)?;
-            let code = self.lower_thread(&test.code[i], &mut regs[i])?;
+            // Lanes (for `elect.sync`): the threads of a CTA, by id, in warps of 32 consecutive ones.
+            let mut mates: Vec<usize> = test
+                .threads
+                .iter()
+                .filter(|h| self.placement(h).is_ok_and(|q| q.cta == placement.cta && q.gpu == placement.gpu))
+                .map(|h| h.id.node)
+                .collect();
+            mates.sort_unstable();
+            let pos = mates.iter().position(|&m| m == header.id.node).unwrap_or(0);
+            let in_warp = mates.iter().enumerate().filter(|(k, _)| k / 32 == pos / 32).fold(0u32, |acc, (k, _)| acc | 1 << (k % 32));
+            let warp = Warp { lane: (pos % 32) as u32, lanes: in_warp };
+            let code = self.lower_thread(&test.code[i], &mut regs[i], warp)?;
+            mapa.extend(self.mapa_sites.borrow_mut().drain(..).map(|(k, span)| (i, k, span)));
             let table = &regs[i];
             for (r, span) in &table.first_read {
                 if !table.written[*r] && !table.init.contains_key(r) {
@@ -167,6 +192,7 @@ impl<'a> Lowerer<'a> {
             readings: Default::default(),
             tensor_maps: self.tensor_maps,
         };
+        resolve_mapa(&mut program, &mapa)?;
         type_words(&mut program);
         let reg_types: Vec<HashMap<Reg, Option<Ty>>> = regs.iter().map(|t| t.types.clone()).collect();
         let resolver = CondResolver { program: &program, thread_index: &thread_index, source: self.source, reg_types: &reg_types };
@@ -409,6 +435,111 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
+    /// herd7 and Dat3M give a location the init block does not declare the initial value 0: a
+    /// name used as an address (of a load, store, atom/red or `[name]`), by a register's initial
+    /// address, or by the condition or `locations`, that is neither declared nor a register of
+    /// its thread, becomes a global 4-byte word initialised to 0, declared where first used.
+    fn declare_implicit(&mut self, test: &ast::LitmusTest) {
+        let mut wanted: Vec<Spanned<String>> = Vec::new();
+        for item in &test.init {
+            if let InitItem::RegisterAddress { location, .. } = &item.node {
+                wanted.push(location.clone());
+            }
+        }
+        for (t, stmts) in test.code.iter().enumerate() {
+            // Names a thread writes or initialises are its registers.
+            let id = test.threads.get(t).map(|h| h.id.node);
+            let mut registers: Vec<&str> = test
+                .init
+                .iter()
+                .filter_map(|i| match &i.node {
+                    InitItem::Register { thread, reg, .. } | InitItem::RegisterAddress { thread, reg, .. } if Some(thread.node) == id => {
+                        Some(reg.node.as_str())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let instrs = || {
+                stmts.iter().filter_map(|s| match &s.node {
+                    Statement::Instr(i) => Some(i),
+                    Statement::Label(_) => None,
+                })
+            };
+            for i in instrs().filter(|i| !matches!(i.opcode[0].node.as_str(), "st" | "sust" | "red" | "sured")) {
+                if let Some(Operand::Name(n)) = i.operands.first().map(|o| &o.node) {
+                    registers.push(n.as_str());
+                }
+            }
+            for i in instrs() {
+                let head = i.opcode[0].node.as_str();
+                // Dat3M's bare `ld r, v` is a move of a value, not a load.
+                let position = match head {
+                    "ld" | "tld" | "suld" | "cold" if i.opcode.len() > 1 => Some(1),
+                    "atom" | "suatom" => Some(1),
+                    "st" | "sust" | "red" | "sured" => Some(0),
+                    _ => None,
+                };
+                for (k, o) in i.operands.iter().enumerate() {
+                    let name = match &o.node {
+                        Operand::Address(inner, _) => match &inner.node {
+                            Operand::Name(n) => Some(n),
+                            _ => None,
+                        },
+                        Operand::Name(n) if Some(k) == position => Some(n),
+                        _ => None,
+                    };
+                    if let Some(n) = name {
+                        let span = match &o.node {
+                            Operand::Address(inner, _) => inner.span,
+                            _ => o.span,
+                        };
+                        if !is_register_shaped(n) && !registers.contains(&n.as_str()) {
+                            wanted.push(Spanned { node: n.clone(), span });
+                        }
+                    }
+                }
+            }
+        }
+        fn cond_names(p: &Spanned<ast::Prop>, out: &mut Vec<Spanned<String>>) {
+            match &p.node {
+                ast::Prop::True | ast::Prop::False => {}
+                ast::Prop::Not(q) => cond_names(q, out),
+                ast::Prop::And(a, b) | ast::Prop::Or(a, b) => {
+                    cond_names(a, out);
+                    cond_names(b, out);
+                }
+                ast::Prop::Cmp(a, _, b) => {
+                    for v in [a, b] {
+                        if let CondValue::Location(n) = &v.node {
+                            out.push(Spanned { node: n.clone(), span: v.span });
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(c) = &test.condition {
+            cond_names(&c.prop, &mut wanted);
+        }
+        if let Some(f) = &test.filter {
+            cond_names(f, &mut wanted);
+        }
+        for v in &test.locations {
+            if let CondValue::Location(n) = &v.node {
+                wanted.push(Spanned { node: n.clone(), span: v.span });
+            }
+        }
+        for name in wanted {
+            // `s+4` names a word of a declared variable: never implicit.
+            let plain = name.node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && name.node.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+            if plain && !self.by_name.contains_key(&name.node) {
+                let p = self.new_physical(&name.node, 0);
+                // Cannot fail: the name is not declared.
+                let _ = self.new_location(&name, p, None);
+            }
+        }
+    }
+
     fn placement(&self, header: &ast::ThreadHeader) -> Result<Placement, Diagnostic> {
         let mut p = Placement { cta: 0, cluster: 0, gpu: 0 };
         let mut cluster = None;
@@ -426,7 +557,7 @@ impl<'a> Lowerer<'a> {
         Ok(p)
     }
 
-    fn lower_thread(&self, stmts: &[Spanned<Statement>], regs: &mut RegTable) -> Result<Vec<Instr>, Diagnostic> {
+    fn lower_thread(&self, stmts: &[Spanned<Statement>], regs: &mut RegTable, warp: Warp) -> Result<Vec<Instr>, Diagnostic> {
         // Labels map to the index of the next instruction.
         let mut labels: HashMap<&str, usize> = HashMap::new();
         let mut n = 0;
@@ -437,19 +568,164 @@ impl<'a> Lowerer<'a> {
                         return Err(Diagnostic::error(s.span, format!("label `{l}` is defined twice in this thread")));
                     }
                 }
-                Statement::Instr(_) => n += 1,
+                Statement::Instr(i) => n += width(i) + usize::from(guarded(i)),
             }
         }
         let mut code = Vec::new();
         for s in stmts {
             if let Statement::Instr(i) = &s.node {
-                let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span }.lower()?;
                 let (line, _) = self.source.line_col(s.span.start);
-                code.push(Instr { op, span: s.span, text: self.source.slice(s.span).trim().to_string(), line });
+                let text = self.source.slice(s.span).trim().to_string();
+                if let (true, Some((p, negated))) = (guarded(i), &i.guard) {
+                    // `@p instr` is a branch over the instruction when p is zero (`@!p`: non-zero),
+                    // as `@!p bra` is lowered (PTX ISA §9.7.1: a guarded instruction executes only
+                    // when its predicate holds).
+                    let r = regs.use_(&p.node, p.span);
+                    let skip = if *negated { ast::CmpOp::Ne } else { ast::CmpOp::Eq };
+                    let op = Op::Branch { cond: Some((skip, Value::Reg(r), Value::Const(0))), target: code.len() + 1 + width(i) };
+                    code.push(Instr { op, span: s.span, text: text.clone(), line });
+                }
+                if i.opcode[0].node == "elect" {
+                    for mut op in self.elect(i, s.span, regs, warp)? {
+                        if let Op::Branch { target, .. } = &mut op {
+                            *target = code.len() + 1;
+                        }
+                        code.push(Instr { op, span: s.span, text: text.clone(), line });
+                    }
+                    continue;
+                }
+                let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false }.lower()?;
+                if i.opcode[0].node == "mapa" {
+                    self.mapa_sites.borrow_mut().push((code.len(), s.span));
+                }
+                code.push(Instr { op, span: s.span, text, line });
             }
         }
         Ok(code)
     }
+}
+
+/// A cache qualifier of `ld`, `st`, `atom` or `red` (the PTX ISA sections of those instructions):
+/// `.L1::evict_*`, `.L1::no_allocate`, `.L2::evict_*`, `.L2::cache_hint` and the prefetch sizes
+/// `.L2::64B|128B|256B`; none has a memory effect.
+fn is_cache_hint(q: &str) -> bool {
+    matches!(
+        q,
+        "L1::evict_normal"
+            | "L1::evict_unchanged"
+            | "L1::evict_first"
+            | "L1::evict_last"
+            | "L1::no_allocate"
+            | "L2::evict_normal"
+            | "L2::evict_first"
+            | "L2::evict_last"
+            | "L2::evict_unchanged"
+            | "L2::cache_hint"
+            | "L2::64B"
+            | "L2::128B"
+            | "L2::256B"
+    )
+}
+
+/// Whether an instruction has a guard that lowering turns into a branch around it (`bra` takes
+/// its guard as its condition).
+fn guarded(i: &ast::Instruction) -> bool {
+    i.guard.is_some() && i.opcode[0].node != "bra"
+}
+
+/// Where a thread sits in its warp: ptxmm has no warps of its own, so the threads of one CTA,
+/// ordered by id, form warps of 32 consecutive threads (lane = position mod 32). `lanes` has a
+/// bit for each lane of this thread's warp that some thread of the test occupies.
+#[derive(Clone, Copy, Debug)]
+struct Warp {
+    lane: u32,
+    lanes: u32,
+}
+
+/// How many lowered instructions an instruction becomes (not counting a guard's branch).
+fn width(i: &ast::Instruction) -> usize {
+    match (i.opcode[0].node.as_str(), i.operands.first().map(|o| &o.node)) {
+        ("elect", Some(Operand::Vector(v))) => v.iter().filter(|o| o.node != Operand::Sink).count().max(1),
+        _ => 1,
+    }
+}
+
+impl Lowerer<'_> {
+    /// `elect.sync d|p, membermask` (PTX ISA, `elect.sync`; the section is not in the seed): the
+    /// leader is the lowest lane of this thread's warp that membermask selects and a thread of the
+    /// test occupies; `d` gets its lane id, `p` is 1 in the leader only. membermask must be a
+    /// constant that selects this thread's own lane.
+    fn elect(&self, i: &ast::Instruction, span: Span, regs: &mut RegTable, warp: Warp) -> Result<Vec<Op>, Diagnostic> {
+        let parts: Vec<&str> = i.opcode.iter().map(|p| p.node.as_str()).collect();
+        if parts != ["elect", "sync"] {
+            return Err(Diagnostic::expected(i.opcode_span(), "`elect.sync`", format!("`{}`", i.mnemonic())));
+        }
+        let [dp, mask] = i.operands.as_slice() else {
+            return Err(Diagnostic::expected(span, "2 operands for `elect.sync` (d|p, membermask)", i.operands.len()));
+        };
+        let Operand::Vector(dests) = &dp.node else {
+            return Err(Diagnostic::expected(dp.span, "`d|p` (a destination, `|`, a predicate; `_` for either)", describe(&dp.node)));
+        };
+        let Operand::Int(m) = mask.node else {
+            return Err(Diagnostic::expected(mask.span, "a constant membermask", describe(&mask.node)));
+        };
+        let m = m as u32;
+        if m & (1 << warp.lane) == 0 {
+            return Err(Diagnostic::error(
+                mask.span,
+                format!(
+                    "membermask {m:#x} does not select this thread's lane {} (PTX ISA: the executing thread must be in membermask)",
+                    warp.lane
+                ),
+            )
+            .with_note("ptxmm's lanes: the threads of one CTA, ordered by id, in warps of 32 consecutive threads"));
+        }
+        let leader = (m & warp.lanes).trailing_zeros() as i64;
+        let mut ops = Vec::new();
+        for (k, o) in dests.iter().enumerate() {
+            let name = match &o.node {
+                Operand::Sink => continue,
+                Operand::Name(n) | Operand::PercentName(n) => n,
+                other => return Err(Diagnostic::expected(o.span, "a destination register or `_`", describe(other))),
+            };
+            let value = if k == 0 { leader } else { i64::from(leader == i64::from(warp.lane)) };
+            ops.push(Op::Local { dst: regs.def(name), op: LocalOp::Mov, a: Value::Const(value), b: Value::Const(0), ty: None });
+        }
+        if ops.is_empty() {
+            // `elect.sync _|_, m`: nothing observable; a jump to the next instruction (the
+            // caller sets the target).
+            ops.push(Op::Branch { cond: None, target: 0 });
+        }
+        Ok(ops)
+    }
+}
+
+/// `mapa`: the address at the same CTA-relative offset in the shared memory of the CTA of the
+/// given rank in the executing thread's cluster (`Program::cta_of_rank`, `same_offset_in_cta`).
+/// Lowering left `mov d, <address>, <rank>`; this puts the mapped address in its place.
+fn resolve_mapa(program: &mut Program, sites: &[(usize, usize, Span)]) -> Result<(), Diagnostic> {
+    for &(t, k, span) in sites {
+        let Op::Local { a: Value::Const(addr), b: Value::Const(rank), .. } = program.threads[t].code[k].op else { continue };
+        let cluster = program.threads[t].placement.cluster;
+        let Some(cta) = program.cta_of_rank(cluster, rank) else {
+            return Err(Diagnostic::error(span, format!("`mapa`: the cluster of P{} has no CTA of rank {rank}", program.threads[t].id))
+                .with_note("a cluster's CTAs are those of its threads and shared variables, ranked by CTA id"));
+        };
+        let Some(mapped) = program.same_offset_in_cta(addr, cta) else {
+            return Err(Diagnostic::error(
+                span,
+                format!("`mapa`: CTA {cta} (rank {rank}) has no shared variable at the CTA-relative offset of this address"),
+            )
+            .with_note(
+                "mapa maps a shared-memory address; declare the variable in every CTA (`s[16] @ shared cta N;`) in the same order",
+            ));
+        };
+        if let Op::Local { a, b, .. } = &mut program.threads[t].code[k].op {
+            *a = Value::Const(mapped);
+            *b = Value::Const(0);
+        }
+    }
+    Ok(())
 }
 
 /// Qualifier parsing helpers over the opcode parts after the mnemonic.
@@ -499,6 +775,9 @@ struct InstrLowerer<'l, 'a> {
     labels: &'l HashMap<&'l str, usize>,
     instr: &'l ast::Instruction,
     span: Span,
+    /// `.L2::cache_hint` on ld/st/atom/red: the last operand is the cache policy, a hint that
+    /// `operands` leaves out.
+    policy: bool,
 }
 
 impl<'l> InstrLowerer<'l, '_> {
@@ -536,6 +815,7 @@ impl<'l> InstrLowerer<'l, '_> {
 
     fn operands(&self, n: usize, shape: &str) -> Result<&'l [Spanned<Operand>], Diagnostic> {
         let ops: &'l [Spanned<Operand>] = &self.instr.operands;
+        let ops = if self.policy { &ops[..ops.len().saturating_sub(1)] } else { ops };
         if ops.len() != n {
             let span = if ops.len() > n { ops[n].span } else { self.span };
             return Err(Diagnostic::expected(
@@ -648,15 +928,26 @@ impl<'l> InstrLowerer<'l, '_> {
     }
 
     fn lower(mut self) -> Result<Op, Diagnostic> {
-        if let Some((g, _)) = &self.instr.guard {
-            if self.instr.opcode[0].node != "bra" {
-                return Err(Diagnostic::error(g.span, "predicate guards are only supported on `bra` in this version of ptxmm"));
-            }
-        }
         let parts = &self.instr.opcode;
         let head = parts[0].node.clone();
-        let rest = &parts[1..];
+        // Cache hints of ordinary accesses have no memory effect (PTX ISA, `ld`/`st`: a hint): they are
+        // dropped here, and `.L2::cache_hint`'s cache-policy operand (last) is read and ignored.
+        let unhinted: Vec<Spanned<String>>;
+        let mut rest = &parts[1..];
+        if matches!(head.as_str(), "ld" | "st" | "atom" | "red") {
+            unhinted = rest.iter().filter(|p| !is_cache_hint(&p.node)).cloned().collect();
+            if rest.iter().any(|p| p.node == "L2::cache_hint") {
+                let Some(last) = self.instr.operands.last() else {
+                    return Err(Diagnostic::error(self.span, "`.L2::cache_hint` needs a cache-policy operand, last"));
+                };
+                self.value(last)?;
+                self.policy = true;
+            }
+            rest = &unhinted;
+        }
         match head.as_str() {
+            "createpolicy" => self.createpolicy(rest),
+            "mapa" => self.mapa(rest),
             "ld" | "tld" | "suld" | "cold" => self.load(&head, rest),
             "st" | "red" if rest.first().is_some_and(|p| p.node == "async") => Err(Diagnostic::error(
                 self.instr.opcode_span(),
@@ -1122,6 +1413,105 @@ impl<'l> InstrLowerer<'l, '_> {
             _ => LocalOp::Max,
         };
         Ok(Op::Local { dst, op, ty, a, b })
+    }
+
+    /// `mapa{.shared::cluster}.u32|u64 d, a, b` (PTX ISA, `mapa`; not in the seed): a is a shared
+    /// variable (a name, `[s]`, `[s+4]` or `&s`), b a constant cluster rank; `resolve_mapa`
+    /// computes d once the threads are placed.
+    fn mapa(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        q.take(&["shared::cluster"]);
+        if q.take(&["u32", "u64"]).is_none() {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`mapa` needs the type `.u32` or `.u64`"));
+        }
+        q.finish("mapa", ".shared::cluster, .u32|.u64")?;
+        let ops = self.operands(3, "d, a, b")?;
+        let addr = match &ops[1].node {
+            Operand::Address(..) => match self.address(&ops[1])? {
+                Address::Location(l) => Some(self.l.address_of(l)),
+                Address::Reg(..) => None,
+            },
+            _ => match self.value(&ops[1])? {
+                Value::Const(c) => Some(c),
+                Value::Reg(_) => None,
+            },
+        };
+        let Some(addr) = addr else {
+            return Err(Diagnostic::expected(
+                ops[1].span,
+                "a shared variable (ptxmm maps the address of a named variable)",
+                describe(&ops[1].node),
+            ));
+        };
+        let Operand::Int(rank) = ops[2].node else {
+            return Err(Diagnostic::expected(ops[2].span, "a constant CTA rank", describe(&ops[2].node)));
+        };
+        let dst = self.dest_reg(&ops[0])?;
+        Ok(Op::Local { dst, op: LocalOp::Mov, a: Value::Const(addr), b: Value::Const(rank), ty: None })
+    }
+
+    /// `createpolicy.fractional|range|cvt ...` (PTX ISA, `createpolicy`): the destination gets a cache
+    /// policy, an opaque 64-bit value ptxmm writes as 0; a policy is a hint and has no memory
+    /// effect, so the forms are checked and their other operands read only.
+    fn createpolicy(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let mut q = Quals::new(rest);
+        let primary = ["L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"];
+        let (form, n_ops): (&str, &[usize]) = match q.take(&["fractional", "range", "cvt"]) {
+            Some(("fractional", _)) => ("fractional", &[1, 2]),
+            Some(("range", _)) => ("range", &[4]),
+            Some((_, _)) => ("cvt", &[2]),
+            None => {
+                return Err(Diagnostic::error(self.instr.opcode_span(), "`createpolicy` needs .fractional, .range or .cvt")
+                    .with_note("createpolicy.fractional.L2::evict_last.b64 policy, 0.5; createpolicy.range.L2::evict_last.b64 policy, [a], 64, 128; createpolicy.cvt.L2.b64 policy, prop"));
+            }
+        };
+        if form == "cvt" {
+            if q.take(&["L2"]).is_none() {
+                return Err(Diagnostic::error(
+                    self.instr.opcode_span(),
+                    "the form is `createpolicy.cvt.L2.b64 cache-policy, access-property`",
+                ));
+            }
+        } else {
+            if form == "range" {
+                q.take(&["global"]);
+            }
+            if q.take(&primary).is_none() {
+                return Err(Diagnostic::error(self.instr.opcode_span(), format!("`createpolicy.{form}` needs a primary priority"))
+                    .with_note(".L2::evict_last, .L2::evict_normal, .L2::evict_first or .L2::evict_unchanged"));
+            }
+            q.take(&["L2::evict_first", "L2::evict_unchanged"]);
+        }
+        if q.take(&["b64"]).is_none() {
+            return Err(Diagnostic::error(self.instr.opcode_span(), "`createpolicy` needs the type `.b64`"));
+        }
+        q.finish(
+            "createpolicy",
+            ".fractional|.range{.global}|.cvt.L2, .L2::evict_last|normal|first|unchanged, a secondary .L2::evict_first|unchanged, .b64",
+        )?;
+        let ops: &[Spanned<Operand>] = &self.instr.operands;
+        if !n_ops.contains(&ops.len()) {
+            let shape = match form {
+                "fractional" => "cache-policy{, fraction}",
+                "range" => "cache-policy, [a], primary-size, total-size",
+                _ => "cache-policy, access-property",
+            };
+            return Err(Diagnostic::expected(self.span, format!("{n_ops:?} operands for `createpolicy.{form}` ({shape})"), ops.len()));
+        }
+        for (k, o) in ops.iter().enumerate().skip(1) {
+            match (&o.node, form, k) {
+                // The fraction is a float literal in (0, 1].
+                (_, "fractional", 1) => {}
+                (_, "range", 1) => {
+                    self.address(o)?;
+                }
+                _ => {
+                    self.value(o)?;
+                }
+            }
+        }
+        let dst = self.dest_reg(&ops[0])?;
+        Ok(Op::Local { dst, op: LocalOp::Mov, a: Value::Const(0), b: Value::Const(0), ty: None })
     }
 
     fn setp(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {

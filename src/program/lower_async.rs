@@ -4,7 +4,7 @@
 use super::*;
 
 const COPY_ACCEPTED: &str = "cp.async.ca|cg.shared{::cta}.global, cp.async.commit_group, cp.async.wait_group N, cp.async.wait_all, \
-cp.async.mbarrier.arrive{.noinc}, cp.async.bulk.<dst>.<src>.mbarrier::complete_tx::bytes|.bulk_group, cp.reduce.async.bulk.<dst>.<src>.<completion>.<op>.<type>, \
+cp.async.mbarrier.arrive{.noinc}, cp.async.bulk.<dst>.<src>.mbarrier::complete_tx::bytes|.bulk_group, cp.reduce.async.bulk.<dst>.<src>.<completion>.<op>{.noftz}.<type>, \
 cp.async.bulk.prefetch.L2.global, cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N";
 
 impl InstrLowerer<'_, '_> {
@@ -155,6 +155,7 @@ impl InstrLowerer<'_, '_> {
             src_size,
             ignore_src,
             multicast: None,
+            byte_mask: None,
             completion: Completion::Group(GroupKind::CpAsync),
             tensor: None,
         }))
@@ -203,41 +204,14 @@ impl InstrLowerer<'_, '_> {
             }
         }
         let cache_hint = q.take(&["L2::cache_hint"]).is_some();
-        let op = if reduce.is_some() {
-            let names = ["add", "min", "max", "inc", "dec", "and", "or", "xor"];
-            let Some((opname, _)) = q.take(&names) else {
-                let other = q.parts.iter().enumerate().find(|(i, p)| !q.used[*i] && !["u32", "s32", "b32"].contains(&p.node.as_str()));
-                let (span, found) = match other {
-                    Some((_, p)) => (p.span, format!("`.{}`", p.node)),
-                    None => (self.instr.opcode_span(), "none".to_string()),
-                };
-                return Err(Diagnostic::expected(span, "a reduction operation (.add .min .max .inc .dec .and .or .xor)", found));
-            };
-            let t = q.take(&["u32", "s32", "b32"]);
-            if t.is_none() {
-                let other = q.parts.iter().enumerate().find(|(i, _)| !q.used[*i]).map(|(_, p)| p);
-                return Err(match other {
-                    Some(p) => Diagnostic::error(
-                        p.span,
-                        format!("`.{}` elements are not supported; ptxmm models 32-bit integer elements (.u32, .s32, .b32)", p.node),
-                    ),
-                    None => Diagnostic::error(self.instr.opcode_span(), "`cp.reduce.async.bulk` needs an element type (.u32, .s32, .b32)"),
-                });
+        let cp_mask = q.take(&["cp_mask"]);
+        if let Some((_, span)) = cp_mask {
+            if !(dst_space == AccessSpace::Global && src_space == AccessSpace::SharedCta && reduce.is_none()) {
+                return Err(Diagnostic::error(span, "`.cp_mask` exists only for `cp.async.bulk.global.shared::cta.bulk_group`"));
             }
-            Some(match opname {
-                "add" => RmwOp::Add,
-                "min" => RmwOp::Min,
-                "max" => RmwOp::Max,
-                "inc" => RmwOp::Inc,
-                "dec" => RmwOp::Dec,
-                "and" => RmwOp::And,
-                "or" => RmwOp::Or,
-                _ => RmwOp::Xor,
-            })
-        } else {
-            None
-        };
-        q.finish(mnemonic, ".mbarrier::complete_tx::bytes or .bulk_group, .L2::cache_hint, and for reductions .<op>.<type>")?;
+        }
+        let op = if reduce.is_some() { Some(self.reduce_op_type(&mut q, dst_space)?) } else { None };
+        q.finish(mnemonic, ".mbarrier::complete_tx::bytes or .bulk_group, .L2::cache_hint, .cp_mask, and for reductions .<op>.<type>")?;
         let completion_ok = matches!(
             (dst_space, mbar, group),
             (AccessSpace::Global, false, true) | (AccessSpace::SharedCluster | AccessSpace::SharedCta, true, false)
@@ -267,16 +241,25 @@ impl InstrLowerer<'_, '_> {
             (_, false) => "[dst], [src], size",
             (_, true) => "[dst], [src], size, cache-policy",
         };
-        // With .L2::cache_hint the last operand is the cache policy (a hint, no memory effect).
-        let all = self.operands(n_ops + usize::from(cache_hint), shape)?;
+        let masked;
+        let shape = if cp_mask.is_some() {
+            masked = format!("{shape}, byteMask");
+            masked.as_str()
+        } else {
+            shape
+        };
+        // With .L2::cache_hint the operand after size (and [mbar]) is the cache policy (a hint,
+        // no memory effect); with .cp_mask byteMask comes last.
+        let all = self.operands(n_ops + usize::from(cache_hint) + usize::from(cp_mask.is_some()), shape)?;
         let ops = &all[..n_ops];
+        let byte_mask = if cp_mask.is_some() { Some(self.value(&all[all.len() - 1])?) } else { None };
         let mask = if multicast.is_some() { Some(self.value(&ops[4])?) } else { None };
         let dst = self.address(&ops[0])?;
         let src = self.address(&ops[1])?;
         let size = self.value(&ops[2])?;
         let completion = if mbar { Completion::Mbarrier(self.mbarrier_address(&ops[3])?) } else { Completion::Group(GroupKind::Bulk) };
         let kind = match op {
-            Some(r) => CopyKind::Reduce(r),
+            Some((r, t)) => CopyKind::Reduce(r, t),
             None => CopyKind::Bulk,
         };
         Ok(Op::AsyncCopy(AsyncCopy {
@@ -289,9 +272,90 @@ impl InstrLowerer<'_, '_> {
             src_size: None,
             ignore_src: None,
             multicast: mask,
+            byte_mask,
             completion,
             tensor: None,
         }))
+    }
+
+    /// The `.redOp.type` (or `.add.noftz.type`) of `cp.reduce.async.bulk`, checked against the
+    /// table of valid combinations of PTX ISA §9.7.9.25.4.2 for the destination space.
+    fn reduce_op_type(&self, q: &mut Quals, dst: AccessSpace) -> Result<(RmwOp, RedType), Diagnostic> {
+        const OPS: &[&str] = &["add", "min", "max", "inc", "dec", "and", "or", "xor"];
+        const TYPES: &[&str] = &["b32", "u32", "s32", "b64", "u64", "s64", "f16", "bf16", "f32", "f64"];
+        let stray = |q: &Quals, skip: &[&str]| {
+            q.parts.iter().enumerate().find(|(i, p)| !q.used[*i] && !skip.contains(&p.node.as_str())).map(|(_, p)| p.clone())
+        };
+        let Some((opname, opspan)) = q.take(OPS) else {
+            let (span, found) = match stray(q, TYPES) {
+                Some(p) => (p.span, format!("`.{}`", p.node)),
+                None => (self.instr.opcode_span(), "none".to_string()),
+            };
+            return Err(Diagnostic::expected(span, "a reduction operation (.add .min .max .inc .dec .and .or .xor)", found));
+        };
+        let noftz = q.take(&["noftz"]);
+        let Some((tname, tspan)) = q.take(TYPES) else {
+            let (span, found) = match stray(q, &[]) {
+                Some(p) => (p.span, format!("`.{}`", p.node)),
+                None => (self.instr.opcode_span(), "none".to_string()),
+            };
+            return Err(Diagnostic::expected(span, "an element type (.b32 .u32 .s32 .b64 .u64 .s64 .f16 .bf16 .f32 .f64)", found));
+        };
+        let ty = match tname {
+            "b32" => RedType::B32,
+            "u32" => RedType::U32,
+            "s32" => RedType::S32,
+            "b64" => RedType::B64,
+            "u64" => RedType::U64,
+            "s64" => RedType::S64,
+            "f16" => RedType::F16,
+            "bf16" => RedType::Bf16,
+            "f32" => RedType::F32,
+            _ => RedType::F64,
+        };
+        let op = match opname {
+            "add" => RmwOp::Add,
+            "min" => RmwOp::Min,
+            "max" => RmwOp::Max,
+            "inc" => RmwOp::Inc,
+            "dec" => RmwOp::Dec,
+            "and" => RmwOp::And,
+            "or" => RmwOp::Or,
+            _ => RmwOp::Xor,
+        };
+        let global = dst == AccessSpace::Global;
+        // The table "valid combinations of .redOp and element type" (§9.7.9.25.4.2).
+        let valid: &[&str] = match (global, opname) {
+            (false, "add") => &["u32", "s32", "u64"],
+            (false, "min" | "max") => &["u32", "s32"],
+            (_, "inc" | "dec") => &["u32"],
+            (false, _) => &["b32"],
+            (true, "add") => &["u32", "s32", "u64", "f32", "f64", "f16", "bf16"],
+            (true, "min" | "max") => &["u32", "s32", "u64", "s64", "f16", "bf16"],
+            (true, _) => &["b32", "b64"],
+        };
+        let list = valid.iter().map(|t| format!(".{t}")).collect::<Vec<_>>().join(" ");
+        let dst_name = if global { ".global" } else { ".shared::cluster" };
+        if !valid.contains(&tname) {
+            return Err(Diagnostic::expected(
+                tspan,
+                format!("an element type of `.{opname}` to `{dst_name}`: {list} (PTX ISA §9.7.9.25.4.2, valid combinations of .redOp and element type)"),
+                format!("`.{tname}`"),
+            ));
+        }
+        let half = matches!(ty, RedType::F16 | RedType::Bf16);
+        match (noftz, op == RmwOp::Add && half) {
+            (None, true) => {
+                return Err(Diagnostic::error(opspan, format!("`.add.{tname}` needs `.noftz`: write `.add.noftz.{tname}`")).with_note(
+                    "PTX ISA §9.7.9.25.4.2: \"The cp.reduce.async.bulk.add.f16 and cp.reduce.async.bulk.add.bf16 operations require .noftz qualifier\"",
+                ))
+            }
+            (Some((_, span)), false) => {
+                return Err(Diagnostic::error(span, "`.noftz` exists only as `.add.noftz.f16` and `.add.noftz.bf16`"));
+            }
+            _ => {}
+        }
+        Ok((op, ty))
     }
 
     /// `mbarrier.<op>...` after the `mbarrier` part.

@@ -314,7 +314,16 @@ impl InstrLowerer<'_, '_> {
             if to_global { (global, shared, AccessSpace::SharedCta) } else { (shared, global, AccessSpace::Global) };
         let completion = if to_global { Completion::Group(GroupKind::Bulk) } else { Completion::Mbarrier(self.mbarrier_address(&all[2])?) };
         Ok(Op::AsyncCopy(AsyncCopy {
-            kind: op.map(CopyKind::Reduce).unwrap_or(CopyKind::Bulk),
+            kind: op
+                .map(|op| {
+                    let ty = match m.elem_type.as_str() {
+                        "u32" => RedType::U32,
+                        "s32" => RedType::S32,
+                        _ => RedType::B32,
+                    };
+                    CopyKind::Reduce(op, ty)
+                })
+                .unwrap_or(CopyKind::Bulk),
             dst,
             dst_space,
             src,
@@ -323,6 +332,7 @@ impl InstrLowerer<'_, '_> {
             src_size: None,
             ignore_src: None,
             multicast: None,
+            byte_mask: None,
             completion,
             tensor: Some(Box::new(tensor)),
         }))

@@ -270,10 +270,26 @@ pub enum CopyKind {
     CpAsync,
     /// `cp.async.bulk`: async proxy.
     Bulk,
-    /// `cp.reduce.async.bulk.<op>`: async proxy, one atomic reduction per element.
-    Reduce(RmwOp),
+    /// `cp.reduce.async.bulk.<op>.<type>`: async proxy, one atomic reduction per element.
+    Reduce(RmwOp, RedType),
     /// `wgmma.mma_async`: reads its shared-memory matrices in the async proxy (§9.7.15.4).
     Wgmma,
+}
+
+/// The element type of `cp.reduce.async.bulk` (PTX ISA §9.7.9.25.4.2); `exec::reduce` has the
+/// arithmetic. `.f16`/`.bf16` `.add` is the `.add.noftz` form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum RedType {
+    B32,
+    U32,
+    S32,
+    B64,
+    U64,
+    S64,
+    F16,
+    Bf16,
+    F32,
+    F64,
 }
 
 /// How the completion of an asynchronous copy is observed.
@@ -301,6 +317,8 @@ pub struct AsyncCopy {
     pub ignore_src: Option<Value>,
     /// `.multicast::cluster` ctaMask: bit i selects the CTA of cluster rank i.
     pub multicast: Option<Value>,
+    /// `.cp_mask` byteMask: bit i selects byte i of each 16-byte chunk (PTX ISA §9.7.9.25.4.1).
+    pub byte_mask: Option<Value>,
     pub completion: Completion,
     /// A tile-mode tensor copy (`cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`): the
     /// global side is a box of the tensor map instead of `size` contiguous bytes.
