@@ -66,6 +66,12 @@ fn float_literal_is_its_bit_pattern() {
 }
 
 #[test]
+fn decimal_float_literals() {
+    // 1.5 + 0.25 = 1.75 = 0x3FE00000 as an .f32; 2.5 = 0x4004000000000000 as an .f64.
+    expect("float-decimal.litmus", "Allowed", &["0:r1=1071644672; 0:r2=4612811918334230528; x=1071644672;"]);
+}
+
+#[test]
 fn narrow_and_wide_atomics_are_rejected_with_their_form() {
     let src = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.add.u64 r0, [x], 1 ;\nexists (x == 1)\n";
     let f = std::env::temp_dir().join(format!("ptxmm-typed-{}.litmus", std::process::id()));

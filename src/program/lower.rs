@@ -851,6 +851,12 @@ impl<'l> InstrLowerer<'l, '_> {
 
     /// An operand of a typed instruction: constants are normalized to the type.
     fn typed_value(&mut self, op: &Spanned<Operand>, ty: Option<Ty>) -> Result<Value, Diagnostic> {
+        // A decimal float (`1.5`) for a float-typed instruction: its bit pattern.
+        if let (Operand::Name(n), Some(t)) = (&op.node, ty) {
+            if let Some(bits) = t.decimal_literal(n) {
+                return Ok(Value::Const(bits));
+            }
+        }
         Ok(match (self.value(op)?, ty) {
             (Value::Const(c), Some(t)) => Value::Const(t.norm(c)),
             (v, _) => v,

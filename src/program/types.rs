@@ -259,6 +259,22 @@ impl Ty {
     }
 }
 
+impl Ty {
+    /// The bit pattern of a decimal float literal (`1.5`, `-0.25`, `1e-3`) in this float type,
+    /// rounded to nearest even (f32 and f64 parsed directly at their width; f16 and bf16 through
+    /// f64); None when the type is not a float or the text is not a decimal number.
+    pub fn decimal_literal(self, text: &str) -> Option<i64> {
+        if !self.is_float() || !text.contains(['.', 'e', 'E']) {
+            return None;
+        }
+        match (self.kind, self.bits) {
+            (Kind::F, 32) => text.parse::<f32>().ok().map(|x| x.to_bits() as i64),
+            (Kind::F, 64) => text.parse::<f64>().ok().map(|x| x.to_bits() as i64),
+            _ => text.parse::<f64>().ok().map(|x| unfloat(self, x)),
+        }
+    }
+}
+
 /// The number a float bit pattern stands for (f16 and bf16 widened exactly to f64).
 fn float(t: Ty, v: i64) -> f64 {
     match (t.kind, t.bits) {
