@@ -56,8 +56,13 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
+    /// A source file; line endings are normalised to `\n` (CRLF, and the old Mac's lone CR),
+    /// so that every line break counts and positions are the ones an editor shows.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
-        let text: String = text.into();
+        let mut text: String = text.into();
+        if text.contains('\r') {
+            text = text.replace("\r\n", "\n").replace('\r', "\n");
+        }
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile { name: name.into().into(), text: text.into(), line_starts: starts.into() }
@@ -142,16 +147,21 @@ impl Diagnostic {
 
     /// The full rendering: location line, source excerpt with a caret, notes.
     pub fn render(&self, file: &SourceFile, color: bool) -> String {
-        let simple = SimpleFile::new(file.name(), file.text());
+        let (line, col) = file.line_col(self.span.start);
+        // A very long line is shown as a window around the span, so that an error on a
+        // megabyte-long line prints a few hundred characters, not the line and its carets.
+        let (text, range, window_note) = window(file.text(), self.span.range(), line);
+        let simple = SimpleFile::new(file.name(), text.as_ref());
         let mut cs = match self.severity {
             Severity::Error => CsDiagnostic::error(),
             Severity::Warning => CsDiagnostic::warning(),
         };
-        let (line, col) = file.line_col(self.span.start);
+        let mut notes = self.notes.clone();
+        notes.extend(window_note);
         cs = cs
             .with_message(format!("{}:{}:{}: {}", file.name(), line, col, self.message))
-            .with_labels(vec![Label::primary((), self.span.range())])
-            .with_notes(self.notes.clone());
+            .with_labels(vec![Label::primary((), range)])
+            .with_notes(notes);
         let mut buf = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
         let config = term::Config::default();
         if term::emit(&mut buf, &config, &simple, &cs).is_err() {
@@ -159,6 +169,40 @@ impl Diagnostic {
         }
         String::from_utf8_lossy(buf.as_slice()).into_owned()
     }
+}
+
+/// Longest line shown whole in a rendered diagnostic; a span's underline is cut to as much.
+const MAX_SHOWN: usize = 200;
+
+/// The text to render for a span on line `line` (1-based): the file itself when the line is
+/// short; otherwise `line - 1` empty lines (so the gutter keeps the line number) and a window of
+/// the line around the span, the span's range in it, and a note saying what was cut.
+fn window(text: &str, span: std::ops::Range<usize>, line: usize) -> (std::borrow::Cow<'_, str>, std::ops::Range<usize>, Option<String>) {
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    if line_end - line_start <= MAX_SHOWN {
+        return (text.into(), span, None);
+    }
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let from = floor(start.saturating_sub(MAX_SHOWN / 2).max(line_start));
+    let to = floor((from + MAX_SHOWN).min(line_end));
+    let excerpt = &text[from..to];
+    let prefix = "\n".repeat(line - 1);
+    let s = prefix.len() + (start - from);
+    let e = (prefix.len() + span.end.min(to).saturating_sub(from)).max(s);
+    let note = format!(
+        "line {line} is {} bytes long; bytes {}..{} of it are shown",
+        line_end - line_start,
+        from - line_start + 1,
+        to - line_start
+    );
+    (format!("{prefix}{excerpt}").into(), s..e, Some(note))
 }
 
 /// A diagnostic bound to the file it is about, so it can be printed on its own.

@@ -37,26 +37,103 @@ pub enum LoadError {
     Io { path: String, source: std::io::Error },
     #[error("{0}")]
     Syntax(FileDiagnostic),
+    /// The test exceeds an input limit (the message names it and the flag that raises it).
+    #[error("{path}: error: the test is too large: {what} (raise {flag})")]
+    TooLarge { path: String, what: String, flag: &'static str },
 }
 
 impl LoadError {
     /// The full rendering (with the source excerpt) for terminals.
     pub fn render(&self, color: bool) -> String {
         match self {
-            LoadError::Io { .. } => self.to_string(),
+            LoadError::Io { .. } | LoadError::TooLarge { .. } => self.to_string(),
             LoadError::Syntax(d) => d.render(color),
         }
     }
 }
 
-/// Read, parse and lower a litmus file.
-pub fn load_program(path: &Path) -> Result<program::Program, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.display().to_string(), source })?;
-    parse_program(SourceFile::new(path.display().to_string(), text))
+/// Limits on the size of an input test, checked while reading it (before it is parsed) and
+/// before it is lowered, so that a huge file costs neither minutes nor gigabytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputLimits {
+    /// The most bytes a test file may have (`--max-file-size`).
+    pub max_file_bytes: u64,
+    /// The most instructions (labels included) in one thread's column (`--max-instructions`).
+    pub max_instructions: usize,
+    /// The most threads a test may have (`--max-threads`).
+    pub max_threads: usize,
 }
 
-/// Parse and lower litmus source text.
+impl Default for InputLimits {
+    fn default() -> Self {
+        InputLimits { max_file_bytes: 1 << 20, max_instructions: 10_000, max_threads: 1024 }
+    }
+}
+
+/// Read, parse and lower a litmus file under the default [`InputLimits`].
+pub fn load_program(path: &Path) -> Result<program::Program, LoadError> {
+    load_program_with(path, &InputLimits::default())
+}
+
+/// Read, parse and lower a litmus file; the file is read no further than `limits` allow.
+pub fn load_program_with(path: &Path, limits: &InputLimits) -> Result<program::Program, LoadError> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|source| LoadError::Io { path: name.clone(), source })?;
+    let text = read_limited(file, &name, limits)?;
+    parse_program_with(SourceFile::new(name, text), limits)
+}
+
+/// Read a whole test from `input`, stopping with an error past `limits.max_file_bytes`.
+pub fn read_limited(input: impl std::io::Read, name: &str, limits: &InputLimits) -> Result<String, LoadError> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(input, limits.max_file_bytes + 1), &mut bytes)
+        .map_err(|source| LoadError::Io { path: name.to_string(), source })?;
+    if bytes.len() as u64 > limits.max_file_bytes {
+        return Err(LoadError::TooLarge {
+            path: name.to_string(),
+            what: format!("more than {} bytes", limits.max_file_bytes),
+            flag: "--max-file-size",
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| LoadError::Io {
+        path: name.to_string(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())),
+    })
+}
+
+/// Parse and lower litmus source text under the default [`InputLimits`].
 pub fn parse_program(file: SourceFile) -> Result<program::Program, LoadError> {
+    parse_program_with(file, &InputLimits::default())
+}
+
+/// Parse and lower litmus source text; threads and instructions are counted before lowering.
+pub fn parse_program_with(file: SourceFile, limits: &InputLimits) -> Result<program::Program, LoadError> {
+    if file.text().len() as u64 > limits.max_file_bytes {
+        return Err(LoadError::TooLarge {
+            path: file.name().to_string(),
+            what: format!("more than {} bytes", limits.max_file_bytes),
+            flag: "--max-file-size",
+        });
+    }
     let ast = litmus::parse(&file).map_err(|d| LoadError::Syntax(FileDiagnostic::new(&file, d)))?;
+    if ast.threads.len() > limits.max_threads {
+        return Err(LoadError::TooLarge {
+            path: file.name().to_string(),
+            what: format!("{} threads, more than {}", ast.threads.len(), limits.max_threads),
+            flag: "--max-threads",
+        });
+    }
+    if let Some((t, column)) = ast.code.iter().enumerate().find(|(_, c)| c.len() > limits.max_instructions) {
+        return Err(LoadError::TooLarge {
+            path: file.name().to_string(),
+            what: format!(
+                "thread P{} has {} instructions, more than {}",
+                ast.threads.get(t).map_or(t, |h| h.id.node),
+                column.len(),
+                limits.max_instructions
+            ),
+            flag: "--max-instructions",
+        });
+    }
     program::lower(&ast, &file).map_err(|d| LoadError::Syntax(FileDiagnostic::new(&file, d)))
 }

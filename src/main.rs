@@ -230,6 +230,15 @@ struct LimitArgs {
     /// was found is reported (each state costs memory in proportion to the observables).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_states)]
     max_states: usize,
+    /// The largest test file read, in bytes; a larger one is refused before it is parsed.
+    #[arg(long, value_name = "BYTES", default_value_t = ptxmm::InputLimits::default().max_file_bytes)]
+    max_file_size: u64,
+    /// The most instructions (labels included) one thread of a test may have.
+    #[arg(long, value_name = "N", default_value_t = ptxmm::InputLimits::default().max_instructions)]
+    max_instructions: usize,
+    /// The most threads a test may have.
+    #[arg(long, value_name = "N", default_value_t = ptxmm::InputLimits::default().max_threads)]
+    max_threads: usize,
 }
 
 /// `--timeout`'s default, per test.
@@ -239,6 +248,10 @@ const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
 const BENCH_TIMEOUT_SECS: f64 = 60.0;
 
 impl LimitArgs {
+    fn input(&self) -> ptxmm::InputLimits {
+        ptxmm::InputLimits { max_file_bytes: self.max_file_size, max_instructions: self.max_instructions, max_threads: self.max_threads }
+    }
+
     fn options(&self) -> RunOptions {
         let timeout = (self.timeout > 0.0 && self.timeout.is_finite()).then(|| std::time::Duration::from_secs_f64(self.timeout));
         RunOptions {
@@ -314,14 +327,12 @@ impl Input {
         }
     }
 
-    fn load(&self) -> Result<ptxmm::program::Program, ptxmm::LoadError> {
+    fn load(&self, limits: &ptxmm::InputLimits) -> Result<ptxmm::program::Program, ptxmm::LoadError> {
         match self {
-            Input::File(p) => ptxmm::load_program(p),
+            Input::File(p) => ptxmm::load_program_with(p, limits),
             Input::Stdin => {
-                let mut text = String::new();
-                std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                    .map_err(|source| ptxmm::LoadError::Io { path: self.name(), source })?;
-                ptxmm::parse_program(SourceFile::new(self.name(), text))
+                let text = ptxmm::read_limited(std::io::stdin(), &self.name(), limits)?;
+                ptxmm::parse_program_with(SourceFile::new(self.name(), text), limits)
             }
         }
     }
@@ -376,7 +387,12 @@ fn report_failure(json: bool, file: &str, test: Option<&str>, model: Option<&str
 
 /// Load one test named on the command line; a failure is reported (stderr, and its JSON
 /// record in JSON mode) and gives None.
-fn load_input(input: Result<Input, String>, json: bool, model: Option<&str>) -> Option<(String, ptxmm::program::Program)> {
+fn load_input(
+    input: Result<Input, String>,
+    limits: &ptxmm::InputLimits,
+    json: bool,
+    model: Option<&str>,
+) -> Option<(String, ptxmm::program::Program)> {
     use ptxmm::report::JsonError;
     let input = match input {
         Ok(i) => i,
@@ -386,7 +402,7 @@ fn load_input(input: Result<Input, String>, json: bool, model: Option<&str>) -> 
         }
     };
     let file = input.name();
-    match input.load() {
+    match input.load(limits) {
         Ok(p) => Some((file, p)),
         Err(e) => {
             report_failure(json, &file, None, model, &e.render(color()), JsonError::of_load(&e));
@@ -414,7 +430,7 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
     let opts = limits.options();
     let mut status = ExitCode::SUCCESS;
     for input in expand_inputs(tests) {
-        let Some((file, mut program)) = load_input(input, json, Some(&model_name)) else {
+        let Some((file, mut program)) = load_input(input, &limits.input(), json, Some(&model_name)) else {
             status = ExitCode::from(1);
             continue;
         };
@@ -520,7 +536,7 @@ fn cmd_explain(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, js
     }
     let mut status = ExitCode::SUCCESS;
     for (i, input) in inputs.into_iter().enumerate() {
-        let Some((file, mut program)) = load_input(input, json, None) else {
+        let Some((file, mut program)) = load_input(input, &limits.input(), json, None) else {
             status = ExitCode::from(1);
             continue;
         };

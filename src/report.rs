@@ -260,7 +260,7 @@ impl JsonError {
     /// The error of a test that could not be read, parsed or lowered.
     pub fn of_load(e: &crate::LoadError) -> JsonError {
         match e {
-            crate::LoadError::Io { .. } => JsonError::plain(e.to_string()),
+            crate::LoadError::Io { .. } | crate::LoadError::TooLarge { .. } => JsonError::plain(e.to_string()),
             crate::LoadError::Syntax(d) => {
                 let (line, column) = d.file.line_col(d.diagnostic.span.start);
                 JsonError { message: d.diagnostic.message.clone(), line: Some(line), column: Some(column), rendered: d.render(false) }

@@ -1780,10 +1780,8 @@ impl<'m> Prepared<'m> {
                 }
                 let u = self.prog.defs[d as usize].unit;
                 let unit = &self.prog.units[u as usize];
-                let units = bit_set(
-                    unit.deps.iter().copied().chain(std::iter::once(u)).filter(|&u| !self.unit_static[u as usize]),
-                    self.prog.units.len(),
-                );
+                let units =
+                    bit_set(unit.deps.iter().chain(std::iter::once(u)).filter(|&u| !self.unit_static[u as usize]), self.prog.units.len());
                 let env: Vec<u32> = unit.env_deps.iter().filter(|&s| self.dynamic.contains(s)).collect();
                 let mut local = self.fresh_cells(dyn_env)?;
                 self.ensure(&mut local, None, dyn_env, &env, &units).map_err(|e| e.into_cat(self.prog))?;

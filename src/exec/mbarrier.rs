@@ -45,7 +45,9 @@ impl MbState {
             | (self.phase & MAX_PHASE)
             | ((self.pending & c) << PHASE_BITS)
             | ((self.expected & c) << (PHASE_BITS + COUNT_BITS))
-            | (((self.tx + MAX_TX + 1) & ((1 << TX_BITS) - 1)) << (PHASE_BITS + 2 * COUNT_BITS))
+            // A tx-count out of range is undefined behaviour (reported by `apply`); the value kept
+            // is clamped to the range so that the encoding never overflows.
+            | (((self.tx.clamp(-MAX_TX - 1, MAX_TX) + MAX_TX + 1) & ((1 << TX_BITS) - 1)) << (PHASE_BITS + 2 * COUNT_BITS))
     }
 
     /// The state a value encodes; None for a value that is not a valid object.
@@ -172,11 +174,11 @@ impl MbUpdate {
                     ub = Some(format!("M3: arrive count {count} is outside [1, 2^20-1] (PTX ISA §9.7.13.15.13)"));
                 }
                 let mut n = s;
-                n.tx += expect_tx;
+                n.tx = n.tx.saturating_add(expect_tx);
                 if drop {
-                    n.expected -= count;
+                    n.expected = n.expected.saturating_sub(count);
                 }
-                n.pending -= count;
+                n.pending = n.pending.saturating_sub(count);
                 if n.pending < 0 {
                     ub = Some(format!(
                         "arrival-count underflow: {} with count {count} when only {} arrival(s) are pending (PTX ISA §9.7.13.15.2: the pending count is in [0, 2^20-1])",
@@ -197,10 +199,10 @@ impl MbUpdate {
                 }
                 (n, s.phase)
             }
-            MbUpdate::ExpectTx { bytes } => (MbState { tx: s.tx + bytes, ..s }, 0),
-            MbUpdate::CompleteTx { bytes } => (MbState { tx: s.tx - bytes, ..s }.settle().0, 0),
+            MbUpdate::ExpectTx { bytes } => (MbState { tx: s.tx.saturating_add(bytes), ..s }, 0),
+            MbUpdate::CompleteTx { bytes } => (MbState { tx: s.tx.saturating_sub(bytes), ..s }.settle().0, 0),
             MbUpdate::IncPending => {
-                if s.pending + 1 > MAX_COUNT {
+                if s.pending.saturating_add(1) > MAX_COUNT {
                     ub = Some("M3: the pending count overflows after cp.async.mbarrier.arrive (PTX ISA §9.7.9.25.3.4)".to_string());
                 }
                 (MbState { pending: s.pending + 1, ..s }, 0)
@@ -232,7 +234,7 @@ impl MbUpdate {
                 return MbEffect { write: None, result: (operand < s.phase) as i64, ub };
             }
         };
-        if new.tx.abs() > MAX_TX {
+        if new.tx.unsigned_abs() > MAX_TX as u64 {
             ub = Some(format!("M10: the tx-count {} is outside the range ±(2^20-1) (PTX ISA §9.7.13.15.2)", new.tx));
         }
         if new.phase > MAX_PHASE {
@@ -245,6 +247,21 @@ impl MbUpdate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Operands at the ends of i64 never overflow (debug builds would panic): the misuse is
+    /// reported as undefined behaviour and the value stays a valid encoding.
+    #[test]
+    fn extreme_operands_are_undefined_not_overflows() {
+        let v = MbState::initialised(1);
+        for big in [i64::MAX, i64::MIN, i64::MAX - 1] {
+            let e = MbUpdate::Arrive { count: 1, expect_tx: big, no_complete: false, drop: false }.apply(v);
+            assert!(e.ub.as_deref().is_some_and(|u| u.starts_with("M10")), "{big}: {:?}", e.ub);
+            assert!(MbState::decode(e.write.unwrap()).is_some());
+            assert!(MbUpdate::ExpectTx { bytes: big }.apply(v).ub.is_some());
+            assert!(MbUpdate::CompleteTx { bytes: big }.apply(v).ub.is_some());
+        }
+        assert!(MbUpdate::Arrive { count: i64::MAX, expect_tx: 0, no_complete: false, drop: false }.apply(v).ub.is_some());
+    }
 
     #[test]
     fn encoding_round_trips() {

@@ -1918,21 +1918,9 @@ pub fn rmw_result(op: RmwOp, old: i64, ops: &[(i64, DepMask)]) -> i64 {
         RmwOp::Xor => old ^ v,
         RmwOp::Min => old.min(v),
         RmwOp::Max => old.max(v),
-        // inc/dec wrap within [0, v] (PTX ISA §9.7.13.5).
-        RmwOp::Inc => {
-            if old >= v {
-                0
-            } else {
-                old + 1
-            }
-        }
-        RmwOp::Dec => {
-            if old == 0 || old > v {
-                v
-            } else {
-                old - 1
-            }
-        }
+        // inc/dec wrap within [0, v] and are defined only for .u32 (PTX ISA §9.7.13.5): an
+        // untyped one computes as .u32 (comparisons unsigned, no overflow past the width).
+        RmwOp::Inc | RmwOp::Dec => crate::program::Ty::U32.rmw(op, old, &[v]),
         RmwOp::Exch => v,
         // cas writes `new` if old == cmp, else writes the old value back (as Dat3M lowers it).
         RmwOp::Cas => {
