@@ -53,6 +53,9 @@ pub struct LivenessOutcome {
     /// Some run of a loop with side effects was cut at the unrolling bound: hangs inside such
     /// loops are not searched for.
     pub loop_cut: bool,
+    /// Undefined behaviour in the hanging execution reported (before the threads stop): such
+    /// an execution has no final state, so the verdict's search never sees it.
+    pub undefined: Vec<crate::findings::Finding>,
     #[serde(skip)]
     pub elapsed: Duration,
 }
@@ -67,6 +70,15 @@ impl LivenessOutcome {
                 s.push_str("Liveness: may hang\n");
                 for t in &self.hang {
                     s.push_str(&format!("  {} stuck at line {} `{}`: {}\n", t.thread, t.line, t.instruction, t.reason));
+                }
+            }
+        }
+        if !self.undefined.is_empty() {
+            s.push_str(&format!("  undefined behaviour in this hanging execution ({}):\n", self.undefined.len()));
+            for f in &self.undefined {
+                s.push_str(&format!("    [{}] {}\n", f.rule, f.message));
+                if let Some(h) = &f.hint {
+                    s.push_str(&format!("      hint: {h}\n"));
                 }
             }
         }
@@ -100,6 +112,7 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
     let plan = PrunePlan::for_model(model);
     let mut budget = Budget::new(&opts.limits, opts.deadline);
     let mut found: Option<Vec<StuckThread>> = None;
+    let mut undefined: Vec<crate::findings::Finding> = Vec::new();
     let mut polls_can_fail = PollFilter::new(program);
     let mut keep = |traces: &[&Trace]| traces.iter().any(|t| t.stuck.is_some()) && polls_can_fail.allows(traces);
     each_structure_where(program, &combos, &mut budget, &mut keep, &mut |traces, structure, budget| {
@@ -125,12 +138,22 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
             let statics = StaticEnv::new(structure, &resolution);
             let lazy = LazyModel::new(model, &statics);
             let mut witness: Option<Vec<(usize, i64)>> = None;
-            let mut visit = Visit(|cand: &Candidate, _: &crate::cat::Evaluation| {
+            let mut visit = Visit(|cand: &Candidate, eval: &crate::cat::Evaluation| {
                 // Fairness: every read of the failed iteration reads a co-maximal write.
                 let rf_of = cand.rf.inverse();
                 let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
                 if fair {
                     witness = Some(polls.iter().map(|&r| (r, cand.value_of(r))).collect());
+                    let path = match lazy.get().map(|p| p.value_of("path", cand)) {
+                        Ok(Ok(Some(crate::cat::Value::Rel(r)))) => Some(r),
+                        _ => None,
+                    };
+                    let found = crate::findings::of_execution(cand, &eval.fired_flags(), path.as_ref());
+                    let mut set = BTreeSet::new();
+                    for f in found.undefined {
+                        crate::findings::insert(&mut set, f);
+                    }
+                    undefined = set.into_iter().collect();
                 }
                 !fair
             });
@@ -146,7 +169,7 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
         Some(h) => (LivenessStatus::MayHang, h),
         None => (LivenessStatus::Ok, Vec::new()),
     };
-    Ok(LivenessOutcome { status, hang, loop_cut, elapsed: start.elapsed() })
+    Ok(LivenessOutcome { status, hang, loop_cut, undefined, elapsed: start.elapsed() })
 }
 
 /// Explain each stuck thread of a hanging execution in the program's own terms.
