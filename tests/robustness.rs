@@ -130,3 +130,18 @@ fn undefined_behaviour_before_a_hang_is_reported() {
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["liveness"]["undefined"][0]["rule"], "undefined-operation", "{v}");
 }
+
+/// Found by the `explain_liveness` fuzz target: a multicast copy completing on an mbarrier
+/// whose counterpart in a destination CTA does not exist panicked; it is the undefined
+/// behaviour of a ctaMask naming a CTA without the mbarrier.
+#[test]
+fn fuzz_multicast_without_the_mbarrier_in_a_destination_cta() {
+    for cmd in ["run", "explain"] {
+        let (code, out, err) = run(&[cmd, "tests/robustness/fuzz-multicast-mbarrier-other-cta.litmus"]);
+        assert!(!err.contains("panicked"), "{cmd}: {err}");
+        assert!(code.is_some(), "{cmd}");
+        if cmd == "run" {
+            assert!(out.contains("multicast ctaMask 0x3 selects cluster rank 1"), "{out}");
+        }
+    }
+}

@@ -1609,7 +1609,11 @@ impl Cx<'_> {
                 let here = self.thread.placement.cluster;
                 let mapped = self.program.cta_of_rank(here, rank).and_then(|cta| {
                     let d = self.program.same_offset_in_cta(dst_addr, cta)?;
-                    let b = bar_addr.and_then(|b| self.program.same_offset_in_cta(b, cta));
+                    // A copy completing on an mbarrier needs one in every destination CTA.
+                    let b = match bar_addr {
+                        Some(b) => Some(self.program.same_offset_in_cta(b, cta)?),
+                        None => None,
+                    };
                     Some((d, b))
                 });
                 match mapped {
