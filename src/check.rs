@@ -96,9 +96,6 @@ impl Verdict {
             Verdict::Inconclusive => "Inconclusive",
         }
     }
-
-    /// Every verdict word, as reports print them and verdict CSVs may expect them.
-    pub const ALL: [Verdict; 5] = [Verdict::Allowed, Verdict::Forbidden, Verdict::Undefined, Verdict::Inconclusive, Verdict::Unknown];
 }
 
 impl Outcome {
@@ -248,11 +245,7 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                 for f in &fired {
                     flags.insert(f.name.clone());
                 }
-                let path = match lazy.get().map(|p| p.value_of("path", cand)) {
-                    Ok(Ok(Some(crate::cat::Value::Rel(r)))) => Some(r),
-                    _ => None,
-                };
-                let found = crate::findings::of_execution(cand, &fired, path.as_ref());
+                let found = crate::findings::of_execution(cand, &fired, lazy.get().ok());
                 for f in found.undefined {
                     crate::findings::insert(&mut outcome.undefined, f);
                 }

@@ -92,12 +92,20 @@ pub fn drop_covered_races(undefined: &mut BTreeSet<Finding>, races: &mut BTreeSe
 
 /// The findings of one consistent execution, from the flags that fired on it.
 ///
-/// `path` is the model's causality order without the proxy condition (`path` in our models), when
-/// the caller has it: a racing pair it orders lacks only a proxy fence, otherwise it lacks the
-/// ordering itself.
-pub fn of_execution(cand: &Candidate, fired: &[&CheckOutcome], path: Option<&Relation>) -> ExecutionFindings {
-    let s = cand.structure();
+/// `model` is the prepared model, when the caller has it: its `path` (the causality order
+/// without the proxy condition, in our models) tells a racing pair that lacks only a proxy
+/// fence from one that lacks the ordering itself. It is evaluated only when some check fired.
+pub fn of_execution(cand: &Candidate, fired: &[&CheckOutcome], model: Option<&crate::cat::Prepared>) -> ExecutionFindings {
     let mut out = ExecutionFindings::default();
+    if fired.is_empty() {
+        return out;
+    }
+    let path = match model.map(|m| m.value_of("path", cand)) {
+        Some(Ok(Some(crate::cat::Value::Rel(r)))) => Some(r),
+        _ => None,
+    };
+    let path = path.as_ref();
+    let s = cand.structure();
     for c in fired {
         let pairs: Vec<(usize, usize)> = c.relation.pairs().collect();
         let mut found = Vec::new();

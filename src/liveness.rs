@@ -144,11 +144,7 @@ pub fn check_liveness(program: &Program, model: &CatModel, opts: &RunOptions) ->
                 let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
                 if fair {
                     witness = Some(polls.iter().map(|&r| (r, cand.value_of(r))).collect());
-                    let path = match lazy.get().map(|p| p.value_of("path", cand)) {
-                        Ok(Ok(Some(crate::cat::Value::Rel(r)))) => Some(r),
-                        _ => None,
-                    };
-                    let found = crate::findings::of_execution(cand, &eval.fired_flags(), path.as_ref());
+                    let found = crate::findings::of_execution(cand, &eval.fired_flags(), lazy.get().ok());
                     let mut set = BTreeSet::new();
                     for f in found.undefined {
                         crate::findings::insert(&mut set, f);

@@ -2,6 +2,9 @@
 //! either rejected with a diagnostic or runs, never panics.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
 use std::sync::OnceLock;
 
 const MP: &str = "PTX MP\n{ x = 0; flag = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, flag ;\n st.release.gpu flag, 1 | ld.weak r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
@@ -15,8 +18,5 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let dirs = [std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models")];
     let Ok(model) = ptxmm::cat::CatModel::from_source(ptxmm::diag::SourceFile::new("fuzz.cat", text), &dirs) else { return };
-    let mut opts = ptxmm::check::RunOptions::default();
-    opts.limits.max_candidates = 2_000;
-    opts.limits.timeout = Some(std::time::Duration::from_secs(2));
-    let _ = ptxmm::check::run(program(), &model, &opts);
+    let _ = ptxmm::check::run(program(), &model, &common::small_limits());
 });

@@ -567,13 +567,7 @@ impl Shown {
         let races = races(s, cand, prepared, &all_events);
         let graph = build_graph(program, s, cand, &all_events, cycle.as_deref());
         let undefined = match prepared.evaluate(cand, false) {
-            Ok(eval) => {
-                let path = match prepared.value_of("path", cand) {
-                    Ok(Some(crate::cat::Value::Rel(r))) => Some(r),
-                    _ => None,
-                };
-                crate::findings::of_execution(cand, &eval.fired_flags(), path.as_ref()).undefined
-            }
+            Ok(eval) => crate::findings::of_execution(cand, &eval.fired_flags(), Some(prepared)).undefined,
             Err(_) => Vec::new(),
         };
         Shown { events: all_events.clone(), all_events, desc, races, undefined, graph }

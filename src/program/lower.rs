@@ -1138,21 +1138,8 @@ impl<'l> InstrLowerer<'l, '_> {
                 .with_note("one of .add .sub .mul .div .and .or .xor .min .max .inc .dec .exch .cas"));
         };
         q.finish(head, ".relaxed/.acquire/.release/.acq_rel, a scope, a state space, a type, and one operation")?;
-        let op = match opname {
-            "add" => RmwOp::Add,
-            "sub" => RmwOp::Sub,
-            "mul" => RmwOp::Mul,
-            "div" => RmwOp::Div,
-            "and" => RmwOp::And,
-            "or" => RmwOp::Or,
-            "xor" => RmwOp::Xor,
-            "min" => RmwOp::Min,
-            "max" => RmwOp::Max,
-            "inc" => RmwOp::Inc,
-            "dec" => RmwOp::Dec,
-            "exch" => RmwOp::Exch,
-            _ => RmwOp::Cas,
-        };
+        // `opname` is one of the qualifiers taken above.
+        let op = RmwOp::from_name(opname).unwrap_or(RmwOp::Cas);
         if is_red && matches!(op, RmwOp::Exch | RmwOp::Cas) {
             return Err(Diagnostic::error(opspan, format!("`red` has no `.{opname}` form"))
                 .with_note("use `atom` for exchange and compare-and-swap"));

@@ -281,7 +281,7 @@ impl InstrLowerer<'_, '_> {
     /// The `.redOp.type` (or `.add.noftz.type`) of `cp.reduce.async.bulk`, checked against the
     /// table of valid combinations of PTX ISA §9.7.9.25.4.2 for the destination space.
     fn reduce_op_type(&self, q: &mut Quals, dst: AccessSpace) -> Result<(RmwOp, RedType), Diagnostic> {
-        const OPS: &[&str] = &["add", "min", "max", "inc", "dec", "and", "or", "xor"];
+        const OPS: &[&str] = &REDUCTION_NAMES;
         const TYPES: &[&str] = &["b32", "u32", "s32", "b64", "u64", "s64", "f16", "bf16", "f32", "f64"];
         let stray = |q: &Quals, skip: &[&str]| {
             q.parts.iter().enumerate().find(|(i, p)| !q.used[*i] && !skip.contains(&p.node.as_str())).map(|(_, p)| p.clone())
@@ -301,28 +301,9 @@ impl InstrLowerer<'_, '_> {
             };
             return Err(Diagnostic::expected(span, "an element type (.b32 .u32 .s32 .b64 .u64 .s64 .f16 .bf16 .f32 .f64)", found));
         };
-        let ty = match tname {
-            "b32" => RedType::B32,
-            "u32" => RedType::U32,
-            "s32" => RedType::S32,
-            "b64" => RedType::B64,
-            "u64" => RedType::U64,
-            "s64" => RedType::S64,
-            "f16" => RedType::F16,
-            "bf16" => RedType::Bf16,
-            "f32" => RedType::F32,
-            _ => RedType::F64,
-        };
-        let op = match opname {
-            "add" => RmwOp::Add,
-            "min" => RmwOp::Min,
-            "max" => RmwOp::Max,
-            "inc" => RmwOp::Inc,
-            "dec" => RmwOp::Dec,
-            "and" => RmwOp::And,
-            "or" => RmwOp::Or,
-            _ => RmwOp::Xor,
-        };
+        // `tname` and `opname` are among the qualifiers taken above.
+        let ty = RedType::parse(tname).unwrap_or(RedType::F64);
+        let op = RmwOp::from_name(opname).unwrap_or(RmwOp::Xor);
         let global = dst == AccessSpace::Global;
         // The table "valid combinations of .redOp and element type" (§9.7.9.25.4.2).
         let valid: &[&str] = match (global, opname) {

@@ -11,18 +11,6 @@ cp.async.bulk.tensor.<1d-5d>.global.shared::cta{.tile}.bulk_group [tmap, {c0, ..
 cp.reduce.async.bulk.tensor.<1d-5d>.global.shared::cta.<op>{.tile}.bulk_group [tmap, {c0, ...}], [src]; \
 cp.async.bulk.prefetch.tensor.<1d-5d>.L2.global{.tile} [tmap, {c0, ...}] (each with an optional .L2::cache_hint and its cache-policy operand, last)";
 
-/// The reduction operations of `cp.reduce.async.bulk.tensor` (PTX ISA §9.7.9.25.5.2).
-const REDUCTIONS: [(&str, RmwOp); 8] = [
-    ("add", RmwOp::Add),
-    ("min", RmwOp::Min),
-    ("max", RmwOp::Max),
-    ("inc", RmwOp::Inc),
-    ("dec", RmwOp::Dec),
-    ("and", RmwOp::And),
-    ("or", RmwOp::Or),
-    ("xor", RmwOp::Xor),
-];
-
 /// Element types a tensor map may declare, with their size in bytes (smaller ones are rejected:
 /// ptxmm's locations are 4-byte words).
 const ELEMENT_TYPES: &[(&str, i64)] =
@@ -272,13 +260,13 @@ impl InstrLowerer<'_, '_> {
             .with_note(format!("accepted: {TENSOR_ACCEPTED}")));
         }
         let op = if reduce {
-            let Some((name, _)) = q.take(&REDUCTIONS.map(|(n, _)| n)) else {
+            let Some((name, _)) = q.take(&REDUCTION_NAMES) else {
                 return Err(Diagnostic::error(
                     self.instr.opcode_span(),
                     "`cp.reduce.async.bulk.tensor` needs a reduction operation (.add .min .max .inc .dec .and .or .xor)",
                 ));
             };
-            REDUCTIONS.iter().find(|(n, _)| *n == name).map(|&(_, op)| op)
+            RmwOp::from_name(name)
         } else {
             None
         };
@@ -315,14 +303,8 @@ impl InstrLowerer<'_, '_> {
         let completion = if to_global { Completion::Group(GroupKind::Bulk) } else { Completion::Mbarrier(self.mbarrier_address(&all[2])?) };
         Ok(Op::AsyncCopy(AsyncCopy {
             kind: op
-                .map(|op| {
-                    let ty = match m.elem_type.as_str() {
-                        "u32" => RedType::U32,
-                        "s32" => RedType::S32,
-                        _ => RedType::B32,
-                    };
-                    CopyKind::Reduce(op, ty)
-                })
+                // Checked above: reductions are on u32, s32 or b32 elements.
+                .map(|op| CopyKind::Reduce(op, RedType::parse(&m.elem_type).unwrap_or(RedType::B32)))
                 .unwrap_or(CopyKind::Bulk),
             dst,
             dst_space,

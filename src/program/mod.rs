@@ -196,6 +196,31 @@ pub enum RmwOp {
     Cas,
 }
 
+impl RmwOp {
+    /// The operation a PTX qualifier names (`add`, `exch`, `cas`, ...).
+    pub fn from_name(name: &str) -> Option<RmwOp> {
+        Some(match name {
+            "add" => RmwOp::Add,
+            "sub" => RmwOp::Sub,
+            "mul" => RmwOp::Mul,
+            "div" => RmwOp::Div,
+            "and" => RmwOp::And,
+            "or" => RmwOp::Or,
+            "xor" => RmwOp::Xor,
+            "min" => RmwOp::Min,
+            "max" => RmwOp::Max,
+            "inc" => RmwOp::Inc,
+            "dec" => RmwOp::Dec,
+            "exch" => RmwOp::Exch,
+            "cas" => RmwOp::Cas,
+            _ => return None,
+        })
+    }
+}
+
+/// The reduction operations of `cp.reduce.async.bulk{.tensor}` (PTX ISA §9.7.9.25.4.2).
+pub const REDUCTION_NAMES: [&str; 8] = ["add", "min", "max", "inc", "dec", "and", "or", "xor"];
+
 /// Register-only arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LocalOp {
@@ -290,6 +315,25 @@ pub enum RedType {
     Bf16,
     F32,
     F64,
+}
+
+impl RedType {
+    /// The element type a PTX qualifier names (`b32`, `u64`, `bf16`, ...).
+    pub fn parse(name: &str) -> Option<RedType> {
+        Some(match name {
+            "b32" => RedType::B32,
+            "u32" => RedType::U32,
+            "s32" => RedType::S32,
+            "b64" => RedType::B64,
+            "u64" => RedType::U64,
+            "s64" => RedType::S64,
+            "f16" => RedType::F16,
+            "bf16" => RedType::Bf16,
+            "f32" => RedType::F32,
+            "f64" => RedType::F64,
+            _ => return None,
+        })
+    }
 }
 
 /// How the completion of an asynchronous copy is observed.
