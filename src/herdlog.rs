@@ -389,15 +389,19 @@ fn parse_state_line(l: &str) -> Result<LogState, (usize, String)> {
         if s.rest().is_empty() || s.rest().starts_with('#') {
             break;
         }
-        let loc_start = s.pos;
-        let loc = s.location().map_err(|m| (loc_start + 1, m))?;
+        let loc = match s.location() {
+            Ok(l) => l,
+            Err(m) => return Err((s.pos + 1, m)),
+        };
         s.blanks();
         if !s.eat("=") {
             return Err((s.pos + 1, format!("expected `=` after `{loc}`, found {}", s.found())));
         }
         s.blanks();
-        let v_start = s.pos;
-        let value = s.value().map_err(|m| (v_start + 1, m))?;
+        let value = match s.value() {
+            Ok(v) => v,
+            Err(m) => return Err((s.pos + 1, m)),
+        };
         s.blanks();
         if !s.eat(";") {
             return Err((s.pos + 1, format!("expected `;` after `{loc}={value}`, found {}", s.found())));
