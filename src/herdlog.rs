@@ -43,7 +43,7 @@ pub fn log_names(program: &Program, observables: &[Observable]) -> Vec<String> {
 fn register_log_name(registers: &[String], name: &str) -> String {
     let Some(bare) = name.strip_prefix('%') else { return name.to_string() };
     let mut candidate = bare.replace('%', "_");
-    while registers.iter().any(|r| *r == candidate) {
+    while registers.contains(&candidate) {
         candidate.insert(0, '_');
     }
     candidate

@@ -335,3 +335,35 @@ fn dat3m_models_differ_only_where_documented() {
         assert_eq!(own, ["tests/litmus/MP-fence-sc-acquire.litmus", "tests/litmus/MP-red.litmus"], "ptx-{version}");
     }
 }
+
+#[test]
+fn cat_procedure_errors_point_at_the_source() {
+    let dir = scratch("procedure-errors");
+    let cases = [
+        ("unknown.cat", "\"x\"\ninclude \"ptx-7.5.cat\"\ncall nope(po)\n", "3:6: unknown procedure `nope`"),
+        ("no-end.cat", "\"x\"\ninclude \"ptx-7.5.cat\"\nprocedure p(r) =\n  acyclic r\n", "3:1: procedure `p` has no `end`"),
+        (
+            "arity.cat",
+            "\"x\"\nprocedure p(r) =\n  acyclic r\nend\ncall p(po, rf)\n",
+            "5:1: procedure `p` takes 1 argument(s) but 2 were given",
+        ),
+        // Lexically scoped and not recursive: a procedure does not see itself.
+        ("recursive.cat", "\"x\"\nprocedure p(r) =\n  call p(r)\nend\ncall p(po)\n", "3:8: unknown procedure `p`"),
+    ];
+    for (name, text, expected) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let (code, _, err) = run(&["run", "--color", "never", "--cat", path.to_str().unwrap(), "examples/MP.litmus"]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(expected), "{name}: {err}");
+    }
+}
+
+#[test]
+fn explain_draws_a_rejected_execution_with_through() {
+    let (_, out, _) = run(&["explain", "--model", "ptx-7.5", "examples/MP.litmus"]);
+    assert!(out.starts_with("Test MP: the outcome 1:r0=1 /\\ 1:r1=0 is forbidden."), "{out}");
+    let (code, out, _) = run(&["explain", "--model", "ptx-7.5", "-through", "all", "examples/MP.litmus"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("Test MP: the outcome 1:r0=1 /\\ 1:r1=0 is allowed.\nWitness execution"), "{out}");
+}
