@@ -195,10 +195,8 @@ impl Parser {
         }
     }
 
-    fn procedure(&mut self) -> Result<Item, Diagnostic> {
-        let start = self.bump().span; // `procedure`
-        let (name, name_span) = self.name("a procedure name after `procedure`")?;
-        self.expect(&Tok::LPar, "`(` and the parameters")?;
+    /// After `(`: the parameter names, `)` and `=` (of a function or a procedure).
+    fn params_then_eq(&mut self) -> Result<Vec<(String, Span)>, Diagnostic> {
         let mut params = Vec::new();
         if *self.peek() != Tok::RPar {
             loop {
@@ -210,6 +208,14 @@ impl Parser {
         }
         self.expect(&Tok::RPar, "`,` or `)` in the parameter list")?;
         self.expect(&Tok::Eq, "`=`")?;
+        Ok(params)
+    }
+
+    fn procedure(&mut self) -> Result<Item, Diagnostic> {
+        let start = self.bump().span; // `procedure`
+        let (name, name_span) = self.name("a procedure name after `procedure`")?;
+        self.expect(&Tok::LPar, "`(` and the parameters")?;
+        let params = self.params_then_eq()?;
         let mut body = Vec::new();
         loop {
             match self.peek() {
@@ -234,10 +240,8 @@ impl Parser {
         Ok(Item::Procedure { name, name_span, params, body })
     }
 
-    fn call(&mut self) -> Result<Item, Diagnostic> {
-        let start = self.bump().span; // `call`
-        let (name, name_span) = self.name("a procedure name after `call`")?;
-        self.expect(&Tok::LPar, "`(` and the arguments")?;
+    /// After `(`: the argument expressions and `)` (whose span is returned).
+    fn args_then_rpar(&mut self) -> Result<(Vec<Expr>, Span), Diagnostic> {
         let mut args = Vec::new();
         if *self.peek() != Tok::RPar {
             loop {
@@ -247,7 +251,15 @@ impl Parser {
                 }
             }
         }
-        let mut end = self.expect(&Tok::RPar, "`,` or `)` in the argument list")?;
+        let end = self.expect(&Tok::RPar, "`,` or `)` in the argument list")?;
+        Ok((args, end))
+    }
+
+    fn call(&mut self) -> Result<Item, Diagnostic> {
+        let start = self.bump().span; // `call`
+        let (name, name_span) = self.name("a procedure name after `call`")?;
+        self.expect(&Tok::LPar, "`(` and the arguments")?;
+        let (args, mut end) = self.args_then_rpar()?;
         let as_name = if self.eat(&Tok::Kw(Keyword::As)) {
             let (n, s) = self.name("a name after `as`")?;
             end = s;
@@ -264,17 +276,7 @@ impl Parser {
         let (name, name_span) = self.name("a name after `let`")?;
         if !rec && *self.peek() == Tok::LPar {
             self.bump();
-            let mut params = Vec::new();
-            if *self.peek() != Tok::RPar {
-                loop {
-                    params.push(self.name("a parameter name")?);
-                    if !self.eat(&Tok::Comma) {
-                        break;
-                    }
-                }
-            }
-            self.expect(&Tok::RPar, "`,` or `)` in the parameter list")?;
-            self.expect(&Tok::Eq, "`=`")?;
+            let params = self.params_then_eq()?;
             let body = self.expr(0)?;
             return Ok(Item::LetFun { name, name_span, params, body });
         }
@@ -478,16 +480,7 @@ impl Parser {
                     return Ok(Expr { kind: ExprKind::Name(name), span: start });
                 }
                 self.bump();
-                let mut args = Vec::new();
-                if *self.peek() != Tok::RPar {
-                    loop {
-                        args.push(self.expr(0)?);
-                        if !self.eat(&Tok::Comma) {
-                            break;
-                        }
-                    }
-                }
-                let end = self.expect(&Tok::RPar, "`,` or `)` in the argument list")?;
+                let (args, end) = self.args_then_rpar()?;
                 Ok(Expr { kind: ExprKind::Call { name, name_span: start, args }, span: start.to(end) })
             }
             _ => Err(self.unexpected("an expression")),
