@@ -339,7 +339,13 @@ fn dat3m_models_differ_only_where_documented() {
 #[test]
 fn cat_procedure_errors_point_at_the_source() {
     let dir = scratch("procedure-errors");
-    let cases = [
+    // Each procedure calls the previous one twice: 2^30 checks if nothing stopped it.
+    let mut doubling = "\"x\"\nprocedure p0(r) =\n  acyclic r\nend\n".to_string();
+    for i in 1..30 {
+        doubling += &format!("procedure p{i}(r) =\n  call p{}(r)\n  call p{}(r)\nend\n", i - 1, i - 1);
+    }
+    doubling += "call p29(po)\n";
+    let cases: [(&str, &str, &str); 5] = [
         ("unknown.cat", "\"x\"\ninclude \"ptx-7.5.cat\"\ncall nope(po)\n", "3:6: unknown procedure `nope`"),
         ("no-end.cat", "\"x\"\ninclude \"ptx-7.5.cat\"\nprocedure p(r) =\n  acyclic r\n", "3:1: procedure `p` has no `end`"),
         (
@@ -349,6 +355,7 @@ fn cat_procedure_errors_point_at_the_source() {
         ),
         // Lexically scoped and not recursive: a procedure does not see itself.
         ("recursive.cat", "\"x\"\nprocedure p(r) =\n  call p(r)\nend\ncall p(po)\n", "3:8: unknown procedure `p`"),
+        ("doubling.cat", &doubling, "procedure calls expand to more than 100000 items"),
     ];
     for (name, text, expected) in cases {
         let path = dir.join(name);

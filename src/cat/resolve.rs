@@ -11,6 +11,10 @@ use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+/// The most items procedure calls may expand to in one model: calls inside procedures can
+/// double the model per level of nesting, so a short file could otherwise be enormous.
+const MAX_CALL_EXPANSION: usize = 100_000;
+
 /// Guards against runaway `include` chains that are not literal cycles (e.g. through symlinks).
 const MAX_INCLUDE_DEPTH: usize = 64;
 
@@ -241,6 +245,7 @@ pub(crate) fn compile(root: SourceFile, root_dir: Option<PathBuf>, include_dirs:
         funs: Vec::new(),
         checks: Vec::new(),
         procs: HashMap::new(),
+        expanded: 0,
     };
     // The root counts for cycle detection too (when its name is a real path).
     if let Ok(canonical) = Path::new(root.name()).canonicalize() {
@@ -279,6 +284,8 @@ struct Compiler {
     checks: Vec<Check>,
     /// The procedures in scope.
     procs: HashMap<String, std::rc::Rc<ProcDef>>,
+    /// Items expanded by procedure calls so far (at most [`MAX_CALL_EXPANSION`]).
+    expanded: usize,
 }
 
 impl Compiler {
@@ -384,6 +391,11 @@ impl Compiler {
                 span,
                 format!("procedure `{name}` takes {} argument(s) but {} were given", def.params.len(), args.len()),
             ));
+        }
+        self.expanded += def.body.len() + 1;
+        if self.expanded > MAX_CALL_EXPANSION {
+            return Err(Diagnostic::error(span, format!("procedure calls expand to more than {MAX_CALL_EXPANSION} items"))
+                .with_note("calls nested inside procedures multiply; call fewer times"));
         }
         let mut bound = Vec::with_capacity(args.len());
         for a in args {
