@@ -262,7 +262,7 @@ fn execute(tests: &[LoadedTest], harness: &HarnessArgs, device: &DeviceArgs, jso
                 return ExitCode::from(2);
             }
         },
-        None => match build_and_run(&g.source, harness, device, &inc) {
+        None => match build_and_run(&g.source, &g.included, harness, device, &inc) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -354,30 +354,48 @@ fn execute(tests: &[LoadedTest], harness: &HarnessArgs, device: &DeviceArgs, jso
     }
 }
 
-fn build_and_run(source: &str, harness: &HarnessArgs, device: &DeviceArgs, inc: &Incantations) -> Result<String, String> {
+/// Build the program, then run it once per test (a launch that times out ends its process, so
+/// the other tests still run); the outputs are concatenated.
+fn build_and_run(source: &str, names: &[String], harness: &HarnessArgs, device: &DeviceArgs, inc: &Incantations) -> Result<String, String> {
     let nvcc = runner::find_nvcc(device.nvcc.as_deref())?;
     let dir = match &device.keep {
         Some(d) => d.clone(),
         None => std::env::temp_dir().join(format!("ptxmm-hw-{}", std::process::id())),
     };
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let result = build_and_run_in(&nvcc, &dir, source, names, harness, inc);
+    if device.keep.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    result
+}
+
+fn build_and_run_in(
+    nvcc: &Path,
+    dir: &Path,
+    source: &str,
+    names: &[String],
+    harness: &HarnessArgs,
+    inc: &Incantations,
+) -> Result<String, String> {
     let src = dir.join("ptxmm_hw.cu");
     let exe = dir.join("ptxmm_hw");
     std::fs::write(&src, source).map_err(|e| format!("{}: {e}", src.display()))?;
     eprintln!("building {} with {}", src.display(), nvcc.display());
-    runner::build(&nvcc, &harness.arch, &src, &exe)?;
-    let (text, code) = runner::run(&exe, &inc.harness_args())?;
-    if device.keep.is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
+    runner::build(nvcc, &harness.arch, &src, &exe)?;
+    let mut all = String::new();
+    for name in names {
+        let mut args = inc.harness_args();
+        args.push(name.clone());
+        let (text, code) = runner::run(&exe, &args)?;
+        if text.contains("error no CUDA device") {
+            let line = text.lines().find(|l| l.starts_with("error")).unwrap_or("").trim_start_matches("error ").to_string();
+            return Err(format!("no GPU: the harness found no CUDA device ({line}); `ptxmm hw gen` still writes the program"));
+        }
+        if code.is_none() {
+            return Err(format!("{name}: the harness was killed by a signal"));
+        }
+        all.push_str(&text);
     }
-    if text.contains("error no CUDA device") {
-        return Err(format!(
-            "no GPU: the harness found no CUDA device ({}); `ptxmm hw gen` still writes the program",
-            text.lines().find(|l| l.starts_with("error")).unwrap_or("").trim_start_matches("error ")
-        ));
-    }
-    if code.is_none() {
-        return Err("the harness was killed by a signal".into());
-    }
-    Ok(text)
+    Ok(all)
 }

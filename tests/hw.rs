@@ -266,3 +266,46 @@ fn hw_suite_json_on_a_recorded_output() {
     assert_eq!(v["tests"][0]["test"], "MP");
     assert_eq!(v["tests"][0]["states"][0]["judgement"], "Forbidden");
 }
+
+#[test]
+fn states_failing_the_filter_are_not_counted() {
+    let (t, o) = model_outcome("tests/explain/filter.litmus");
+    let text = "ptxmm-hw 1\ntest filter\nobservables 1:r0 1:r1\nstate 7 0 0 0\nstate 5 0 0 1\nstate 3 0 1 1\ndone filter instances 5 iterations 3 time_ms 1\n";
+    let out = parse_output(text).unwrap();
+    let j = judge(&t.program, &o, &out.tests[0]).unwrap();
+    let filtered: Vec<_> = j.states.iter().filter(|s| s.judgement == Judgement::Filtered).collect();
+    assert_eq!(filtered.len(), 1);
+    assert_eq!(filtered[0].state.values, [0, 0]);
+    assert_eq!(j.mismatches(), 0);
+    assert_eq!(j.positive_negative(), (5, 3));
+}
+
+/// The whole `hw run` path (find nvcc, build, run once per test, parse, judge) with a fake nvcc
+/// whose "binary" prints a recorded histogram for the test named on its command line.
+#[cfg(unix)]
+#[test]
+fn hw_run_builds_and_runs_through_nvcc_and_the_harness() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("fake");
+    std::fs::write(dir.join("mp.out"), MP_OUTPUT).unwrap();
+    let fake = dir.join("nvcc");
+    let script = format!(
+        "#!/bin/sh\n# fake nvcc: the program it writes checks its arguments and prints the recorded output\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then out=$2; fi; shift; done\nprintf '#!/bin/sh\\ncase \"$*\" in *\"--iterations 7\"*MP) cat {} ;; *) echo bad arguments \"$*\" >&2; exit 9 ;; esac\\n' > \"$out\"\nchmod +x \"$out\"\n",
+        dir.join("mp.out").display()
+    );
+    std::fs::write(&fake, script).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let keep = dir.join("keep");
+    let out = ptxmm()
+        .args(["hw", "run", "examples/MP.litmus", "--iterations", "7", "--nvcc"])
+        .arg(&fake)
+        .arg("--keep")
+        .arg(&keep)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("MISMATCH MP"), "{stdout}");
+    assert!(stdout.contains("Device NVIDIA H100"), "{stdout}");
+    assert!(keep.join("ptxmm_hw.cu").is_file(), "--keep keeps the source");
+}

@@ -643,32 +643,34 @@ fn renumber(text: &str, n_out: usize, first_input: usize) -> String {
     out
 }
 
-/// The observables read back: the condition's, the `locations`' and the filter's.
+/// The observables read back: the condition's, the filter's and `locations`', in the order of
+/// the model's final states.
 pub fn observables(p: &Program) -> Vec<Observable> {
-    let mut obs = Vec::new();
-    p.condition.prop.observables(&mut obs);
-    if let Some(f) = &p.filter {
-        f.observables(&mut obs);
-    }
-    obs.extend(p.extra_observables.iter().cloned());
-    obs.sort();
-    obs.dedup();
-    obs
+    crate::check::observables(p)
 }
 
 /// Generate one test's namespace (device code, tables, and its `run_NAME` host function).
 fn test_unit(test: &HwTest, index: usize, inc: &Incantations) -> Result<String, Rejection> {
     let p = test.program;
+    // Proxy aliases: the one that cannot exist on the device at all is named first.
+    let mut aliases: Vec<(usize, &crate::diag::Spanned<crate::litmus::ast::InitItem>, String)> = Vec::new();
     for item in &test.ast.init {
         if let crate::litmus::ast::InitItem::Alias { name, proxy, target } = &item.node {
-            let why = match proxy.node.as_str() {
-                "generic" => "a second virtual address of the same memory needs the CUDA virtual-memory API (the same allocation mapped twice), which the harness does not use",
-                "surface" => "surface accesses need a CUDA array, which generic loads and stores cannot alias",
-                "texture" => "texture fetches over a variable's memory (a texture object) are not generated",
-                _ => "constant memory cannot be written by the device's generic stores",
+            let (rank, why) = match proxy.node.as_str() {
+                "surface" => (0, "surface accesses need a CUDA array, which generic loads and stores cannot alias"),
+                "constant" => (1, "constant memory cannot be written by the device's generic stores"),
+                "texture" => (2, "texture fetches over a variable's memory (a texture object) are not generated"),
+                _ => (3, "a second virtual address of the same memory needs the CUDA virtual-memory API (the same allocation mapped twice), which the harness does not use"),
             };
-            return Err(reject(p, item.span, format!("`{} @ {} aliases {}`: {why}", name.node, proxy.node, target.node)));
+            aliases.push((rank, item, format!("`{} @ {} aliases {}`: {why}", name.node, proxy.node, target.node)));
         }
+    }
+    aliases.sort_by_key(|a| a.0);
+    if let Some((_, item, message)) = aliases.first() {
+        return Err(reject(p, item.span, message.clone()));
+    }
+    if p.threads.len() > 32 {
+        return Err(reject(p, p.threads[32].span, "more than 32 threads (the hang mask has one bit per thread)"));
     }
     let layout = layout(test)?;
     let obs = observables(p);

@@ -122,6 +122,8 @@ pub enum Judgement {
     Hang,
     /// The model's search was bounded (loop unrolling, a limit): absence proves nothing.
     Unknown,
+    /// The state fails the test's `filter` (litmus7 does not count it).
+    Filtered,
 }
 
 impl Judgement {
@@ -132,6 +134,7 @@ impl Judgement {
             Judgement::Undefined => "program Undefined",
             Judgement::Hang => "hang (spin bound exhausted)",
             Judgement::Unknown => "unknown (model search bounded)",
+            Judgement::Filtered => "filtered out",
         }
     }
 }
@@ -162,7 +165,7 @@ impl Judged {
     /// Observations satisfying / not satisfying the proposition (hangs excluded).
     pub fn positive_negative(&self) -> (u64, u64) {
         let mut pn = (0, 0);
-        for s in self.states.iter().filter(|s| s.judgement != Judgement::Hang) {
+        for s in self.states.iter().filter(|s| !matches!(s.judgement, Judgement::Hang | Judgement::Filtered)) {
             if s.satisfies {
                 pn.0 += s.state.count;
             } else {
@@ -201,15 +204,15 @@ pub fn judge(program: &Program, outcome: &Outcome, hist: &HwHistogram) -> Result
                 None => true,
             })
         });
+        let get = |o: &Observable| obs.iter().position(|x| x == o).map(|k| s.values[k] as i64).unwrap_or(0);
         let satisfies = match model {
             Some((_, sat)) => *sat,
-            None => {
-                let get = |o: &Observable| obs.iter().position(|x| x == o).map(|k| s.values[k] as i64).unwrap_or(0);
-                program.condition.prop.eval(&get)
-            }
+            None => program.condition.prop.eval(&get),
         };
         let judgement = if s.hang != 0 {
             Judgement::Hang
+        } else if program.filter.as_ref().is_some_and(|f| !f.eval(&get)) {
+            Judgement::Filtered
         } else if undefined {
             Judgement::Undefined
         } else if model.is_some() {
