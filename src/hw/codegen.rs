@@ -177,6 +177,8 @@ struct ThreadGen<'a> {
     layout: &'a Layout,
     thread: usize,
     dense_cta: usize,
+    /// `90` for sm_90a: features of later architectures are rejected.
+    arch_major: u32,
     regs: BTreeMap<String, RegKind>,
     /// Address operands of the asm block: (variable, form), in operand order after the outputs.
     addr_operands: Vec<(usize, AddrForm)>,
@@ -192,8 +194,10 @@ impl ThreadGen<'_> {
         self.program().variables.iter().position(|v| v.name == name)
     }
 
+    /// A register's PTX name: without `%` (it would need escaping in an asm template), other
+    /// characters PTX identifiers cannot hold (`cache-policy`) as `_`.
     fn reg_name(name: &str) -> String {
-        name.trim_start_matches('%').to_string()
+        name.trim_start_matches('%').chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '$' { c } else { '_' }).collect()
     }
 
     /// The asm operand holding a variable's address in a form; one operand per distinct
@@ -210,11 +214,33 @@ impl ThreadGen<'_> {
         self.first_input + pos
     }
 
+    /// Shared memory is addressable from the CTAs of its own cluster only.
+    fn reachable(&self, var: usize, span: Span) -> Result<(), Rejection> {
+        let p = self.program();
+        if let Space::Shared { cta } = p.variables[var].space {
+            let own = self.layout.ctas[self.dense_cta];
+            if p.cluster_of_cta(cta) != p.cluster_of_cta(own) {
+                return Err(reject(
+                    p,
+                    span,
+                    format!(
+                        "`{}` is shared memory of CTA {cta}, outside the cluster of CTA {own}: no address reaches it",
+                        p.variables[var].name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn address(&mut self, inner: &Operand, offset: i64, form: AddrForm, span: Span) -> Result<String, Rejection> {
         let base = match inner {
             Operand::Name(n) | Operand::PercentName(n) if self.regs.contains_key(&Self::reg_name(n)) => Self::reg_name(n),
             Operand::Name(n) => match self.variable(n) {
-                Some(v) => format!("%{}", self.operand_index(v, form)),
+                Some(v) => {
+                    self.reachable(v, span)?;
+                    format!("%{}", self.operand_index(v, form))
+                }
                 None => return Err(reject(self.program(), span, format!("`{n}` is neither a register nor a variable"))),
             },
             other => return Err(reject(self.program(), span, format!("address operand {other:?} is not generated"))),
@@ -231,6 +257,10 @@ impl ThreadGen<'_> {
                 let r = Self::reg_name(n);
                 if self.regs.contains_key(&r) {
                     r
+                } else if let Some(f) = n.contains('.').then(|| n.parse::<f32>().ok()).flatten() {
+                    // A decimal float literal (`createpolicy.fractional … 0.25`): PTX spells
+                    // f32 immediates as bit patterns.
+                    format!("0f{:08X}", f.to_bits())
                 } else if self.variable(n).is_some() {
                     // The Dat3M dialect names a location without brackets.
                     let f = form();
@@ -253,7 +283,10 @@ impl ThreadGen<'_> {
                 format!("{{{}}}", out.join(", "))
             }
             Operand::AddressOf(n) => match self.variable(n) {
-                Some(v) => format!("%{}", self.operand_index(v, AddrForm::Generic)),
+                Some(v) => {
+                    self.reachable(v, span)?;
+                    format!("%{}", self.operand_index(v, AddrForm::Generic))
+                }
                 None => return Err(reject(self.program(), span, format!("`&{n}`: no such variable"))),
             },
             Operand::TensorAddress(..) => return Err(reject(self.program(), span, "tensor copies are not generated yet")),
@@ -358,6 +391,23 @@ impl ThreadGen<'_> {
         if matches!(head.as_str(), "bar" | "barrier") && !parts.iter().any(|p| p == "cluster" || p == "warp") {
             return self.barrier(&guard, span, &mnemonic);
         }
+        if parts.iter().any(|p| p == "cp_mask") && self.arch_major < 100 {
+            return Err(reject(
+                self.program(),
+                span,
+                format!(
+                    "instruction `{mnemonic}`: `.cp_mask` needs sm_100 or later (ptxas); the harness is generated for a lower architecture"
+                ),
+            ));
+        }
+        if parts.iter().any(|p| p == "fractional") {
+            if let Some((Operand::Int(i), _)) = operands.last().filter(|_| operands.len() == 2) {
+                let f = format!("{i}.0");
+                if let Some(last) = operands.last_mut() {
+                    last.0 = Operand::Name(f);
+                }
+            }
+        }
         let spaces = space_tokens(&parts);
         let mut k = 0usize;
         let mut next_form = || {
@@ -365,12 +415,38 @@ impl ThreadGen<'_> {
             k += 1;
             f
         };
+        // Instructions whose address operand is a value (`mapa d, x+8, r`), not `[...]`.
+        let value_form = matches!(head.as_str(), "mapa" | "cvta" | "isspacep" | "mov");
+        let mut lines = Vec::new();
         let mut texts = Vec::new();
         for (op, sp) in &operands {
+            let var_at = match op {
+                Operand::Name(n) if !self.regs.contains_key(&Self::reg_name(n)) => self.variable(n).map(|v| (v, 0)),
+                Operand::Address(inner, off) => match &inner.node {
+                    Operand::Name(n) if !self.regs.contains_key(&Self::reg_name(n)) => self.variable(n).map(|v| (v, *off)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let (true, Some((var, off))) = (value_form, var_at) {
+                self.reachable(var, *sp)?;
+                let form = next_form();
+                let k = self.operand_index(var, form);
+                if off == 0 {
+                    texts.push(format!("%{k}"));
+                } else {
+                    let wide = matches!(form, AddrForm::Generic | AddrForm::Global);
+                    let (ty, tmp) = if wide { ("u64", "hw_a64") } else { ("u32", "hw_a32") };
+                    lines.push(format!("add.{ty} {tmp}, %{k}, {off};"));
+                    texts.push(tmp.to_string());
+                }
+                continue;
+            }
             texts.push(self.operand(op, &mut next_form, *sp)?);
         }
         let ops = if texts.is_empty() { String::new() } else { format!(" {}", texts.join(", ")) };
-        Ok(vec![format!("{guard}{}{ops};", parts.join("."))])
+        lines.push(format!("{guard}{}{ops};", parts.join(".")));
+        Ok(lines)
     }
 
     /// `bar.sync` / `barrier.sync` / Dat3M's `bar.cta.sync N[, id[, count]]`, from the lowered
@@ -423,11 +499,19 @@ fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
         kinds.insert(ThreadGen::reg_name(r), RegKind::B32);
     }
     let mut set = |name: &str, kind: RegKind| {
-        let e = kinds.entry(ThreadGen::reg_name(name)).or_insert(kind);
-        if *e != RegKind::Pred && kind != RegKind::B32 {
-            *e = kind;
+        if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(name)) {
+            if *e != RegKind::Pred && kind != RegKind::B32 {
+                *e = kind;
+            }
         }
     };
+    for item in &test.ast.init {
+        if let crate::litmus::ast::InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
+            if t.node == p.threads[thread].id {
+                set(&reg.node, RegKind::B64);
+            }
+        }
+    }
     for st in test.ast.code.get(thread).into_iter().flatten() {
         let Statement::Instr(ins) = &st.node else { continue };
         if let Some((g, _)) = &ins.guard {
@@ -440,8 +524,10 @@ fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
             let name = match &o.node {
                 Operand::Name(n) | Operand::PercentName(n) if !is_var(n) => n,
                 Operand::Address(inner, _) => {
+                    // An address register is 64-bit unless it is a shared-window address.
+                    let shared = space_tokens(&parts).iter().any(|f| matches!(f, AddrForm::SharedCta | AddrForm::SharedCluster));
                     if let Operand::Name(n) | Operand::PercentName(n) = &inner.node {
-                        if !is_var(n) {
+                        if !is_var(n) && !shared {
                             set(n, RegKind::B64);
                         }
                     }
@@ -485,7 +571,7 @@ fn address_expr(test: &HwTest, layout: &Layout, dense_cta: usize, var: usize, fo
     }
 }
 
-fn thread_function(test: &HwTest, layout: &Layout, thread: usize, obs: &[Observable]) -> Result<String, Rejection> {
+fn thread_function(test: &HwTest, layout: &Layout, thread: usize, obs: &[Observable], arch_major: u32) -> Result<String, Rejection> {
     let p = test.program;
     let th = &p.threads[thread];
     let dense_cta = layout.dense_cta(th.placement.cta);
@@ -496,7 +582,8 @@ fn thread_function(test: &HwTest, layout: &Layout, thread: usize, obs: &[Observa
         .filter_map(|(k, o)| matches!(o, Observable::Register(t, _) if *t == thread).then_some(k))
         .map(|k| (k, k))
         .collect();
-    let mut gen = ThreadGen { test, layout, thread, dense_cta, regs, addr_operands: Vec::new(), first_input: outputs.len() + 3 };
+    let mut gen =
+        ThreadGen { test, layout, thread, dense_cta, arch_major, regs, addr_operands: Vec::new(), first_input: outputs.len() + 3 };
     let code = test.ast.code.get(thread).cloned().unwrap_or_default();
     // Labels that a later instruction branches back to: spin loops, bounded.
     let mut seen = BTreeSet::new();
@@ -530,6 +617,8 @@ fn thread_function(test: &HwTest, layout: &Layout, thread: usize, obs: &[Observa
     body.push(".reg .b32 hw_count;".into());
     body.push(".reg .b32 hw_sink32;".into());
     body.push(".reg .b64 hw_sink64;".into());
+    body.push(".reg .b32 hw_a32;".into());
+    body.push(".reg .b64 hw_a64;".into());
     body.push("mov.b32 hw_spin, 0;".into());
     body.push("mov.b32 %1, 0;".into());
     for (i, r) in th.registers.iter().enumerate() {
@@ -650,7 +739,7 @@ pub fn observables(p: &Program) -> Vec<Observable> {
 }
 
 /// Generate one test's namespace (device code, tables, and its `run_NAME` host function).
-fn test_unit(test: &HwTest, index: usize, inc: &Incantations) -> Result<String, Rejection> {
+fn test_unit(test: &HwTest, index: usize, inc: &Incantations, arch: &str) -> Result<String, Rejection> {
     let p = test.program;
     // Proxy aliases: the one that cannot exist on the device at all is named first.
     let mut aliases: Vec<(usize, &crate::diag::Spanned<crate::litmus::ast::InitItem>, String)> = Vec::new();
@@ -774,7 +863,7 @@ fn test_unit(test: &HwTest, index: usize, inc: &Incantations) -> Result<String, 
         if global_obs.is_empty() { "{-1, 0}".to_string() } else { global_obs.join(", ") }
     );
     for t in 0..p.threads.len() {
-        s.push_str(&thread_function(test, &layout, t, &obs)?);
+        s.push_str(&thread_function(test, &layout, t, &obs, arch_major(arch))?);
     }
     let cluster_attr = if layout.cluster_dim > 1 { format!(" __cluster_dims__({}, 1, 1)", layout.cluster_dim) } else { String::new() };
     let _ = writeln!(s, "__global__ void{cluster_attr} __launch_bounds__(1024) kernel(Launch L) {{");
@@ -831,6 +920,17 @@ fn test_unit(test: &HwTest, index: usize, inc: &Incantations) -> Result<String, 
     Ok(s)
 }
 
+/// The numeric part of `sm_90a` (90); 0 when there is none.
+fn arch_major(arch: &str) -> u32 {
+    arch.trim_start_matches("sm_")
+        .trim_start_matches("compute_")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap_or(0)
+}
+
 /// Outcome of generating one compilation unit.
 pub struct Generated {
     pub source: String,
@@ -846,7 +946,7 @@ pub fn generate(tests: &[HwTest], inc: &Incantations, arch: &str, file_name: &st
     let mut included = Vec::new();
     let mut rejected = Vec::new();
     for t in tests {
-        match test_unit(t, units.len(), inc) {
+        match test_unit(t, units.len(), inc, arch) {
             Ok(u) => {
                 units.push(u);
                 included.push(t.program.name.clone());

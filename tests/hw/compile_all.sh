@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Compile the hardware harness (`ptxmm hw gen`) of every test in tests/async and of every Dat3M
+# Compile the hardware harness (`ptxmm hw gen`) of every test in tests/async (and the own tests of
+# tests/async_section and tests/litmus) and of every Dat3M
 # PTX test in ../shared for sm_90a, with nvcc from PyPI (no GPU needed): ptxas must accept every
 # instruction the generator emits. Skips, with a visible message, where nvcc cannot be installed
 # or ../shared is absent. Tests are generated many per program (`--chunks`) and the programs are
@@ -47,12 +48,13 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 status=0
 
-# gen SUITE_NAME CHUNKS PATH: generate, and check that every test the model accepts is generated
+# gen SUITE_NAME CHUNKS PATH...: generate, and check that every test the model accepts is generated
 # except the known rejections (counted, listed).
 gen() {
-    local name=$1 chunks=$2 path=$3
+    local name=$1 chunks=$2
+    shift 2
     mkdir -p "$out/$name"
-    "$PTXMM" hw gen "$path" -o "$out/$name" --chunks "$chunks" --arch "$ARCH" --keep-going \
+    "$PTXMM" hw gen "$@" -o "$out/$name" --chunks "$chunks" --arch "$ARCH" --keep-going \
         >"$out/$name.gen" 2>"$out/$name.rejected"
     local rc=$?
     cat "$out/$name.gen"
@@ -67,6 +69,7 @@ gen() {
 }
 
 gen async 2 tests/async
+gen own 1 tests/async_section tests/litmus
 if [ -d "$DAT3M" ]; then
     gen dat3m 6 "$DAT3M"
 else
