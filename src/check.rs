@@ -453,7 +453,7 @@ fn reads_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (us
 
 /// Every observable a final state shows: those of the condition, the filter and `locations`,
 /// in a stable order.
-pub(crate) fn observables(program: &Program) -> Vec<Observable> {
+pub fn observables(program: &Program) -> Vec<Observable> {
     let mut obs = Vec::new();
     program.condition.prop.observables(&mut obs);
     if let Some(f) = &program.filter {

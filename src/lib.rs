@@ -22,6 +22,7 @@ pub mod families;
 pub mod findings;
 pub mod herdlog;
 pub mod herdopts;
+pub mod hw;
 pub mod litmus;
 pub mod liveness;
 pub mod models;

@@ -13,6 +13,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod hw_cli;
+
 /// `println!` that ends the program quietly when stdout is closed (e.g. piped into `head`).
 macro_rules! outln {
     ($($arg:tt)*) => {{
@@ -69,6 +71,12 @@ fn color_choice(mode: ColorMode) -> bool {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run litmus tests on an NVIDIA GPU: generate a CUDA harness (`gen`), build and run it and
+    /// judge what the hardware shows with the model (`run`, `suite`). See docs/hardware.md.
+    Hw {
+        #[command(subcommand)]
+        command: hw_cli::HwCommand,
+    },
     /// Decide litmus tests and print herd7's result block and the verdict (Allowed / Forbidden /
     /// Undefined), or JSON, for each.
     Run {
@@ -615,6 +623,7 @@ fn main() -> ExitCode {
         Command::Bench { quick, families, json, timeout, no_explain } => cmd_bench(quick, &families, json, timeout, no_explain),
         Command::BenchPoint { timeout, no_explain, family, params } => cmd_bench_point(&family, &params, timeout, no_explain),
         Command::Serve { port, dir } => cmd_serve(port, dir.as_deref()),
+        Command::Hw { command } => hw_cli::cmd_hw(command),
     }
 }
 

@@ -1,0 +1,405 @@
+//! `ptxmm hw gen|run|suite`: the command line of the hardware harness (`ptxmm::hw`).
+
+use clap::{Args, Subcommand};
+use ptxmm::check::{run, RunOptions};
+use ptxmm::exec::trace::Limits;
+use ptxmm::hw::report::{self, HwOutput, Judged};
+use ptxmm::hw::{codegen, runner, Incantations, LoadedTest};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Subcommand)]
+pub enum HwCommand {
+    /// Write a self-contained CUDA program per test (or per chunk of tests) into a folder; the
+    /// build line is in each file's header.
+    Gen {
+        /// Litmus files or folders (every `*.litmus` below, sorted).
+        #[arg(required = true)]
+        tests: Vec<PathBuf>,
+        /// The folder to write into (created if needed).
+        #[arg(short, long, value_name = "DIR")]
+        out: PathBuf,
+        /// Put the tests into N files `chunk_K.cu` (many tests per program) instead of one
+        /// file per test.
+        #[arg(long, value_name = "N")]
+        chunks: Option<usize>,
+        /// Exit 0 even when some tests cannot be generated (they are still listed).
+        #[arg(long)]
+        keep_going: bool,
+        #[command(flatten)]
+        harness: HarnessArgs,
+    },
+    /// Generate, build (nvcc) and run tests on the GPU; print litmus7's report with the model's
+    /// judgement beside each observed state. Exit status 1 when the hardware shows a state the
+    /// model forbids.
+    Run {
+        #[arg(required = true)]
+        tests: Vec<PathBuf>,
+        #[command(flatten)]
+        harness: HarnessArgs,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// `hw run` over a suite CSV (`ptxmm suite`'s format), with a summary table.
+    Suite {
+        csv: PathBuf,
+        /// Folder the CSV's paths are relative to (default: as `ptxmm suite` finds it).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Print one JSON object (every test's states and the totals) instead of the reports.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        harness: HarnessArgs,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+}
+
+#[derive(Args)]
+pub struct HarnessArgs {
+    /// Target architecture (nvcc -arch).
+    #[arg(long, default_value = "sm_90a")]
+    arch: String,
+    /// Launches (iterations); variables are reset before each.
+    #[arg(long, default_value_t = Incantations::default().iterations)]
+    iterations: u64,
+    /// Test instances per launch.
+    #[arg(long, default_value_t = Incantations::default().instances)]
+    instances: u32,
+    /// No per-iteration start barrier among an instance's threads.
+    #[arg(long)]
+    no_start_barrier: bool,
+    /// Keep instances on fixed blocks (no random placement).
+    #[arg(long)]
+    no_shuffle: bool,
+    /// Extra warps per block that stress memory.
+    #[arg(long, value_name = "WARPS", default_value_t = 0)]
+    stress: u32,
+    /// Spin-loop iterations before a thread records a hang.
+    #[arg(long, default_value_t = Incantations::default().spin_bound)]
+    bound: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl HarnessArgs {
+    fn incantations(&self) -> Incantations {
+        Incantations {
+            iterations: self.iterations,
+            instances: self.instances,
+            start_barrier: !self.no_start_barrier,
+            shuffle: !self.no_shuffle,
+            stress_warps: self.stress,
+            spin_bound: self.bound,
+            seed: self.seed,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct DeviceArgs {
+    /// nvcc to use (default: PATH, $CUDA_HOME/bin, ~/.cache/ptxmm-nvcc).
+    #[arg(long, value_name = "PATH")]
+    nvcc: Option<PathBuf>,
+    /// Judge a recorded harness output instead of building and running (what the harness
+    /// printed on a GPU machine).
+    #[arg(long, value_name = "FILE")]
+    harness_output: Option<PathBuf>,
+    /// Keep the generated source and binary in this folder.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
+}
+
+pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
+    match cmd {
+        HwCommand::Gen { tests, out, chunks, keep_going, harness } => cmd_gen(&tests, &out, chunks, keep_going, &harness),
+        HwCommand::Run { tests, harness, device } => match load_all(&tests) {
+            Ok(loaded) => execute(&loaded, &harness, &device, false),
+            Err(code) => code,
+        },
+        HwCommand::Suite { csv, root, json, harness, device } => {
+            let text = match std::fs::read_to_string(&csv) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {}: {e}", csv.display());
+                    return ExitCode::from(2);
+                }
+            };
+            let file = ptxmm::diag::SourceFile::new(csv.display().to_string(), text);
+            let rows = match ptxmm::suite::parse_csv(&file) {
+                Ok(r) => r,
+                Err(d) => {
+                    eprintln!("{}", d.render(false));
+                    return ExitCode::from(2);
+                }
+            };
+            let root = root.unwrap_or_else(|| ptxmm::suite::default_root(&csv, &rows));
+            let paths: Vec<PathBuf> = rows.iter().map(|r| root.join(&r.path)).collect();
+            match load_all(&paths) {
+                Ok(loaded) => execute(&loaded, &harness, &device, json),
+                Err(code) => code,
+            }
+        }
+    }
+}
+
+/// Load every test; a test the model rejects stops here (its message names file:line:col).
+fn load_all(paths: &[PathBuf]) -> Result<Vec<LoadedTest>, ExitCode> {
+    let files = ptxmm::hw::expand_paths(paths).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    let mut out = Vec::new();
+    let mut failed = false;
+    for f in files {
+        match ptxmm::hw::load(&f) {
+            Ok(t) => out.push(t),
+            Err(e) => {
+                eprintln!("{e}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        eprintln!("error: some tests are rejected by the model (above); no harness is generated for them");
+        if out.is_empty() {
+            return Err(ExitCode::from(2));
+        }
+    }
+    Ok(out)
+}
+
+fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: bool, harness: &HarnessArgs) -> ExitCode {
+    let files = match ptxmm::hw::expand_paths(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(out) {
+        eprintln!("error: {}: {e}", out.display());
+        return ExitCode::from(2);
+    }
+    let inc = harness.incantations();
+    let mut loaded = Vec::new();
+    let mut model_rejected = 0usize;
+    for f in &files {
+        match ptxmm::hw::load(f) {
+            Ok(t) => loaded.push(t),
+            Err(e) => {
+                eprintln!("{e}");
+                model_rejected += 1;
+            }
+        }
+    }
+    // Groups of tests, one program each.
+    let groups: Vec<(String, Vec<&LoadedTest>)> = match chunks {
+        Some(n) if n > 0 => {
+            let per = loaded.len().div_ceil(n).max(1);
+            loaded.chunks(per).enumerate().map(|(k, c)| (format!("chunk_{k}.cu"), c.iter().collect())).collect()
+        }
+        _ => loaded.iter().map(|t| (format!("{}.cu", file_stem(&t.path)), vec![t])).collect(),
+    };
+    let mut generated = 0usize;
+    let mut rejected = Vec::new();
+    let mut written = 0usize;
+    for (name, tests) in &groups {
+        let hw: Vec<codegen::HwTest> = tests.iter().map(|t| t.hw()).collect();
+        let g = codegen::generate(&hw, &inc, &harness.arch, name);
+        generated += g.included.len();
+        rejected.extend(g.rejected);
+        if g.included.is_empty() {
+            continue;
+        }
+        if let Err(e) = std::fs::write(out.join(name), &g.source) {
+            eprintln!("error: {}: {e}", out.join(name).display());
+            return ExitCode::from(2);
+        }
+        written += 1;
+    }
+    for r in &rejected {
+        eprintln!("{r}");
+    }
+    println!(
+        "hw gen: {} tests: {generated} generated into {written} file(s) in {}, {} rejected by the harness generator, {model_rejected} rejected by the model",
+        files.len(),
+        out.display(),
+        rejected.len()
+    );
+    if (rejected.is_empty() && model_rejected == 0) || (keep_going && generated > 0) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn file_stem(p: &Path) -> String {
+    p.file_stem()
+        .map(|s| s.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect())
+        .unwrap_or_else(|| "test".into())
+}
+
+/// Generate one program for every test, build and run it (or read a recorded output), judge
+/// every histogram with the model and print.
+fn execute(tests: &[LoadedTest], harness: &HarnessArgs, device: &DeviceArgs, json: bool) -> ExitCode {
+    let inc = harness.incantations();
+    let hw: Vec<codegen::HwTest> = tests.iter().map(|t| t.hw()).collect();
+    let g = codegen::generate(&hw, &inc, &harness.arch, "ptxmm_hw.cu");
+    for r in &g.rejected {
+        eprintln!("{r}");
+    }
+    if g.included.is_empty() {
+        eprintln!("error: no test could be generated");
+        return ExitCode::from(2);
+    }
+    let text = match &device.harness_output {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => match build_and_run(&g.source, &g.included, harness, device, &inc) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let output: HwOutput = match report::parse_output(&text) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(e) = &output.error {
+        eprintln!("error: the harness stopped: {e}");
+        if output.tests.is_empty() {
+            return ExitCode::from(2);
+        }
+    }
+    let model = match ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL) {
+        Ok(m) => m,
+        Err(d) => {
+            eprintln!("{}", d.render(false));
+            return ExitCode::from(2);
+        }
+    };
+    let opts = RunOptions {
+        limits: Limits { timeout: Some(std::time::Duration::from_secs(30)), ..Limits::default() },
+        deadline: None,
+        speedcheck: false,
+    };
+    let mut judged: Vec<Judged> = Vec::new();
+    let mut failed = false;
+    for h in &output.tests {
+        let Some(t) = tests.iter().find(|t| t.program.name == h.test) else {
+            eprintln!("error: the harness reports an unknown test {}", h.test);
+            failed = true;
+            continue;
+        };
+        let outcome = match run(&t.program, &model, &opts.starting_now()) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("error: {}: the model cannot decide the test: {e}", h.test);
+                failed = true;
+                continue;
+            }
+        };
+        match report::judge(&t.program, &outcome, h) {
+            Ok(j) => judged.push(j),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed = true;
+            }
+        }
+    }
+    let mismatches: usize = judged.iter().map(Judged::mismatches).sum();
+    if json {
+        let record = serde_json::json!({
+            "device": output.device,
+            "tests": judged.iter().map(report::json).collect::<Vec<_>>(),
+            "rejected": g.rejected.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
+            "mismatches": mismatches,
+        });
+        println!("{}", serde_json::to_string_pretty(&record).unwrap_or_default());
+    } else {
+        // Tests with a mismatch first.
+        let mut order: Vec<&Judged> = judged.iter().collect();
+        order.sort_by_key(|j| j.mismatches() == 0);
+        for j in &order {
+            println!("{}", report::render(j, output.device.as_deref()));
+        }
+        if judged.len() > 1 {
+            println!("{:<50} {:>7} {:>12} {:>10}  verdict", "test", "states", "runs", "mismatches");
+            for j in &judged {
+                let runs: u64 = j.histogram.states.iter().map(|s| s.count).sum();
+                println!("{:<50} {:>7} {:>12} {:>10}  {}", j.histogram.test, j.states.len(), runs, j.mismatches(), j.verdict);
+            }
+            println!(
+                "{} tests, {} states seen, {mismatches} mismatches, {} not generated",
+                judged.len(),
+                judged.iter().map(|j| j.states.len()).sum::<usize>(),
+                g.rejected.len()
+            );
+        }
+    }
+    if mismatches > 0 {
+        ExitCode::from(1)
+    } else if failed || output.error.is_some() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Build the program, then run it once per test (a launch that times out ends its process, so
+/// the other tests still run); the outputs are concatenated.
+fn build_and_run(source: &str, names: &[String], harness: &HarnessArgs, device: &DeviceArgs, inc: &Incantations) -> Result<String, String> {
+    let nvcc = runner::find_nvcc(device.nvcc.as_deref())?;
+    let dir = match &device.keep {
+        Some(d) => d.clone(),
+        None => std::env::temp_dir().join(format!("ptxmm-hw-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let result = build_and_run_in(&nvcc, &dir, source, names, harness, inc);
+    if device.keep.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    result
+}
+
+fn build_and_run_in(
+    nvcc: &Path,
+    dir: &Path,
+    source: &str,
+    names: &[String],
+    harness: &HarnessArgs,
+    inc: &Incantations,
+) -> Result<String, String> {
+    let src = dir.join("ptxmm_hw.cu");
+    let exe = dir.join("ptxmm_hw");
+    std::fs::write(&src, source).map_err(|e| format!("{}: {e}", src.display()))?;
+    eprintln!("building {} with {}", src.display(), nvcc.display());
+    runner::build(nvcc, &harness.arch, &src, &exe)?;
+    let mut all = String::new();
+    for name in names {
+        let mut args = inc.harness_args();
+        args.push(name.clone());
+        let (text, code) = runner::run(&exe, &args)?;
+        if text.contains("error no CUDA device") {
+            let line = text.lines().find(|l| l.starts_with("error")).unwrap_or("").trim_start_matches("error ").to_string();
+            return Err(format!("no GPU: the harness found no CUDA device ({line}); `ptxmm hw gen` still writes the program"));
+        }
+        if code.is_none() {
+            return Err(format!("{name}: the harness was killed by a signal"));
+        }
+        all.push_str(&text);
+    }
+    Ok(all)
+}

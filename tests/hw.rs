@@ -1,0 +1,311 @@
+//! `ptxmm hw`: golden tests of the generated CUDA harness, rejections, the parser of the
+//! harness's histogram, the model's judgement of observed states, and the command line on
+//! recorded harness outputs (no GPU needed). `tests/hw/compile_all.sh` compiles every harness.
+
+use ptxmm::hw::report::{judge, parse_output, render, Judgement};
+use ptxmm::hw::{codegen, load, Incantations};
+use std::path::Path;
+use std::process::Command;
+
+fn generate(path: &str) -> codegen::Generated {
+    let t = load(Path::new(path)).unwrap_or_else(|e| panic!("{e}"));
+    codegen::generate(&[t.hw()], &Incantations::default(), "sm_90a", "harness.cu")
+}
+
+/// The test's own part of the program (the harness prelude is the same in every file).
+fn test_part(path: &str) -> String {
+    let g = generate(path);
+    assert!(g.rejected.is_empty(), "{path}: {:?}", g.rejected);
+    let start = g.source.find("// ===== test").expect("a test section");
+    g.source[start..].to_string()
+}
+
+#[test]
+fn golden_mp() {
+    insta::assert_snapshot!("hw_mp", test_part("examples/MP.litmus"));
+}
+
+#[test]
+fn golden_sb() {
+    insta::assert_snapshot!("hw_sb_fence_sc", test_part("tests/litmus/SB-fence-sc.litmus"));
+}
+
+#[test]
+fn golden_tma_store_without_proxy_fence() {
+    insta::assert_snapshot!("hw_tma_store_no_fence", test_part("tests/async/S6a-tma-store-no-proxy-fence.litmus"));
+}
+
+#[test]
+fn golden_tma_store_with_proxy_fence() {
+    let part = test_part("tests/async/S6b-tma-store-proxy-fence.litmus");
+    assert!(part.contains("fence.proxy.async"), "the fence is emitted as written");
+    insta::assert_snapshot!("hw_tma_store_fence", part);
+}
+
+#[test]
+fn golden_mbarrier_tma_pipeline() {
+    insta::assert_snapshot!("hw_tma_pipeline", test_part("tests/hw/TMA-pipeline.litmus"));
+}
+
+#[test]
+fn golden_cp_async_groups() {
+    insta::assert_snapshot!("hw_cp_async_groups", test_part("tests/async/S2-wait-group-fifo.litmus"));
+}
+
+#[test]
+fn golden_cluster_multicast() {
+    let part = test_part("tests/async/M01-multicast-two-ctas.litmus");
+    assert!(part.contains("__cluster_dims__(2, 1, 1)"), "two CTAs of one cluster are launched as a cluster");
+    insta::assert_snapshot!("hw_multicast", part);
+}
+
+#[test]
+fn the_whole_program_has_a_build_line_and_a_main() {
+    let g = generate("examples/MP.litmus");
+    assert!(g.source.contains("// Build: nvcc -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o harness harness.cu"));
+    assert!(g.source.contains("int main(int argc, char** argv)"));
+    assert!(g.source.contains("if (selected(o, \"MP\")) status |= t0::run(o);"));
+}
+
+#[test]
+fn spin_loops_are_bounded_and_hang_is_an_outcome() {
+    let part = test_part("tests/async/S4-tma-load-consumer.litmus");
+    // The label a backward branch targets counts its iterations and leaves to HW_HANG.
+    let label = part.find("\"LW1:\\n\\t\"").expect("label kept");
+    let after = &part[label..];
+    assert!(after.contains("add.u32 hw_spin, hw_spin, 1;"));
+    assert!(after.contains("@hw_p bra HW_HANG;"));
+    assert!(part.contains("if (hung) atomicOr(hang, 1u << 1);"));
+}
+
+#[test]
+fn dat3m_spellings_become_ptx() {
+    let part = test_part("examples/MP.litmus");
+    // Untyped Dat3M accesses get a 32-bit type; bare locations become addresses.
+    assert!(part.contains("st.weak.b32 [%"), "{part}");
+    assert!(part.contains("ld.acquire.gpu.b32 r0, [%"), "{part}");
+}
+
+fn rejection(path: &str) -> String {
+    let g = generate(path);
+    assert!(g.included.is_empty(), "{path} should be rejected");
+    g.rejected.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn unsupported_constructs_are_rejected_with_the_instruction_and_position() {
+    let r = rejection("tests/async/A17-wgmma-after-acquire.litmus");
+    assert!(r.starts_with("tests/async/A17-wgmma-after-acquire.litmus:"), "{r}");
+    assert!(r.contains("instruction `wgmma."), "{r}");
+    let r = rejection("tests/litmus/Proxy-MP-surface.litmus");
+    assert!(r.contains("@ surface aliases"), "{r}");
+    let r = rejection("tests/async/U24-reader-lane-no-sync.litmus");
+    assert!(r.contains("2 GPUs"), "{r}");
+    let r = rejection("tests/tensor/T05-load-1d.litmus");
+    assert!(r.contains("tensor map"), "{r}");
+}
+
+const MP_OUTPUT: &str = "ptxmm-hw 1
+device NVIDIA H100 80GB HBM3|sm_90|132 SMs|driver 12040|runtime 13000
+test MP
+threads 2
+observables 1:r0 1:r1
+state 700 0 0 0
+state 200 0 1 1
+state 50 0 0 1
+state 3 0 1 0
+state 47 2 0 0
+done MP instances 10 iterations 100 time_ms 12
+";
+
+#[test]
+fn harness_output_is_parsed() {
+    let out = parse_output(MP_OUTPUT).unwrap();
+    assert_eq!(out.device.as_deref(), Some("NVIDIA H100 80GB HBM3|sm_90|132 SMs|driver 12040|runtime 13000"));
+    assert_eq!(out.tests.len(), 1);
+    let h = &out.tests[0];
+    assert_eq!((h.instances, h.iterations, h.timeout), (10, 100, false));
+    assert_eq!(h.observables, ["1:r0", "1:r1"]);
+    assert_eq!(h.states.len(), 5);
+    assert_eq!((h.states[3].count, h.states[3].hang, h.states[3].values.clone()), (3, 0, vec![1, 0]));
+}
+
+#[test]
+fn malformed_harness_output_is_an_error_naming_the_line() {
+    let e = parse_output("ptxmm-hw 1\ntest MP\nobservables 1:r0\nstate 1 0 x\n").unwrap_err();
+    assert!(e.contains("line 4"), "{e}");
+    let e = parse_output("ptxmm-hw 1\ntest MP\nobservables 1:r0\nstate 1 0 1 2\n").unwrap_err();
+    assert!(e.contains("expected 3 values"), "{e}");
+    assert!(parse_output("hello\n").is_err());
+    // A harness cut off mid-test: what it printed, marked as timed out.
+    let out = parse_output("ptxmm-hw 1\ntest MP\nobservables 1:r0 1:r1\nstate 5 0 1 1\n").unwrap();
+    assert!(out.tests[0].timeout);
+}
+
+fn model_outcome(path: &str) -> (ptxmm::hw::LoadedTest, ptxmm::check::Outcome) {
+    let t = load(Path::new(path)).unwrap();
+    let model = ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL).unwrap();
+    let o = ptxmm::check::run(&t.program, &model, &ptxmm::check::RunOptions::default()).unwrap();
+    (t, o)
+}
+
+#[test]
+fn a_state_the_model_forbids_is_a_mismatch_and_comes_first() {
+    let (t, o) = model_outcome("examples/MP.litmus");
+    let out = parse_output(MP_OUTPUT).unwrap();
+    let j = judge(&t.program, &o, &out.tests[0]).unwrap();
+    assert_eq!(j.mismatches(), 1);
+    assert_eq!(j.states[0].judgement, Judgement::Forbidden);
+    assert_eq!(j.states[0].state.values, [1, 0]);
+    assert!(j.states[0].satisfies);
+    let hang = j.states.iter().find(|s| s.state.hang != 0).unwrap();
+    assert_eq!(hang.judgement, Judgement::Hang);
+    assert_eq!(j.states.iter().filter(|s| s.judgement == Judgement::Allowed).count(), 3);
+    let text = render(&j, out.device.as_deref());
+    assert!(text.starts_with("MISMATCH MP: 1 observed state(s) the model forbids\nTest MP Allowed\nHistogram (5 states)\n"), "{text}");
+    assert!(text.contains("3       *>1:r0=1; 1:r1=0;    # model: FORBIDDEN"), "{text}");
+    assert!(text.contains(":>1:r0=0; 1:r1=0;    # model: allowed"), "{text}");
+    assert!(text.contains("hang=P1;"), "{text}");
+    assert!(text.contains("\nOk\n"), "{text}");
+    assert!(text.contains("Positive: 3, Negative: 950"), "{text}");
+    assert!(text.contains("Condition exists (1:r0=1 /\\ 1:r1=0) is validated"), "{text}");
+    assert!(text.contains("Observation MP Sometimes 3 950"), "{text}");
+}
+
+#[test]
+fn an_undefined_program_has_no_mismatch() {
+    let (t, o) = model_outcome("tests/async/S6a-tma-store-no-proxy-fence.litmus");
+    let text = "ptxmm-hw 1\ntest S6a-tma-store-no-proxy-fence\nobservables 0:r0\nstate 10 0 0\nstate 990 0 42\ndone S6a-tma-store-no-proxy-fence instances 10 iterations 100 time_ms 1\n";
+    let out = parse_output(text).unwrap();
+    let j = judge(&t.program, &o, &out.tests[0]).unwrap();
+    assert_eq!(j.mismatches(), 0);
+    assert!(j.states.iter().all(|s| s.judgement == Judgement::Undefined));
+    assert_eq!(j.verdict, "Undefined");
+}
+
+fn ptxmm() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ptxmm"))
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxmm-hw-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn hw_run_on_a_recorded_output_exits_non_zero_on_a_mismatch() {
+    let dir = temp_dir("run");
+    let rec = dir.join("mp.out");
+    std::fs::write(&rec, MP_OUTPUT).unwrap();
+    let out = ptxmm().args(["hw", "run", "examples/MP.litmus", "--harness-output"]).arg(&rec).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.starts_with("MISMATCH MP"), "{stdout}");
+    // Without the forbidden state: exit 0.
+    std::fs::write(&rec, MP_OUTPUT.replace("state 3 0 1 0\n", "")).unwrap();
+    let out = ptxmm().args(["hw", "run", "examples/MP.litmus", "--harness-output"]).arg(&rec).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn hw_run_without_nvcc_says_so() {
+    let dir = temp_dir("nonvcc");
+    let out = ptxmm()
+        .args(["hw", "run", "examples/MP.litmus"])
+        .env("PATH", "")
+        .env("HOME", &dir)
+        .env_remove("CUDA_HOME")
+        .env_remove("CUDA_PATH")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr.contains("error: nvcc not found"), "{stderr}");
+}
+
+#[test]
+fn hw_run_reports_a_harness_without_a_gpu() {
+    let dir = temp_dir("nogpu");
+    let rec = dir.join("nogpu.out");
+    std::fs::write(&rec, "ptxmm-hw 1\nerror no CUDA device: CUDA driver version is insufficient for CUDA runtime version\n").unwrap();
+    let out = ptxmm().args(["hw", "run", "examples/MP.litmus", "--harness-output"]).arg(&rec).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr.contains("the harness stopped: no CUDA device"), "{stderr}");
+}
+
+#[test]
+fn hw_gen_writes_one_program_per_test_and_counts_rejections() {
+    let dir = temp_dir("gen");
+    let out =
+        ptxmm().args(["hw", "gen", "examples/MP.litmus", "tests/async/A17-wgmma-after-acquire.litmus", "-o"]).arg(&dir).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "a rejection fails without --keep-going");
+    assert!(stdout.contains("2 tests: 1 generated into 1 file(s)"), "{stdout}");
+    assert!(stdout.contains("1 rejected by the harness generator"), "{stdout}");
+    assert!(dir.join("MP.cu").is_file());
+    let out = ptxmm().args(["hw", "gen", "tests/async", "--chunks", "2", "--keep-going", "-o"]).arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(dir.join("chunk_0.cu").is_file() && dir.join("chunk_1.cu").is_file());
+}
+
+#[test]
+fn hw_suite_json_on_a_recorded_output() {
+    let dir = temp_dir("suite");
+    let csv = dir.join("suite.csv");
+    std::fs::write(&csv, format!("{}/examples/MP.litmus,1\n", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let rec = dir.join("mp.out");
+    std::fs::write(&rec, MP_OUTPUT).unwrap();
+    let out = ptxmm().args(["hw", "suite"]).arg(&csv).args(["--root", "/", "--json", "--harness-output"]).arg(&rec).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["mismatches"], 1);
+    assert_eq!(v["tests"][0]["test"], "MP");
+    assert_eq!(v["tests"][0]["states"][0]["judgement"], "Forbidden");
+}
+
+#[test]
+fn states_failing_the_filter_are_not_counted() {
+    let (t, o) = model_outcome("tests/explain/filter.litmus");
+    let text = "ptxmm-hw 1\ntest filter\nobservables 1:r0 1:r1\nstate 7 0 0 0\nstate 5 0 0 1\nstate 3 0 1 1\ndone filter instances 5 iterations 3 time_ms 1\n";
+    let out = parse_output(text).unwrap();
+    let j = judge(&t.program, &o, &out.tests[0]).unwrap();
+    let filtered: Vec<_> = j.states.iter().filter(|s| s.judgement == Judgement::Filtered).collect();
+    assert_eq!(filtered.len(), 1);
+    assert_eq!(filtered[0].state.values, [0, 0]);
+    assert_eq!(j.mismatches(), 0);
+    assert_eq!(j.positive_negative(), (5, 3));
+}
+
+/// The whole `hw run` path (find nvcc, build, run once per test, parse, judge) with a fake nvcc
+/// whose "binary" prints a recorded histogram for the test named on its command line.
+#[cfg(unix)]
+#[test]
+fn hw_run_builds_and_runs_through_nvcc_and_the_harness() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("fake");
+    std::fs::write(dir.join("mp.out"), MP_OUTPUT).unwrap();
+    let fake = dir.join("nvcc");
+    let script = format!(
+        "#!/bin/sh\n# fake nvcc: the program it writes checks its arguments and prints the recorded output\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then out=$2; fi; shift; done\nprintf '#!/bin/sh\\ncase \"$*\" in *\"--iterations 7\"*MP) cat {} ;; *) echo bad arguments \"$*\" >&2; exit 9 ;; esac\\n' > \"$out\"\nchmod +x \"$out\"\n",
+        dir.join("mp.out").display()
+    );
+    std::fs::write(&fake, script).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let keep = dir.join("keep");
+    let out = ptxmm()
+        .args(["hw", "run", "examples/MP.litmus", "--iterations", "7", "--nvcc"])
+        .arg(&fake)
+        .arg("--keep")
+        .arg(&keep)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("MISMATCH MP"), "{stdout}");
+    assert!(stdout.contains("Device NVIDIA H100"), "{stdout}");
+    assert!(keep.join("ptxmm_hw.cu").is_file(), "--keep keeps the source");
+}
