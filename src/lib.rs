@@ -18,6 +18,7 @@ pub mod exec;
 pub mod explain;
 pub mod families;
 pub mod findings;
+pub mod gen;
 pub mod litmus;
 pub mod liveness;
 pub mod models;
