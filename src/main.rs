@@ -361,8 +361,6 @@ fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -> ExitCode 
         ExitCode::from(2)
     };
     let opts = EmitOptions { scope: edges::Scope::parse(&req.scope).unwrap_or(edges::Scope::Gpu) };
-    let command = std::env::args().map(|a| if a.contains(' ') { format!("'{a}'") } else { a }).collect::<Vec<_>>().join(" ");
-    let command = command.replace('"', "'");
     if !req.family {
         if req.cycle.is_empty() {
             return fail(format!(
@@ -374,7 +372,7 @@ fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -> ExitCode 
             Ok(c) => c,
             Err(e) => return fail(e),
         };
-        let test = match ptxmm::gen::generate(&cycle, req.nprocs, &opts, &command) {
+        let test = match ptxmm::gen::generate(&cycle, req.nprocs, &opts) {
             Ok(t) => t,
             Err(why) => return fail(format!("the cycle `{}` gives no test: {why}", req.cycle.join(" "))),
         };
@@ -403,7 +401,7 @@ fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -> ExitCode 
         Err(e) => return fail(format!("--edges: {e}")),
     };
     let bounds = ptxmm::gen::FamilyBounds { size: req.size, nprocs: req.nprocs, max_tests: req.max_tests };
-    let family = match ptxmm::gen::family(&vocab, &bounds, &opts, &command) {
+    let family = match ptxmm::gen::family(&vocab, &bounds, &opts) {
         Ok(f) => f,
         Err(e) => return fail(e),
     };

@@ -46,7 +46,7 @@ const DOCUMENTED_DIVERGENCES: &[&str] = &[
 fn family(list: &str, size: usize) -> Vec<Generated> {
     let vocab = edges::parse_edges(list).unwrap();
     let bounds = FamilyBounds { size, nprocs: 4, max_tests: 5000 };
-    gen::family(&vocab, &bounds, &EmitOptions::default(), "tests/gen.rs").unwrap().tests
+    gen::family(&vocab, &bounds, &EmitOptions::default()).unwrap().tests
 }
 
 fn decide(t: &Generated, model: &CatModel) -> (Verdict, bool) {
@@ -124,7 +124,7 @@ fn every_asynchronous_kind_has_a_test() {
     for &(cycle, expected, _) in ASYNC_CASES {
         let edges = edges::parse_edges(cycle).unwrap();
         kinds.extend(edges.iter().filter_map(|e| e.async_kind()));
-        let test = gen::generate(&edges, 4, &EmitOptions::default(), "tests/gen.rs").unwrap_or_else(|e| panic!("{cycle}: {e}"));
+        let test = gen::generate(&edges, 4, &EmitOptions::default()).unwrap_or_else(|e| panic!("{cycle}: {e}"));
         let (verdict, _) = decide(&test, &model);
         assert_eq!(verdict, expected, "{cycle}\n{}", test.text);
     }
@@ -196,7 +196,7 @@ fn classic_shapes_are_named_and_decided_as_expected() {
     ] {
         let edges = edges::parse_edges(cycle).unwrap();
         assert_eq!(gen::emit::shape_name(&edges), Some(shape), "{cycle}");
-        let test = gen::generate(&edges, 4, &EmitOptions::default(), "tests/gen.rs").unwrap();
+        let test = gen::generate(&edges, 4, &EmitOptions::default()).unwrap();
         assert!(test.text.contains(&format!("(shape {shape})")), "{}", test.text);
         assert_eq!(decide(&test, &model).0, verdict, "{cycle}\n{}", test.text);
     }
@@ -218,6 +218,16 @@ fn cli_one_cycle_to_stdout_and_to_a_folder() {
     let file = dir.join("PodWWPL+Rfe+PodRRAP+Fre.litmus");
     ptxmm().arg("run").arg(&file).assert().success().stdout(predicates::str::starts_with("Verdict: Forbidden"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_scope_narrows_every_access() {
+    // Release/acquire at .cta between two CTAs: not morally strong, so MP is allowed.
+    let out = ptxmm().args(["gen", "--scope", "cta", "PodWWPL", "Rfe", "PodRRAP", "Fre"]).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("st.release.cta") && text.contains("ld.acquire.cta"), "{text}");
+    assert!(text.contains("`ptxmm gen PodWWPL Rfe PodRRAP Fre --scope cta`"), "{text}");
+    ptxmm().args(["run", "-"]).write_stdin(text).assert().success().stdout(predicates::str::starts_with("Verdict: Allowed"));
 }
 
 #[test]

@@ -526,7 +526,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for list in [GENERIC_EDGES, ASYNC_EDGES, "FenceScCtadWR RfeSys RfeCluster PosWW Coi FenceAcqRelSysdRWXA DpCtrldR"] {
+        for list in [GENERIC_EDGES, ASYNC_EDGES, "FenceScCtadWR RfeSys RfeCluster PosWW Coi FenceAcqRelSysdRWAX DpCtrldR"] {
             for e in parse_edges(list).unwrap() {
                 assert_eq!(parse_edge(&e.to_string()).unwrap(), e, "{e}");
             }
