@@ -108,6 +108,18 @@ fn wait_loop(code: &mut ThreadCode, decls: &mut Decls, bar: &str, sem: &str, spa
     code.lines.push(format!("@!{p} bra {label}"));
 }
 
+/// Both sides of a `barrier.cluster` edge arrive and wait (the barrier needs every
+/// participating thread's arrival).
+fn cluster_barrier(code: &mut ThreadCode, kind: AsyncKind) {
+    if kind == AsyncKind::BarClusterRelaxed {
+        code.lines.push("barrier.cluster.arrive.relaxed".into());
+        code.lines.push("barrier.cluster.wait".into());
+    } else {
+        code.lines.push("barrier.cluster.arrive.release".into());
+        code.lines.push("barrier.cluster.wait.acquire".into());
+    }
+}
+
 /// Write the test; a comment gives the cycle and the command that regenerates the test.
 pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
     let n = a.events.len();
@@ -142,12 +154,12 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
             bars[i] = Some(bar);
         }
     }
-    // Registers of the reads (for dependencies) and the pending completions of each thread.
+    // Registers of the reads (for dependencies).
     let mut read_reg: Vec<Option<String>> = vec![None; n];
-    let mut pending: Vec<Vec<String>> = vec![Vec::new(); a.threads.len()];
     for (t, evs) in a.threads.iter().enumerate() {
         let code = &mut codes[t];
-        let mut bulk_reads = false;
+        // Copies that no edge waits for: a `cp.async` of `CpAsyncNoWait`, the TMA stores.
+        let (mut unwaited_cp_async, mut bulk_reads) = (false, false);
         for &i in evs {
             let e = &a.events[i];
             let in_edge = a.edges[(i + n - 1) % n];
@@ -169,14 +181,7 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                         ),
                         AsyncKind::MbarRelaxed => wait_loop(code, &mut decls, &bar.expect("mbarrier"), ".relaxed.cta", "cta"),
                         AsyncKind::MbarCluster => wait_loop(code, &mut decls, &bar.expect("mbarrier"), ".acquire.cluster", "cta"),
-                        AsyncKind::BarCluster => {
-                            code.lines.push("barrier.cluster.arrive.release".into());
-                            code.lines.push("barrier.cluster.wait.acquire".into());
-                        }
-                        AsyncKind::BarClusterRelaxed => {
-                            code.lines.push("barrier.cluster.arrive.relaxed".into());
-                            code.lines.push("barrier.cluster.wait".into());
-                        }
+                        AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed => cluster_barrier(code, kind),
                         _ => {}
                     }
                 }
@@ -211,13 +216,11 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                         AsyncKind::CpAsyncWait => {
                             code.lines.push("cp.async.commit_group".into());
                             code.lines.push("cp.async.wait_group 0".into());
-                            pending[t].retain(|p| !p.starts_with("cp.async.wait_all"));
                         }
                         AsyncKind::CpAsyncNoWait => code.lines.push("cp.async.commit_group".into()),
                         AsyncKind::TmaLoadWait => {
                             let bar = bars[src].clone().expect("mbarrier");
                             wait_loop(code, &mut decls, &bar, "", "cta");
-                            pending[t].retain(|p| !p.contains(&format!("[{bar}]")));
                         }
                         AsyncKind::TmaStoreFenced | AsyncKind::ReduceFenced => code.lines.push("fence.proxy.async.shared::cta".into()),
                         AsyncKind::WaitRead => code.lines.push("cp.async.bulk.wait_group.read 0".into()),
@@ -245,30 +248,18 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                 EventKind::CopyWrite { bulk: false } => {
                     let src = decls.buffer("c");
                     decls.init.push(format!("{src} = {};", e.write_value.unwrap_or(0)));
+                    // The edge that starts here (CpAsyncWait, CpAsyncNoWait or CpAsyncMbar)
+                    // completes the copy, except CpAsyncNoWait.
                     code.lines.push(format!("cp.async.ca.shared.global [{x}], [{src}], 4"));
-                    if !matches!(out_edge.async_kind(), Some(AsyncKind::CpAsyncWait | AsyncKind::CpAsyncNoWait | AsyncKind::CpAsyncMbar)) {
-                        code.lines.push("cp.async.commit_group".into());
-                    }
-                    pending[t].push("cp.async.wait_all".into());
+                    unwaited_cp_async |= out_edge.async_kind() == Some(AsyncKind::CpAsyncNoWait);
                 }
                 EventKind::CopyWrite { bulk: true } => {
                     let src = decls.buffer("c");
                     decls.init.push(format!("{src}[16] = {};", e.write_value.unwrap_or(0)));
-                    let bar = match bars[i].clone() {
-                        Some(b) => b,
-                        None => {
-                            // A TMA load whose out-edge does not wait: its own mbarrier, waited
-                            // for at the end of the thread.
-                            let b = decls.buffer("bar");
-                            decls.init.push(format!("{b} @ shared cta {} mbarrier(1);", a.placement[t].cta));
-                            b
-                        }
-                    };
+                    // The edge that starts here (TmaLoadMbar or TmaLoadWait) waits for the load.
+                    let bar = bars[i].clone().expect("a TMA load's edge has its mbarrier");
                     code.lines.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], 16"));
                     code.lines.push(format!("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [{x}], [{src}], 16, [{bar}]"));
-                    if !out_edge.external() {
-                        pending[t].push(format!("wait [{bar}]"));
-                    }
                 }
                 EventKind::CopyRead { reduce } => {
                     let out = decls.buffer("o");
@@ -302,16 +293,8 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                         }
                         AsyncKind::CpAsyncMbar => {
                             code.lines.push(format!("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{}]", bar.expect("mbarrier")));
-                            pending[t].retain(|p| !p.starts_with("cp.async.wait_all"));
                         }
-                        AsyncKind::BarCluster => {
-                            code.lines.push("barrier.cluster.arrive.release".into());
-                            code.lines.push("barrier.cluster.wait.acquire".into());
-                        }
-                        AsyncKind::BarClusterRelaxed => {
-                            code.lines.push("barrier.cluster.arrive.relaxed".into());
-                            code.lines.push("barrier.cluster.wait".into());
-                        }
+                        AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed => cluster_barrier(code, kind),
                         _ => {}
                     }
                 }
@@ -319,12 +302,8 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
         }
         // Completions that no edge asked for come last, so that the final state is defined
         // without ordering anything the cycle is about.
-        for p in std::mem::take(&mut pending[t]) {
-            if let Some(bar) = p.strip_prefix("wait [").and_then(|b| b.strip_suffix(']')) {
-                wait_loop(code, &mut decls, bar, "", "cta");
-            } else {
-                code.lines.push(p);
-            }
+        if unwaited_cp_async {
+            code.lines.push("cp.async.wait_all".into());
         }
         if bulk_reads {
             code.lines.push("cp.async.bulk.wait_group 0".into());
