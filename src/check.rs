@@ -1,6 +1,7 @@
 //! Deciding a litmus test: explore every candidate execution under a model and tally outcomes.
 
 use crate::cat::CatModel;
+use crate::clock::Instant;
 use crate::exec::search::{
     advance, search, Budget, Candidate, LazyModel, PrunePlan, SearchError, SearchGoal, SearchStats, StaticEnv, Visit,
 };
@@ -11,7 +12,7 @@ use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Options of one run.
 #[derive(Clone, Copy, Debug, Default)]
@@ -19,7 +20,7 @@ pub struct RunOptions {
     pub limits: Limits,
     /// When the decision must stop (`--timeout`): set once per test, so that the condition and
     /// the liveness check share it. None: `limits.timeout` from the start of each call.
-    pub deadline: Option<std::time::Instant>,
+    pub deadline: Option<Instant>,
 }
 
 impl RunOptions {

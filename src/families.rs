@@ -510,7 +510,7 @@ pub fn bench_options(point: &FamilyPoint, timeout: Option<std::time::Duration>) 
 /// [`bench_options`]; then read this process's peak memory (so run it in a process of its own,
 /// as `ptxmm bench` does, for the peak to be the point's).
 pub fn measure(point: &FamilyPoint, model: &crate::cat::CatModel, timeout: Option<std::time::Duration>, explain: bool) -> Measurement {
-    use std::time::Instant;
+    use crate::clock::Instant;
     let mut m = Measurement::failed(point, String::new());
     let mut errors: Vec<String> = Vec::new();
     let program = match crate::parse_program(crate::diag::SourceFile::new(format!("{}.litmus", point.name), point.source.clone())) {

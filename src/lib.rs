@@ -13,6 +13,7 @@
 
 pub mod cat;
 pub mod check;
+pub mod clock;
 pub mod diag;
 pub mod exec;
 pub mod explain;
@@ -26,6 +27,7 @@ pub mod program;
 pub mod readings;
 pub mod relation;
 pub mod report;
+pub mod serve;
 pub mod suite;
 
 use diag::{FileDiagnostic, SourceFile};

@@ -17,13 +17,14 @@
 
 use crate::cat::CatModel;
 use crate::check::{each_structure_where, RunError, RunOptions, TraceCombinations};
+use crate::clock::Instant;
 use crate::exec::search::{search, Budget, Candidate, LazyModel, PrunePlan, SearchGoal, StaticEnv, Visit};
 use crate::exec::structure::{resolve_barriers, BlockedBarrier, EventStructure};
 use crate::exec::trace::{explore_until, Stuck, Trace};
 use crate::program::Program;
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Verdict of the liveness check.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

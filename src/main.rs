@@ -198,6 +198,17 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
+    /// Serve the web playground (built by `bash web/build.sh` into web/dist) on 127.0.0.1, for
+    /// offline use; prints the address, then serves until interrupted.
+    Serve {
+        /// The port (0: any free port; the address printed says which).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+        /// The folder of the built page (default: web/dist here, or in the checkout ptxmm was
+        /// built from).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Measure one point of a benchmark family in this process and print one JSON object
     /// (what `ptxmm bench` runs in each child process).
     #[command(hide = true)]
@@ -337,6 +348,7 @@ fn main() -> ExitCode {
             let request = GenRequest { cycle, family, size, nprocs, edges, async_family, max_tests, scope, out, no_decide };
             cmd_gen(&request, &model, &limits)
         }
+        Command::Serve { port, dir } => cmd_serve(port, dir.as_deref()),
     }
 }
 
@@ -429,6 +441,32 @@ fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -> ExitCode 
             ExitCode::SUCCESS
         }
         Err(e) => fail(format!("{}: {e}", dir.display())),
+    }
+}
+
+fn cmd_serve(port: u16, dir: Option<&std::path::Path>) -> ExitCode {
+    let root = match ptxmm::serve::page_dir(dir) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match ptxmm::serve::bind(port) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: cannot listen on 127.0.0.1:{port}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let addr = listener.local_addr().map_or_else(|_| format!("127.0.0.1:{port}"), |a| a.to_string());
+    outln!("Serving the ptxmm playground ({}) at http://{addr}/ (Ctrl-C stops)", root.display());
+    match ptxmm::serve::serve(listener, root) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
     }
 }
 

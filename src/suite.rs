@@ -7,11 +7,12 @@
 
 use crate::cat::CatModel;
 use crate::check::{run, RunOptions};
+use crate::clock::Instant;
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
 use crate::liveness::{check_liveness, LivenessStatus};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One row of an expectation CSV.
 #[derive(Clone, Debug)]

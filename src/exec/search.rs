@@ -31,8 +31,8 @@ use super::mbgraph::{self, ObjectGraph};
 use super::structure::{EventKind, EventStructure};
 use super::trace::ExploreError;
 use crate::cat::{CatEnv, CatModel, CheckOutcome, Evaluation, Monotonicity, Polarity, Prepared, Value};
+use crate::clock::Instant;
 use crate::relation::{EventSet, Relation};
-use std::time::Instant;
 
 /// The most states one mbarrier object's graph may have (each is also charged to the budget).
 const MAX_MBARRIER_STATES: u64 = 1_000_000;

@@ -502,7 +502,7 @@ pub fn explore_until(
     program: &Program,
     limits: &Limits,
     liveness: bool,
-    deadline: Option<std::time::Instant>,
+    deadline: Option<crate::clock::Instant>,
 ) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
     let timeout = || ExploreError::Timeout { seconds: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0) };
     let mut domains: Domains = program.physical.iter().map(|p| BTreeSet::from([p.init])).collect();
@@ -513,7 +513,7 @@ pub fn explore_until(
         let mut changed = false;
         round += 1;
         for (t, thread) in program.threads.iter().enumerate() {
-            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if deadline.is_some_and(|d| crate::clock::Instant::now() >= d) {
                 return Err(timeout());
             }
             let traces = thread_traces(program, &facts, t, thread, &domains, limits, liveness)?;

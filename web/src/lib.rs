@@ -1,0 +1,337 @@
+//! ptxmm for the web playground: one JSON request in, one JSON answer out.
+//!
+//! The page (web/page/ptxmm.js) writes a UTF-8 JSON request into the module's linear memory
+//! (`ptxmm_alloc`), calls `ptxmm_request`, and reads the answer back (`ptxmm_result_ptr` /
+//! `ptxmm_result_len`). The same [`handle`] runs natively in this crate's tests, so what the
+//! page shows is what these functions return. Requests (`op`):
+//!
+//! - `info`: the built-in models, the readings, and the example menu.
+//! - `run`: `{text, file?, model?, readings?, timeout?, liveness?}` → the text `ptxmm run`
+//!   prints, its `--json` record, the stderr lines, the verdict; or the diagnostic.
+//! - `explain`: the same fields → the text `ptxmm explain` prints, its JSON, and the SVG of
+//!   `explain --svg`.
+//!
+//! A diagnostic answer carries the CLI's rendered message (`file:line:col`), the line and column
+//! of the span's start and end, so the page can mark the span.
+
+use ptxmm::check::{run, RunOptions};
+use ptxmm::diag::SourceFile;
+use ptxmm::report::JsonError;
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+include!(concat!(env!("OUT_DIR"), "/examples.rs"));
+
+/// The per-test timeout when the request names none (`ptxmm run`'s default).
+const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
+
+thread_local! {
+    /// Built-in models parsed once per name (the page runs many tests under one model).
+    static MODELS: RefCell<HashMap<String, Rc<ptxmm::cat::CatModel>>> = RefCell::new(HashMap::new());
+}
+
+/// Answer one JSON request (see the module documentation); never panics on bad input.
+pub fn handle(request: &str) -> String {
+    let answer = match serde_json::from_str::<Value>(request) {
+        Err(e) => failure(format!("bad request: {e}")),
+        Ok(req) => match req["op"].as_str() {
+            Some("info") => info(),
+            Some("run") => decide(&req),
+            Some("explain") => explain(&req),
+            other => failure(format!("bad request: unknown op {other:?}")),
+        },
+    };
+    answer.to_string()
+}
+
+/// An answer for a request that could not be served at all (not a diagnostic about the test).
+fn failure(message: String) -> Value {
+    json!({ "ok": false, "error": JsonError::plain(message) })
+}
+
+fn info() -> Value {
+    let models: Vec<Value> = ptxmm::models::BUILTIN.iter().map(|(name, file, _)| json!({ "name": name, "file": file })).collect();
+    let readings: Vec<Value> = ptxmm::readings::AMBIGUITIES
+        .iter()
+        .map(|a| json!({ "id": a.id, "flag": a.flag, "default": a.default, "alternative": a.alternative }))
+        .collect();
+    let examples: Vec<Value> = EXAMPLES.iter().map(|(group, path, text)| json!({ "group": group, "path": path, "text": text })).collect();
+    json!({ "ok": true, "default_model": ptxmm::models::DEFAULT_MODEL, "models": models, "readings": readings, "examples": examples })
+}
+
+/// The fields of a `run` or `explain` request, checked.
+struct Request {
+    file: String,
+    model_name: String,
+    model: Rc<ptxmm::cat::CatModel>,
+    program: ptxmm::program::Program,
+    opts: RunOptions,
+}
+
+/// Parse the request's test and options; `Err` is the answer to give (a diagnostic or a bad
+/// option).
+fn prepare(req: &Value) -> Result<Request, Value> {
+    let file = req["file"].as_str().unwrap_or("playground.litmus").to_string();
+    let model_name = req["model"].as_str().unwrap_or(ptxmm::models::DEFAULT_MODEL).to_string();
+    let model = MODELS.with(|cache| -> Result<_, Value> {
+        if let Some(m) = cache.borrow().get(&model_name) {
+            return Ok(m.clone());
+        }
+        let m = Rc::new(ptxmm::models::builtin(&model_name).map_err(|d| failure(d.render(false)))?);
+        cache.borrow_mut().insert(model_name.clone(), m.clone());
+        Ok(m)
+    })?;
+    let mut readings = ptxmm::readings::Readings::default();
+    for flag in req["readings"].as_array().into_iter().flatten() {
+        let flag = flag.as_str().ok_or_else(|| failure("bad request: readings are strings".into()))?;
+        readings.select(flag).map_err(|e| failure(format!("error: --reading: {e}")))?;
+    }
+    let timeout = req["timeout"].as_f64().unwrap_or(DEFAULT_TIMEOUT_SECS);
+    let mut opts = RunOptions::default();
+    opts.limits.timeout = (timeout > 0.0 && timeout.is_finite()).then(|| std::time::Duration::from_secs_f64(timeout));
+    let text = req["text"].as_str().ok_or_else(|| failure("bad request: no `text`".into()))?;
+    let source = SourceFile::new(file.clone(), text.to_string());
+    let mut program = match ptxmm::parse_program(source.clone()) {
+        Ok(p) => p,
+        Err(e) => return Err(load_failure(&file, &model_name, &e)),
+    };
+    program.readings = readings;
+    Ok(Request { file, model_name, model, program, opts })
+}
+
+/// The answer for a test that does not load: the CLI's JSON error record plus the span's end,
+/// so the page marks the whole span.
+fn load_failure(file: &str, model: &str, e: &ptxmm::LoadError) -> Value {
+    let error = JsonError::of_load(e);
+    let end = match e {
+        ptxmm::LoadError::Syntax(d) => Some(d.file.line_col(d.diagnostic.span.end.max(d.diagnostic.span.start))),
+        _ => None,
+    };
+    json!({
+        "ok": false,
+        "error": error,
+        "end_line": end.map(|e| e.0),
+        "end_column": end.map(|e| e.1),
+        "record": ptxmm::report::json_error(file, None, Some(model), error.clone()),
+    })
+}
+
+/// `ptxmm run FILE` (and `--json`) for one test, liveness as `--liveness` says.
+fn decide(req: &Value) -> Value {
+    let r = match prepare(req) {
+        Ok(r) => r,
+        Err(answer) => return answer,
+    };
+    let liveness = req["liveness"].as_str().unwrap_or("check");
+    if !matches!(liveness, "check" | "skip" | "only") {
+        return failure(format!("--liveness: expected `check`, `skip` or `only`, found `{liveness}`"));
+    }
+    let mut stderr = Vec::new();
+    stderr.extend(ptxmm::check::model_mismatch(&r.program, &r.model));
+    let opts = r.opts.starting_now();
+    let outcome = (liveness != "only").then(|| run(&r.program, &r.model, &opts));
+    let live = (liveness != "skip").then(|| ptxmm::liveness::check_liveness(&r.program, &r.model, &opts));
+    let outcome = match outcome.transpose() {
+        Ok(o) => o,
+        Err(e) => {
+            let error = JsonError::plain(format!("{}: {e}", r.file));
+            return json!({ "ok": false, "error": error, "record": ptxmm::report::json_error(&r.file, Some(&r.program.name), Some(&r.model_name), error.clone()) });
+        }
+    };
+    if let Some(why) = outcome.as_ref().and_then(|o| o.incomplete.as_ref()) {
+        stderr.push(format!("{}: not decided: {why}", r.file));
+    }
+    if let Some(why) = outcome.as_ref().and_then(|o| o.inconclusive()) {
+        stderr.push(format!("{}: inconclusive: {why}", r.file));
+    }
+    let (live, live_error) = match live.transpose() {
+        Ok(l) => (l, None),
+        Err(e) => {
+            stderr.push(format!("{}: liveness not decided: {e}", r.file));
+            (None, Some(e.to_string()))
+        }
+    };
+    let mut record = match &outcome {
+        Some(o) => ptxmm::report::json(o, &r.file, &r.model_name, ptxmm::report::JsonOptions { timing: true }),
+        None => json!({ "schema_version": ptxmm::report::SCHEMA_VERSION, "test": r.program.name, "file": r.file, "model": r.model_name }),
+    };
+    if let Some(l) = &live {
+        record["liveness"] = serde_json::to_value(l).unwrap_or(Value::Null);
+    }
+    if let Some(e) = live_error {
+        record["liveness_error"] = e.into();
+    }
+    let mut text = match &outcome {
+        Some(o) => {
+            format!("{}{}{}", ptxmm::report::headline(o, live.as_ref()), ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o))
+        }
+        None => format!("Test {}\n", r.program.name),
+    };
+    if let Some(l) = &live {
+        text.push_str(&l.report());
+    }
+    json!({
+        "ok": true,
+        "verdict": outcome.as_ref().map(|o| o.verdict().name()),
+        "text": text,
+        "stderr": stderr,
+        "json": record,
+    })
+}
+
+/// `ptxmm explain FILE` (text, `--json` and `--svg`) for one test.
+fn explain(req: &Value) -> Value {
+    let r = match prepare(req) {
+        Ok(r) => r,
+        Err(answer) => return answer,
+    };
+    match ptxmm::explain::explain(&r.program, &r.model, &r.opts) {
+        Ok(x) => {
+            let mut record = serde_json::to_value(&x).unwrap_or(Value::Null);
+            record["graph"] = serde_json::to_value(&x.graph).unwrap_or(Value::Null);
+            record["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+            record["file"] = r.file.clone().into();
+            json!({ "ok": true, "text": x.text, "svg": ptxmm::explain::svg::to_svg(&x.graph), "json": record })
+        }
+        Err(e) => {
+            let error = JsonError::plain(format!("{}: {e}", r.file));
+            json!({ "ok": false, "error": error, "record": ptxmm::report::json_error(&r.file, Some(&r.program.name), None, error.clone()) })
+        }
+    }
+}
+
+/// The C ABI the page's glue calls (web/page/ptxmm.js).
+#[cfg(target_arch = "wasm32")]
+mod abi {
+    use std::cell::RefCell;
+
+    thread_local! {
+        /// The last answer, kept until the next request so the page can copy it out.
+        static RESULT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+        /// The message of a panic, for the page to show after the trap.
+        static PANIC: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+
+    #[link(wasm_import_module = "env")]
+    extern "C" {
+        /// `performance.now()`, in milliseconds.
+        fn ptxmm_now_ms() -> f64;
+    }
+
+    fn now_ms() -> f64 {
+        // SAFETY: an import with no arguments that returns a number.
+        unsafe { ptxmm_now_ms() }
+    }
+
+    /// A buffer of `len` bytes for the page to write a request into.
+    #[no_mangle]
+    pub extern "C" fn ptxmm_alloc(len: usize) -> *mut u8 {
+        let mut v = Vec::<u8>::with_capacity(len.max(1));
+        let p = v.as_mut_ptr();
+        std::mem::forget(v);
+        p
+    }
+
+    /// Free a buffer from [`ptxmm_alloc`].
+    ///
+    /// # Safety
+    /// `ptr` and `len` are those of one `ptxmm_alloc` call, freed once.
+    #[no_mangle]
+    pub unsafe extern "C" fn ptxmm_free(ptr: *mut u8, len: usize) {
+        drop(Vec::from_raw_parts(ptr, 0, len.max(1)));
+    }
+
+    /// Answer the UTF-8 JSON request at `ptr..ptr+len`; the answer is at [`ptxmm_result_ptr`].
+    ///
+    /// # Safety
+    /// `ptr..ptr+len` is readable memory the page wrote (from [`ptxmm_alloc`]).
+    #[no_mangle]
+    pub unsafe extern "C" fn ptxmm_request(ptr: *const u8, len: usize) -> usize {
+        ptxmm::clock::set_source(now_ms);
+        std::panic::set_hook(Box::new(|info| PANIC.with(|p| *p.borrow_mut() = info.to_string())));
+        let bytes = std::slice::from_raw_parts(ptr, len);
+        let answer = match std::str::from_utf8(bytes) {
+            Ok(text) => super::handle(text),
+            Err(e) => super::failure(format!("bad request: not UTF-8: {e}")).to_string(),
+        };
+        RESULT.with(|r| *r.borrow_mut() = answer.into_bytes());
+        RESULT.with(|r| r.borrow().len())
+    }
+
+    #[no_mangle]
+    pub extern "C" fn ptxmm_result_ptr() -> *const u8 {
+        RESULT.with(|r| r.borrow().as_ptr())
+    }
+
+    #[no_mangle]
+    pub extern "C" fn ptxmm_result_len() -> usize {
+        RESULT.with(|r| r.borrow().len())
+    }
+
+    /// The length of the last panic's message, copied into the result buffer (after a trap).
+    #[no_mangle]
+    pub extern "C" fn ptxmm_panic_message() -> usize {
+        let message = PANIC.with(|p| p.borrow().clone());
+        RESULT.with(|r| *r.borrow_mut() = message.into_bytes());
+        ptxmm_result_len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(request: Value) -> Value {
+        serde_json::from_str(&handle(&request.to_string())).expect("answers are JSON")
+    }
+
+    #[test]
+    fn info_lists_models_readings_and_every_async_test() {
+        let a = ask(json!({ "op": "info" }));
+        assert_eq!(a["default_model"], "ptx");
+        assert!(a["models"].as_array().unwrap().iter().any(|m| m["name"] == "ptx-7.5"));
+        assert!(a["readings"].as_array().unwrap().iter().any(|r| r["flag"] == "proxy-fence-anywhere"));
+        let on_disk =
+            std::fs::read_dir("../tests/async").unwrap().flatten().filter(|e| e.path().extension().is_some_and(|x| x == "litmus")).count();
+        let examples = a["examples"].as_array().unwrap();
+        assert_eq!(examples.iter().filter(|e| e["group"] == "async").count(), on_disk);
+        assert!(examples.iter().any(|e| e["path"] == "examples/MP.litmus"));
+    }
+
+    #[test]
+    fn run_mp_gives_the_cli_text() {
+        let text = std::fs::read_to_string("../examples/MP.litmus").unwrap();
+        let a = ask(json!({ "op": "run", "text": text, "file": "examples/MP.litmus" }));
+        assert_eq!(a["ok"], true, "{a}");
+        assert_eq!(a["verdict"], "Forbidden");
+        assert!(a["text"].as_str().unwrap().starts_with("Verdict: Forbidden\nTest MP Allowed\n"));
+        assert!(a["text"].as_str().unwrap().ends_with("Liveness: ok\n"));
+        assert_eq!(a["json"]["verdict"], "Forbidden");
+    }
+
+    #[test]
+    fn a_malformed_test_gives_its_line_and_column() {
+        let a = ask(json!({ "op": "run", "text": "PTX T\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.bogus x, 1 ;\nexists (x == 1)\n" }));
+        assert_eq!(a["ok"], false);
+        assert_eq!(a["error"]["line"], 4, "{a}");
+        assert!(a["error"]["rendered"].as_str().unwrap().contains("playground.litmus:4:"), "{a}");
+        assert!(a["end_line"].as_u64().is_some());
+    }
+
+    #[test]
+    fn explain_draws_the_svg_and_bad_options_are_errors() {
+        let text = std::fs::read_to_string("../examples/MP.litmus").unwrap();
+        let a = ask(json!({ "op": "explain", "text": text }));
+        assert_eq!(a["ok"], true, "{a}");
+        assert!(a["svg"].as_str().unwrap().contains("<svg"));
+        assert!(a["svg"].as_str().unwrap().contains("edge highlighted"));
+        let bad = ask(json!({ "op": "run", "text": text, "model": "nope" }));
+        assert!(bad["error"]["message"].as_str().unwrap().contains("unknown model `nope`"), "{bad}");
+        let bad = ask(json!({ "op": "run", "text": text, "readings": ["nope"] }));
+        assert!(bad["error"]["message"].as_str().unwrap().contains("unknown reading"), "{bad}");
+        assert_eq!(ask(json!({ "op": "frobnicate" }))["ok"], false);
+        assert_eq!(serde_json::from_str::<Value>(&handle("{not json")).unwrap()["ok"], false);
+    }
+}

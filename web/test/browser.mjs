@@ -1,0 +1,223 @@
+// Browser tests of the playground (run by web/test.sh): headless Chromium loads the page served by
+// `ptxmm serve`, and every check compares what the page shows with what the CLI prints.
+//
+// node browser.mjs URL PTXMM_BINARY OUT_DIR
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const [url, ptxmm, outDir] = process.argv.slice(2);
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+fs.mkdirSync(outDir, { recursive: true });
+
+let failures = 0;
+let passed = 0;
+function check(ok, what, detail = '') {
+  if (ok) {
+    passed++;
+    console.log(`  ok   ${what}`);
+  } else {
+    failures++;
+    console.log(`  FAIL ${what}${detail ? `: ${detail}` : ''}`);
+  }
+}
+
+/** The CLI's verdict and liveness of each test, from `ptxmm run --json` (one record per line). */
+function cliRecords(files) {
+  let out;
+  try {
+    out = execFileSync(ptxmm, ['run', '--json', ...files], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    out = e.stdout; // exit code 1 for Inconclusive / Unknown tests; the records are printed all the same
+  }
+  return out.trim().split('\n').map((l) => JSON.parse(l));
+}
+
+const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+page.on('pageerror', (e) => check(false, 'no error in the page', e.message));
+
+/** Wait until the page is idle again after a Run or Explain started. */
+async function settled(timeout = 60000) {
+  await page.waitForFunction(() => window.ptxmmPlayground && !window.ptxmmPlayground.busy && window.ptxmmPlayground.last, null, { timeout });
+}
+async function pageVerdict() {
+  return page.evaluate(() => {
+    const a = window.ptxmmPlayground.last.answer;
+    return {
+      ok: a.ok,
+      verdict: a.ok ? a.json.verdict ?? null : null,
+      liveness: a.ok && a.json.liveness ? a.json.liveness.status : null,
+      shown: document.getElementById('verdict').textContent,
+    };
+  });
+}
+/** Type a test into the editor (as a user would paste it) and press Run. */
+async function runText(text) {
+  await page.evaluate(() => (window.ptxmmPlayground.last = null));
+  await page.fill('#source', text);
+  await page.click('#run');
+  await settled();
+}
+
+// ------------------------------------------------------------ load, MP, time to first verdict
+console.log('load and MP');
+await page.goto(url);
+await page.waitForFunction(() => window.ptxmmPlayground && window.ptxmmPlayground.firstVerdictMs !== null, null, { timeout: 30000 });
+const firstVerdictMs = await page.evaluate(() => window.ptxmmPlayground.firstVerdictMs);
+console.log(`  load to first verdict: ${firstVerdictMs.toFixed(0)} ms`);
+check(firstVerdictMs < 2000, 'the first verdict appears within 2 s of loading', `${firstVerdictMs.toFixed(0)} ms`);
+const [mpCli] = cliRecords(['examples/MP.litmus']);
+let v = await pageVerdict();
+check(v.verdict === mpCli.verdict && v.shown === `Verdict: ${mpCli.verdict}`, `MP: ${mpCli.verdict} as the CLI says`, JSON.stringify(v));
+const mpText = execFileSync(ptxmm, ['run', 'examples/MP.litmus'], { cwd: repo, encoding: 'utf8' });
+const pageText = await page.evaluate(() => window.ptxmmPlayground.last.answer.text);
+check(pageText + '\n' === mpText, 'MP: the output is the CLI’s, byte for byte');
+await page.screenshot({ path: path.join(outDir, 'mp.png') });
+
+// ------------------------------------------------------------ an Undefined TMA test
+console.log('Undefined TMA test');
+const u03 = 'tests/async/U03-bar-sync-no-proxy-fence.litmus';
+await runText(fs.readFileSync(path.join(repo, u03), 'utf8'));
+v = await pageVerdict();
+check(v.verdict === 'Undefined' && v.verdict === cliRecords([u03])[0].verdict, 'U03 (bar.sync before a TMA store): Undefined', JSON.stringify(v));
+const hint = await page.textContent('#output .hint');
+check(/fence\.proxy\.async/.test(hint || ''), 'U03: the finding’s hint names fence.proxy.async', hint);
+await page.screenshot({ path: path.join(outDir, 'undefined-tma.png') });
+
+// ------------------------------------------------------------ a hanging mbarrier test
+console.log('hanging mbarrier test');
+const u12 = 'tests/async/U12-wrong-parity.litmus';
+await runText(fs.readFileSync(path.join(repo, u12), 'utf8'));
+v = await pageVerdict();
+check(v.liveness === 'may_hang' && cliRecords([u12])[0].liveness.status === 'may_hang', 'U12 (wrong parity): liveness may hang', JSON.stringify(v));
+const summary = await page.textContent('#summary');
+check(/may hang/.test(summary), 'U12: the page says “Liveness: may hang”', summary);
+check(/P\d+ .*line \d+/.test(await page.textContent('#output')) || /stuck|waits/.test(await page.textContent('#output')), 'U12: the stuck thread is shown');
+await page.screenshot({ path: path.join(outDir, 'hang.png') });
+
+// ------------------------------------------------------------ a malformed test
+console.log('malformed test');
+const mp = fs.readFileSync(path.join(repo, 'examples/MP.litmus'), 'utf8').split('\n');
+const badLine = mp.findIndex((l) => l.includes('ld.acquire.gpu'));
+mp[badLine] = mp[badLine].replace('ld.acquire.gpu', 'ld.aquire.gpu');
+const bad = mp.join('\n');
+fs.writeFileSync(path.join(outDir, 'playground.litmus'), bad);
+let cliError = '';
+try {
+  execFileSync(ptxmm, ['run', 'playground.litmus'], { cwd: outDir, encoding: 'utf8', stdio: 'pipe' });
+} catch (e) {
+  cliError = e.stderr;
+}
+await runText(bad);
+const diag = await page.textContent('#diagnostics');
+const where = `playground.litmus:${badLine + 1}:`;
+check(diag.includes(where), `the diagnostic names ${where}`, diag.split('\n')[0]);
+check(diag.trim() === cliError.trim(), 'the diagnostic is the CLI’s message', `${diag.split('\n')[0]} vs ${cliError.split('\n')[0]}`);
+// The CLI's caret line says which columns the span covers.
+const cliColumn = Number(cliError.match(/playground\.litmus:\d+:(\d+)/)[1]);
+const carets = cliError.split('\n').find((l) => /^\s*\d+ │/.test(l) === false && /\^+/.test(l)).match(/\^+/)[0].length;
+const expectedSpan = bad.split('\n')[badLine].substr(cliColumn - 1, carets);
+const marked = await page.evaluate(() => {
+  const lines = document.getElementById('highlight').innerHTML.split('\n');
+  const i = lines.findIndex((l) => l.includes('error-line'));
+  return { line: i + 1, span: document.querySelector('#highlight .error-span')?.textContent };
+});
+check(marked.line === badLine + 1 && marked.span === expectedSpan, `line ${badLine + 1} is marked, the span \`${expectedSpan}\` underlined`, JSON.stringify(marked));
+await page.screenshot({ path: path.join(outDir, 'diagnostic.png') });
+
+// ------------------------------------------------------------ Explain: the SVG
+console.log('explain');
+await page.evaluate(() => (window.ptxmmPlayground.last = null));
+await page.selectOption('#examples', 'examples/MP.litmus');
+await settled();
+await page.evaluate(() => (window.ptxmmPlayground.last = null));
+await page.click('#explain');
+await settled();
+const svgCount = await page.locator('#svg svg').count();
+check(svgCount === 1, 'Explain shows an SVG');
+const cycle = await page.locator('#svg path.edge.highlighted').count();
+check(cycle > 0, 'the violated cycle is highlighted', `${cycle} edges`);
+const cliSvg = execFileSync(ptxmm, ['explain', '--svg', 'examples/MP.litmus'], { cwd: repo, encoding: 'utf8' });
+const pageSvg = await page.evaluate(() => window.ptxmmPlayground.last.answer.svg);
+check(pageSvg === cliSvg, 'the SVG is the one `explain --svg` draws');
+await page.screenshot({ path: path.join(outDir, 'explain.png'), fullPage: true });
+
+// ------------------------------------------------------------ the link reproduces the test
+console.log('link');
+await page.fill('#source', bad);
+await page.selectOption('#model', 'ptx-7.5');
+await page.waitForTimeout(600);
+const link = page.url();
+const second = await browser.newPage();
+await second.goto(link);
+await second.waitForFunction(() => window.ptxmmPlayground && window.ptxmmPlayground.last, null, { timeout: 30000 });
+const restored = await second.evaluate(() => ({ text: document.getElementById('source').value, model: document.getElementById('model').value }));
+check(restored.text === bad && restored.model === 'ptx-7.5', 'a link reproduces the test and the model', link.slice(0, 80));
+await second.close();
+await page.selectOption('#model', 'ptx');
+
+// ------------------------------------------------------------ Stop during a long search
+console.log('stop');
+// Five threads that each store one location and load the four others: the search runs into its
+// budget after seconds (about 11 s natively), so it is still running when Stop is pressed.
+const n = 5;
+const loads = Array.from({ length: n - 1 }, (_, k) =>
+  Array.from({ length: n }, (_, i) => ` ld.relaxed.gpu r${k + 1}, x${(i + k + 1) % n}`).join(' |') + ' ;');
+const sb = [
+  'PTX ALL-long',
+  '{',
+  Array.from({ length: n }, (_, i) => `x${i}=0;`).join(' '),
+  '}',
+  Array.from({ length: n }, (_, i) => ` P${i}@cta ${i},gpu 0`).join(' |') + ' ;',
+  Array.from({ length: n }, (_, i) => ` st.relaxed.gpu x${i}, 1`).join(' |') + ' ;',
+  ...loads,
+  `exists (${Array.from({ length: n }, (_, i) => `P${i}:r1 == 0`).join(' /\\ ')})`,
+].join('\n');
+await page.fill('#timeout', '0');
+await page.fill('#source', sb);
+await page.click('#run');
+await page.waitForTimeout(1500);
+const stillBusy = await page.evaluate(() => window.ptxmmPlayground.busy);
+const progress = await page.textContent('#status-text');
+check(stillBusy && /Running… \d+\.\d s/.test(progress), 'a long search shows its progress', progress);
+await page.click('#stop');
+await page.waitForFunction(() => !window.ptxmmPlayground.busy, null, { timeout: 5000 });
+check((await page.textContent('#status-text')) === 'stopped', 'Stop ends the search');
+await page.fill('#timeout', '10');
+await runText(fs.readFileSync(path.join(repo, 'examples/MP.litmus'), 'utf8'));
+check((await pageVerdict()).verdict === mpCli.verdict, 'after Stop the next Run works');
+
+// ------------------------------------------------------------ every test of tests/async, from the menu
+console.log('tests/async: the page against the CLI');
+const asyncTests = fs.readdirSync(path.join(repo, 'tests/async')).filter((f) => f.endsWith('.litmus')).sort().map((f) => `tests/async/${f}`);
+const cli = new Map(cliRecords(asyncTests).map((r) => [r.file, r]));
+let agree = 0;
+const started = Date.now();
+for (const t of asyncTests) {
+  await page.evaluate(() => (window.ptxmmPlayground.last = null));
+  await page.selectOption('#examples', t);
+  await settled();
+  const p = await pageVerdict();
+  const c = cli.get(t);
+  const same = c && p.verdict === c.verdict && p.liveness === (c.liveness ? c.liveness.status : null);
+  if (same) agree++;
+  else console.log(`  FAIL ${t}: page ${p.verdict}/${p.liveness}, CLI ${c && c.verdict}/${c && c.liveness && c.liveness.status}`);
+}
+console.log(`  ${agree} of ${asyncTests.length} tests of tests/async: the same verdict and liveness as the CLI (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+check(agree === asyncTests.length && asyncTests.length > 0, 'every test of tests/async agrees with the CLI');
+
+// ------------------------------------------------------------ the screenshot for the README
+await page.selectOption('#examples', 'tests/async/U03-bar-sync-no-proxy-fence.litmus');
+await settled();
+await page.click('#explain');
+await settled();
+await page.evaluate(() => window.scrollTo(0, 0));
+await page.screenshot({ path: path.join(outDir, 'playground.png') });
+
+await browser.close();
+fs.writeFileSync(path.join(outDir, 'results.json'), JSON.stringify({ passed, failures, firstVerdictMs, asyncAgree: agree, asyncTotal: asyncTests.length }, null, 1));
+console.log(`browser tests: ${passed} passed, ${failures} failed; screenshots in ${outDir}`);
+process.exit(failures ? 1 : 0);
