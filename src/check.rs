@@ -21,6 +21,9 @@ pub struct RunOptions {
     /// When the decision must stop (`--timeout`): set once per test, so that the condition and
     /// the liveness check share it. None: `limits.timeout` from the start of each call.
     pub deadline: Option<Instant>,
+    /// Stop at the first consistent execution that settles the condition (herd7's
+    /// `-speedcheck`): the answer is reported, the counts, states and findings are partial.
+    pub speedcheck: bool,
 }
 
 impl RunOptions {
@@ -41,6 +44,16 @@ pub struct Outcome {
     pub condition: String,
     pub observables: Vec<Observable>,
     pub observable_names: Vec<String>,
+    /// The observables as herd7's log lexer (mcompare7) reads them: `1:r3` for `1:%r3`,
+    /// `s[1]` for the word `s+4` (`herdlog::log_names`).
+    pub log_names: Vec<String>,
+    /// herd7's `Hash=` line: a digest of the test's initial state and code (`herdlog::test_hash`).
+    pub hash: String,
+    /// `--speedcheck` stopped the search at the first execution that settled the condition:
+    /// the counts, states and findings are those found by then.
+    pub speedcheck_stopped: bool,
+    /// Checks of the model that were not applied (`--skipchecks`, `--through`).
+    pub skipped_checks: Vec<String>,
     /// Distinct final states of consistent executions, and whether each satisfies the condition.
     pub states: BTreeMap<State, bool>,
     /// Consistent executions whose final state satisfies / does not satisfy the proposition.
@@ -201,6 +214,10 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         quantifier: program.condition.quantifier,
         condition: program.condition.text.clone(),
         observable_names: observables.iter().map(|o| program.observable_name(o)).collect(),
+        log_names: crate::herdlog::log_names(program, &observables),
+        hash: crate::herdlog::test_hash(program),
+        speedcheck_stopped: false,
+        skipped_checks: model.skipped_checks().to_vec(),
         observables,
         states: BTreeMap::new(),
         positive: 0,
@@ -231,6 +248,8 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
     let mut flags = std::collections::BTreeSet::new();
     let max_states = opts.limits.max_states;
     let mut states_full = false;
+    // `--speedcheck`: set once an execution settles the condition.
+    let mut settled = false;
     let combos = TraceCombinations::new(program, per_thread.iter().map(|t| t.traces.iter().collect()).collect());
     let result = each_structure(program, &combos, &mut budget, &mut |_, structure, budget| {
         for barrier in resolve_barriers(structure) {
@@ -258,11 +277,18 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
                 }
                 let room = record_final_states(program, cand, &mut outcome, max_states);
                 states_full |= !room;
+                if opts.speedcheck && settles(&outcome) {
+                    settled = true;
+                    return false;
+                }
                 room
             });
             search(&statics, &lazy, &plan, &goal, budget, &mut visit)?;
             if states_full {
                 return Err(RunError::Explore(ExploreError::TooManyStates { limit: max_states }));
+            }
+            if settled {
+                return Ok(ControlFlow::Break(()));
             }
         }
         Ok(ControlFlow::Continue(()))
@@ -278,10 +304,20 @@ pub fn run(program: &Program, model: &CatModel, opts: &RunOptions) -> Result<Out
         )) => outcome.incomplete = Some(e.to_string()),
         r => r?,
     }
+    outcome.speedcheck_stopped = settled;
     outcome.flags = flags.into_iter().collect();
     crate::findings::drop_covered_races(&mut outcome.undefined, &mut outcome.races);
     outcome.elapsed = start.elapsed();
     Ok(outcome)
+}
+
+/// Whether the executions tallied so far settle the condition whatever the others do: a
+/// witness of `exists`, a counterexample of `~exists` or `forall` (herd7's `-speedcheck fast`).
+fn settles(o: &Outcome) -> bool {
+    match o.quantifier {
+        Quantifier::Exists | Quantifier::NotExists => o.positive > 0,
+        Quantifier::Forall => o.negative > 0,
+    }
 }
 
 /// The combinations of one trace per thread whose reads can all be satisfied by some write.

@@ -502,7 +502,11 @@ impl Measurement {
 /// The options `ptxmm bench` measures a point with: the point's unrolling bound and `timeout`
 /// for each of the verdict, the liveness check and the explanation (no shared deadline).
 pub fn bench_options(point: &FamilyPoint, timeout: Option<std::time::Duration>) -> crate::check::RunOptions {
-    crate::check::RunOptions { limits: crate::exec::trace::Limits { unroll: point.unroll, timeout, ..Default::default() }, deadline: None }
+    crate::check::RunOptions {
+        limits: crate::exec::trace::Limits { unroll: point.unroll, timeout, ..Default::default() },
+        deadline: None,
+        speedcheck: false,
+    }
 }
 
 /// Measure `point` under `model` in this process: time `check::run` (the verdict),

@@ -14,12 +14,15 @@
 pub mod cat;
 pub mod check;
 pub mod clock;
+pub mod compare;
 pub mod diag;
 pub mod exec;
 pub mod explain;
 pub mod families;
 pub mod findings;
 pub mod gen;
+pub mod herdlog;
+pub mod herdopts;
 pub mod litmus;
 pub mod liveness;
 pub mod models;

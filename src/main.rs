@@ -90,6 +90,8 @@ enum Command {
         /// Check whether some fair execution can hang (check), skip that check, or run only it.
         #[arg(long, value_enum, default_value_t = LivenessMode::Check)]
         liveness: LivenessMode,
+        #[command(flatten)]
+        herd: HerdRunArgs,
     },
     /// Explain the verdict of a test: a witness execution, or why every candidate that would
     /// reach the outcome is rejected (the axiom and the cycle, step by step).
@@ -133,6 +135,10 @@ enum Command {
         #[arg(long, num_args = 0..=1, default_missing_value = "only", value_name = "MODE")]
         liveness: Option<String>,
     },
+    /// Decide tests under two models (or two readings, or a model against a log of herd7,
+    /// litmus7 or `ptxmm hw` results, or two logs) and print the tests whose answers or
+    /// allowed states differ, with the states each side has, as mcompare7 does.
+    Compare(CompareArgs),
     /// Measure the benchmark families (src/families.rs): for each point, the time of the verdict
     /// and liveness check, of the explanation, the peak memory, and the candidates examined.
     /// Each point runs in its own child process. Prints a markdown table (for
@@ -226,6 +232,260 @@ enum Command {
     },
 }
 
+/// `ptxmm compare`'s arguments: a left and a right side, each a model (built-in or cat
+/// file, with readings) or a log.
+#[derive(Args)]
+struct CompareArgs {
+    /// Tests, folders or `@INDEX` files to decide on the sides that are models (none when
+    /// both sides are logs).
+    tests: Vec<PathBuf>,
+    /// The left side's cat file.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["left_model", "left_log"])]
+    left_cat: Option<PathBuf>,
+    /// The left side's built-in model (default: ptx).
+    #[arg(long, value_name = "NAME", conflicts_with = "left_log")]
+    left_model: Option<String>,
+    /// A reading of the left side (repeatable; see `run --reading`).
+    #[arg(long = "left-reading", value_name = "FLAG", conflicts_with = "left_log")]
+    left_readings: Vec<String>,
+    /// The left side is this log (herd7, litmus7, `ptxmm hw` or `ptxmm run` output).
+    #[arg(long, value_name = "LOG")]
+    left_log: Option<PathBuf>,
+    /// The right side's cat file.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["right_model", "right_log"])]
+    right_cat: Option<PathBuf>,
+    /// The right side's built-in model (default: ptx).
+    #[arg(long, value_name = "NAME", conflicts_with = "right_log")]
+    right_model: Option<String>,
+    /// A reading of the right side (repeatable).
+    #[arg(long = "right-reading", value_name = "FLAG", conflicts_with = "right_log")]
+    right_readings: Vec<String>,
+    /// The right side is this log.
+    #[arg(long, value_name = "LOG")]
+    right_log: Option<PathBuf>,
+    /// A folder to search for the cat files' includes (repeatable; herd7's `-I`).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// The library folder searched after the `-I` folders (herd7's `-set-libdir`).
+    #[arg(long, value_name = "DIR")]
+    set_libdir: Option<PathBuf>,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Print the comparison as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One side of `ptxmm compare`: its description and its results.
+fn compare_side(
+    args: &CompareArgs,
+    cat: &Option<PathBuf>,
+    model: &Option<String>,
+    readings: &[String],
+    log: &Option<PathBuf>,
+    tests: &[(String, ptxmm::program::Program)],
+    by_file: bool,
+) -> Result<(String, Vec<ptxmm::herdlog::LogTest>, usize), String> {
+    use rayon::prelude::*;
+    if let Some(log) = log {
+        let text = std::fs::read_to_string(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
+        let tests = ptxmm::herdlog::parse_log(&text).map_err(|e| format!("{}:{e}", log.display()))?;
+        return Ok((format!("log {}", log.display()), tests, 0));
+    }
+    let margs = ModelArgs {
+        cat: cat.clone(),
+        model: model.clone(),
+        readings: readings.to_vec(),
+        include: args.include.clone(),
+        set_libdir: args.set_libdir.clone(),
+        through: Through::None,
+        skipchecks: Vec::new(),
+    };
+    let (m, name) = load_model(&margs)?;
+    let r = margs.readings()?;
+    let opts = args.limits.options();
+    let results: Vec<Result<ptxmm::herdlog::LogTest, String>> = tests
+        .par_iter()
+        .map(|(file, program)| {
+            let mut program = program.clone();
+            program.readings = r;
+            let o = run(&program, &m, &opts.starting_now()).map_err(|e| format!("{file}: {e}"))?;
+            let text = format!("{}{}", ptxmm::report::headline(&o, None), ptxmm::report::herd_block(&o));
+            let mut parsed = ptxmm::herdlog::parse_log(&text).map_err(|e| format!("{file}: ptxmm's own block does not read back: {e}"))?;
+            let mut t = parsed.pop().ok_or_else(|| format!("{file}: ptxmm's own block has no test"))?;
+            if by_file {
+                // Two models decide the same files: match them by file, as test names repeat.
+                t.name = file.clone();
+            }
+            Ok(t)
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut errors = 0;
+    for res in results {
+        match res {
+            Ok(t) => out.push(t),
+            Err(e) => {
+                eprintln!("{e}");
+                errors += 1;
+            }
+        }
+    }
+    let readings = if readings.is_empty() { String::new() } else { format!(" --reading {}", readings.join(" --reading ")) };
+    Ok((format!("model {name}{readings}"), out, errors))
+}
+
+fn cmd_compare(args: &CompareArgs) -> ExitCode {
+    if let Some(j) = args.jobs {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
+    }
+    let needs_tests = args.left_log.is_none() || args.right_log.is_none();
+    if needs_tests && args.tests.is_empty() {
+        eprintln!("error: compare: a side is a model, so tests are needed (files, folders or @INDEX)");
+        return ExitCode::from(2);
+    }
+    let mut status = ExitCode::SUCCESS;
+    let mut tests = Vec::new();
+    if needs_tests {
+        for input in expand_inputs(&args.tests) {
+            match load_input(input, &args.limits.input(), false, None) {
+                Some(t) => tests.push(t),
+                None => status = ExitCode::from(1),
+            }
+        }
+    }
+    let by_file = args.left_log.is_none() && args.right_log.is_none();
+    let left = compare_side(args, &args.left_cat, &args.left_model, &args.left_readings, &args.left_log, &tests, by_file);
+    let right = compare_side(args, &args.right_cat, &args.right_model, &args.right_readings, &args.right_log, &tests, by_file);
+    let ((lname, l, lerr), (rname, r, rerr)) = match (left, right) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if lerr + rerr > 0 {
+        status = ExitCode::from(1);
+    }
+    let c = ptxmm::compare::compare(&l, &r);
+    if args.json {
+        let mut v = serde_json::to_value(&c).expect("comparison serialises");
+        v["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+        v["left"] = lname.into();
+        v["right"] = rname.into();
+        v["errors"] = (lerr + rerr).into();
+        outln!("{v}");
+    } else {
+        outln!("Left:  {lname}");
+        outln!("Right: {rname}");
+        out!("{}", c.text());
+    }
+    if !c.differences.is_empty() && status == ExitCode::SUCCESS {
+        status = ExitCode::from(1);
+    }
+    status
+}
+
+/// herd7's options of `run` (`docs/herd-options.md`).
+#[derive(Args)]
+struct HerdRunArgs {
+    /// Stop at the first execution that settles the condition (herd7's `-speedcheck`; `true`
+    /// and `fast`, or the bare flag, stop; `false` does not): the answer is reported, the
+    /// states, counts and findings are partial and the report says so.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "fast", default_value_t = Speedcheck::False)]
+    speedcheck: Speedcheck,
+    /// Draw the execution `ptxmm explain` shows of each test into the `-o` folder (herd7's
+    /// `-show`): `prop` and `wit`, an execution reaching the condition's proposition (or, when
+    /// none is allowed, the first rejected candidate that reaches it); `none`, no drawing.
+    #[arg(long, value_enum)]
+    show: Option<ShowMode>,
+    /// The folder the drawings go to, one per test, named after the test file (`MP.dot`);
+    /// it must exist (herd7's `-o`). Without --show, `--show prop`.
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// The drawings' format: Graphviz `dot` (herd7's) or `svg`.
+    #[arg(long, value_enum, default_value_t = DrawFormat::Dot)]
+    show_format: DrawFormat,
+    /// Stop drawing after N drawings (in all; herd7's `-nshow`).
+    #[arg(long, value_name = "N")]
+    nshow: Option<usize>,
+    /// Run only the tests named in FILE (first word of each line; repeatable; herd7's `-names`).
+    #[arg(long, value_name = "FILE")]
+    names: Vec<PathBuf>,
+    /// Do not run the tests named in FILE (repeatable; herd7's `-excl`).
+    #[arg(long, value_name = "FILE")]
+    excl: Vec<PathBuf>,
+    /// Replace the final conditions of the tests FILE names: lines `NAME "exists (...)"`
+    /// (repeatable; herd7's `-conds`).
+    #[arg(long, value_name = "FILE")]
+    conds: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Speedcheck {
+    False,
+    True,
+    Fast,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ShowMode {
+    Prop,
+    Wit,
+    None,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DrawFormat {
+    Dot,
+    Svg,
+}
+
+/// [`HerdRunArgs`] with its files read.
+struct HerdRun {
+    speedcheck: bool,
+    draw: Option<(PathBuf, DrawFormat)>,
+    nshow: Option<usize>,
+    names: Option<std::collections::BTreeSet<String>>,
+    excl: std::collections::BTreeSet<String>,
+    conds: std::collections::BTreeMap<String, ptxmm::herdopts::CondOverride>,
+}
+
+impl HerdRunArgs {
+    fn load(&self) -> Result<HerdRun, String> {
+        let draw = match (self.show, &self.output) {
+            (Some(ShowMode::None), _) => None,
+            (_, Some(dir)) if !dir.is_dir() => return Err(format!("-o {}: not an existing folder", dir.display())),
+            (_, Some(dir)) => Some((dir.clone(), self.show_format)),
+            (Some(_), None) => return Err("--show needs a folder for the drawings: -o DIR".to_string()),
+            (None, None) => None,
+        };
+        let mut names = None;
+        for f in &self.names {
+            names.get_or_insert_with(std::collections::BTreeSet::new).extend(ptxmm::herdopts::read_names(f)?);
+        }
+        let mut excl = std::collections::BTreeSet::new();
+        for f in &self.excl {
+            excl.extend(ptxmm::herdopts::read_names(f)?);
+        }
+        let mut conds = std::collections::BTreeMap::new();
+        for f in &self.conds {
+            conds.extend(ptxmm::herdopts::read_conds(f)?);
+        }
+        Ok(HerdRun { speedcheck: self.speedcheck != Speedcheck::False, draw, nshow: self.nshow, names, excl, conds })
+    }
+}
+
+impl HerdRun {
+    /// Whether `--names` / `--excl` select the test named `name`.
+    fn selects(&self, name: &str) -> bool {
+        self.names.as_ref().is_none_or(|n| n.contains(name)) && !self.excl.contains(name)
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum LivenessMode {
     Check,
@@ -247,9 +507,42 @@ struct ModelArgs {
     /// wgmma-issue-fences (AMBIG-17), commit-order (AMBIG-18). See docs/async-model.md.
     #[arg(long = "reading", value_name = "FLAG")]
     readings: Vec<String>,
+    /// A folder to search for a cat file's includes (herd7's `-I`; repeatable), before the
+    /// library folder.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// The library folder searched for includes after the `-I` folders (herd7's
+    /// `-set-libdir`; herd7's library holds `stdlib.cat` and `cos.cat`).
+    #[arg(long, value_name = "DIR")]
+    set_libdir: Option<PathBuf>,
+    /// Let executions the model rejects through (herd7's `-through`): `all` and `invalid`
+    /// apply none of the model's consistency checks (flags and undefined_unless still run);
+    /// `none` (the default) applies them all.
+    #[arg(long, value_enum, default_value_t = Through::None)]
+    through: Through,
+    /// Do not apply the named checks of the model (`as NAME`; comma-separated, repeatable;
+    /// herd7's `-skipchecks`).
+    #[arg(long, value_name = "NAME[,NAME]", value_delimiter = ',')]
+    skipchecks: Vec<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Through {
+    All,
+    Invalid,
+    None,
 }
 
 impl ModelArgs {
+    /// The include search folders: `-I` folders, then `--set-libdir`.
+    fn search_dirs(&self) -> Vec<PathBuf> {
+        self.include.iter().cloned().chain(self.set_libdir.clone()).collect()
+    }
+
+    fn skip(&self) -> ptxmm::cat::Skip {
+        ptxmm::cat::Skip { all_consistency: self.through != Through::None, names: self.skipchecks.clone() }
+    }
+
     fn readings(&self) -> Result<ptxmm::readings::Readings, String> {
         let mut r = ptxmm::readings::Readings::default();
         for f in &self.readings {
@@ -314,26 +607,42 @@ impl LimitArgs {
                 ..Limits::default()
             },
             deadline: None,
+            speedcheck: false,
         }
     }
 }
 
 fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
     let color = color();
-    match (&args.cat, &args.model) {
-        (Some(path), _) => ptxmm::models::from_file(path).map(|m| (m, path.display().to_string())).map_err(|d| d.render(color)),
+    let (model, name) = match (&args.cat, &args.model) {
+        (Some(path), _) => {
+            ptxmm::models::from_file_with(path, &args.search_dirs()).map(|m| (m, path.display().to_string())).map_err(|d| d.render(color))
+        }
         (None, name) => {
             let name = name.clone().unwrap_or_else(|| ptxmm::models::DEFAULT_MODEL.to_string());
             ptxmm::models::builtin(&name).map(|m| (m, name)).map_err(|d| d.render(color))
         }
+    }?;
+    let skip = args.skip();
+    if skip == ptxmm::cat::Skip::default() {
+        return Ok((model, name));
     }
+    model.skipping(&skip).map(|m| (m, name)).map_err(|e| format!("error: {e}"))
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // herd7's single-dash spellings (`-through all`) become ptxmm's long options first.
+    let cli = Cli::parse_from(ptxmm::herdopts::rewrite_herd_argv(std::env::args_os()));
     let _ = COLOR.set(color_choice(cli.color));
     match cli.command {
-        Command::Run { tests, model, limits, json, timing, liveness } => cmd_run(&tests, &model, &limits, json, timing, liveness),
+        Command::Run { tests, model, limits, json, timing, liveness, herd } => match herd.load() {
+            Ok(h) => cmd_run(&tests, &model, &limits, json, timing, liveness, &h),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Compare(args) => cmd_compare(&args),
         Command::Explain { tests, model, limits, json, dot, svg } => cmd_explain(&tests, &model, &limits, json, dot, svg),
         Command::Suite { csv, root, model, limits, jobs, liveness } => match suite_liveness(csv, liveness) {
             Ok((csv, liveness)) => cmd_suite(&csv, root, &model, &limits, jobs, liveness),
@@ -516,7 +825,13 @@ impl Input {
 fn expand_inputs(paths: &[PathBuf]) -> Vec<Result<Input, String>> {
     let mut inputs = Vec::new();
     for p in paths {
-        if p.as_os_str() == "-" {
+        if let Some(index) = p.to_str().and_then(|s| s.strip_prefix('@')).filter(|_| !p.exists()) {
+            // herd7's index file: a list of tests (`docs/herd-options.md`).
+            match ptxmm::herdopts::read_index(std::path::Path::new(index)) {
+                Ok(listed) => inputs.extend(expand_inputs(&listed)),
+                Err(e) => inputs.push(Err(e)),
+            }
+        } else if p.as_os_str() == "-" {
             inputs.push(Ok(Input::Stdin));
         } else if p.is_dir() {
             let mut found = Vec::new();
@@ -584,7 +899,15 @@ fn load_input(
     }
 }
 
-fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, timing: bool, liveness: LivenessMode) -> ExitCode {
+fn cmd_run(
+    tests: &[PathBuf],
+    model_args: &ModelArgs,
+    limits: &LimitArgs,
+    json: bool,
+    timing: bool,
+    liveness: LivenessMode,
+    herd: &HerdRun,
+) -> ExitCode {
     use ptxmm::report::JsonError;
     let (model, model_name) = match load_model(model_args) {
         Ok(m) => m,
@@ -600,13 +923,30 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
             return ExitCode::from(2);
         }
     };
-    let opts = limits.options();
+    let opts = RunOptions { speedcheck: herd.speedcheck, ..limits.options() };
     let mut status = ExitCode::SUCCESS;
+    let mut drawn = 0;
     for input in expand_inputs(tests) {
         let Some((file, mut program)) = load_input(input, &limits.input(), json, Some(&model_name)) else {
             status = ExitCode::from(1);
             continue;
         };
+        if !herd.selects(&program.name) {
+            continue;
+        }
+        if let Some(cond) = herd.conds.get(&program.name) {
+            let replaced = ptxmm::herdopts::with_condition(&program.source, cond)
+                .map_err(|d| ptxmm::LoadError::Syntax(ptxmm::diag::FileDiagnostic::new(&program.source, d)))
+                .and_then(|f| ptxmm::parse_program_with(f, &limits.input()));
+            match replaced {
+                Ok(p) => program = p,
+                Err(e) => {
+                    report_failure(json, &file, Some(&program.name), Some(&model_name), &e.render(color()), JsonError::of_load(&e));
+                    status = ExitCode::from(1);
+                    continue;
+                }
+            }
+        }
         program.readings = readings;
         if let Some(w) = ptxmm::check::model_mismatch(&program, &model) {
             eprintln!("{w}");
@@ -653,6 +993,15 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
                 (None, Some(e.to_string()))
             }
         };
+        if let Some((dir, format)) = herd.draw.as_ref().filter(|_| herd.nshow.is_none_or(|n| drawn < n)) {
+            match draw(&program, &model, &opts, &file, dir, *format) {
+                Ok(()) => drawn += 1,
+                Err(e) => {
+                    eprintln!("{file}: no drawing: {e}");
+                    status = ExitCode::from(1);
+                }
+            }
+        }
         if json {
             let mut v = match &outcome {
                 Some(o) => ptxmm::report::json(o, &file, &model_name, ptxmm::report::JsonOptions { timing }),
@@ -684,6 +1033,25 @@ fn cmd_run(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: 
         }
     }
     status
+}
+
+/// `--show`: the execution `explain` shows, drawn into `dir` as `STEM.dot` or `STEM.svg`.
+fn draw(
+    program: &ptxmm::program::Program,
+    model: &CatModel,
+    opts: &RunOptions,
+    file: &str,
+    dir: &std::path::Path,
+    format: DrawFormat,
+) -> Result<(), String> {
+    let x = ptxmm::explain::explain(program, model, opts).map_err(|e| e.to_string())?;
+    let stem = std::path::Path::new(file).file_stem().map_or_else(|| program.name.clone(), |s| s.to_string_lossy().into_owned());
+    let (text, ext) = match format {
+        DrawFormat::Dot => (ptxmm::explain::dot::to_dot(&x.graph), "dot"),
+        DrawFormat::Svg => (ptxmm::explain::svg::to_svg(&x.graph), "svg"),
+    };
+    let path = dir.join(format!("{stem}.{ext}"));
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 fn cmd_explain(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, dot: bool, svg: bool) -> ExitCode {

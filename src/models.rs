@@ -34,6 +34,13 @@ pub fn builtin(name: &str) -> Result<CatModel, FileDiagnostic> {
 
 /// Load a cat file from disk; includes resolve next to it, then in `models/`.
 pub fn from_file(path: &Path) -> Result<CatModel, FileDiagnostic> {
-    let dirs: Vec<PathBuf> = vec![PathBuf::from("models")];
+    from_file_with(path, &[])
+}
+
+/// [`from_file`] with more folders to search for includes, before `models/` (herd7's `-I`
+/// and `-set-libdir`, in that order).
+pub fn from_file_with(path: &Path, search: &[PathBuf]) -> Result<CatModel, FileDiagnostic> {
+    let mut dirs: Vec<PathBuf> = search.to_vec();
+    dirs.push(PathBuf::from("models"));
     CatModel::load(path, &dirs)
 }

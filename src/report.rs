@@ -29,10 +29,20 @@ pub fn herd_block(o: &Outcome) -> String {
     for f in &o.flags {
         let _ = writeln!(s, "Flag {f}");
     }
-    let _ = writeln!(s, "Condition {} ({})", o.quantifier.keyword(), o.condition);
+    if !o.undefined.is_empty() {
+        // herd7's name for its undefined-behaviour flag (`Flag.Undef`), so that a reader of
+        // the log sees the Undefined verdict.
+        let _ = writeln!(s, "Flag {UNDEFINED_FLAG}");
+    }
+    let condition = crate::herdlog::log_condition(&o.condition, &o.observable_names, &o.log_names);
+    let _ = writeln!(s, "Condition {} ({condition})", o.quantifier.keyword());
     let _ = writeln!(s, "Observation {} {} {} {}", o.test, observation(o), o.positive, o.negative);
+    let _ = writeln!(s, "Hash={}", o.hash);
     s
 }
+
+/// The `Flag` line of a test with undefined behaviour: herd7 prints its own undefined flag so.
+pub const UNDEFINED_FLAG: &str = "*undef*";
 
 /// The verdict of a test, printed before herd7's block so that it leads (herd7's `Test NAME
 /// Allowed` line is the test's kind, from its quantifier, not an answer): the verdict, and why
@@ -55,6 +65,12 @@ pub fn headline(o: &Outcome, live: Option<&crate::liveness::LivenessOutcome>) ->
         None => {
             let _ = writeln!(s, "Verdict: {}", o.verdict().name());
         }
+    }
+    if o.speedcheck_stopped {
+        let _ = writeln!(
+            s,
+            "Speedcheck: the search stopped at the first execution that settles the condition; the states, counts and findings below are partial"
+        );
     }
     if let Some(why) = &o.incomplete {
         // Say what the search established before it stopped.
@@ -94,6 +110,9 @@ pub fn verdict_block(o: &Outcome) -> String {
     list(&mut s, "Undefined behaviour", &o.undefined);
     list(&mut s, "Data races", &o.races);
     list(&mut s, "Flagged by the model", &o.flag_findings);
+    if !o.skipped_checks.is_empty() {
+        let _ = writeln!(s, "Skipped checks (not applied): {}", o.skipped_checks.join(", "));
+    }
     if o.readings.iter().any(|r| r.contains(" alternative ")) {
         let _ = writeln!(s, "Readings:");
         for r in &o.readings {
@@ -120,9 +139,9 @@ pub fn result(o: &Outcome) -> &'static str {
     }
 }
 
-/// `0:r0=1; 1:r0=0;`
+/// `0:r0=1; 1:r0=0;`, with the names of [`Outcome::log_names`] (herd7's log grammar).
 pub fn state_line(o: &Outcome, state: &[i64]) -> String {
-    o.observable_names.iter().zip(state).map(|(n, v)| format!("{n}={v};")).collect::<Vec<_>>().join(" ")
+    o.log_names.iter().zip(state).map(|(n, v)| format!("{n}={v};")).collect::<Vec<_>>().join(" ")
 }
 
 /// The displayed witness counts: herd7 swaps them for `~exists`.
@@ -190,6 +209,9 @@ struct JsonOutcome<'a> {
     partial_candidates: u64,
     dead_ends: u64,
     consistent: u64,
+    hash: &'a str,
+    speedcheck_stopped: bool,
+    skipped_checks: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     time_seconds: Option<f64>,
 }
@@ -234,6 +256,9 @@ pub fn json(o: &Outcome, file: &str, model: &str, options: JsonOptions) -> serde
         partial_candidates: o.stats.partial,
         dead_ends: o.stats.dead_ends,
         consistent: o.stats.consistent,
+        hash: &o.hash,
+        speedcheck_stopped: o.speedcheck_stopped,
+        skipped_checks: &o.skipped_checks,
         time_seconds: options.timing.then_some(o.elapsed.as_secs_f64()),
     };
     serde_json::to_value(j).expect("outcome serialises")

@@ -24,6 +24,7 @@ Positive: 0 Negative: 3\n\
 Flag data-race\n\
 Condition exists (1:r0=1 /\\ 1:r1=0)\n\
 Observation MP Never 0 3\n\
+Hash=0db2240ebba04014\n\
 Data races (1):\n  [data-race] `st.weak x, 1` (P0 line 8) and `ld.weak r1, x` (P1 line 9)\n    hint: a weak access";
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(expected), "got:\n{}", String::from_utf8_lossy(&out.stdout));
 }

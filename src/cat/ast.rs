@@ -155,6 +155,22 @@ pub enum Item {
         path: String,
         span: Span,
     },
+    /// herd7's `procedure f(x, y) = items end`: items (definitions, checks, calls) run at
+    /// each call with the parameters bound to the arguments.
+    Procedure {
+        name: String,
+        name_span: Span,
+        params: Vec<(String, Span)>,
+        body: Vec<Item>,
+    },
+    /// `call f(a, b) [as name]`.
+    Call {
+        name: String,
+        name_span: Span,
+        args: Vec<Expr>,
+        as_name: Option<String>,
+        span: Span,
+    },
 }
 
 /// One parsed file: its header title (if any) and its items. `show`, `unshow` and `cut`

@@ -186,6 +186,18 @@ impl CheckInfo {
 #[derive(Clone, Debug)]
 pub struct CatModel {
     prog: Arc<Program>,
+    /// Names of the checks removed by [`CatModel::skipping`], in model order.
+    skipped: Vec<String>,
+}
+
+/// Which checks [`CatModel::skipping`] removes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Skip {
+    /// herd7's `-through all|invalid`: every consistency check (`acyclic`, `irreflexive`,
+    /// `empty`); `flag` and `undefined_unless` checks still run.
+    pub all_consistency: bool,
+    /// herd7's `-skipchecks`: the checks named (with `as NAME`).
+    pub names: Vec<String>,
 }
 
 impl CatModel {
@@ -210,7 +222,30 @@ impl CatModel {
 
     fn compile(file: SourceFile, dir: Option<PathBuf>, include_dirs: &[PathBuf]) -> Result<CatModel, FileDiagnostic> {
         let prog = resolve::compile(file, dir, include_dirs)?;
-        Ok(CatModel { prog: Arc::new(prog) })
+        Ok(CatModel { prog: Arc::new(prog), skipped: Vec::new() })
+    }
+
+    /// This model without the checks `skip` names (herd7's `-skipchecks` and `-through`): an
+    /// execution they would reject is consistent. A name that is no check of the model is an
+    /// error that lists the names there are, since a misspelt name would skip nothing.
+    pub fn skipping(&self, skip: &Skip) -> Result<CatModel, String> {
+        for n in &skip.names {
+            if !self.prog.checks.iter().any(|c| c.name == *n) {
+                let names: Vec<&str> = self.prog.checks.iter().map(|c| c.name.as_str()).collect();
+                return Err(format!("--skipchecks: the model has no check named `{n}` (its checks: {})", names.join(", ")));
+            }
+        }
+        let dropped = |c: &resolve::Check| (skip.all_consistency && c.flag.is_none()) || skip.names.contains(&c.name);
+        let mut prog = (*self.prog).clone();
+        let mut skipped = self.skipped.clone();
+        skipped.extend(prog.checks.iter().filter(|c| dropped(c)).map(|c| c.name.clone()));
+        prog.checks.retain(|c| !dropped(c));
+        Ok(CatModel { prog: Arc::new(prog), skipped })
+    }
+
+    /// The checks [`CatModel::skipping`] removed.
+    pub fn skipped_checks(&self) -> &[String] {
+        &self.skipped
     }
 
     /// The title from the header (`PTX`, or a quoted string); empty if the model has none.

@@ -184,8 +184,90 @@ impl Parser {
             Tok::Kw(Keyword::Flag | Keyword::UndefinedUnless | Keyword::Acyclic | Keyword::Irreflexive | Keyword::Empty) | Tok::Not => {
                 self.check().map(Some)
             }
-            _ => Err(self.unexpected("a definition (`let`, `acyclic`, `irreflexive`, `empty`, `flag`, `include`, `show`)")),
+            // herd7's `procedure NAME(PARAMS) = ITEMS end` and `call NAME(ARGS) [as NAME]`; the
+            // words are names elsewhere, so they are recognised only where an item starts.
+            Tok::Name(n) if n == "procedure" => self.procedure().map(Some),
+            Tok::Name(n) if n == "call" => self.call().map(Some),
+            _ => {
+                Err(self
+                    .unexpected("a definition (`let`, `acyclic`, `irreflexive`, `empty`, `flag`, `include`, `show`, `procedure`, `call`)"))
+            }
         }
+    }
+
+    /// After `(`: the parameter names, `)` and `=` (of a function or a procedure).
+    fn params_then_eq(&mut self) -> Result<Vec<(String, Span)>, Diagnostic> {
+        let mut params = Vec::new();
+        if *self.peek() != Tok::RPar {
+            loop {
+                params.push(self.name("a parameter name")?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(&Tok::RPar, "`,` or `)` in the parameter list")?;
+        self.expect(&Tok::Eq, "`=`")?;
+        Ok(params)
+    }
+
+    fn procedure(&mut self) -> Result<Item, Diagnostic> {
+        let start = self.bump().span; // `procedure`
+        let (name, name_span) = self.name("a procedure name after `procedure`")?;
+        self.expect(&Tok::LPar, "`(` and the parameters")?;
+        let params = self.params_then_eq()?;
+        let mut body = Vec::new();
+        loop {
+            match self.peek() {
+                Tok::Name(n) if n == "end" => {
+                    self.bump();
+                    break;
+                }
+                Tok::Eof => {
+                    return Err(Diagnostic::error(start, format!("procedure `{name}` has no `end`"))
+                        .with_note("a procedure body is a list of definitions and checks closed by `end`"));
+                }
+                Tok::Name(n) if n == "procedure" => {
+                    return Err(Diagnostic::error(self.span(), "a procedure cannot be defined inside another"));
+                }
+                _ => {
+                    if let Some(item) = self.item()? {
+                        body.push(item);
+                    }
+                }
+            }
+        }
+        Ok(Item::Procedure { name, name_span, params, body })
+    }
+
+    /// After `(`: the argument expressions and `)` (whose span is returned).
+    fn args_then_rpar(&mut self) -> Result<(Vec<Expr>, Span), Diagnostic> {
+        let mut args = Vec::new();
+        if *self.peek() != Tok::RPar {
+            loop {
+                args.push(self.expr(0)?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        let end = self.expect(&Tok::RPar, "`,` or `)` in the argument list")?;
+        Ok((args, end))
+    }
+
+    fn call(&mut self) -> Result<Item, Diagnostic> {
+        let start = self.bump().span; // `call`
+        let (name, name_span) = self.name("a procedure name after `call`")?;
+        self.expect(&Tok::LPar, "`(` and the arguments")?;
+        let (args, mut end) = self.args_then_rpar()?;
+        let as_name = if self.eat(&Tok::Kw(Keyword::As)) {
+            let (n, s) = self.name("a name after `as`")?;
+            end = s;
+            Some(n)
+        } else {
+            None
+        };
+        Ok(Item::Call { name, name_span, args, as_name, span: start.to(end) })
     }
 
     fn let_item(&mut self) -> Result<Item, Diagnostic> {
@@ -194,17 +276,7 @@ impl Parser {
         let (name, name_span) = self.name("a name after `let`")?;
         if !rec && *self.peek() == Tok::LPar {
             self.bump();
-            let mut params = Vec::new();
-            if *self.peek() != Tok::RPar {
-                loop {
-                    params.push(self.name("a parameter name")?);
-                    if !self.eat(&Tok::Comma) {
-                        break;
-                    }
-                }
-            }
-            self.expect(&Tok::RPar, "`,` or `)` in the parameter list")?;
-            self.expect(&Tok::Eq, "`=`")?;
+            let params = self.params_then_eq()?;
             let body = self.expr(0)?;
             return Ok(Item::LetFun { name, name_span, params, body });
         }
@@ -408,16 +480,7 @@ impl Parser {
                     return Ok(Expr { kind: ExprKind::Name(name), span: start });
                 }
                 self.bump();
-                let mut args = Vec::new();
-                if *self.peek() != Tok::RPar {
-                    loop {
-                        args.push(self.expr(0)?);
-                        if !self.eat(&Tok::Comma) {
-                            break;
-                        }
-                    }
-                }
-                let end = self.expect(&Tok::RPar, "`,` or `)` in the argument list")?;
+                let (args, end) = self.args_then_rpar()?;
                 Ok(Expr { kind: ExprKind::Call { name, name_span: start, args }, span: start.to(end) })
             }
             _ => Err(self.unexpected("an expression")),

@@ -11,6 +11,10 @@ use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+/// The most items procedure calls may expand to in one model: calls inside procedures can
+/// double the model per level of nesting, so a short file could otherwise be enormous.
+const MAX_CALL_EXPANSION: usize = 100_000;
+
 /// Guards against runaway `include` chains that are not literal cycles (e.g. through symlinks).
 const MAX_INCLUDE_DEPTH: usize = 64;
 
@@ -190,6 +194,17 @@ pub(crate) enum Bound {
     Fun(u32),
 }
 
+/// A `procedure`: its body and the scope it was defined in (procedures are lexically scoped,
+/// and a procedure is not in its own scope, so calls cannot recurse).
+#[derive(Clone, Debug)]
+struct ProcDef {
+    params: Vec<(String, Span)>,
+    body: Vec<Item>,
+    scope: HashMap<String, Bound>,
+    procs: HashMap<String, std::rc::Rc<ProcDef>>,
+    dir: Option<PathBuf>,
+}
+
 #[derive(Clone, Debug)]
 struct FunDef {
     name: String,
@@ -229,6 +244,8 @@ pub(crate) fn compile(root: SourceFile, root_dir: Option<PathBuf>, include_dirs:
         units: Vec::new(),
         funs: Vec::new(),
         checks: Vec::new(),
+        procs: HashMap::new(),
+        expanded: 0,
     };
     // The root counts for cycle detection too (when its name is a real path).
     if let Ok(canonical) = Path::new(root.name()).canonicalize() {
@@ -265,6 +282,10 @@ struct Compiler {
     units: Vec<Unit>,
     funs: Vec<FunDef>,
     checks: Vec<Check>,
+    /// The procedures in scope.
+    procs: HashMap<String, std::rc::Rc<ProcDef>>,
+    /// Items expanded by procedure calls so far (at most [`MAX_CALL_EXPANSION`]).
+    expanded: usize,
 }
 
 impl Compiler {
@@ -330,6 +351,12 @@ impl Compiler {
                 self.scope.insert(name, Bound::Fun(self.funs.len() as u32 - 1));
                 Ok(())
             }
+            Item::Procedure { name, name_span: _, params, body } => {
+                let def = ProcDef { params, body, scope: self.scope.clone(), procs: self.procs.clone(), dir: dir.map(Path::to_path_buf) };
+                self.procs.insert(name, std::rc::Rc::new(def));
+                Ok(())
+            }
+            Item::Call { name, name_span, args, as_name, span } => self.call(&name, name_span, &args, as_name, span),
             Item::Check { flag, negated, kind, expr, name, span } => {
                 let expr = self.expr(&expr, &[])?;
                 let (env_deps, direct) = self.direct_deps(std::slice::from_ref(&expr));
@@ -351,6 +378,58 @@ impl Compiler {
         }
     }
 
+    /// `call f(args) [as name]`: the body of `f` runs in `f`'s own scope with each parameter
+    /// bound to its argument (evaluated in the caller's scope); its definitions are dropped
+    /// afterwards and its checks stay. Checks of the body without an `as` name take the call's.
+    fn call(&mut self, name: &str, name_span: Span, args: &[Expr], as_name: Option<String>, span: Span) -> Result<(), Diagnostic> {
+        let Some(def) = self.procs.get(name).cloned() else {
+            return Err(Diagnostic::error(name_span, format!("unknown procedure `{name}`"))
+                .with_note("define it before the call with `procedure NAME(PARAMS) = ... end`"));
+        };
+        if args.len() != def.params.len() {
+            return Err(Diagnostic::error(
+                span,
+                format!("procedure `{name}` takes {} argument(s) but {} were given", def.params.len(), args.len()),
+            ));
+        }
+        self.expanded += def.body.len() + 1;
+        if self.expanded > MAX_CALL_EXPANSION {
+            return Err(Diagnostic::error(span, format!("procedure calls expand to more than {MAX_CALL_EXPANSION} items"))
+                .with_note("calls nested inside procedures multiply; call fewer times"));
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.expr(a, &[])?);
+        }
+        let saved_scope = std::mem::replace(&mut self.scope, def.scope.clone());
+        let saved_procs = std::mem::replace(&mut self.procs, def.procs.clone());
+        for ((p, p_span), body) in def.params.iter().zip(bound) {
+            let unit = self.new_unit(vec![(p.clone(), *p_span)], false);
+            self.finish_unit(unit, vec![body]);
+            let slot = self.units[unit as usize].slots[0];
+            self.scope.insert(p.clone(), Bound::Def(slot));
+        }
+        let first_check = self.checks.len();
+        let mut result = Ok(());
+        for item in def.body.iter().cloned() {
+            result = self.item(item, def.dir.as_deref());
+            if result.is_err() {
+                break;
+            }
+        }
+        self.scope = saved_scope;
+        self.procs = saved_procs;
+        result?;
+        if let Some(call_name) = as_name {
+            for c in &mut self.checks[first_check..] {
+                if c.name.is_empty() {
+                    c.name = call_name.clone();
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn include(&mut self, path: &str, span: Span, dir: Option<&Path>) -> Result<(), Diagnostic> {
         let rel = Path::new(path);
         let mut candidates = Vec::new();
@@ -362,8 +441,15 @@ impl Compiler {
         }
         let Some(found) = candidates.iter().find(|c| c.is_file()) else {
             let searched: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
-            return Err(Diagnostic::error(span, format!("cannot find included file \"{path}\""))
-                .with_note(format!("searched: {}", searched.join(", "))));
+            let mut d = Diagnostic::error(span, format!("cannot find included file \"{path}\""))
+                .with_note(format!("searched: {}", searched.join(", ")))
+                .with_note("add a folder to search with -I DIR or --set-libdir DIR");
+            if matches!(path, "stdlib.cat" | "cos.cat") {
+                d = d.with_note(format!(
+                    "\"{path}\" is part of herd7's library, which ptxmm does not ship: pass herd7's library folder (`herd7 -libdir` prints it) with --set-libdir DIR or -I DIR"
+                ));
+            }
+            return Err(d);
         };
         let canonical = found.canonicalize().unwrap_or_else(|_| found.clone());
         if self.include_stack.contains(&canonical) {

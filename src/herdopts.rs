@@ -1,0 +1,174 @@
+//! herd7's command-line conventions that scripts rely on (`docs/herd-options.md`): its
+//! single-dash option spellings, name files (`-names`, `-excl`), condition files (`-conds`)
+//! and index files (`@FILE`).
+
+use crate::diag::{Diagnostic, SourceFile, Span};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// herd7's single-dash spellings and the long option each stands for. `-o` and `-I` are
+/// ptxmm's own short options already.
+pub const HERD_SPELLINGS: &[(&str, &str)] = &[
+    ("-through", "--through"),
+    ("-skipchecks", "--skipchecks"),
+    ("-skipcheck", "--skipchecks"),
+    ("-speedcheck", "--speedcheck"),
+    ("-show", "--show"),
+    ("-nshow", "--nshow"),
+    ("-names", "--names"),
+    ("-excl", "--excl"),
+    ("-conds", "--conds"),
+    ("-set-libdir", "--set-libdir"),
+    ("-cat", "--cat"),
+    ("-unroll", "--unroll"),
+];
+
+/// The command line with herd7's single-dash options (`-through all`) rewritten to ptxmm's
+/// long ones (`--through all`). Only whole arguments equal to a herd7 spelling change, and
+/// nothing after `--`.
+pub fn rewrite_herd_argv(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut rest = false;
+    for a in args {
+        if rest {
+            out.push(a);
+            continue;
+        }
+        if a == "--" {
+            rest = true;
+            out.push(a);
+            continue;
+        }
+        match a.to_str().and_then(|s| HERD_SPELLINGS.iter().find(|(h, _)| *h == s)) {
+            Some((_, long)) => out.push(OsString::from(*long)),
+            None => out.push(a),
+        }
+    }
+    out
+}
+
+/// The lines of a herd7 list file that carry something: comments (`#` or `%` to the end of
+/// the line) and blank lines dropped, with their 1-based line numbers.
+fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, l)| {
+        let l = l.split(['#', '%']).next().unwrap_or("").trim();
+        (!l.is_empty()).then_some((i + 1, l))
+    })
+}
+
+fn read(path: &Path, what: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{what} {}: cannot read: {e}", path.display()))
+}
+
+/// A names file (herd7's `-names`, `-excl`): the first word of each line is a test name.
+pub fn read_names(path: &Path) -> Result<Vec<String>, String> {
+    let text = read(path, "names file")?;
+    Ok(content_lines(&text).filter_map(|(_, l)| l.split_whitespace().next().map(str::to_string)).collect())
+}
+
+/// An index file (herd7's `@FILE` argument): one litmus file per line, relative to the
+/// index's folder; an `@OTHER` line reads another index.
+pub fn read_index(path: &Path) -> Result<Vec<PathBuf>, String> {
+    read_index_depth(path, 0)
+}
+
+fn read_index_depth(path: &Path, depth: usize) -> Result<Vec<PathBuf>, String> {
+    const MAX_DEPTH: usize = 16;
+    if depth > MAX_DEPTH {
+        return Err(format!("index file {}: index files nested more than {MAX_DEPTH} deep (a cycle?)", path.display()));
+    }
+    let text = read(path, "index file")?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    for (_, l) in content_lines(&text) {
+        let word = l.split_whitespace().next().unwrap_or(l);
+        match word.strip_prefix('@') {
+            Some(inner) => out.extend(read_index_depth(&dir.join(inner), depth + 1)?),
+            None => out.push(dir.join(word)),
+        }
+    }
+    Ok(out)
+}
+
+/// A condition override from a `-conds` file: the condition and where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CondOverride {
+    pub condition: String,
+    pub file: String,
+    pub line: usize,
+}
+
+/// A conditions file (herd7's `-conds`, its rename-map format): lines `NAME "CONDITION"` (or
+/// `NAME CONDITION` without blanks); `#` and `%` start comments. A later line for the same
+/// test wins, as in herd7.
+pub fn read_conds(path: &Path) -> Result<BTreeMap<String, CondOverride>, String> {
+    let text = read(path, "conditions file")?;
+    let mut out = BTreeMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with(['#', '%']) {
+            continue;
+        }
+        let (name, rest) =
+            l.split_once([' ', '\t']).ok_or_else(|| format!("{}:{line}: expected `NAME \"CONDITION\"`, found `{l}`", path.display()))?;
+        let rest = rest.trim();
+        let condition = match rest.strip_prefix('"') {
+            Some(q) => match q.find('"') {
+                Some(end) => q[..end].to_string(),
+                None => return Err(format!("{}:{line}: the condition of `{name}` has no closing `\"`", path.display())),
+            },
+            None => rest.split(['#', '%']).next().unwrap_or("").trim().to_string(),
+        };
+        if condition.is_empty() {
+            return Err(format!("{}:{line}: no condition for `{name}`", path.display()));
+        }
+        out.insert(name.to_string(), CondOverride { condition, file: path.display().to_string(), line });
+    }
+    Ok(out)
+}
+
+/// The test `file` with its final condition replaced by `condition` (the quantified
+/// proposition, e.g. `exists (1:r0=1)`); `locations` and `filter` stay. The new text is named
+/// `FILE (condition from CONDS:LINE)` so that an error in the condition says where it came from.
+pub fn with_condition(file: &SourceFile, cond: &CondOverride) -> Result<SourceFile, Diagnostic> {
+    let ast = crate::litmus::parse(file)?;
+    let start = match &ast.condition {
+        Some(c) => c.quantifier.span.start,
+        None => return Err(Diagnostic::error(Span::new(0, 0), "the test has no final condition to replace")),
+    };
+    let text = format!("{}{}\n", &file.text()[..start], cond.condition);
+    Ok(SourceFile::new(format!("{} (condition from {}:{})", file.name(), cond.file, cond.line), text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn herd_spellings_become_long_options() {
+        let argv: Vec<OsString> = ["ptxmm", "run", "-through", "all", "-skipcheck", "a", "-o", "d", "x.litmus", "--", "-names"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let out: Vec<String> = rewrite_herd_argv(argv).into_iter().map(|a| a.into_string().unwrap()).collect();
+        assert_eq!(out, ["ptxmm", "run", "--through", "all", "--skipchecks", "a", "-o", "d", "x.litmus", "--", "-names"]);
+    }
+
+    #[test]
+    fn conds_lines() {
+        let dir = std::env::temp_dir().join(format!("ptxmm-conds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("c.txt");
+        std::fs::write(&p, "# comment\nMP \"exists (1:r0=1 /\\ 1:r1=1)\"\nSB ~exists(0:r0=0)\nbad \"open\n").unwrap();
+        let e = read_conds(&p).unwrap_err();
+        assert!(e.contains(":4:"), "{e}");
+        std::fs::write(&p, "MP \"exists (1:r0=1 /\\ 1:r1=1)\" # why\nSB ~exists(0:r0=0)\n").unwrap();
+        let c = read_conds(&p).unwrap();
+        assert_eq!(c["MP"].condition, "exists (1:r0=1 /\\ 1:r1=1)");
+        assert_eq!(c["SB"].condition, "~exists(0:r0=0)");
+        assert_eq!(c["SB"].line, 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
