@@ -20,6 +20,7 @@ pub mod exec;
 pub mod explain;
 pub mod families;
 pub mod findings;
+pub mod gen;
 pub mod herdlog;
 pub mod herdopts;
 pub mod hw;

@@ -173,6 +173,45 @@ enum Command {
         #[arg(long)]
         no_explain: bool,
     },
+    /// Generate litmus tests from cycles of relaxations (diy7's idea for PTX, with asynchronous
+    /// edges): one test from the edges given, or with --family every cycle up to --size, written
+    /// to -o DIR with an index.csv of the verdicts (docs/for-researchers.md).
+    Gen {
+        /// The edges of one cycle, e.g. `PodWW Rfe PodRR Fre` (MP); not with --family.
+        #[arg(conflicts_with = "family")]
+        cycle: Vec<String>,
+        /// Write every cycle of 2..=--size edges from --edges (or the built-in sets).
+        #[arg(long)]
+        family: bool,
+        /// The largest cycle of a family, in edges.
+        #[arg(long, default_value_t = 4, requires = "family")]
+        size: usize,
+        /// The most threads of a test.
+        #[arg(long, default_value_t = 4)]
+        nprocs: usize,
+        /// The family's edges, separated by spaces or commas (default: the generic set).
+        #[arg(long, requires = "family", conflicts_with = "async_family")]
+        edges: Option<String>,
+        /// Use the asynchronous edge set instead of the generic one.
+        #[arg(long = "async", requires = "family")]
+        async_family: bool,
+        /// The most tests a family may have.
+        #[arg(long, default_value_t = 5000)]
+        max_tests: usize,
+        /// The scope of relaxed, acquire and release accesses and of unscoped fences.
+        #[arg(long, default_value = "gpu", value_parser = ["cta", "gpu", "sys"])]
+        scope: String,
+        /// Output folder (required with --family; without it one test is printed).
+        #[arg(short = 'o', long = "out", value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Do not decide the family's tests (no index.csv).
+        #[arg(long)]
+        no_decide: bool,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
     /// Serve the web playground (built by `bash web/build.sh` into web/dist) on 127.0.0.1, for
     /// offline use; prints the address, then serves until interrupted.
     Serve {
@@ -622,8 +661,104 @@ fn main() -> ExitCode {
         },
         Command::Bench { quick, families, json, timeout, no_explain } => cmd_bench(quick, &families, json, timeout, no_explain),
         Command::BenchPoint { timeout, no_explain, family, params } => cmd_bench_point(&family, &params, timeout, no_explain),
+        Command::Gen { cycle, family, size, nprocs, edges, async_family, max_tests, scope, out, no_decide, model, limits } => {
+            let request = GenRequest { cycle, family, size, nprocs, edges, async_family, max_tests, scope, out, no_decide };
+            cmd_gen(&request, &model, &limits)
+        }
         Command::Serve { port, dir } => cmd_serve(port, dir.as_deref()),
         Command::Hw { command } => hw_cli::cmd_hw(command),
+    }
+}
+
+/// `ptxmm gen`'s arguments.
+struct GenRequest {
+    cycle: Vec<String>,
+    family: bool,
+    size: usize,
+    nprocs: usize,
+    edges: Option<String>,
+    async_family: bool,
+    max_tests: usize,
+    scope: String,
+    out: Option<PathBuf>,
+    no_decide: bool,
+}
+
+fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -> ExitCode {
+    use ptxmm::gen::{edges, emit::EmitOptions};
+    let fail = |msg: String| {
+        eprintln!("error: {msg}");
+        ExitCode::from(2)
+    };
+    let opts = EmitOptions { scope: edges::Scope::parse(&req.scope).unwrap_or(edges::Scope::Gpu) };
+    if !req.family {
+        if req.cycle.is_empty() {
+            return fail(format!(
+                "gen: give the edges of a cycle (e.g. `ptxmm gen PodWW Rfe PodRR Fre`) or --family; {}",
+                edges::vocabulary_help()
+            ));
+        }
+        let cycle = match edges::parse_edges(&req.cycle.join(" ")) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        let test = match ptxmm::gen::generate(&cycle, req.nprocs, &opts) {
+            Ok(t) => t,
+            Err(why) => return fail(format!("the cycle `{}` gives no test: {why}", req.cycle.join(" "))),
+        };
+        return match &req.out {
+            None => {
+                out!("{}", test.text);
+                ExitCode::SUCCESS
+            }
+            Some(dir) => match ptxmm::gen::write_family(dir, std::slice::from_ref(&test), None) {
+                Ok(_) => {
+                    eprintln!("wrote {}", dir.join(format!("{}.litmus", test.name)).display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(format!("{}: {e}", dir.display())),
+            },
+        };
+    }
+    let Some(dir) = &req.out else { return fail("gen --family: the output folder is required (-o DIR)".to_string()) };
+    let list = match (&req.edges, req.async_family) {
+        (Some(l), _) => l.as_str(),
+        (None, true) => edges::ASYNC_EDGES,
+        (None, false) => edges::GENERIC_EDGES,
+    };
+    let vocab = match edges::parse_edges(list) {
+        Ok(v) => v,
+        Err(e) => return fail(format!("--edges: {e}")),
+    };
+    let bounds = ptxmm::gen::FamilyBounds { size: req.size, nprocs: req.nprocs, max_tests: req.max_tests };
+    let family = match ptxmm::gen::family(&vocab, &bounds, &opts) {
+        Ok(f) => f,
+        Err(e) => return fail(e),
+    };
+    let decided = if req.no_decide {
+        None
+    } else {
+        match load_model(model) {
+            Ok((m, _)) => Some(m),
+            Err(e) => return fail(e),
+        }
+    };
+    let run_opts = limits.options();
+    match ptxmm::gen::write_family(dir, &family.tests, decided.as_ref().map(|m| (m, &run_opts))) {
+        Ok(counts) => {
+            let verdicts: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+            eprintln!(
+                "gen family: {} tests in {}{}",
+                family.tests.len(),
+                dir.display(),
+                if verdicts.is_empty() { String::new() } else { format!(" ({}; index.csv)", verdicts.join(", ")) }
+            );
+            for (why, n) in &family.rejected {
+                eprintln!("  {n} cycles skipped: {why}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(format!("{}: {e}", dir.display())),
     }
 }
 

@@ -1,0 +1,355 @@
+//! Writing an analysed cycle as a litmus test in ptxmm's format (Dat3M's PTX dialect, with PTX
+//! spellings for the asynchronous instructions).
+
+use super::cycle::{Analysed, EventKind};
+use super::edges::{Annot, AsyncKind, Dep, Dir, Edge, EdgeKind, Scope};
+use std::fmt::Write as _;
+
+/// Options of the emitted test.
+#[derive(Clone, Copy, Debug)]
+pub struct EmitOptions {
+    /// The scope of relaxed/acquire/release accesses and of fences without their own scope.
+    pub scope: Scope,
+}
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        EmitOptions { scope: Scope::Gpu }
+    }
+}
+
+/// The test's name: the edges joined with `+` (diy7's convention).
+pub fn test_name(edges: &[Edge]) -> String {
+    edges.iter().map(Edge::to_string).collect::<Vec<_>>().join("+")
+}
+
+/// The classic name of the cycle's shape, when it has one (ignoring annotations, fences and
+/// dependencies: MP+FenceScdWW+PodRRAP is an MP).
+pub fn shape_name(edges: &[Edge]) -> Option<&'static str> {
+    let letters: Vec<String> = edges
+        .iter()
+        .map(|e| match e.kind {
+            EdgeKind::Comm { comm, external: true, .. } => format!("{comm:?}e"),
+            EdgeKind::Comm { .. } => "i".to_string(),
+            _ if e.same_loc() => "s".to_string(),
+            _ => format!("{:?}{:?}", e.src, e.dst),
+        })
+        .collect();
+    let shapes: &[(&str, &[&str])] = &[
+        ("MP", &["WW", "Rfe", "RR", "Fre"]),
+        ("SB", &["WR", "Fre", "WR", "Fre"]),
+        ("LB", &["RW", "Rfe", "RW", "Rfe"]),
+        ("S", &["WW", "Rfe", "RW", "Coe"]),
+        ("R", &["WW", "Coe", "WR", "Fre"]),
+        ("2+2W", &["WW", "Coe", "WW", "Coe"]),
+        ("CoRR", &["Rfe", "s", "Fre"]),
+        ("WRC", &["Rfe", "RW", "Rfe", "RR", "Fre"]),
+        ("ISA2", &["WW", "Rfe", "RW", "Rfe", "RR", "Fre"]),
+        ("IRIW", &["Rfe", "RR", "Fre", "Rfe", "RR", "Fre"]),
+    ];
+    let n = letters.len();
+    shapes
+        .iter()
+        .find_map(|(name, shape)| (shape.len() == n && (0..n).any(|r| (0..n).all(|k| letters[(r + k) % n] == shape[k]))).then_some(*name))
+}
+
+/// A thread's code under construction: registers, labels and lines.
+struct ThreadCode {
+    lines: Vec<String>,
+    next_reg: usize,
+}
+
+impl ThreadCode {
+    fn reg(&mut self) -> String {
+        self.next_reg += 1;
+        format!("r{}", self.next_reg - 1)
+    }
+}
+
+/// Everything the test declares, numbered across threads.
+#[derive(Default)]
+struct Decls {
+    init: Vec<String>,
+    next_label: usize,
+    next_buffer: usize,
+    condition: Vec<String>,
+}
+
+impl Decls {
+    fn label(&mut self, prefix: &str) -> String {
+        self.next_label += 1;
+        format!("{prefix}{}", self.next_label - 1)
+    }
+    fn buffer(&mut self, prefix: &str) -> String {
+        self.next_buffer += 1;
+        format!("{prefix}{}", self.next_buffer - 1)
+    }
+}
+
+fn loc_name(loc: usize) -> String {
+    const NAMES: [&str; 6] = ["x", "y", "z", "a", "b", "c"];
+    NAMES.get(loc).map_or_else(|| format!("m{loc}"), |s| s.to_string())
+}
+
+fn annot_word(a: Annot, scope: Scope) -> String {
+    match a {
+        Annot::Plain => "weak".to_string(),
+        Annot::Relaxed => format!("relaxed.{}", scope.ptx()),
+        Annot::Acquire => format!("acquire.{}", scope.ptx()),
+        Annot::Release => format!("release.{}", scope.ptx()),
+    }
+}
+
+fn wait_loop(code: &mut ThreadCode, decls: &mut Decls, bar: &str, sem: &str, space: &str) {
+    let label = decls.label("LW");
+    let p = format!("p{}", decls.next_label - 1);
+    code.lines.push(format!("{label}:"));
+    code.lines.push(format!("mbarrier.try_wait.parity{sem}.shared::{space}.b64 {p}, [{bar}], 0"));
+    code.lines.push(format!("@!{p} bra {label}"));
+}
+
+/// Both sides of a `barrier.cluster` edge arrive and wait (the barrier needs every
+/// participating thread's arrival).
+fn cluster_barrier(code: &mut ThreadCode, kind: AsyncKind) {
+    if kind == AsyncKind::BarClusterRelaxed {
+        code.lines.push("barrier.cluster.arrive.relaxed".into());
+        code.lines.push("barrier.cluster.wait".into());
+    } else {
+        code.lines.push("barrier.cluster.arrive.release".into());
+        code.lines.push("barrier.cluster.wait.acquire".into());
+    }
+}
+
+/// Write the test; a comment gives the cycle and the command that regenerates the test.
+pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
+    let n = a.events.len();
+    let scope = opts.scope;
+    let mut decls = Decls::default();
+    let mut codes: Vec<ThreadCode> = a.threads.iter().map(|_| ThreadCode { lines: Vec::new(), next_reg: 0 }).collect();
+    // Per location: bulk-copied (16 bytes), shared (in which CTA).
+    let mut shared: Vec<Option<usize>> = vec![None; a.locations];
+    let mut bulk = vec![false; a.locations];
+    for e in &a.events {
+        if !matches!(e.kind, EventKind::Generic(_)) {
+            shared[e.loc] = Some(a.placement[e.thread].cta);
+            bulk[e.loc] |= !matches!(e.kind, EventKind::CopyWrite { bulk: false });
+        }
+    }
+    // The mbarrier each asynchronous edge uses, in the CTA of the thread that waits on it.
+    let mut bars: Vec<Option<String>> = vec![None; n];
+    for (i, e) in a.edges.iter().enumerate() {
+        let Some(kind) = e.async_kind() else { continue };
+        if matches!(
+            kind,
+            AsyncKind::MbarSync
+                | AsyncKind::MbarRelaxed
+                | AsyncKind::MbarCluster
+                | AsyncKind::CpAsyncMbar
+                | AsyncKind::TmaLoadMbar
+                | AsyncKind::TmaLoadWait
+        ) {
+            let waiter = a.events[(i + 1) % n].thread;
+            let bar = decls.buffer("bar");
+            decls.init.push(format!("{bar} @ shared cta {} mbarrier(1);", a.placement[waiter].cta));
+            bars[i] = Some(bar);
+        }
+    }
+    // Registers of the reads (for dependencies).
+    let mut read_reg: Vec<Option<String>> = vec![None; n];
+    for (t, evs) in a.threads.iter().enumerate() {
+        let code = &mut codes[t];
+        // Copies that no edge waits for: a `cp.async` of `CpAsyncNoWait`, the TMA stores.
+        let (mut unwaited_cp_async, mut bulk_reads) = (false, false);
+        for &i in evs {
+            let e = &a.events[i];
+            let in_edge = a.edges[(i + n - 1) % n];
+            let out_edge = a.edges[i];
+            let x = loc_name(e.loc);
+            // What the in-edge puts before the event.
+            let mut address = x.clone();
+            let mut value = e.write_value.map(|v| v.to_string());
+            if in_edge.external() {
+                if let Some(kind) = in_edge.async_kind() {
+                    let bar = bars[(i + n - 1) % n].clone();
+                    match kind {
+                        AsyncKind::MbarSync | AsyncKind::CpAsyncMbar | AsyncKind::TmaLoadMbar => wait_loop(
+                            code,
+                            &mut decls,
+                            &bar.expect("mbarrier"),
+                            if kind == AsyncKind::MbarSync { ".acquire.cta" } else { "" },
+                            "cta",
+                        ),
+                        AsyncKind::MbarRelaxed => wait_loop(code, &mut decls, &bar.expect("mbarrier"), ".relaxed.cta", "cta"),
+                        AsyncKind::MbarCluster => wait_loop(code, &mut decls, &bar.expect("mbarrier"), ".acquire.cluster", "cta"),
+                        AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed => cluster_barrier(code, kind),
+                        _ => {}
+                    }
+                }
+            } else {
+                let src = (i + n - 1) % n;
+                match in_edge.kind {
+                    EdgeKind::Fence { kind, scope: s } => code.lines.push(format!("fence.{}.{}", kind.ptx(), s.unwrap_or(scope).ptx())),
+                    EdgeKind::Dep(dep) => {
+                        let r = read_reg[src].clone().expect("a dependency starts at a generic read");
+                        match dep {
+                            Dep::Addr => {
+                                let (zero, base, addr) = (code.reg(), code.reg(), code.reg());
+                                decls.init.push(format!("P{t}:{base}=&{x};"));
+                                code.lines.push(format!("xor {zero}, {r}, {r}"));
+                                code.lines.push(format!("add {addr}, {base}, {zero}"));
+                                address = format!("[{addr}]");
+                            }
+                            Dep::Data => {
+                                let v = code.reg();
+                                code.lines.push(format!("xor {v}, {r}, {r}"));
+                                code.lines.push(format!("add {v}, {v}, {}", value.clone().unwrap_or_default()));
+                                value = Some(v);
+                            }
+                            Dep::Ctrl => {
+                                let label = decls.label("LC");
+                                code.lines.push(format!("beq {r}, 9999, {label}"));
+                                code.lines.push(format!("{label}:"));
+                            }
+                        }
+                    }
+                    EdgeKind::Async { kind, .. } => match kind {
+                        AsyncKind::CpAsyncWait => {
+                            code.lines.push("cp.async.commit_group".into());
+                            code.lines.push("cp.async.wait_group 0".into());
+                        }
+                        AsyncKind::CpAsyncNoWait => code.lines.push("cp.async.commit_group".into()),
+                        AsyncKind::TmaLoadWait => {
+                            let bar = bars[src].clone().expect("mbarrier");
+                            wait_loop(code, &mut decls, &bar, "", "cta");
+                        }
+                        AsyncKind::TmaStoreFenced | AsyncKind::ReduceFenced => code.lines.push("fence.proxy.async.shared::cta".into()),
+                        AsyncKind::WaitRead => code.lines.push("cp.async.bulk.wait_group.read 0".into()),
+                        _ => {}
+                    },
+                    _ => {}
+                }
+            }
+            // The event.
+            match e.kind {
+                EventKind::Generic(annot) => {
+                    let word = annot_word(annot, scope);
+                    match e.dir {
+                        Dir::R => {
+                            let r = code.reg();
+                            code.lines.push(format!("ld.{word} {r}, {address}"));
+                            if let Some(v) = e.read_value {
+                                decls.condition.push(format!("P{t}:{r} == {v}"));
+                            }
+                            read_reg[i] = Some(r);
+                        }
+                        Dir::W => code.lines.push(format!("st.{word} {address}, {}", value.unwrap_or_default())),
+                    }
+                }
+                EventKind::CopyWrite { bulk: false } => {
+                    let src = decls.buffer("c");
+                    decls.init.push(format!("{src} = {};", e.write_value.unwrap_or(0)));
+                    // The edge that starts here (CpAsyncWait, CpAsyncNoWait or CpAsyncMbar)
+                    // completes the copy, except CpAsyncNoWait.
+                    code.lines.push(format!("cp.async.ca.shared.global [{x}], [{src}], 4"));
+                    unwaited_cp_async |= out_edge.async_kind() == Some(AsyncKind::CpAsyncNoWait);
+                }
+                EventKind::CopyWrite { bulk: true } => {
+                    let src = decls.buffer("c");
+                    decls.init.push(format!("{src}[16] = {};", e.write_value.unwrap_or(0)));
+                    // The edge that starts here (TmaLoadMbar or TmaLoadWait) waits for the load.
+                    let bar = bars[i].clone().expect("a TMA load's edge has its mbarrier");
+                    code.lines.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], 16"));
+                    code.lines.push(format!("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [{x}], [{src}], 16, [{bar}]"));
+                }
+                EventKind::CopyRead { reduce } => {
+                    let out = decls.buffer("o");
+                    decls.init.push(format!("{out}[16];"));
+                    let op = if reduce {
+                        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32"
+                    } else {
+                        "cp.async.bulk.global.shared::cta.bulk_group"
+                    };
+                    code.lines.push(format!("{op} [{out}], [{x}], 16"));
+                    code.lines.push("cp.async.bulk.commit_group".into());
+                    if let Some(v) = e.read_value {
+                        decls.condition.push(format!("{out} == {v}"));
+                    }
+                    bulk_reads = true;
+                }
+            }
+            // What the out-edge puts after the event, when it leaves the thread.
+            if out_edge.external() {
+                if let Some(kind) = out_edge.async_kind() {
+                    let bar = bars[i].clone();
+                    match kind {
+                        AsyncKind::MbarSync => {
+                            code.lines.push(format!("mbarrier.arrive.release.cta.shared::cta.b64 _, [{}]", bar.expect("mbarrier")))
+                        }
+                        AsyncKind::MbarRelaxed => {
+                            code.lines.push(format!("mbarrier.arrive.relaxed.cta.shared::cta.b64 _, [{}]", bar.expect("mbarrier")))
+                        }
+                        AsyncKind::MbarCluster => {
+                            code.lines.push(format!("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [{}]", bar.expect("mbarrier")))
+                        }
+                        AsyncKind::CpAsyncMbar => {
+                            code.lines.push(format!("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{}]", bar.expect("mbarrier")));
+                        }
+                        AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed => cluster_barrier(code, kind),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // Completions that no edge asked for come last, so that the final state is defined
+        // without ordering anything the cycle is about.
+        if unwaited_cp_async {
+            code.lines.push("cp.async.wait_all".into());
+        }
+        if bulk_reads {
+            code.lines.push("cp.async.bulk.wait_group 0".into());
+        }
+    }
+    // Locations written twice: the final value shows the coherence order.
+    for (loc, &w) in a.writes.iter().enumerate() {
+        if w >= 2 {
+            decls.condition.push(format!("{} == {w}", loc_name(loc)));
+        }
+    }
+    let mut text = String::new();
+    let name = test_name(&a.edges);
+    let _ = writeln!(text, "PTX {name}");
+    let cycle: Vec<String> = a.edges.iter().map(Edge::to_string).collect();
+    let shape = shape_name(&a.edges).map(|s| format!(" (shape {s})")).unwrap_or_default();
+    let _ = writeln!(text, "\"Cycle: {}{shape}\"", cycle.join(" "));
+    let _ = writeln!(
+        text,
+        "\"Generated by `ptxmm gen {} --scope {}`; the condition holds exactly when the cycle is observed.\"",
+        cycle.join(" "),
+        opts.scope.ptx()
+    );
+    let mut init: Vec<String> = (0..a.locations)
+        .map(|l| match (shared[l], bulk[l]) {
+            (Some(cta), true) => format!("{}[16] @ shared cta {cta};", loc_name(l)),
+            (Some(cta), false) => format!("{} @ shared cta {cta} = 0;", loc_name(l)),
+            (None, _) => format!("{}=0;", loc_name(l)),
+        })
+        .collect();
+    init.extend(decls.init);
+    let _ = writeln!(text, "{{ {} }}", init.join(" "));
+    let headers: Vec<String> =
+        a.placement.iter().enumerate().map(|(t, p)| format!("P{t}@cta {},cluster {},gpu {}", p.cta, p.cluster, p.gpu)).collect();
+    let rows = codes.iter().map(|c| c.lines.len()).max().unwrap_or(0);
+    let width: Vec<usize> =
+        codes.iter().zip(&headers).map(|(c, h)| c.lines.iter().map(String::len).chain([h.len()]).max().unwrap_or(0)).collect();
+    let row = |cells: Vec<&str>| -> String {
+        let padded: Vec<String> = cells.iter().zip(&width).map(|(c, w)| format!("{c:<w$}")).collect();
+        format!(" {} ;", padded.join(" | "))
+    };
+    let _ = writeln!(text, "{}", row(headers.iter().map(String::as_str).collect()));
+    for k in 0..rows {
+        let _ = writeln!(text, "{}", row(codes.iter().map(|c| c.lines.get(k).map_or("", String::as_str)).collect()));
+    }
+    let condition = if decls.condition.is_empty() { "true".to_string() } else { decls.condition.join(" /\\ ") };
+    let _ = writeln!(text, "exists ({condition})");
+    text
+}
