@@ -8,6 +8,7 @@ use ptxmm::cat::CatModel;
 use ptxmm::check::{RunOptions, Verdict};
 use ptxmm::gen::{self, edges, emit::EmitOptions, FamilyBounds, Generated};
 use std::collections::BTreeSet;
+use std::path::Path;
 
 /// The generic tests whose herd7 Ok/No differs between `models/ptx-7.5.cat` and Dat3M's
 /// `ptx-v7.5.cat`. Every one is docs/divergences.md's model difference 2 (`fence.sc` is also a
@@ -241,6 +242,34 @@ fn cli_family_writes_the_tests_and_the_index() {
         .success()
         .stderr(predicates::str::contains("gen family: 10 tests"));
     ptxmm().arg("suite").arg(dir.join("index.csv")).assert().success();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 14's check through the user's path: `ptxmm gen --family` then `ptxmm compare` of
+/// `ptx-7.5` against Dat3M's `ptx-v7.5.cat` lists exactly the documented divergences.
+#[test]
+fn compare_on_the_generated_family_lists_the_documented_divergences() {
+    let Some(dat3m) = common::dat3m() else { return };
+    let dir = std::env::temp_dir().join(format!("ptxmm-gen-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    ptxmm().args(["gen", "--family", "--size", "4", "--no-decide", "-o"]).arg(&dir).assert().success();
+    let out = ptxmm()
+        .args(["compare", "--json", "--left-model", "ptx-7.5", "--right-cat"])
+        .arg(dat3m.join("cat/ptx-v7.5.cat"))
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "differences exist: {}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let differing: BTreeSet<String> = report["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| Path::new(d["test"].as_str().unwrap()).file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let documented: BTreeSet<String> = DOCUMENTED_DIVERGENCES.iter().map(|s| s.to_string()).collect();
+    assert_eq!(differing, documented);
+    assert!(report["errors"].as_array().is_none_or(|e| e.is_empty()), "{}", report["errors"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -86,6 +86,22 @@ fn dat3m_spellings_become_ptx() {
     assert!(part.contains("ld.acquire.gpu.b32 r0, [%"), "{part}");
 }
 
+#[test]
+fn an_address_dependency_widens_its_32_bit_source() {
+    // `ptxmm gen`'s DpAddr edge: `xor r1, r0, r0; add r3, r2, r1` with r2 = &y (64-bit) and r1
+    // from a 32-bit load; ptxas rejects `add.s64` on a `.b32` register.
+    let dir = temp_dir("dpaddr");
+    let test = dir.join("dep.litmus");
+    let gen = ptxmm().args(["gen", "Fre", "Coe", "FenceAcqReldWR", "DpAddrdR", "-o"]).arg(&dir).output().unwrap();
+    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
+    let written = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|e| e == "litmus"));
+    std::fs::rename(written.expect("ptxmm gen wrote a test"), &test).unwrap();
+    let part = test_part(test.to_str().unwrap());
+    let cvt = part.find("cvt.u64.u32 hw_w2, r1;").unwrap_or_else(|| panic!("no widening in\n{part}"));
+    let add = part.find("add.s64 r3, r2, hw_w2;").unwrap_or_else(|| panic!("no 64-bit add in\n{part}"));
+    assert!(cvt < add);
+}
+
 fn rejection(path: &str) -> String {
     let g = generate(path);
     assert!(g.included.is_empty(), "{path} should be rejected");

@@ -340,8 +340,12 @@ impl ThreadGen<'_> {
             let cmp = if head == "bne" { "ne" } else { "eq" };
             return Ok(vec![format!("setp.{cmp}.{ty} hw_p, {a}, {b};"), format!("@hw_p bra {label};")]);
         }
+        // An untyped operation on a 64-bit destination (an address register) takes its 32-bit
+        // register sources zero-extended, as the model's unbounded integers do.
+        let mut widen_sources = false;
         if parts.len() == 1 && matches!(head.as_str(), "add" | "sub" | "mov" | "and" | "or" | "xor" | "mul") {
             let wide = ins.operands.first().is_some_and(|o| self.is_64(&o.node));
+            widen_sources = wide;
             parts.push(match (head.as_str(), wide) {
                 ("add" | "sub" | "mul", false) => "s32".into(),
                 ("add" | "sub" | "mul", true) => "s64".into(),
@@ -442,7 +446,16 @@ impl ThreadGen<'_> {
                 }
                 continue;
             }
-            texts.push(self.operand(op, &mut next_form, *sp)?);
+            let text = self.operand(op, &mut next_form, *sp)?;
+            let narrow_register = matches!(op, Operand::Name(n) | Operand::PercentName(n)
+                if matches!(self.regs.get(&Self::reg_name(n)), Some(RegKind::B32)));
+            if widen_sources && !texts.is_empty() && narrow_register {
+                let tmp = format!("hw_w{}", texts.len());
+                lines.push(format!("cvt.u64.u32 {tmp}, {text};"));
+                texts.push(tmp);
+            } else {
+                texts.push(text);
+            }
         }
         let ops = if texts.is_empty() { String::new() } else { format!(" {}", texts.join(", ")) };
         lines.push(format!("{guard}{}{ops};", parts.join(".")));
@@ -619,6 +632,7 @@ fn thread_function(test: &HwTest, layout: &Layout, thread: usize, obs: &[Observa
     body.push(".reg .b64 hw_sink64;".into());
     body.push(".reg .b32 hw_a32;".into());
     body.push(".reg .b64 hw_a64;".into());
+    body.push(".reg .b64 hw_w1, hw_w2;".into());
     body.push("mov.b32 hw_spin, 0;".into());
     body.push("mov.b32 %1, 0;".into());
     for (i, r) in th.registers.iter().enumerate() {
