@@ -1,0 +1,310 @@
+//! `ptxmm run`, `explain` and `suite`: decide tests and print their reports.
+
+use crate::cli::inputs::{expand_inputs, load_input, report_failure};
+use crate::cli::options::{load_model, DrawFormat, HerdRun, LimitArgs, LivenessMode, ModelArgs};
+use crate::color;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ptxmm::cat::CatModel;
+use ptxmm::check::{run, RunOptions};
+use ptxmm::diag::SourceFile;
+use ptxmm::liveness::check_liveness;
+use ptxmm::suite::{self, RowResult};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `suite`'s CSV and liveness mode. `--liveness` takes `check|skip|only` as `run`'s does; the
+/// older bare flag means `only`, and in `suite --liveness CSV` the word after it is the CSV.
+pub(crate) fn suite_liveness(csv: Option<PathBuf>, liveness: Option<String>) -> Result<(PathBuf, LivenessMode), String> {
+    use clap::ValueEnum as _;
+    let (csv, mode) = match liveness {
+        None => (csv, LivenessMode::Check),
+        Some(word) => match LivenessMode::from_str(&word, false) {
+            Ok(mode) => (csv, mode),
+            Err(_) if csv.is_none() => (Some(PathBuf::from(word)), LivenessMode::Only),
+            Err(_) => return Err(format!("--liveness: expected `check`, `skip` or `only`, found `{word}`")),
+        },
+    };
+    Ok((csv.ok_or("suite: the CSV file is required (`ptxmm suite CSV`)")?, mode))
+}
+
+pub(crate) fn cmd_run(
+    tests: &[PathBuf],
+    model_args: &ModelArgs,
+    limits: &LimitArgs,
+    json: bool,
+    timing: bool,
+    liveness: LivenessMode,
+    herd: &HerdRun,
+) -> ExitCode {
+    use ptxmm::report::JsonError;
+    let (model, model_name) = match load_model(model_args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let readings = match model_args.readings() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = RunOptions { speedcheck: herd.speedcheck, ..limits.options() };
+    let mut status = ExitCode::SUCCESS;
+    let mut drawn = 0;
+    for input in expand_inputs(tests) {
+        let Some((file, mut program)) = load_input(input, &limits.input(), json, Some(&model_name)) else {
+            status = ExitCode::from(1);
+            continue;
+        };
+        if !herd.selects(&program.name) {
+            continue;
+        }
+        if let Some(cond) = herd.conds.get(&program.name) {
+            let replaced = ptxmm::herdopts::with_condition(&program.source, cond)
+                .map_err(|d| ptxmm::LoadError::Syntax(ptxmm::diag::FileDiagnostic::new(&program.source, d)))
+                .and_then(|f| ptxmm::parse_program_with(f, &limits.input()));
+            match replaced {
+                Ok(p) => program = p,
+                Err(e) => {
+                    report_failure(json, &file, Some(&program.name), Some(&model_name), &e.render(color()), JsonError::of_load(&e));
+                    status = ExitCode::from(1);
+                    continue;
+                }
+            }
+        }
+        program.readings = readings;
+        if let Some(w) = ptxmm::check::model_mismatch(&program, &model) {
+            eprintln!("{w}");
+        }
+        // One deadline for the condition and the liveness check of this test.
+        let opts = opts.starting_now();
+        let outcome = if liveness == LivenessMode::Only { None } else { Some(run(&program, &model, &opts)) };
+        let live = if liveness == LivenessMode::Skip { None } else { Some(check_liveness(&program, &model, &opts)) };
+        let outcome = match outcome.transpose() {
+            Ok(o) => o,
+            Err(e) => {
+                // An address error carries its own `line:col: ` prefix.
+                let sep = if matches!(e, ptxmm::check::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) {
+                    ":"
+                } else {
+                    ": "
+                };
+                report_failure(
+                    json,
+                    &file,
+                    Some(&program.name),
+                    Some(&model_name),
+                    &format!("{file}{sep}{e}"),
+                    JsonError::plain(e.to_string()),
+                );
+                status = ExitCode::from(1);
+                continue;
+            }
+        };
+        if let Some(why) = outcome.as_ref().and_then(|o| o.incomplete.as_ref()) {
+            eprintln!("{file}: not decided: {why}");
+            status = ExitCode::from(1);
+        }
+        if let Some(why) = outcome.as_ref().and_then(|o| o.inconclusive()) {
+            eprintln!("{file}: inconclusive: {why}");
+            status = ExitCode::from(1);
+        }
+        // A liveness failure (e.g. the search budget) does not hide the decided condition.
+        let (live, live_error) = match live.transpose() {
+            Ok(l) => (l, None),
+            Err(e) => {
+                eprintln!("{file}: liveness not decided: {e}");
+                status = ExitCode::from(1);
+                (None, Some(e.to_string()))
+            }
+        };
+        if let Some((dir, format)) = herd.draw.as_ref().filter(|_| herd.nshow.is_none_or(|n| drawn < n)) {
+            match draw(&program, &model, &opts, &file, dir, *format) {
+                Ok(()) => drawn += 1,
+                Err(e) => {
+                    eprintln!("{file}: no drawing: {e}");
+                    status = ExitCode::from(1);
+                }
+            }
+        }
+        if json {
+            let mut v = match &outcome {
+                Some(o) => ptxmm::report::json(o, &file, &model_name, ptxmm::report::JsonOptions { timing }),
+                None => serde_json::json!({
+                    "schema_version": ptxmm::report::SCHEMA_VERSION,
+                    "test": program.name,
+                    "file": file,
+                    "model": model_name,
+                }),
+            };
+            if let Some(l) = &live {
+                v["liveness"] = serde_json::to_value(l).expect("liveness serialises");
+            }
+            if let Some(e) = live_error {
+                v["liveness_error"] = e.into();
+            }
+            outln!("{v}");
+        } else {
+            match &outcome {
+                Some(o) => {
+                    out!("{}{}{}", ptxmm::report::headline(o, live.as_ref()), ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o))
+                }
+                None => outln!("Test {}", program.name),
+            }
+            if let Some(l) = &live {
+                out!("{}", l.report());
+            }
+            outln!();
+        }
+    }
+    status
+}
+
+/// `--show`: the execution `explain` shows, drawn into `dir` as `STEM.dot` or `STEM.svg`.
+pub(crate) fn draw(
+    program: &ptxmm::program::Program,
+    model: &CatModel,
+    opts: &RunOptions,
+    file: &str,
+    dir: &std::path::Path,
+    format: DrawFormat,
+) -> Result<(), String> {
+    let x = ptxmm::explain::explain(program, model, opts).map_err(|e| e.to_string())?;
+    let stem = std::path::Path::new(file).file_stem().map_or_else(|| program.name.clone(), |s| s.to_string_lossy().into_owned());
+    let (text, ext) = match format {
+        DrawFormat::Dot => (ptxmm::explain::dot::to_dot(&x.graph), "dot"),
+        DrawFormat::Svg => (ptxmm::explain::svg::to_svg(&x.graph), "svg"),
+    };
+    let path = dir.join(format!("{stem}.{ext}"));
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+pub(crate) fn cmd_explain(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, dot: bool, svg: bool) -> ExitCode {
+    use ptxmm::report::JsonError;
+    let (model, _) = match load_model(model_args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let readings = match model_args.readings() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let inputs = expand_inputs(tests);
+    if (dot || svg) && inputs.len() != 1 {
+        eprintln!("error: --dot and --svg draw one test; {} were given", inputs.len());
+        return ExitCode::from(2);
+    }
+    let mut status = ExitCode::SUCCESS;
+    for (i, input) in inputs.into_iter().enumerate() {
+        let Some((file, mut program)) = load_input(input, &limits.input(), json, None) else {
+            status = ExitCode::from(1);
+            continue;
+        };
+        program.readings = readings;
+        match ptxmm::explain::explain(&program, &model, &limits.options()) {
+            Ok(x) => {
+                if json {
+                    let mut v = serde_json::to_value(&x).expect("explanation serialises");
+                    v["graph"] = serde_json::to_value(&x.graph).expect("graph serialises");
+                    v["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+                    v["file"] = file.into();
+                    outln!("{v}");
+                } else if dot {
+                    out!("{}", ptxmm::explain::dot::to_dot(&x.graph));
+                } else if svg {
+                    out!("{}", ptxmm::explain::svg::to_svg(&x.graph));
+                } else {
+                    if i > 0 {
+                        outln!();
+                    }
+                    out!("{}", x.text);
+                }
+            }
+            Err(e) => {
+                report_failure(json, &file, Some(&program.name), None, &format!("{file}: {e}"), JsonError::plain(e.to_string()));
+                status = ExitCode::from(1);
+            }
+        }
+    }
+    status
+}
+
+pub(crate) fn cmd_suite(
+    csv: &PathBuf,
+    root: Option<PathBuf>,
+    model_args: &ModelArgs,
+    limits: &LimitArgs,
+    jobs: Option<usize>,
+    liveness: LivenessMode,
+) -> ExitCode {
+    let (model, model_name) = match load_model(model_args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(j) = jobs {
+        // Ignore the error: the pool may already exist, which is harmless.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
+    }
+    let text = match std::fs::read_to_string(csv) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{}: cannot read: {e}", csv.display());
+            return ExitCode::from(2);
+        }
+    };
+    let file = SourceFile::new(csv.display().to_string(), text);
+    let mut rows = match suite::parse_csv(&file) {
+        Ok(r) => r,
+        Err(d) => {
+            eprintln!("{}", d.render(color()));
+            return ExitCode::from(2);
+        }
+    };
+    let root = root.unwrap_or_else(|| suite::default_root(csv, &rows));
+    let bar = ProgressBar::new(rows.len() as u64);
+    if std::io::stderr().is_terminal() {
+        bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed}").expect("valid template"));
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    if liveness == LivenessMode::Skip {
+        for (_, l) in rows.iter_mut().filter_map(|r| r.verdict.as_mut()) {
+            *l = None;
+        }
+    }
+    let kind = if liveness == LivenessMode::Only { suite::SuiteKind::Liveness } else { suite::SuiteKind::Condition };
+    let report = suite::run_suite(&rows, &root, &model, &limits.options(), kind, &|| bar.inc(1));
+    bar.finish_and_clear();
+    for (row, res, _) in &report.rows {
+        match res {
+            RowResult::Pass => {}
+            RowResult::VerdictMismatch { expected, got } => {
+                outln!("MISMATCH {}:{}: {} expected {expected}, got {got}", csv.display(), row.line, row.path)
+            }
+            RowResult::Mismatch { got } => {
+                outln!("MISMATCH {}:{}: {} expected {}, got {}", csv.display(), row.line, row.path, row.expected as u8, *got as u8)
+            }
+            RowResult::Error(e) => outln!("ERROR {}:{}: {}: {}", csv.display(), row.line, row.path, e),
+        }
+    }
+    outln!("model {model_name}, {} tests in {:.2}s", report.rows.len(), report.elapsed.as_secs_f64());
+    outln!("{} passed, {} failed", report.passed(), report.failed());
+    if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,8 @@
+//! The command line's commands, one module each; `main.rs` parses the arguments and dispatches.
+
+pub(crate) mod bench;
+pub(crate) mod compare;
+pub(crate) mod decide;
+pub(crate) mod inputs;
+pub(crate) mod options;
+pub(crate) mod serve;

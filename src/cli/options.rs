@@ -1,0 +1,249 @@
+//! The options shared by the commands: the model and readings, limits, herd7's run options.
+
+use crate::color;
+use clap::Args;
+use ptxmm::cat::CatModel;
+use ptxmm::check::RunOptions;
+use ptxmm::exec::trace::Limits;
+use std::path::PathBuf;
+
+/// herd7's options of `run` (`docs/herd-options.md`).
+#[derive(Args)]
+pub(crate) struct HerdRunArgs {
+    /// Stop at the first execution that settles the condition (herd7's `-speedcheck`; `true`
+    /// and `fast`, or the bare flag, stop; `false` does not): the answer is reported, the
+    /// states, counts and findings are partial and the report says so.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "fast", default_value_t = Speedcheck::False)]
+    pub(crate) speedcheck: Speedcheck,
+    /// Draw the execution `ptxmm explain` shows of each test into the `-o` folder (herd7's
+    /// `-show`): `prop` and `wit`, an execution reaching the condition's proposition (or, when
+    /// none is allowed, the first rejected candidate that reaches it); `none`, no drawing.
+    #[arg(long, value_enum)]
+    pub(crate) show: Option<ShowMode>,
+    /// The folder the drawings go to, one per test, named after the test file (`MP.dot`);
+    /// it must exist (herd7's `-o`). Without --show, `--show prop`.
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub(crate) output: Option<PathBuf>,
+    /// The drawings' format: Graphviz `dot` (herd7's) or `svg`.
+    #[arg(long, value_enum, default_value_t = DrawFormat::Dot)]
+    pub(crate) show_format: DrawFormat,
+    /// Stop drawing after N drawings (in all; herd7's `-nshow`).
+    #[arg(long, value_name = "N")]
+    pub(crate) nshow: Option<usize>,
+    /// Run only the tests named in FILE (first word of each line; repeatable; herd7's `-names`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) names: Vec<PathBuf>,
+    /// Do not run the tests named in FILE (repeatable; herd7's `-excl`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) excl: Vec<PathBuf>,
+    /// Replace the final conditions of the tests FILE names: lines `NAME "exists (...)"`
+    /// (repeatable; herd7's `-conds`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) conds: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Speedcheck {
+    False,
+    True,
+    Fast,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ShowMode {
+    Prop,
+    Wit,
+    None,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DrawFormat {
+    Dot,
+    Svg,
+}
+
+/// [`HerdRunArgs`] with its files read.
+pub(crate) struct HerdRun {
+    pub(crate) speedcheck: bool,
+    pub(crate) draw: Option<(PathBuf, DrawFormat)>,
+    pub(crate) nshow: Option<usize>,
+    pub(crate) names: Option<std::collections::BTreeSet<String>>,
+    pub(crate) excl: std::collections::BTreeSet<String>,
+    pub(crate) conds: std::collections::BTreeMap<String, ptxmm::herdopts::CondOverride>,
+}
+
+impl HerdRunArgs {
+    pub(crate) fn load(&self) -> Result<HerdRun, String> {
+        let draw = match (self.show, &self.output) {
+            (Some(ShowMode::None), _) => None,
+            (_, Some(dir)) if !dir.is_dir() => return Err(format!("-o {}: not an existing folder", dir.display())),
+            (_, Some(dir)) => Some((dir.clone(), self.show_format)),
+            (Some(_), None) => return Err("--show needs a folder for the drawings: -o DIR".to_string()),
+            (None, None) => None,
+        };
+        let mut names = None;
+        for f in &self.names {
+            names.get_or_insert_with(std::collections::BTreeSet::new).extend(ptxmm::herdopts::read_names(f)?);
+        }
+        let mut excl = std::collections::BTreeSet::new();
+        for f in &self.excl {
+            excl.extend(ptxmm::herdopts::read_names(f)?);
+        }
+        let mut conds = std::collections::BTreeMap::new();
+        for f in &self.conds {
+            conds.extend(ptxmm::herdopts::read_conds(f)?);
+        }
+        Ok(HerdRun { speedcheck: self.speedcheck != Speedcheck::False, draw, nshow: self.nshow, names, excl, conds })
+    }
+}
+
+impl HerdRun {
+    /// Whether `--names` / `--excl` select the test named `name`.
+    pub(crate) fn selects(&self, name: &str) -> bool {
+        self.names.as_ref().is_none_or(|n| n.contains(name)) && !self.excl.contains(name)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LivenessMode {
+    Check,
+    Skip,
+    Only,
+}
+
+#[derive(Args)]
+pub(crate) struct ModelArgs {
+    /// A cat model file (herd7/Dat3M dialect), e.g. Dat3M's ptx-v7.5.cat.
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    pub(crate) cat: Option<PathBuf>,
+    /// A built-in model: ptx (the default: PTX 7.5 plus asynchronous operations), ptx-7.5 or ptx-6.0.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) model: Option<String>,
+    /// Select the alternative reading of an ambiguity of the spec (repeatable):
+    /// proxy-fence-anywhere (AMBIG-1), signal-by-issuer (AMBIG-3), ct-needs-release-arrive
+    /// (AMBIG-7), read-wait-without-fence (AMBIG-13), mbarrier-chain-strict (AMBIG-14),
+    /// wgmma-issue-fences (AMBIG-17), commit-order (AMBIG-18). See docs/async-model.md.
+    #[arg(long = "reading", value_name = "FLAG")]
+    pub(crate) readings: Vec<String>,
+    /// A folder to search for a cat file's includes (herd7's `-I`; repeatable), before the
+    /// library folder.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub(crate) include: Vec<PathBuf>,
+    /// The library folder searched for includes after the `-I` folders (herd7's
+    /// `-set-libdir`; herd7's library holds `stdlib.cat` and `cos.cat`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) set_libdir: Option<PathBuf>,
+    /// Let executions the model rejects through (herd7's `-through`): `all` and `invalid`
+    /// apply none of the model's consistency checks (flags and undefined_unless still run);
+    /// `none` (the default) applies them all.
+    #[arg(long, value_enum, default_value_t = Through::None)]
+    pub(crate) through: Through,
+    /// Do not apply the named checks of the model (`as NAME`; comma-separated, repeatable;
+    /// herd7's `-skipchecks`).
+    #[arg(long, value_name = "NAME[,NAME]", value_delimiter = ',')]
+    pub(crate) skipchecks: Vec<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Through {
+    All,
+    Invalid,
+    None,
+}
+
+impl ModelArgs {
+    /// The include search folders: `-I` folders, then `--set-libdir`.
+    pub(crate) fn search_dirs(&self) -> Vec<PathBuf> {
+        self.include.iter().cloned().chain(self.set_libdir.clone()).collect()
+    }
+
+    pub(crate) fn skip(&self) -> ptxmm::cat::Skip {
+        ptxmm::cat::Skip { all_consistency: self.through != Through::None, names: self.skipchecks.clone() }
+    }
+
+    pub(crate) fn readings(&self) -> Result<ptxmm::readings::Readings, String> {
+        let mut r = ptxmm::readings::Readings::default();
+        for f in &self.readings {
+            r.select(f).map_err(|e| format!("error: --reading: {e}"))?;
+        }
+        Ok(r)
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct LimitArgs {
+    /// How often a loop that is not a side-effect-free spin loop may iterate back.
+    #[arg(long, default_value_t = Limits::default().unroll)]
+    pub(crate) unroll: usize,
+    /// The search budget of one test, in model evaluations, partial candidates included (trace
+    /// combinations and mbarrier states count too); beyond it the search stops, what was found
+    /// by then is reported, and the verdict is Unknown unless it is Undefined.
+    #[arg(long, default_value_t = Limits::default().max_candidates)]
+    pub(crate) max_candidates: u64,
+    /// Give up on one test after this many seconds (condition and liveness together, or one
+    /// explanation); 0 for no limit. What was found by then is reported.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS)]
+    pub(crate) timeout: f64,
+    /// The most memory events one run of one thread may have.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_trace_events)]
+    pub(crate) max_events: usize,
+    /// The most distinct final states kept for one test; beyond it the search stops and what
+    /// was found is reported (each state costs memory in proportion to the observables).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_states)]
+    pub(crate) max_states: usize,
+    /// The largest test file read, in bytes; a larger one is refused before it is parsed.
+    #[arg(long, value_name = "BYTES", default_value_t = ptxmm::InputLimits::default().max_file_bytes)]
+    pub(crate) max_file_size: u64,
+    /// The most instructions (labels included) one thread of a test may have.
+    #[arg(long, value_name = "N", default_value_t = ptxmm::InputLimits::default().max_instructions)]
+    pub(crate) max_instructions: usize,
+    /// The most threads a test may have.
+    #[arg(long, value_name = "N", default_value_t = ptxmm::InputLimits::default().max_threads)]
+    pub(crate) max_threads: usize,
+}
+
+/// `--timeout`'s default, per test.
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
+
+/// `bench --timeout`'s default, per point and per stage (verdict, liveness, explanation).
+pub(crate) const BENCH_TIMEOUT_SECS: f64 = 60.0;
+
+impl LimitArgs {
+    pub(crate) fn input(&self) -> ptxmm::InputLimits {
+        ptxmm::InputLimits { max_file_bytes: self.max_file_size, max_instructions: self.max_instructions, max_threads: self.max_threads }
+    }
+
+    pub(crate) fn options(&self) -> RunOptions {
+        let timeout = (self.timeout > 0.0 && self.timeout.is_finite()).then(|| std::time::Duration::from_secs_f64(self.timeout));
+        RunOptions {
+            limits: Limits {
+                unroll: self.unroll,
+                max_candidates: self.max_candidates,
+                max_trace_events: self.max_events,
+                max_states: self.max_states,
+                timeout,
+                ..Limits::default()
+            },
+            deadline: None,
+            speedcheck: false,
+        }
+    }
+}
+
+pub(crate) fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
+    let color = color();
+    let (model, name) = match (&args.cat, &args.model) {
+        (Some(path), _) => {
+            ptxmm::models::from_file_with(path, &args.search_dirs()).map(|m| (m, path.display().to_string())).map_err(|d| d.render(color))
+        }
+        (None, name) => {
+            let name = name.clone().unwrap_or_else(|| ptxmm::models::DEFAULT_MODEL.to_string());
+            ptxmm::models::builtin(&name).map(|m| (m, name)).map_err(|d| d.render(color))
+        }
+    }?;
+    let skip = args.skip();
+    if skip == ptxmm::cat::Skip::default() {
+        return Ok((model, name));
+    }
+    model.skipping(&skip).map(|m| (m, name)).map_err(|e| format!("error: {e}"))
+}
