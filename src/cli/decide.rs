@@ -1,7 +1,7 @@
 //! `ptxmm run`, `explain` and `suite`: decide tests and print their reports.
 
 use crate::cli::inputs::{expand_inputs, load_input, report_failure};
-use crate::cli::options::{load_model, DrawFormat, HerdRun, LimitArgs, LivenessMode, ModelArgs};
+use crate::cli::options::{load_model, model_and_readings, DrawFormat, HerdRun, LimitArgs, LivenessMode, ModelArgs};
 use crate::color;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ptxmm::cat::CatModel;
@@ -38,15 +38,8 @@ pub(crate) fn cmd_run(
     herd: &HerdRun,
 ) -> ExitCode {
     use ptxmm::report::JsonError;
-    let (model, model_name) = match load_model(model_args) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    let readings = match model_args.readings() {
-        Ok(r) => r,
+    let (model, model_name, readings) = match model_and_readings(model_args) {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
@@ -185,15 +178,8 @@ pub(crate) fn draw(
 
 pub(crate) fn cmd_explain(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, dot: bool, svg: bool) -> ExitCode {
     use ptxmm::report::JsonError;
-    let (model, _) = match load_model(model_args) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    let readings = match model_args.readings() {
-        Ok(r) => r,
+    let (model, _, readings) = match model_and_readings(model_args) {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);

@@ -230,6 +230,12 @@ impl LimitArgs {
     }
 }
 
+/// The model and the readings `run` and `explain` decide under.
+pub(crate) fn model_and_readings(args: &ModelArgs) -> Result<(CatModel, String, ptxmm::readings::Readings), String> {
+    let (model, name) = load_model(args)?;
+    Ok((model, name, args.readings()?))
+}
+
 pub(crate) fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
     let color = color();
     let (model, name) = match (&args.cat, &args.model) {
