@@ -146,6 +146,13 @@ fn tensor_stores_reductions_and_coordinates_in_registers_are_generated() {
 }
 
 #[test]
+fn a_tensor_prefetch_takes_a_64_bit_cache_policy() {
+    let part = test_part("tests/hw/tensor-prefetch-cache-hint.litmus");
+    assert!(part.contains(".reg .b64 pol;"), "{part}");
+    assert!(part.contains("cp.async.bulk.prefetch.tensor.1d.L2.global.L2::cache_hint [%2, {4}], pol;"), "{part}");
+}
+
+#[test]
 fn tensor_map_writes_that_a_use_may_read_are_rejected() {
     let r = rejection("tests/tensor/T02-tensor-map-modified-in-flight.litmus");
     assert!(r.starts_with("tests/tensor/T02-tensor-map-modified-in-flight.litmus:11:157:"), "{r}");

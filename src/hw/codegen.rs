@@ -538,6 +538,8 @@ fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
         let parts: Vec<String> = ins.opcode.iter().map(|o| o.node.clone()).collect();
         let pred_dst = parts[0] == "setp" || parts[0] == "elect" || parts.iter().any(|p| p == "try_wait" || p == "test_wait");
         let wide = has_64bit_type(&parts);
+        // The cache-policy operand of `.L2::cache_hint` (always last) is a .b64.
+        let cache_hint = parts.iter().any(|p| p == "L2::cache_hint");
         for (i, o) in ins.operands.iter().enumerate() {
             let name = match &o.node {
                 Operand::Name(n) | Operand::PercentName(n) if !is_var(n) => n,
@@ -555,7 +557,8 @@ fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
             };
             if i == 0 && pred_dst {
                 set(name, RegKind::Pred);
-            } else if wide && !matches!(parts[0].as_str(), "bne" | "beq" | "goto" | "bra") {
+            } else if (cache_hint && i + 1 == ins.operands.len()) || (wide && !matches!(parts[0].as_str(), "bne" | "beq" | "goto" | "bra"))
+            {
                 set(name, RegKind::B64);
             }
         }

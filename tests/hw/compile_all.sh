@@ -70,7 +70,7 @@ gen() {
 
 gen async 2 tests/async
 gen own 1 tests/async_section tests/litmus
-gen tensor 1 tests/tensor
+gen tensor 1 tests/tensor tests/hw/tensor-prefetch-cache-hint.litmus
 # The families `ptxmm gen` writes (docs/for-researchers.md): every cycle of size 4 over the
 # generic edges and over the asynchronous ones, as a researcher would run them on a GPU.
 if ! { "$PTXMM" gen --family --size 4 -o "$out/family-generic-src" &&
