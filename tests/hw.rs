@@ -117,8 +117,94 @@ fn unsupported_constructs_are_rejected_with_the_instruction_and_position() {
     assert!(r.contains("@ surface aliases"), "{r}");
     let r = rejection("tests/async/U24-reader-lane-no-sync.litmus");
     assert!(r.contains("2 GPUs"), "{r}");
-    let r = rejection("tests/tensor/T05-load-1d.litmus");
-    assert!(r.contains("tensor map"), "{r}");
+}
+
+#[test]
+fn golden_tensor_load_2d() {
+    let part = test_part("tests/tensor/T01-load-2d-mbarrier.litmus");
+    // The map is encoded on the host into the instance block, at the map variable's offset,
+    // for the tensor `g` of the same instance; the copy names the map's generic address.
+    assert!(part.contains("{128, 0, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, {8, 4}, {32}, {4, 2}}, // tmap"), "{part}");
+    assert!(part.contains("[%4, {4, 1}], [%2];"), "{part}");
+    assert!(part.contains("\"l\"((gbase + 128))"), "{part}");
+    assert!(part.contains("tensormap_acquire(gbase + 128);"), "{part}");
+    assert!(part.contains("kTensorMaps, sizeof(kTensorMaps) / sizeof(kTensorMaps[0])"), "{part}");
+    insta::assert_snapshot!("hw_tensor_load_2d", part);
+}
+
+#[test]
+fn tensor_stores_reductions_and_coordinates_in_registers_are_generated() {
+    let part = test_part("tests/tensor/T07-store-2d.litmus");
+    assert!(part.contains("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%"), "{part}");
+    let part = test_part("tests/tensor/T08-reduce-add.litmus");
+    assert!(part.contains("CU_TENSOR_MAP_DATA_TYPE_INT32, 1, {8}"), "{part}");
+    let part = test_part("tests/tensor/T05-load-1d.litmus");
+    assert!(part.contains(", {c}], [%"), "{part}");
+    // A store to the map after the copy completed (no U2) is generated: it writes the descriptor.
+    let part = test_part("tests/tensor/T03-tensor-map-modified-after-completion.litmus");
+    assert!(part.contains("st.global.u32 [%"), "{part}");
+}
+
+#[test]
+fn a_tensor_prefetch_takes_a_64_bit_cache_policy() {
+    let part = test_part("tests/hw/tensor-prefetch-cache-hint.litmus");
+    assert!(part.contains(".reg .b64 pol;"), "{part}");
+    assert!(part.contains("cp.async.bulk.prefetch.tensor.1d.L2.global.L2::cache_hint [%2, {4}], pol;"), "{part}");
+}
+
+#[test]
+fn tensor_map_writes_that_a_use_may_read_are_rejected() {
+    let r = rejection("tests/tensor/T02-tensor-map-modified-in-flight.litmus");
+    assert!(r.starts_with("tests/tensor/T02-tensor-map-modified-in-flight.litmus:11:157:"), "{r}");
+    assert!(r.contains("U2-tensor-map-modified-in-flight"), "{r}");
+    let r = rejection("tests/tensor/T09-prefetch.litmus");
+    assert!(r.starts_with("tests/tensor/T09-prefetch.litmus:10:76:"), "{r}");
+    assert!(r.contains("prefetch at 10:2"), "{r}");
+}
+
+#[test]
+fn tensor_maps_without_a_faithful_device_form_are_rejected() {
+    let dir = temp_dir("tensor-reject");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let tf32 = write(
+        "tf32.litmus",
+        "PTX tf32\n{\n  g[32];\n  tmap @ tensormap { base = g; type = tf32; dims = {8}; box = {4}; };\n  s[16] @ shared cta 0;\n}\n P0@cta 0,gpu 0 ;\n cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tmap, {0}], [s] ;\nexists (g == 0)\n",
+    );
+    let r = rejection(&tf32);
+    assert!(r.contains(":4:3:") && r.contains("TFLOAT32"), "{r}");
+    let unaligned = write(
+        "unaligned.litmus",
+        "PTX unaligned\n{\n  g[32];\n  tmap @ tensormap { base = g; type = u32; dims = {8}; box = {4}; };\n  x @ shared cta 0;\n  s[16] @ shared cta 0;\n}\n P0@cta 0,gpu 0 ;\n cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tmap, {0}], [s] ;\nexists (g == 0)\n",
+    );
+    let r = rejection(&unaligned);
+    assert!(r.contains(":9:2:") && r.contains("128-byte alignment"), "{r}");
+}
+
+#[test]
+fn every_tensor_test_is_generated_or_rejected_with_its_reason() {
+    let mut generated = Vec::new();
+    let mut rejected = Vec::new();
+    let mut model_rejected = 0;
+    let mut paths: Vec<_> = std::fs::read_dir("tests/tensor").unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for path in paths {
+        let Ok(t) = load(&path) else {
+            // The model rejects the `bad-*` tests on purpose (tests/tensor.rs checks why).
+            assert!(path.file_name().unwrap().to_str().unwrap().starts_with("bad-"), "{}", path.display());
+            model_rejected += 1;
+            continue;
+        };
+        let g = codegen::generate(&[t.hw()], &Incantations::default(), "sm_90a", "harness.cu");
+        generated.extend(g.included);
+        rejected.extend(g.rejected.into_iter().map(|r| r.test));
+    }
+    assert_eq!(model_rejected, 7);
+    assert_eq!(rejected, ["T02-tensor-map-modified-in-flight", "T09-prefetch"]);
+    assert_eq!(generated.len(), 9, "{generated:?}");
 }
 
 const MP_OUTPUT: &str = "ptxmm-hw 1

@@ -82,7 +82,7 @@ impl Layout {
     }
 }
 
-fn reject(program: &Program, span: Span, message: impl Into<String>) -> Rejection {
+pub(super) fn reject(program: &Program, span: Span, message: impl Into<String>) -> Rejection {
     let (line, col) = program.source.line_col(span.start);
     Rejection { test: program.name.clone(), location: format!("{}:{line}:{col}", program.source.name()), message: message.into() }
 }
@@ -96,13 +96,6 @@ fn layout(test: &HwTest) -> Result<Layout, Rejection> {
             p,
             span,
             format!("the test places threads on {} GPUs; the harness runs on one GPU (multi-GPU placement is not generated)", gpus.len()),
-        ));
-    }
-    if let Some(v) = p.variables.iter().find(|v| p.is_tensor_map(p.variables.iter().position(|w| w == *v).unwrap_or(0))) {
-        return Err(reject(
-            p,
-            v.span,
-            format!("tensor map `{}`: tensor maps (cuTensorMapEncodeTiled on the host) are not generated yet", v.name),
         ));
     }
     let mut ctas: BTreeSet<i64> = p.threads.iter().map(|t| t.placement.cta).collect();
@@ -137,7 +130,9 @@ fn layout(test: &HwTest) -> Result<Layout, Rejection> {
                 let align = v.align.max(GLOBAL_PAD);
                 let start = (end + align - 1) / align * align;
                 global_off.insert(i, start);
-                end = start + v.size;
+                // A tensor map's word holds the whole encoded descriptor on the device.
+                let size = if super::tensor::is_map_variable(p, i) { super::tensor::TENSOR_MAP_BYTES } else { v.size };
+                end = start + size;
             }
             Space::Shared { .. } => {
                 let w = p.window_offset(i).unwrap_or(0);
@@ -289,7 +284,24 @@ impl ThreadGen<'_> {
                 }
                 None => return Err(reject(self.program(), span, format!("`&{n}`: no such variable"))),
             },
-            Operand::TensorAddress(..) => return Err(reject(self.program(), span, "tensor copies are not generated yet")),
+            // `[tmap, {c0, ...}]`: the generic address of this instance's encoded map.
+            Operand::TensorAddress(base, coords) => {
+                let Operand::Name(n) = &base.node else {
+                    return Err(reject(self.program(), base.span, "a tensor operand's map must be a tensor map's name"));
+                };
+                let Some(v) = self.variable(n).filter(|&v| self.program().is_tensor_map(v)) else {
+                    return Err(reject(self.program(), base.span, format!("`{n}` is not a tensor map")));
+                };
+                // The map's operand consumes the opcode's state space of its position (the
+                // mbarrier after it follows the destination's).
+                let _ = form();
+                let k = self.operand_index(v, AddrForm::Generic);
+                let mut cs = Vec::new();
+                for c in coords {
+                    cs.push(self.operand(&c.node, form, c.span)?);
+                }
+                format!("[%{k}, {{{}}}]", cs.join(", "))
+            }
         })
     }
 
@@ -300,13 +312,6 @@ impl ThreadGen<'_> {
         let mnemonic = ins.mnemonic();
         if let Some((_, why)) = UNSUPPORTED_HEADS.iter().find(|(h, _)| *h == head) {
             return Err(reject(self.program(), span, format!("instruction `{mnemonic}` is not generated: {why}")));
-        }
-        if mnemonic.contains(".tensor") {
-            return Err(reject(
-                self.program(),
-                span,
-                format!("instruction `{mnemonic}` is not generated: tensor maps are not generated yet"),
-            ));
         }
         if head == "fence" && parts.get(1).map(String::as_str) == Some("proxy") {
             if let Some(kind) = parts.get(2).filter(|k| matches!(k.as_str(), "surface" | "texture" | "constant")) {
@@ -533,6 +538,8 @@ fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
         let parts: Vec<String> = ins.opcode.iter().map(|o| o.node.clone()).collect();
         let pred_dst = parts[0] == "setp" || parts[0] == "elect" || parts.iter().any(|p| p == "try_wait" || p == "test_wait");
         let wide = has_64bit_type(&parts);
+        // The cache-policy operand of `.L2::cache_hint` (always last) is a .b64.
+        let cache_hint = parts.iter().any(|p| p == "L2::cache_hint");
         for (i, o) in ins.operands.iter().enumerate() {
             let name = match &o.node {
                 Operand::Name(n) | Operand::PercentName(n) if !is_var(n) => n,
@@ -550,7 +557,8 @@ fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
             };
             if i == 0 && pred_dst {
                 set(name, RegKind::Pred);
-            } else if wide && !matches!(parts[0].as_str(), "bne" | "beq" | "goto" | "bra") {
+            } else if (cache_hint && i + 1 == ins.operands.len()) || (wide && !matches!(parts[0].as_str(), "bne" | "beq" | "goto" | "bra"))
+            {
                 set(name, RegKind::B64);
             }
         }
@@ -776,12 +784,20 @@ fn test_unit(test: &HwTest, index: usize, inc: &Incantations, arch: &str) -> Res
         return Err(reject(p, p.threads[32].span, "more than 32 threads (the hang mask has one bit per thread)"));
     }
     let layout = layout(test)?;
+    super::tensor::check(test)?;
     let obs = observables(p);
     for o in &obs {
         if let Observable::Location(ph) = o {
             let l = p.locations.iter().find(|l| l.physical == *ph).map(|l| l.variable).unwrap_or(0);
             if p.variables[l].kind == VariableKind::Mbarrier {
                 return Err(reject(p, p.variables[l].span, "an mbarrier object as an observable is not read back"));
+            }
+            if p.is_tensor_map(l) {
+                return Err(reject(
+                    p,
+                    p.variables[l].span,
+                    "a tensor map as an observable is not read back (on the device its word is the encoded descriptor)",
+                ));
             }
         }
     }
@@ -876,6 +892,8 @@ fn test_unit(test: &HwTest, index: usize, inc: &Incantations, arch: &str) -> Res
         "static const int kGlobalObs[][2] = {{{}}};",
         if global_obs.is_empty() { "{-1, 0}".to_string() } else { global_obs.join(", ") }
     );
+    let (tensor_table, tensor_acquire) = super::tensor::host_table(p, &layout.global_off);
+    s.push_str(&tensor_table);
     for t in 0..p.threads.len() {
         s.push_str(&thread_function(test, &layout, t, &obs, arch_major(arch))?);
     }
@@ -905,6 +923,9 @@ fn test_unit(test: &HwTest, index: usize, inc: &Incantations, arch: &str) -> Res
     let _ = writeln!(s, "  unsigned char* gbase = L.arena + (size_t)inst * kGlobalStride;");
     let _ = writeln!(s, "  unsigned long long* res = L.results + (size_t)inst * kObs;");
     let _ = writeln!(s, "  if (role >= 0) {{");
+    for l in &tensor_acquire {
+        let _ = writeln!(s, "{l}");
+    }
     let _ = writeln!(s, "    if (L.start_barrier) start_barrier(L.start + inst, kThreads, L.bound);");
     let _ = writeln!(s, "    switch (role) {{");
     for (t, th) in p.threads.iter().enumerate() {
@@ -926,7 +947,8 @@ fn test_unit(test: &HwTest, index: usize, inc: &Incantations, arch: &str) -> Res
     let _ = writeln!(s, "static int run(const Options& o) {{");
     let _ = writeln!(
         s,
-        "  return run_test(o, kName, kThreads, kCtas, kClusters, kClusterDim, 32 * (kTestWarps + o.stress_warps), kObs, kObsNames, kGlobalStride, kGlobalImage, kGlobalObs, sizeof(kGlobalObs) / sizeof(kGlobalObs[0]), (const void*)kernel);"
+        "  return run_test(o, kName, kThreads, kCtas, kClusters, kClusterDim, 32 * (kTestWarps + o.stress_warps), kObs, kObsNames, kGlobalStride, kGlobalImage, kGlobalObs, sizeof(kGlobalObs) / sizeof(kGlobalObs[0]), (const void*)kernel{});",
+        if p.tensor_maps.is_empty() { String::new() } else { ", kTensorMaps, sizeof(kTensorMaps) / sizeof(kTensorMaps[0])".to_string() }
     );
     let _ = writeln!(s, "}}");
     let _ = writeln!(s, "}} // namespace t{index}");

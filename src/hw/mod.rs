@@ -6,6 +6,7 @@
 pub mod codegen;
 pub mod report;
 pub mod runner;
+pub mod tensor;
 
 use crate::diag::SourceFile;
 use crate::litmus::ast::LitmusTest;

@@ -1,5 +1,7 @@
 
 #include <cuda_runtime.h>
+#include <cuda.h>          // CUtensorMap and its enums (types only: no -lcuda)
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -127,9 +129,72 @@ static void check(cudaError_t e, const char* what) {
   }
 }
 
+// ---- tensor maps (tests with `tmap @ tensormap {...}`) ----
+// One CUtensorMap per map and instance, encoded on the host into the instance's global block
+// (the pristine copy every launch starts from), where the test's `tmap` variable lives.
+struct TensorMapDesc {
+  long long map_off, tensor_off;  // byte offsets in an instance's global block
+  CUtensorMapDataType type;
+  unsigned rank;
+  unsigned long long dims[5];     // elements, innermost first
+  unsigned long long strides[4];  // bytes, of dimensions 1..rank-1
+  unsigned box[5];                // elements, innermost first
+};
+
+// cuTensorMapEncodeTiled through the runtime's driver entry point: no link against libcuda.
+static PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (fn) return fn;
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q;
+#if CUDART_VERSION >= 12050
+  check(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q), "cudaGetDriverEntryPointByVersion");
+#else
+  check(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q), "cudaGetDriverEntryPoint");
+#endif
+  if (q != cudaDriverEntryPointSuccess || !p) {
+    printf("error cuTensorMapEncodeTiled: not found in the driver (query result %d)\n", (int)q);
+    fflush(stdout);
+    exit(3);
+  }
+  fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+  return fn;
+}
+
+// Encode every map of every instance into the host image `pristine` (instance i's block at
+// stride * i), for the tensor at its device address in `arena`. Tile mode as the model: no
+// interleave, no swizzle, no L2 promotion, out-of-bound elements filled with zeros (FILL_NONE).
+static void encode_tensor_maps(unsigned char* pristine, unsigned char* arena, size_t stride, int instances, const TensorMapDesc* maps,
+                               int n_maps) {
+  if (n_maps == 0) return;
+  PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  for (int i = 0; i < instances; i++)
+    for (int m = 0; m < n_maps; m++) {
+      const TensorMapDesc& d = maps[m];
+      alignas(64) CUtensorMap map;
+      const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+      CUresult r = encode(&map, d.type, d.rank, arena + stride * i + d.tensor_off, (const cuuint64_t*)d.dims,
+                          (const cuuint64_t*)d.strides, (const cuuint32_t*)d.box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                          CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      if (r != CUDA_SUCCESS) {
+        printf("error cuTensorMapEncodeTiled: map %d of instance %d: CUresult %d\n", m, i, (int)r);
+        fflush(stdout);
+        exit(3);
+      }
+      memcpy(pristine + stride * i + d.map_off, &map, sizeof(map));
+    }
+}
+
+// The maps were written by a copy before the launch: the tensormap proxy's view is acquired
+// before the first use (CUDA programming guide: a tensor map copied to global memory with
+// cudaMemcpy needs fence.proxy.tensormap::generic.acquire at .sys scope).
+__device__ __forceinline__ void tensormap_acquire(const unsigned char* map) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" :: "l"(map) : "memory");
+}
+
 static int run_test(const Options& o, const char* name, int threads, int ctas, int clusters, int cluster_dim, int block_threads, int n_obs,
                     const char** obs_names, size_t stride, const unsigned* image, const int (*global_obs)[2], int n_global_obs,
-                    const void* kernel) {
+                    const void* kernel, const TensorMapDesc* tensor_maps = nullptr, int n_tensor_maps = 0) {
   (void)ctas;
   const int I = o.instances, groups = I * clusters, grid = groups * cluster_dim;
   std::vector<unsigned char> pristine(stride * I);
@@ -144,6 +209,7 @@ static int run_test(const Options& o, const char* name, int threads, int ctas, i
   check(cudaMalloc(&L.start, sizeof(unsigned) * I), "cudaMalloc");
   check(cudaMalloc(&d_map, sizeof(int) * groups), "cudaMalloc");
   check(cudaMalloc(&L.scratch, sizeof(unsigned) * 32 * 1024), "cudaMalloc");
+  encode_tensor_maps(pristine.data(), L.arena, stride, I, tensor_maps, n_tensor_maps);
   check(cudaMemcpy(d_pristine, pristine.data(), stride * I, cudaMemcpyHostToDevice), "cudaMemcpy");
   L.group_map = d_map;
   L.bound = o.bound;
