@@ -9,7 +9,7 @@
 //! its `Fr` out-edge (the value before the write's); the condition fixes those reads and the
 //! final value of each location written twice.
 
-use super::edges::{Annot, Comm, CopyEnd, Dir, Distance, Edge, EdgeKind};
+use super::edges::{Annot, Comm, CopyEnd, Dir, Distance, Edge, EdgeKind, RmwOp};
 use std::fmt;
 
 /// Why a cycle gives no test.
@@ -46,6 +46,9 @@ pub enum Reject {
     Deadlock,
     /// No read has a value to check and no location is written twice: nothing to observe.
     Unobservable,
+    /// A location written twice, both times by `red`: both orders end with the same value and
+    /// no register holds what they read, so the coherence edge between them is not observable.
+    ReductionsOnly,
 }
 
 impl fmt::Display for Reject {
@@ -67,6 +70,9 @@ impl fmt::Display for Reject {
             Reject::TwoClusterBarriers => f.write_str("more than one barrier.cluster edge"),
             Reject::Deadlock => f.write_str("every external edge is a wait, so the threads wait for each other in a ring"),
             Reject::Unobservable => f.write_str("no communication edge: the condition would have nothing to check"),
+            Reject::ReductionsOnly => {
+                f.write_str("a location written only by two red (RmwRed): their coherence order does not show in any value")
+            }
         }
     }
 }
@@ -81,6 +87,19 @@ pub enum EventKind {
     /// The source read of a bulk copy to global memory: `reduce` a `cp.reduce.async.bulk .add`,
     /// else a TMA store.
     CopyRead { reduce: bool },
+    /// The read of an atomic (`Rmw` edge to the next event, its write); the semantics come
+    /// from the edge's annotations (`None`: relaxed).
+    RmwRead { op: RmwOp, annots: Option<(Annot, Annot)> },
+    /// The write of an atomic: emitted with its read, as one instruction.
+    RmwWrite,
+}
+
+impl EventKind {
+    /// Whether the event is a copy's access (its location is then shared memory of the copying
+    /// thread's CTA).
+    pub fn is_copy(self) -> bool {
+        matches!(self, EventKind::CopyWrite { .. } | EventKind::CopyRead { .. })
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -202,8 +221,10 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
             Some(Comm::Rf) => write_value[prev(i, n)],
             _ => None,
         };
-        let from_fr = match edges[i].comm() {
-            Some(Comm::Fr) => write_value[next(i, n)].map(|v| v - 1),
+        // An Fr edge's read, and an atomic's read (atomicity: it reads its write's immediate
+        // coherence predecessor), read the value before the next write's.
+        let from_fr = match edges[i].kind {
+            EdgeKind::Comm { comm: Comm::Fr, .. } | EdgeKind::Rmw(_) => write_value[next(i, n)].map(|v| v - 1),
             _ => None,
         };
         read_value[i] = match (from_rf, from_fr) {
@@ -212,8 +233,20 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
         };
     }
 
-    if read_value.iter().all(Option::is_none) && writes.iter().all(|&w| w < 2) {
+    // A `red`'s read has no register: the condition cannot check it.
+    let is_red = |i: usize| edges[i].kind == EdgeKind::Rmw(RmwOp::Red);
+    let is_red_write = |i: usize| {
+        is_red(prev(i, n))
+            || edges[i].annots.is_some_and(|(a, _)| a == Annot::Red)
+            || edges[prev(i, n)].annots.is_some_and(|(_, b)| b == Annot::Red)
+    };
+    if (0..n).all(|i| read_value[i].is_none() || is_red(i)) && writes.iter().all(|&w| w < 2) {
         return Err(Reject::Unobservable);
+    }
+    for (loc, &w) in writes.iter().enumerate() {
+        if w == 2 && (0..n).filter(|&i| loc_of[i] == loc && edges[i].src == Dir::W).all(&is_red_write) {
+            return Err(Reject::ReductionsOnly);
+        }
     }
 
     // Event kinds and annotations.
@@ -241,10 +274,14 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
                 None => {}
             }
         }
+        if let EdgeKind::Rmw(op) = e.kind {
+            set_kind(i, EventKind::RmwRead { op, annots: e.annots })?;
+            set_kind(j, EventKind::RmwWrite)?;
+        }
     }
     for (i, e) in edges.iter().enumerate() {
         let j = next(i, n);
-        if let Some((a, b)) = e.annots {
+        if let (Some((a, b)), false) = (e.annots, matches!(e.kind, EdgeKind::Rmw(_))) {
             for (k, want) in [(i, a), (j, b)] {
                 if kinds[k].is_some() || annots[k].is_some_and(|have| have != want) {
                     return Err(Reject::Annotations);
@@ -269,7 +306,7 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
         })
         .collect();
     // A copy's location is shared memory of the copying thread's CTA.
-    for e in events.iter().filter(|e| !matches!(e.kind, EventKind::Generic(_))) {
+    for e in events.iter().filter(|e| e.kind.is_copy()) {
         let cta = placement[e.thread].cta;
         if events.iter().any(|o| o.loc == e.loc && placement[o.thread].cta != cta) {
             return Err(Reject::SharedAcrossCtas);

@@ -2,7 +2,7 @@
 //! spellings for the asynchronous instructions).
 
 use super::cycle::{Analysed, EventKind};
-use super::edges::{Annot, AsyncKind, Dep, Dir, Edge, EdgeKind, Scope};
+use super::edges::{Annot, AsyncKind, Dep, Dir, Edge, EdgeKind, RmwOp, Scope};
 use std::fmt::Write as _;
 
 /// Options of the emitted test.
@@ -97,6 +97,7 @@ fn annot_word(a: Annot, scope: Scope) -> String {
         Annot::Relaxed => format!("relaxed.{}", scope.ptx()),
         Annot::Acquire => format!("acquire.{}", scope.ptx()),
         Annot::Release => format!("release.{}", scope.ptx()),
+        Annot::Exch | Annot::Red => format!("relaxed.{}", scope.ptx()),
     }
 }
 
@@ -106,6 +107,18 @@ fn wait_loop(code: &mut ThreadCode, decls: &mut Decls, bar: &str, sem: &str, spa
     code.lines.push(format!("{label}:"));
     code.lines.push(format!("mbarrier.try_wait.parity{sem}.shared::{space}.b64 {p}, [{bar}], 0"));
     code.lines.push(format!("@!{p} bra {label}"));
+}
+
+/// The semantics of an atomic from its `Rmw` edge's annotations: acquire on the read, release
+/// on the write, both `acq_rel`; relaxed otherwise (atomics are never weak).
+fn rmw_sem(annots: Option<(Annot, Annot)>, scope: Scope) -> String {
+    let sem = match annots {
+        Some((Annot::Acquire, Annot::Release)) => "acq_rel",
+        Some((Annot::Acquire, _)) => "acquire",
+        Some((_, Annot::Release)) => "release",
+        _ => "relaxed",
+    };
+    format!("{sem}.{}", scope.ptx())
 }
 
 /// Both sides of a `barrier.cluster` edge arrive and wait (the barrier needs every
@@ -130,7 +143,7 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
     let mut shared: Vec<Option<usize>> = vec![None; a.locations];
     let mut bulk = vec![false; a.locations];
     for e in &a.events {
-        if !matches!(e.kind, EventKind::Generic(_)) {
+        if e.kind.is_copy() {
             shared[e.loc] = Some(a.placement[e.thread].cta);
             bulk[e.loc] |= !matches!(e.kind, EventKind::CopyWrite { bulk: false });
         }
@@ -167,7 +180,12 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
             let x = loc_name(e.loc);
             // What the in-edge puts before the event.
             let mut address = x.clone();
-            let mut value = e.write_value.map(|v| v.to_string());
+            // A `red.add` adds 1 to its coherence predecessor's value (atomicity) to write the
+            // cycle's value.
+            let mut value = match e.kind {
+                EventKind::Generic(Annot::Red) => Some("1".to_string()),
+                _ => e.write_value.map(|v| v.to_string()),
+            };
             if in_edge.external() {
                 if let Some(kind) = in_edge.async_kind() {
                     let bar = bars[(i + n - 1) % n].clone();
@@ -242,9 +260,41 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                             }
                             read_reg[i] = Some(r);
                         }
-                        Dir::W => code.lines.push(format!("st.{word} {address}, {}", value.unwrap_or_default())),
+                        Dir::W => {
+                            let value = value.unwrap_or_default();
+                            match annot {
+                                Annot::Exch => {
+                                    let r = code.reg();
+                                    code.lines.push(format!("atom.{word}.exch {r}, {address}, {value}"));
+                                }
+                                Annot::Red => code.lines.push(format!("red.{word}.add {address}, {value}")),
+                                _ => code.lines.push(format!("st.{word} {address}, {value}")),
+                            }
+                        }
                     }
                 }
+                EventKind::RmwRead { op, annots } => {
+                    // The write is the next event; its value is the cycle's, and the read's is
+                    // the one before it (atomicity), so `add 1` and `cas v, v+1` write it too.
+                    let written = a.events[(i + 1) % n].write_value.unwrap_or(1);
+                    let sem = rmw_sem(annots, scope);
+                    if op == RmwOp::Red {
+                        code.lines.push(format!("red.{sem}.add {address}, 1"));
+                    } else {
+                        let r = code.reg();
+                        let operation = match op {
+                            RmwOp::Exch => format!("exch {r}, {address}, {written}"),
+                            RmwOp::Add => format!("add {r}, {address}, 1"),
+                            _ => format!("cas {r}, {address}, {}, {written}", written - 1),
+                        };
+                        code.lines.push(format!("atom.{sem}.{operation}"));
+                        if let Some(v) = e.read_value {
+                            decls.condition.push(format!("P{t}:{r} == {v}"));
+                        }
+                        read_reg[i] = Some(r);
+                    }
+                }
+                EventKind::RmwWrite => {}
                 EventKind::CopyWrite { bulk: false } => {
                     let src = decls.buffer("c");
                     decls.init.push(format!("{src} = {};", e.write_value.unwrap_or(0)));
