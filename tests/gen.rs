@@ -168,6 +168,10 @@ const ASYNC_CASES: &[(&str, Verdict, bool)] = &[
     // complete_tx on the consumer's mbarrier (digest S4).
     ("TmaLoadMbarsWR FreCta", Verdict::Forbidden, true),
     ("TmaLoadWaitdWW MbarSyncdWR FreCta", Verdict::Forbidden, false),
+    // A multicast TMA load from another CTA of the cluster writes the reader's CTA and performs
+    // complete-tx on the mbarrier at the same offset there (§9.7.9.25.4.1); the reader armed it
+    // with expect_tx and waits with the default .acquire.cta (tests/async/M01).
+    ("TmaMulticastsWR FreCluster", Verdict::Forbidden, true),
     // A generic write, synchronisation, fence.proxy.async, TMA store: the store reads the
     // value (digest S6b, user case 3 fixed) ...
     ("FreCta MbarSyncsWW TmaStoreFencedsWR", Verdict::Forbidden, true),
@@ -288,6 +292,23 @@ fn rmw_instructions_and_values() {
     // An atomic's events take no other edge's annotation.
     let e = gen::generate(&edges::parse_edges("PodWRXA Rmw Coe PodWR Rmw Coe").unwrap(), 4, &EmitOptions::default()).unwrap_err();
     assert_eq!(e, gen::cycle::Reject::Annotations);
+}
+
+#[test]
+fn multicast_writes_both_ctas_and_each_waits_on_its_own_mbarrier() {
+    let test = gen::generate(&edges::parse_edges("TmaMulticastsWR FreCluster").unwrap(), 4, &EmitOptions::default()).unwrap();
+    let t = &test.text;
+    // The reader's CTA holds the destination and its mbarrier, the issuer's CTA a mirror of both
+    // at the same offsets; ctaMask 0b11 selects cluster ranks 0 and 1.
+    assert!(
+        t.contains("{ x[16] @ shared cta 0; bar0 @ shared cta 0 mbarrier(1); m1[16] @ shared cta 1; bar2 @ shared cta 1 mbarrier(1);"),
+        "{t}"
+    );
+    assert!(t.contains(".multicast::cluster [m1], [c3], 16, [bar2], 3"), "{t}");
+    assert!(t.contains("mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar0], 16"), "{t}");
+    // The issuer waits for its own copy at the end, so the final state is defined.
+    assert_eq!(t.matches("mbarrier.try_wait.parity").count(), 2, "{t}");
+    assert_eq!(decide(&test, &ptxmm::models::builtin("ptx").unwrap()).0, Verdict::Forbidden, "{t}");
 }
 
 #[test]

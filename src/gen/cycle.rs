@@ -9,7 +9,7 @@
 //! its `Fr` out-edge (the value before the write's); the condition fixes those reads and the
 //! final value of each location written twice.
 
-use super::edges::{Annot, Comm, CopyEnd, Dir, Distance, Edge, EdgeKind, RmwOp};
+use super::edges::{Annot, AsyncKind, Comm, CopyEnd, Dir, Distance, Edge, EdgeKind, RmwOp};
 use std::fmt;
 
 /// Why a cycle gives no test.
@@ -49,6 +49,9 @@ pub enum Reject {
     /// A location written twice, both times by `red`: both orders end with the same value and
     /// no register holds what they read, so the coherence edge between them is not observable.
     ReductionsOnly,
+    /// A multicast copy with another asynchronous edge: the multicast writes the same
+    /// CTA-relative offsets in two CTAs, so it needs their shared memory to itself.
+    MulticastNotAlone,
 }
 
 impl fmt::Display for Reject {
@@ -70,6 +73,9 @@ impl fmt::Display for Reject {
             Reject::TwoClusterBarriers => f.write_str("more than one barrier.cluster edge"),
             Reject::Deadlock => f.write_str("every external edge is a wait, so the threads wait for each other in a ring"),
             Reject::Unobservable => f.write_str("no communication edge: the condition would have nothing to check"),
+            Reject::MulticastNotAlone => {
+                f.write_str("a multicast copy with another asynchronous edge (it needs the shared memory of its CTAs to itself)")
+            }
             Reject::ReductionsOnly => {
                 f.write_str("a location written only by two red (RmwRed): their coherence order does not show in any value")
             }
@@ -162,6 +168,11 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
     }
     if externals.iter().all(|&i| edges[i].async_kind().is_some()) {
         return Err(Reject::Deadlock);
+    }
+    if edges.iter().any(|e| e.async_kind() == Some(AsyncKind::TmaMulticast))
+        && edges.iter().filter(|e| e.async_kind().is_some()).count() > 1
+    {
+        return Err(Reject::MulticastNotAlone);
     }
     if edges.iter().filter(|e| matches!(e.async_kind(), Some(k) if k.name().starts_with("BarCluster"))).count() > 1 {
         return Err(Reject::TwoClusterBarriers);
@@ -266,7 +277,7 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
     for (i, e) in edges.iter().enumerate() {
         let j = next(i, n);
         if let Some(kind) = e.async_kind() {
-            let reduce = kind == super::edges::AsyncKind::ReduceFenced;
+            let reduce = kind == AsyncKind::ReduceFenced;
             match kind.copy_end() {
                 Some(CopyEnd::SourceIsCopyWrite) => set_kind(i, EventKind::CopyWrite { bulk: kind.bulk() })?,
                 Some(CopyEnd::TargetIsCopyRead) => set_kind(j, EventKind::CopyRead { reduce })?,
@@ -305,14 +316,26 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
             read_value: read_value[i],
         })
         .collect();
-    // A copy's location is shared memory of the copying thread's CTA.
-    for e in events.iter().filter(|e| e.kind.is_copy()) {
-        let cta = placement[e.thread].cta;
-        if events.iter().any(|o| o.loc == e.loc && placement[o.thread].cta != cta) {
+    // A copy's location is shared memory of the copying thread's CTA (of the reader's, for a
+    // multicast).
+    for (i, e) in events.iter().enumerate().filter(|(_, e)| e.kind.is_copy()) {
+        let cta = placement[copy_cta_thread(edges, &events, i)].cta;
+        let cta_of = |j: usize| placement[if events[j].kind.is_copy() { copy_cta_thread(edges, &events, j) } else { events[j].thread }].cta;
+        if (0..n).any(|j| events[j].loc == e.loc && cta_of(j) != cta) {
             return Err(Reject::SharedAcrossCtas);
         }
     }
     Ok(Analysed { edges: edges.to_vec(), events, threads, placement, locations, writes })
+}
+
+/// The thread in whose CTA the location of copy event `i` lies: the copying thread, or for a
+/// multicast load the thread that waits for it (the issuer's own copy is a mirror off the cycle).
+pub fn copy_cta_thread(edges: &[Edge], events: &[Event], i: usize) -> usize {
+    if edges[i].async_kind() == Some(AsyncKind::TmaMulticast) {
+        events[next(i, events.len())].thread
+    } else {
+        events[i].thread
+    }
 }
 
 /// Place the threads: the farthest placement in which each external edge's two threads are
@@ -394,6 +417,7 @@ mod tests {
         assert_eq!(analyse_str("RfeCta PodRR FreSys PodWW").unwrap_err(), Reject::Placement);
         assert!(matches!(analyse_str("PodWR Rfe").unwrap_err(), Reject::Directions(_)));
         assert_eq!(analyse_str("PodWWPL PodWRXX Fre Coe").unwrap_err(), Reject::Annotations);
+        assert_eq!(analyse_str("TmaMulticastsWR PodRW MbarSyncdWR FreCluster").unwrap_err(), Reject::MulticastNotAlone);
     }
 
     #[test]

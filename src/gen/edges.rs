@@ -201,6 +201,11 @@ pub enum AsyncKind {
     TmaLoadMbar,
     /// The same, waited for by the issuing thread itself.
     TmaLoadWait,
+    /// The first event is a multicast TMA load (`.multicast::cluster`, 16 bytes) issued from
+    /// another CTA of the cluster into the second event's CTA (and the issuer's own CTA, at the
+    /// same CTA-relative offset), `complete_tx` on each CTA's mbarrier; the second event's
+    /// thread arms its CTA's mbarrier with `expect_tx` and waits for the phase.
+    TmaMulticast,
     /// The second event is the source read of a TMA store (`cp.async.bulk` shared → global),
     /// preceded by `fence.proxy.async.shared::cta`.
     TmaStoreFenced,
@@ -236,6 +241,7 @@ pub const ASYNC_KINDS: &[AsyncKind] = &[
     AsyncKind::CpAsyncMbar,
     AsyncKind::TmaLoadMbar,
     AsyncKind::TmaLoadWait,
+    AsyncKind::TmaMulticast,
     AsyncKind::TmaStoreFenced,
     AsyncKind::TmaStoreNoFence,
     AsyncKind::WaitRead,
@@ -255,6 +261,7 @@ impl AsyncKind {
             AsyncKind::CpAsyncMbar => "CpAsyncMbar",
             AsyncKind::TmaLoadMbar => "TmaLoadMbar",
             AsyncKind::TmaLoadWait => "TmaLoadWait",
+            AsyncKind::TmaMulticast => "TmaMulticast",
             AsyncKind::TmaStoreFenced => "TmaStoreFenced",
             AsyncKind::TmaStoreNoFence => "TmaStoreNoFence",
             AsyncKind::WaitRead => "WaitRead",
@@ -266,7 +273,9 @@ impl AsyncKind {
     pub fn distance(self) -> Option<Distance> {
         match self {
             AsyncKind::MbarSync | AsyncKind::MbarRelaxed | AsyncKind::CpAsyncMbar | AsyncKind::TmaLoadMbar => Some(Distance::Cta),
-            AsyncKind::MbarCluster | AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed => Some(Distance::Cluster),
+            AsyncKind::MbarCluster | AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed | AsyncKind::TmaMulticast => {
+                Some(Distance::Cluster)
+            }
             _ => None,
         }
     }
@@ -277,7 +286,8 @@ impl AsyncKind {
             | AsyncKind::CpAsyncNoWait
             | AsyncKind::CpAsyncMbar
             | AsyncKind::TmaLoadMbar
-            | AsyncKind::TmaLoadWait => Some(CopyEnd::SourceIsCopyWrite),
+            | AsyncKind::TmaLoadWait
+            | AsyncKind::TmaMulticast => Some(CopyEnd::SourceIsCopyWrite),
             AsyncKind::TmaStoreFenced | AsyncKind::TmaStoreNoFence | AsyncKind::ReduceFenced => Some(CopyEnd::TargetIsCopyRead),
             AsyncKind::WaitRead => Some(CopyEnd::SourceIsCopyRead),
             _ => None,
@@ -584,7 +594,7 @@ pub const RMW_EDGES: &str = "Rfe Fre Coe Rfi Coi PodWW PodWR PodRW PodRR PosWR P
 /// asynchronous kind in its natural shape, with the communication edges inside one CTA.
 pub const ASYNC_EDGES: &str = "RfeCta FreCta CoeCta Rfi Fri PodWR PodRW \
      MbarSyncdWR MbarRelaxeddWR MbarClusterdWR BarClusterdWR BarClusterRelaxeddWR \
-     CpAsyncWaitsWR CpAsyncNoWaitsWR CpAsyncMbarsWR TmaLoadMbarsWR TmaLoadWaitsWR \
+     CpAsyncWaitsWR CpAsyncNoWaitsWR CpAsyncMbarsWR TmaLoadMbarsWR TmaLoadWaitsWR TmaMulticastsWR FreCluster \
      TmaStoreFencedsWR TmaStoreNoFencesWR WaitReadsRW ReduceFencedsWR";
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Writing an analysed cycle as a litmus test in ptxmm's format (Dat3M's PTX dialect, with PTX
 //! spellings for the asynchronous instructions).
 
-use super::cycle::{Analysed, EventKind};
+use super::cycle::{copy_cta_thread, Analysed, EventKind};
 use super::edges::{Annot, AsyncKind, Dep, Dir, Edge, EdgeKind, RmwOp, Scope};
 use std::fmt::Write as _;
 
@@ -133,6 +133,15 @@ fn cluster_barrier(code: &mut ThreadCode, kind: AsyncKind) {
     }
 }
 
+/// The issuer's side of a multicast copy: its CTA's copy of the destination and mbarrier, and
+/// the ctaMask.
+#[derive(Clone)]
+struct Multicast {
+    mirror: String,
+    bar: String,
+    mask: u32,
+}
+
 /// Write the test; a comment gives the cycle and the command that regenerates the test.
 pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
     let n = a.events.len();
@@ -142,9 +151,9 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
     // Per location: bulk-copied (16 bytes), shared (in which CTA).
     let mut shared: Vec<Option<usize>> = vec![None; a.locations];
     let mut bulk = vec![false; a.locations];
-    for e in &a.events {
+    for (i, e) in a.events.iter().enumerate() {
         if e.kind.is_copy() {
-            shared[e.loc] = Some(a.placement[e.thread].cta);
+            shared[e.loc] = Some(a.placement[copy_cta_thread(&a.edges, &a.events, i)].cta);
             bulk[e.loc] |= !matches!(e.kind, EventKind::CopyWrite { bulk: false });
         }
     }
@@ -160,11 +169,32 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                 | AsyncKind::CpAsyncMbar
                 | AsyncKind::TmaLoadMbar
                 | AsyncKind::TmaLoadWait
+                | AsyncKind::TmaMulticast
         ) {
             let waiter = a.events[(i + 1) % n].thread;
             let bar = decls.buffer("bar");
             decls.init.push(format!("{bar} @ shared cta {} mbarrier(1);", a.placement[waiter].cta));
             bars[i] = Some(bar);
+        }
+    }
+    // A multicast copy also writes the issuer's CTA, at the same CTA-relative offsets: a mirror
+    // of the destination and of the mbarrier there, declared in the same order (the cycle has
+    // no other shared variable, `Reject::MulticastNotAlone`).
+    let mut multicast: Vec<Option<Multicast>> = vec![None; n];
+    for (i, e) in a.edges.iter().enumerate() {
+        if e.async_kind() == Some(AsyncKind::TmaMulticast) {
+            let (issuer, waiter) = (a.placement[a.events[i].thread], a.placement[a.events[(i + 1) % n].thread]);
+            let mirror = decls.buffer("m");
+            decls.init.push(format!("{mirror}[16] @ shared cta {};", issuer.cta));
+            let bar = decls.buffer("bar");
+            decls.init.push(format!("{bar} @ shared cta {} mbarrier(1);", issuer.cta));
+            // ctaMask bit i selects the CTA of cluster rank i: the cluster's CTAs ranked by id.
+            let mut ctas: Vec<usize> = a.placement.iter().filter(|p| p.cluster == issuer.cluster).map(|p| p.cta).collect();
+            ctas.sort_unstable();
+            ctas.dedup();
+            let rank = |cta: usize| ctas.iter().position(|&c| c == cta).unwrap_or(0);
+            let mask = (1u32 << rank(issuer.cta)) | (1u32 << rank(waiter.cta));
+            multicast[i] = Some(Multicast { mirror, bar, mask });
         }
     }
     // Registers of the reads (for dependencies).
@@ -173,6 +203,8 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
         let code = &mut codes[t];
         // Copies that no edge waits for: a `cp.async` of `CpAsyncNoWait`, the TMA stores.
         let (mut unwaited_cp_async, mut bulk_reads) = (false, false);
+        // The mbarrier of a multicast copy's write into the issuer's own CTA.
+        let mut own_multicast: Option<String> = None;
         for &i in evs {
             let e = &a.events[i];
             let in_edge = a.edges[(i + n - 1) % n];
@@ -200,6 +232,13 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                         AsyncKind::MbarRelaxed => wait_loop(code, &mut decls, &bar.expect("mbarrier"), ".relaxed.cta", "cta"),
                         AsyncKind::MbarCluster => wait_loop(code, &mut decls, &bar.expect("mbarrier"), ".acquire.cluster", "cta"),
                         AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed => cluster_barrier(code, kind),
+                        AsyncKind::TmaMulticast => {
+                            // The reader's CTA announces the bytes on its own mbarrier (the
+                            // complete-tx may come before: the tx-count goes below zero and back).
+                            let bar = bar.expect("mbarrier");
+                            code.lines.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], 16"));
+                            wait_loop(code, &mut decls, &bar, "", "cta");
+                        }
                         _ => {}
                     }
                 }
@@ -303,6 +342,16 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                     code.lines.push(format!("cp.async.ca.shared.global [{x}], [{src}], 4"));
                     unwaited_cp_async |= out_edge.async_kind() == Some(AsyncKind::CpAsyncNoWait);
                 }
+                EventKind::CopyWrite { bulk: true } if multicast[i].is_some() => {
+                    let src = decls.buffer("c");
+                    decls.init.push(format!("{src}[16] = {};", e.write_value.unwrap_or(0)));
+                    let Multicast { mirror, bar, mask } = multicast[i].clone().expect("checked");
+                    code.lines.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], 16"));
+                    code.lines.push(format!(
+                        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{mirror}], [{src}], 16, [{bar}], {mask}"
+                    ));
+                    own_multicast = Some(bar);
+                }
                 EventKind::CopyWrite { bulk: true } => {
                     let src = decls.buffer("c");
                     decls.init.push(format!("{src}[16] = {};", e.write_value.unwrap_or(0)));
@@ -357,6 +406,9 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
         }
         if bulk_reads {
             code.lines.push("cp.async.bulk.wait_group 0".into());
+        }
+        if let Some(bar) = own_multicast {
+            wait_loop(code, &mut decls, &bar, "", "cta");
         }
     }
     // Locations written twice: the final value shows the coherence order.
