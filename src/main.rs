@@ -196,6 +196,9 @@ enum Command {
         /// Use the asynchronous edge set instead of the generic one.
         #[arg(long = "async", requires = "family")]
         async_family: bool,
+        /// Use the read-modify-write edge set (atom, red) instead of the generic one.
+        #[arg(long, requires = "family", conflicts_with_all = ["edges", "async_family"])]
+        rmw: bool,
         /// The most tests a family may have.
         #[arg(long, default_value_t = 5000)]
         max_tests: usize,
@@ -264,8 +267,8 @@ fn main() -> ExitCode {
         },
         Command::Bench { quick, families, json, timeout, no_explain } => cmd_bench(quick, &families, json, timeout, no_explain),
         Command::BenchPoint { timeout, no_explain, family, params } => cmd_bench_point(&family, &params, timeout, no_explain),
-        Command::Gen { cycle, family, size, nprocs, edges, async_family, max_tests, scope, out, no_decide, model, limits } => {
-            let request = GenRequest { cycle, family, size, nprocs, edges, async_family, max_tests, scope, out, no_decide };
+        Command::Gen { cycle, family, size, nprocs, edges, async_family, rmw, max_tests, scope, out, no_decide, model, limits } => {
+            let request = GenRequest { cycle, family, size, nprocs, edges, async_family, rmw, max_tests, scope, out, no_decide };
             cmd_gen(&request, &model, &limits)
         }
         Command::Serve { port, dir } => cmd_serve(port, dir.as_deref()),
@@ -281,6 +284,7 @@ struct GenRequest {
     nprocs: usize,
     edges: Option<String>,
     async_family: bool,
+    rmw: bool,
     max_tests: usize,
     scope: String,
     out: Option<PathBuf>,
@@ -324,10 +328,11 @@ fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -> ExitCode 
         };
     }
     let Some(dir) = &req.out else { return fail("gen --family: the output folder is required (-o DIR)".to_string()) };
-    let list = match (&req.edges, req.async_family) {
-        (Some(l), _) => l.as_str(),
-        (None, true) => edges::ASYNC_EDGES,
-        (None, false) => edges::GENERIC_EDGES,
+    let list = match (&req.edges, req.async_family, req.rmw) {
+        (Some(l), _, _) => l.as_str(),
+        (None, true, _) => edges::ASYNC_EDGES,
+        (None, false, true) => edges::RMW_EDGES,
+        (None, false, false) => edges::GENERIC_EDGES,
     };
     let vocab = match edges::parse_edges(list) {
         Ok(v) => v,

@@ -4,6 +4,7 @@
 mod common;
 
 use assert_cmd::Command;
+use predicates::prelude::*;
 use ptxmm::cat::CatModel;
 use ptxmm::check::{RunOptions, Verdict};
 use ptxmm::gen::{self, edges, emit::EmitOptions, FamilyBounds, Generated};
@@ -44,6 +45,47 @@ const DOCUMENTED_DIVERGENCES: &[&str] = &[
     "RfeCta+PodRWAL+RfeCta+FenceScdRW",
 ];
 
+/// The tests of the read-modify-write family (`--rmw`, size 5) whose herd7 Ok/No differs
+/// between `models/ptx-7.5.cat` and Dat3M's `ptx-v7.5.cat`: again only docs/divergences.md's
+/// model difference 2. Each has a `fence.sc` (`FenceScdWR`, `FenceScdWREX`) on one side and a
+/// release or acquire that is not a fence on the other: `st.release` (`PodWWPL`), `ld.acquire`
+/// (`PodRRAP`), or an atomic's own semantics (`RmwXL`, `RmwAL`, `RmwRedXL`); an atomic on the
+/// path (`Rmw`, `RmwAdd`, …) only carries the observation (§8.9.2).
+const RMW_DOCUMENTED_DIVERGENCES: &[&str] = &[
+    "Coe+PodWWPL+Coe+FenceScdWREX+PodRW",
+    "Coe+PodWWPL+Coe+FenceScdWREX+PosRW",
+    "Fre+Coe+PodWWPL+Coe+FenceScdWREX",
+    "Fre+Coi+PodWWPL+Coe+FenceScdWREX",
+    "Fre+PodWR+RmwAL+Coe+FenceScdWREX",
+    "Fre+PodWR+RmwRedXL+Coe+FenceScdWREX",
+    "Fre+PodWR+RmwXL+Coe+FenceScdWREX",
+    "Fre+PodWW+PodWWPL+Coe+FenceScdWREX",
+    "Fre+PodWWPL+Coe+FenceScdWREX+PodRR",
+    "Fre+PodWWPL+Coe+FenceScdWREX",
+    "Fre+PodWWPL+Coe+PodWWEE+FenceScdWR",
+    "Fre+PodWWPL+Coe+PodWWEE+FenceScdWREX",
+    "Fre+PodWWPL+PosWR+Fre+FenceScdWREX",
+    "Rfe+Fre+FenceScdWREX+Fre+PodWWPL",
+    "Rfe+PodRRAP+Fre+FenceScdWR+PodRW",
+    "Rfe+PodRRAP+Fre+FenceScdWR+PosRW",
+    "Rfe+PodRRAP+Fre+FenceScdWR+Rmw",
+    "Rfe+PodRRAP+Fre+FenceScdWR+RmwAX",
+    "Rfe+PodRRAP+Fre+FenceScdWR+RmwAdd",
+    "Rfe+PodRRAP+Fre+FenceScdWR+RmwCas",
+    "Rfe+PodRRAP+Fre+FenceScdWR+RmwRed",
+    "Rfe+PodRRAP+Fre+FenceScdWREX+PodRW",
+    "Rfe+PodRRAP+Fre+FenceScdWREX+PosRW",
+    "Rfe+PodRW+FenceScdWR+Fre+PodWWPL",
+    "Rfe+PodRW+FenceScdWREX+Fre+PodWWPL",
+    "Rfe+PosRW+FenceScdWR+Fre+PodWWPL",
+    "Rfe+PosRW+FenceScdWREX+Fre+PodWWPL",
+    "Rfe+Rmw+FenceScdWR+Fre+PodWWPL",
+    "Rfe+RmwAdd+FenceScdWR+Fre+PodWWPL",
+    "Rfe+RmwCas+FenceScdWR+Fre+PodWWPL",
+    "Rfe+RmwXL+FenceScdWR+Fre+PodWWPL",
+    "Rfi+Fre+FenceScdWREX+Fre+PodWWPL",
+];
+
 fn family(list: &str, size: usize) -> Vec<Generated> {
     let vocab = edges::parse_edges(list).unwrap();
     let bounds = FamilyBounds { size, nprocs: 4, max_tests: 5000 };
@@ -56,10 +98,27 @@ fn decide(t: &Generated, model: &CatModel) -> (Verdict, bool) {
 
 #[test]
 fn generic_family_matches_dat3m_except_documented_divergences() {
-    use rayon::prelude::*;
-    let start = std::time::Instant::now();
     let tests = family(edges::GENERIC_EDGES, 4);
     assert!(tests.len() > 500, "the size-4 generic family has {} tests", tests.len());
+    matches_dat3m_except("gen family", &tests, DOCUMENTED_DIVERGENCES);
+}
+
+#[test]
+fn rmw_family_matches_dat3m_except_documented_divergences() {
+    let tests = family(edges::RMW_EDGES, 5);
+    assert!(tests.len() > 1000, "the size-5 rmw family has {} tests", tests.len());
+    // Every read-modify-write form is in the family.
+    for form in ["Rmw+", "RmwAdd", "RmwCas", "RmwRed+", "RmwAX", "RmwXL", "RmwAL", "RmwRedXL", "EE", "EX", "DX"] {
+        assert!(tests.iter().any(|t| format!("{}+", t.name).contains(form)), "no test with {form}");
+    }
+    matches_dat3m_except("rmw family", &tests, RMW_DOCUMENTED_DIVERGENCES);
+}
+
+/// Decide `tests` under ptx-7.5 (each Allowed or Forbidden, and the default model agreeing)
+/// and compare with Dat3M's `ptx-v7.5.cat`: the tests that differ are exactly `documented`.
+fn matches_dat3m_except(what: &str, tests: &[Generated], documented: &[&str]) {
+    use rayon::prelude::*;
+    let start = std::time::Instant::now();
     let ours = ptxmm::models::builtin("ptx-7.5").unwrap();
     let full = ptxmm::models::builtin("ptx").unwrap();
     let verdicts: Vec<(Verdict, bool)> = tests.par_iter().map(|t| decide(t, &ours)).collect();
@@ -73,9 +132,9 @@ fn generic_family_matches_dat3m_except_documented_divergences() {
     let theirs = ptxmm::models::from_file(&dat3m.join("cat/ptx-v7.5.cat")).unwrap();
     let differing: BTreeSet<String> =
         tests.par_iter().zip(&verdicts).filter(|(t, (_, ok))| decide(t, &theirs).1 != *ok).map(|(t, _)| t.name.clone()).collect();
-    let documented: BTreeSet<String> = DOCUMENTED_DIVERGENCES.iter().map(|s| s.to_string()).collect();
+    let documented: BTreeSet<String> = documented.iter().map(|s| s.to_string()).collect();
     eprintln!(
-        "gen family: {} tests, {} agree, {} documented divergences ({:.1}s)",
+        "{what}: {} tests, {} agree, {} documented divergences ({:.1}s)",
         tests.len(),
         tests.len() - differing.len(),
         differing.intersection(&documented).count(),
@@ -109,6 +168,10 @@ const ASYNC_CASES: &[(&str, Verdict, bool)] = &[
     // complete_tx on the consumer's mbarrier (digest S4).
     ("TmaLoadMbarsWR FreCta", Verdict::Forbidden, true),
     ("TmaLoadWaitdWW MbarSyncdWR FreCta", Verdict::Forbidden, false),
+    // A multicast TMA load from another CTA of the cluster writes the reader's CTA and performs
+    // complete-tx on the mbarrier at the same offset there (§9.7.9.25.4.1); the reader armed it
+    // with expect_tx and waits with the default .acquire.cta (tests/async/M01).
+    ("TmaMulticastsWR FreCluster", Verdict::Forbidden, true),
     // A generic write, synchronisation, fence.proxy.async, TMA store: the store reads the
     // value (digest S6b, user case 3 fixed) ...
     ("FreCta MbarSyncsWW TmaStoreFencedsWR", Verdict::Forbidden, true),
@@ -135,6 +198,117 @@ fn every_asynchronous_kind_has_a_test() {
         "kinds without a test: {:?}",
         edges::ASYNC_KINDS.iter().filter(|k| !kinds.contains(k)).collect::<Vec<_>>()
     );
+}
+
+/// One cycle per read-modify-write form, with the default model's verdict, each checked by
+/// hand against the spec (the reason in the comment).
+const RMW_CASES: &[(&str, Verdict)] = &[
+    // MP whose acquire is an `atom.acquire.exch` reading the release write (§8.9: an atomic's
+    // acquire read is an acquire pattern).
+    ("PodWWPL Rfe RmwAX PodWR Fre", Verdict::Forbidden),
+    // The same with a relaxed atomic: no acquire, no order.
+    ("PodWWPL Rfe Rmw PodWR Fre", Verdict::Allowed),
+    // A release write observed through an atomic of a third thread (observation order §8.9.2:
+    // W obs Z and Z obs R for an atomic Z, `atom` or `red`): the acquire read synchronises with
+    // the release write, so the message is seen.
+    ("PodWWPL Rfe Rmw Rfe PodRRAP Fre", Verdict::Forbidden),
+    ("PodWWPL Rfe RmwAdd Rfe PodRRAP Fre", Verdict::Forbidden),
+    ("PodWWPL Rfe RmwCas Rfe PodRRAP Fre", Verdict::Forbidden),
+    ("PodWWPL Rfe RmwRed Rfe PodRRAP Fre", Verdict::Forbidden),
+    // A relaxed ld/st in the middle is no atomic: the chain breaks (ISA2 without the middle
+    // synchronisation).
+    ("PodWWPL Rfe PodRW Rfe PodRRAP Fre", Verdict::Allowed),
+    // MP whose flag is written by a release atomic (`atom.release`, a release pattern): the
+    // write before it is ordered; a relaxed atomic orders nothing. Two `atom.acq_rel` (one
+    // writes the flag, the other reads it) synchronise as well.
+    ("PodWR RmwXL Rfe PodRRAP Fre", Verdict::Forbidden),
+    ("PodWR Rmw Rfe PodRRAP Fre", Verdict::Allowed),
+    ("PodWR RmwAL Rfe RmwAL PodWR Fre", Verdict::Forbidden),
+    // SB whose loads are atomics: relaxed or acq_rel, nothing orders a write before a later read
+    // of another location (no fence.sc): allowed; with fence.sc (Fence-SC order, §8.9.3)
+    // forbidden.
+    ("PodWR Rmw Coe PodWR Rmw Coe", Verdict::Allowed),
+    ("PodWR RmwAL Coe PodWR RmwAL Coe", Verdict::Allowed),
+    ("FenceScdWR Rmw Coe FenceScdWR Rmw Coe", Verdict::Forbidden),
+    // SB whose stores are `atom.exch` (E) or `red.add` (D): the same answers.
+    ("PodWREX Fre PodWREX Fre", Verdict::Allowed),
+    ("PodWRDX Fre PodWRDX Fre", Verdict::Allowed),
+    ("FenceScdWREX Fre FenceScdWREX Fre", Verdict::Forbidden),
+    // 2+2W with atom.exch (and with a red.add first): relaxed writes to two locations are not
+    // ordered, so both coherence orders can contradict po.
+    ("PodWWEE Coe PodWWEE Coe", Verdict::Allowed),
+    ("PodWWDE Coe PodWWDE Coe", Verdict::Allowed),
+    // S with a red.add as the last write: the acquire read orders it after the release write.
+    ("PodWWPL Rfe PodRWAD Coe", Verdict::Forbidden),
+    // Coherence through an atomic: the atomic reads the thread's own write and another thread
+    // then reads the atomic's value, then the initial value (CoRR).
+    ("Rfi Rmw Rfe PosRR Fre", Verdict::Forbidden),
+];
+
+#[test]
+fn every_rmw_form_has_a_hand_checked_test() {
+    let model = ptxmm::models::builtin("ptx").unwrap();
+    let mut ops = BTreeSet::new();
+    let mut atomic_writes = BTreeSet::new();
+    for &(cycle, expected) in RMW_CASES {
+        let edges = edges::parse_edges(cycle).unwrap();
+        for e in &edges {
+            if let edges::EdgeKind::Rmw(op) = e.kind {
+                ops.insert(op);
+            }
+            if let Some((_, w)) = e.annots.filter(|_| e.dst == edges::Dir::W) {
+                atomic_writes.insert(format!("{w:?}"));
+            }
+        }
+        let test = gen::generate(&edges, 4, &EmitOptions::default()).unwrap_or_else(|e| panic!("{cycle}: {e}"));
+        let (verdict, _) = decide(&test, &model);
+        assert_eq!(verdict, expected, "{cycle}\n{}", test.text);
+    }
+    assert_eq!(ops.len(), edges::RMW_OPS.len(), "forms with a test: {ops:?}");
+    assert!(atomic_writes.contains("Exch") && atomic_writes.contains("Red"), "{atomic_writes:?}");
+}
+
+#[test]
+fn rmw_instructions_and_values() {
+    let text = |cycle: &str| gen::generate(&edges::parse_edges(cycle).unwrap(), 4, &EmitOptions::default()).unwrap().text;
+    // The atomic reads the value before its write's (atomicity): 1, and writes 2.
+    let t = text("PodWWPL Rfe RmwAX PodWR Fre");
+    assert!(t.contains("atom.acquire.gpu.exch r0, x, 2") && t.contains("P0:r0 == 1 /\\ P0:r1 == 0 /\\ x == 2"), "{t}");
+    let t = text("PodWWPL Rfe RmwAdd Rfe PodRRAP Fre");
+    assert!(t.contains("atom.relaxed.gpu.add r0, x, 1") && t.contains("P0:r0 == 1"), "{t}");
+    let t = text("PodWWPL Rfe RmwCas Rfe PodRRAP Fre");
+    assert!(t.contains("atom.relaxed.gpu.cas r0, x, 1, 2"), "{t}");
+    // red has no register: its read is checked through the value it writes.
+    let t = text("PodWWPL Rfe RmwRedXL Rfe PodRRAP Fre");
+    assert!(t.contains("red.release.gpu.add x, 1") && t.contains("exists (P1:r0 == 2 /\\ P1:r1 == 0 /\\ x == 2)"), "{t}");
+    let t = text("PodWR RmwAL Coe PodWR RmwAL Coe");
+    assert!(t.contains("atom.acq_rel.gpu.exch r0, y, 1"), "{t}");
+    // A data dependency into a red.add adds 1 through the dependency.
+    let t = text("PodWW Rfe DpDatadWXD Coe");
+    assert!(t.contains("add r1, r1, 1") && t.contains("red.relaxed.gpu.add y, r1"), "{t}");
+    // Two red.add to one location end with the same value in both orders.
+    let e = gen::generate(&edges::parse_edges("PodWWDD Coe PodWWDD Coe").unwrap(), 4, &EmitOptions::default()).unwrap_err();
+    assert_eq!(e, gen::cycle::Reject::ReductionsOnly);
+    // An atomic's events take no other edge's annotation.
+    let e = gen::generate(&edges::parse_edges("PodWRXA Rmw Coe PodWR Rmw Coe").unwrap(), 4, &EmitOptions::default()).unwrap_err();
+    assert_eq!(e, gen::cycle::Reject::Annotations);
+}
+
+#[test]
+fn multicast_writes_both_ctas_and_each_waits_on_its_own_mbarrier() {
+    let test = gen::generate(&edges::parse_edges("TmaMulticastsWR FreCluster").unwrap(), 4, &EmitOptions::default()).unwrap();
+    let t = &test.text;
+    // The reader's CTA holds the destination and its mbarrier, the issuer's CTA a mirror of both
+    // at the same offsets; ctaMask 0b11 selects cluster ranks 0 and 1.
+    assert!(
+        t.contains("{ x[16] @ shared cta 0; bar0 @ shared cta 0 mbarrier(1); m1[16] @ shared cta 1; bar2 @ shared cta 1 mbarrier(1);"),
+        "{t}"
+    );
+    assert!(t.contains(".multicast::cluster [m1], [c3], 16, [bar2], 3"), "{t}");
+    assert!(t.contains("mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar0], 16"), "{t}");
+    // The issuer waits for its own copy at the end, so the final state is defined.
+    assert_eq!(t.matches("mbarrier.try_wait.parity").count(), 2, "{t}");
+    assert_eq!(decide(&test, &ptxmm::models::builtin("ptx").unwrap()).0, Verdict::Forbidden, "{t}");
 }
 
 #[test]
@@ -271,6 +445,32 @@ fn compare_on_the_generated_family_lists_the_documented_divergences() {
     assert_eq!(differing, documented);
     assert!(report["errors"].as_array().is_none_or(|e| e.is_empty()), "{}", report["errors"]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_rmw_family_and_names() {
+    let dir = std::env::temp_dir().join(format!("ptxmm-gen-rmw-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    ptxmm().args(["gen", "--family", "--rmw", "-o"]).arg(&dir).assert().success().stderr(predicates::str::contains("gen family: 99 tests"));
+    ptxmm().arg("suite").arg(dir.join("index.csv")).assert().success();
+    let _ = std::fs::remove_dir_all(&dir);
+    ptxmm()
+        .args(["gen", "--family", "--rmw", "--async", "-o"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("cannot be used with"));
+    // `red` has no acquire; the error lists the read-modify-write forms.
+    ptxmm()
+        .args(["gen", "PodWR", "RmwRedAL", "Coe", "PodWR", "Rmw", "Coe"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown edge `RmwRedAL`").and(predicates::str::contains("RmwAdd RmwCas RmwRed")));
+    ptxmm()
+        .args(["gen", "PodWRDX", "Fre", "PodWRDX", "Fre"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("red.relaxed.gpu.add x, 1"));
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! its `Fr` out-edge (the value before the write's); the condition fixes those reads and the
 //! final value of each location written twice.
 
-use super::edges::{Annot, Comm, CopyEnd, Dir, Distance, Edge, EdgeKind};
+use super::edges::{Annot, AsyncKind, Comm, CopyEnd, Dir, Distance, Edge, EdgeKind, RmwOp};
 use std::fmt;
 
 /// Why a cycle gives no test.
@@ -46,6 +46,12 @@ pub enum Reject {
     Deadlock,
     /// No read has a value to check and no location is written twice: nothing to observe.
     Unobservable,
+    /// A location written twice, both times by `red`: both orders end with the same value and
+    /// no register holds what they read, so the coherence edge between them is not observable.
+    ReductionsOnly,
+    /// A multicast copy with another asynchronous edge: the multicast writes the same
+    /// CTA-relative offsets in two CTAs, so it needs their shared memory to itself.
+    MulticastNotAlone,
 }
 
 impl fmt::Display for Reject {
@@ -67,6 +73,12 @@ impl fmt::Display for Reject {
             Reject::TwoClusterBarriers => f.write_str("more than one barrier.cluster edge"),
             Reject::Deadlock => f.write_str("every external edge is a wait, so the threads wait for each other in a ring"),
             Reject::Unobservable => f.write_str("no communication edge: the condition would have nothing to check"),
+            Reject::MulticastNotAlone => {
+                f.write_str("a multicast copy with another asynchronous edge (it needs the shared memory of its CTAs to itself)")
+            }
+            Reject::ReductionsOnly => {
+                f.write_str("a location written only by two red (RmwRed): their coherence order does not show in any value")
+            }
         }
     }
 }
@@ -81,6 +93,19 @@ pub enum EventKind {
     /// The source read of a bulk copy to global memory: `reduce` a `cp.reduce.async.bulk .add`,
     /// else a TMA store.
     CopyRead { reduce: bool },
+    /// The read of an atomic (`Rmw` edge to the next event, its write); the semantics come
+    /// from the edge's annotations (`None`: relaxed).
+    RmwRead { op: RmwOp, annots: Option<(Annot, Annot)> },
+    /// The write of an atomic: emitted with its read, as one instruction.
+    RmwWrite,
+}
+
+impl EventKind {
+    /// Whether the event is a copy's access (its location is then shared memory of the copying
+    /// thread's CTA).
+    pub fn is_copy(self) -> bool {
+        matches!(self, EventKind::CopyWrite { .. } | EventKind::CopyRead { .. })
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -144,6 +169,11 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
     if externals.iter().all(|&i| edges[i].async_kind().is_some()) {
         return Err(Reject::Deadlock);
     }
+    if edges.iter().any(|e| e.async_kind() == Some(AsyncKind::TmaMulticast))
+        && edges.iter().filter(|e| e.async_kind().is_some()).count() > 1
+    {
+        return Err(Reject::MulticastNotAlone);
+    }
     if edges.iter().filter(|e| matches!(e.async_kind(), Some(k) if k.name().starts_with("BarCluster"))).count() > 1 {
         return Err(Reject::TwoClusterBarriers);
     }
@@ -202,8 +232,10 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
             Some(Comm::Rf) => write_value[prev(i, n)],
             _ => None,
         };
-        let from_fr = match edges[i].comm() {
-            Some(Comm::Fr) => write_value[next(i, n)].map(|v| v - 1),
+        // An Fr edge's read, and an atomic's read (atomicity: it reads its write's immediate
+        // coherence predecessor), read the value before the next write's.
+        let from_fr = match edges[i].kind {
+            EdgeKind::Comm { comm: Comm::Fr, .. } | EdgeKind::Rmw(_) => write_value[next(i, n)].map(|v| v - 1),
             _ => None,
         };
         read_value[i] = match (from_rf, from_fr) {
@@ -212,8 +244,20 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
         };
     }
 
-    if read_value.iter().all(Option::is_none) && writes.iter().all(|&w| w < 2) {
+    // A `red`'s read has no register: the condition cannot check it.
+    let is_red = |i: usize| edges[i].kind == EdgeKind::Rmw(RmwOp::Red);
+    let is_red_write = |i: usize| {
+        is_red(prev(i, n))
+            || edges[i].annots.is_some_and(|(a, _)| a == Annot::Red)
+            || edges[prev(i, n)].annots.is_some_and(|(_, b)| b == Annot::Red)
+    };
+    if (0..n).all(|i| read_value[i].is_none() || is_red(i)) && writes.iter().all(|&w| w < 2) {
         return Err(Reject::Unobservable);
+    }
+    for (loc, &w) in writes.iter().enumerate() {
+        if w == 2 && (0..n).filter(|&i| loc_of[i] == loc && edges[i].src == Dir::W).all(&is_red_write) {
+            return Err(Reject::ReductionsOnly);
+        }
     }
 
     // Event kinds and annotations.
@@ -233,7 +277,7 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
     for (i, e) in edges.iter().enumerate() {
         let j = next(i, n);
         if let Some(kind) = e.async_kind() {
-            let reduce = kind == super::edges::AsyncKind::ReduceFenced;
+            let reduce = kind == AsyncKind::ReduceFenced;
             match kind.copy_end() {
                 Some(CopyEnd::SourceIsCopyWrite) => set_kind(i, EventKind::CopyWrite { bulk: kind.bulk() })?,
                 Some(CopyEnd::TargetIsCopyRead) => set_kind(j, EventKind::CopyRead { reduce })?,
@@ -241,10 +285,14 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
                 None => {}
             }
         }
+        if let EdgeKind::Rmw(op) = e.kind {
+            set_kind(i, EventKind::RmwRead { op, annots: e.annots })?;
+            set_kind(j, EventKind::RmwWrite)?;
+        }
     }
     for (i, e) in edges.iter().enumerate() {
         let j = next(i, n);
-        if let Some((a, b)) = e.annots {
+        if let (Some((a, b)), false) = (e.annots, matches!(e.kind, EdgeKind::Rmw(_))) {
             for (k, want) in [(i, a), (j, b)] {
                 if kinds[k].is_some() || annots[k].is_some_and(|have| have != want) {
                     return Err(Reject::Annotations);
@@ -268,14 +316,26 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
             read_value: read_value[i],
         })
         .collect();
-    // A copy's location is shared memory of the copying thread's CTA.
-    for e in events.iter().filter(|e| !matches!(e.kind, EventKind::Generic(_))) {
-        let cta = placement[e.thread].cta;
-        if events.iter().any(|o| o.loc == e.loc && placement[o.thread].cta != cta) {
+    // A copy's location is shared memory of the copying thread's CTA (of the reader's, for a
+    // multicast).
+    for (i, e) in events.iter().enumerate().filter(|(_, e)| e.kind.is_copy()) {
+        let cta = placement[copy_cta_thread(edges, &events, i)].cta;
+        let cta_of = |j: usize| placement[if events[j].kind.is_copy() { copy_cta_thread(edges, &events, j) } else { events[j].thread }].cta;
+        if (0..n).any(|j| events[j].loc == e.loc && cta_of(j) != cta) {
             return Err(Reject::SharedAcrossCtas);
         }
     }
     Ok(Analysed { edges: edges.to_vec(), events, threads, placement, locations, writes })
+}
+
+/// The thread in whose CTA the location of copy event `i` lies: the copying thread, or for a
+/// multicast load the thread that waits for it (the issuer's own copy is a mirror off the cycle).
+pub fn copy_cta_thread(edges: &[Edge], events: &[Event], i: usize) -> usize {
+    if edges[i].async_kind() == Some(AsyncKind::TmaMulticast) {
+        events[next(i, events.len())].thread
+    } else {
+        events[i].thread
+    }
 }
 
 /// Place the threads: the farthest placement in which each external edge's two threads are
@@ -357,6 +417,7 @@ mod tests {
         assert_eq!(analyse_str("RfeCta PodRR FreSys PodWW").unwrap_err(), Reject::Placement);
         assert!(matches!(analyse_str("PodWR Rfe").unwrap_err(), Reject::Directions(_)));
         assert_eq!(analyse_str("PodWWPL PodWRXX Fre Coe").unwrap_err(), Reject::Annotations);
+        assert_eq!(analyse_str("TmaMulticastsWR PodRW MbarSyncdWR FreCluster").unwrap_err(), Reject::MulticastNotAlone);
     }
 
     #[test]

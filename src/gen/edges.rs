@@ -34,13 +34,17 @@ impl Dir {
 }
 
 /// The memory-order annotation of a generic access (diy's letters after the directions):
-/// `P` weak (plain), `X` relaxed at the test's scope, `A` acquire (reads), `L` release (writes).
+/// `P` weak (plain), `X` relaxed at the test's scope, `A` acquire (reads), `L` release (writes),
+/// and the atomic writes (diy's accesses annotated as atomic): `E` an `atom.exch` whose read is
+/// not an event of the cycle, `D` a `red.add` (both relaxed at the test's scope).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Annot {
     Plain,
     Relaxed,
     Acquire,
     Release,
+    Exch,
+    Red,
 }
 
 impl Annot {
@@ -50,6 +54,8 @@ impl Annot {
             Annot::Relaxed => 'X',
             Annot::Acquire => 'A',
             Annot::Release => 'L',
+            Annot::Exch => 'E',
+            Annot::Red => 'D',
         }
     }
     fn from_letter(c: char) -> Option<Annot> {
@@ -58,12 +64,14 @@ impl Annot {
             'X' => Some(Annot::Relaxed),
             'A' => Some(Annot::Acquire),
             'L' => Some(Annot::Release),
+            'E' => Some(Annot::Exch),
+            'D' => Some(Annot::Red),
             _ => None,
         }
     }
     /// Whether an access of direction `dir` can carry this annotation.
     fn fits(self, dir: Dir) -> bool {
-        !matches!((self, dir), (Annot::Acquire, Dir::W) | (Annot::Release, Dir::R))
+        !matches!((self, dir), (Annot::Acquire, Dir::W) | (Annot::Release | Annot::Exch | Annot::Red, Dir::R))
     }
 }
 
@@ -193,6 +201,11 @@ pub enum AsyncKind {
     TmaLoadMbar,
     /// The same, waited for by the issuing thread itself.
     TmaLoadWait,
+    /// The first event is a multicast TMA load (`.multicast::cluster`, 16 bytes) issued from
+    /// another CTA of the cluster into the second event's CTA (and the issuer's own CTA, at the
+    /// same CTA-relative offset), `complete_tx` on each CTA's mbarrier; the second event's
+    /// thread arms its CTA's mbarrier with `expect_tx` and waits for the phase.
+    TmaMulticast,
     /// The second event is the source read of a TMA store (`cp.async.bulk` shared → global),
     /// preceded by `fence.proxy.async.shared::cta`.
     TmaStoreFenced,
@@ -228,6 +241,7 @@ pub const ASYNC_KINDS: &[AsyncKind] = &[
     AsyncKind::CpAsyncMbar,
     AsyncKind::TmaLoadMbar,
     AsyncKind::TmaLoadWait,
+    AsyncKind::TmaMulticast,
     AsyncKind::TmaStoreFenced,
     AsyncKind::TmaStoreNoFence,
     AsyncKind::WaitRead,
@@ -247,6 +261,7 @@ impl AsyncKind {
             AsyncKind::CpAsyncMbar => "CpAsyncMbar",
             AsyncKind::TmaLoadMbar => "TmaLoadMbar",
             AsyncKind::TmaLoadWait => "TmaLoadWait",
+            AsyncKind::TmaMulticast => "TmaMulticast",
             AsyncKind::TmaStoreFenced => "TmaStoreFenced",
             AsyncKind::TmaStoreNoFence => "TmaStoreNoFence",
             AsyncKind::WaitRead => "WaitRead",
@@ -258,7 +273,9 @@ impl AsyncKind {
     pub fn distance(self) -> Option<Distance> {
         match self {
             AsyncKind::MbarSync | AsyncKind::MbarRelaxed | AsyncKind::CpAsyncMbar | AsyncKind::TmaLoadMbar => Some(Distance::Cta),
-            AsyncKind::MbarCluster | AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed => Some(Distance::Cluster),
+            AsyncKind::MbarCluster | AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed | AsyncKind::TmaMulticast => {
+                Some(Distance::Cluster)
+            }
             _ => None,
         }
     }
@@ -269,7 +286,8 @@ impl AsyncKind {
             | AsyncKind::CpAsyncNoWait
             | AsyncKind::CpAsyncMbar
             | AsyncKind::TmaLoadMbar
-            | AsyncKind::TmaLoadWait => Some(CopyEnd::SourceIsCopyWrite),
+            | AsyncKind::TmaLoadWait
+            | AsyncKind::TmaMulticast => Some(CopyEnd::SourceIsCopyWrite),
             AsyncKind::TmaStoreFenced | AsyncKind::TmaStoreNoFence | AsyncKind::ReduceFenced => Some(CopyEnd::TargetIsCopyRead),
             AsyncKind::WaitRead => Some(CopyEnd::SourceIsCopyRead),
             _ => None,
@@ -286,6 +304,36 @@ impl AsyncKind {
     }
 }
 
+/// The read-modify-write an `Rmw` edge makes of its two events (diy7's `Rmw`/`Amo` edges):
+/// the read and the write of one PTX atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RmwOp {
+    /// `atom.exch`: writes the cycle's value whatever it reads (diy's plain `Rmw`, `Amo.Swp`).
+    Exch,
+    /// `atom.add … 1`: the cycle's values are 1, 2 in coherence order, so the atomic that reads
+    /// `v` writes `v + 1`, the value the cycle gives its write.
+    Add,
+    /// `atom.cas … v, v + 1`: succeeds exactly when it reads the value the cycle gives its read.
+    Cas,
+    /// `red.add … 1`: the write-only RMW (diy's `Amo.StAdd`); its read value has no register, so
+    /// the condition sees it only through the value it writes.
+    Red,
+}
+
+pub const RMW_OPS: &[RmwOp] = &[RmwOp::Exch, RmwOp::Add, RmwOp::Cas, RmwOp::Red];
+
+impl RmwOp {
+    /// The edge name's suffix after `Rmw`.
+    fn suffix(self) -> &'static str {
+        match self {
+            RmwOp::Exch => "",
+            RmwOp::Add => "Add",
+            RmwOp::Cas => "Cas",
+            RmwOp::Red => "Red",
+        }
+    }
+}
+
 /// What an edge is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EdgeKind {
@@ -299,6 +347,9 @@ pub enum EdgeKind {
     Dep(Dep),
     /// An asynchronous edge; `same_loc` as for `Po`.
     Async { kind: AsyncKind, same_loc: bool },
+    /// The read and the write of one atomic (same thread, same location, always `R` to `W`);
+    /// the annotations are its semantics: `A` on the read acquire, `L` on the write release.
+    Rmw(RmwOp),
 }
 
 /// One edge of a cycle: its kind, the directions of its two events, and optional annotations
@@ -329,7 +380,7 @@ impl Edge {
     /// Whether the two events access the same location.
     pub fn same_loc(&self) -> bool {
         match self.kind {
-            EdgeKind::Comm { .. } => true,
+            EdgeKind::Comm { .. } | EdgeKind::Rmw(_) => true,
             EdgeKind::Po { same_loc } | EdgeKind::Async { same_loc, .. } => same_loc,
             EdgeKind::Fence { .. } | EdgeKind::Dep(_) => false,
         }
@@ -384,6 +435,7 @@ impl fmt::Display for Edge {
                 write!(f, "{}{}", kind.name(), if same_loc { 's' } else { 'd' })?;
                 dirs(f)?;
             }
+            EdgeKind::Rmw(op) => write!(f, "Rmw{}", op.suffix())?,
         }
         if let Some((a, b)) = self.annots {
             write!(f, "{}{}", a.letter(), b.letter())?;
@@ -404,8 +456,11 @@ pub fn vocabulary_help() -> String {
         "valid edges: Rfe Fre Coe Rfi Fri Coi (external ones may end in Cta, Cluster or Sys: RfeCta), \
          Pod/Pos + two directions (PodWR, PosRR), FenceSc/FenceAcqRel [+ Cta|Gpu|Sys] + d + two directions \
          (FenceScdWR, FenceAcqRelCtadWW), DpAddrdR DpAddrdW DpDatadW DpCtrldR DpCtrldW, and the asynchronous \
-         kinds {} + s|d + two directions (MbarSyncdWR, TmaStoreFencedsWR); po, fence, dependency and \
-         asynchronous-sync edges may end in two annotations from P (weak), X (relaxed), A (acquire), L (release): PodWWPL",
+         kinds {} + s|d + two directions (MbarSyncdWR, TmaStoreFencedsWR), the read-modify-writes Rmw (atom.exch) \
+         RmwAdd RmwCas RmwRed (red.add) with optional semantics XX, AX (acquire), XL (release), AL (acq_rel; \
+         RmwRed: XX or XL only); po, fence, dependency and \
+         asynchronous-sync edges may end in two annotations from P (weak), X (relaxed), A (acquire), L (release), \
+         and for writes E (atom.exch) and D (red.add): PodWWPL, PodWREX",
         kinds.join(" ")
     )
 }
@@ -450,6 +505,19 @@ fn parse_edge_inner(name: &str) -> Option<Edge> {
         let annots = parse_annots(rest, src, dst)?;
         Some(Edge { kind, src, dst, annots })
     };
+    if let Some(rest) = name.strip_prefix("Rmw") {
+        let op = RMW_OPS.iter().copied().filter(|o| !o.suffix().is_empty()).find(|o| rest.starts_with(o.suffix())).unwrap_or(RmwOp::Exch);
+        let annots = parse_annots(&rest[op.suffix().len()..], Dir::R, Dir::W)?;
+        // An atomic is never weak; `red` has no read to acquire with (PTX: `red{.sem}`, .sem =
+        // .relaxed or .release).
+        let fits = match annots {
+            None => true,
+            Some((Annot::Plain, _) | (_, Annot::Plain | Annot::Exch | Annot::Red)) => false,
+            Some((Annot::Acquire, _)) => op != RmwOp::Red,
+            Some(_) => true,
+        };
+        return fits.then_some(Edge { kind: EdgeKind::Rmw(op), src: Dir::R, dst: Dir::W, annots });
+    }
     if let Some(rest) = name.strip_prefix("Pod") {
         return with_dirs(EdgeKind::Po { same_loc: false }, rest);
     }
@@ -513,11 +581,20 @@ pub const GENERIC_EDGES: &str = "Rfe Fre Coe Rfi Fri Coi RfeCta FreCta CoeCta \
      PodWWPL PodRRAP PodWRLA PodRWAL PodWWPP PodRRPP \
      DpAddrdR DpAddrdW DpDatadW DpCtrldR DpCtrldW";
 
+/// The edges of the read-modify-write family (`ptxmm gen --family --rmw`): every `Rmw` form
+/// and semantics with the communication and program-order edges that make diy's RMW shapes
+/// (an `Rfe`/`Rmw` chain, 2+2W and S with an atomic, CoRR through an atomic), `fence.sc`, and
+/// release/acquire plain accesses to meet the atomics' semantics.
+pub const RMW_EDGES: &str = "Rfe Fre Coe Rfi Coi PodWW PodWR PodRW PodRR PosWR PosRW \
+     FenceScdWR PodWWPL PodRRAP \
+     Rmw RmwAdd RmwCas RmwRed RmwAX RmwXL RmwAL RmwRedXL \
+     PodWWEE PodWRDX PodWREX FenceScdWREX";
+
 /// The default edges of an asynchronous family (`ptxmm gen --family --async`): each
 /// asynchronous kind in its natural shape, with the communication edges inside one CTA.
 pub const ASYNC_EDGES: &str = "RfeCta FreCta CoeCta Rfi Fri PodWR PodRW \
      MbarSyncdWR MbarRelaxeddWR MbarClusterdWR BarClusterdWR BarClusterRelaxeddWR \
-     CpAsyncWaitsWR CpAsyncNoWaitsWR CpAsyncMbarsWR TmaLoadMbarsWR TmaLoadWaitsWR \
+     CpAsyncWaitsWR CpAsyncNoWaitsWR CpAsyncMbarsWR TmaLoadMbarsWR TmaLoadWaitsWR TmaMulticastsWR FreCluster \
      TmaStoreFencedsWR TmaStoreNoFencesWR WaitReadsRW ReduceFencedsWR";
 
 #[cfg(test)]
@@ -526,7 +603,13 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for list in [GENERIC_EDGES, ASYNC_EDGES, "FenceScCtadWR RfeSys RfeCluster PosWW Coi FenceAcqRelSysdRWAX DpCtrldR"] {
+        for list in [
+            GENERIC_EDGES,
+            ASYNC_EDGES,
+            RMW_EDGES,
+            "RmwCasAL RmwAddXX RmwRedXX PodWWDE FenceAcqReldRWPD",
+            "FenceScCtadWR RfeSys RfeCluster PosWW Coi FenceAcqRelSysdRWAX DpCtrldR",
+        ] {
             for e in parse_edges(list).unwrap() {
                 assert_eq!(parse_edge(&e.to_string()).unwrap(), e, "{e}");
             }
@@ -535,7 +618,24 @@ mod tests {
 
     #[test]
     fn bad_names_are_rejected_with_the_vocabulary() {
-        for bad in ["Rfx", "PodWX", "PodWWAL", "DpDatadR", "TmaStoreFencedsRW", "RfiCta", "Fence", "MbarSyncdWRPA2"] {
+        for bad in [
+            "Rfx",
+            "PodWX",
+            "PodWWAL",
+            "RmwRedAL",
+            "RmwPL",
+            "RmwXE",
+            "PodRWEX",
+            "PodRRXD",
+            "RmwLA",
+            "RmwSub",
+            "RmwAddX",
+            "DpDatadR",
+            "TmaStoreFencedsRW",
+            "RfiCta",
+            "Fence",
+            "MbarSyncdWRPA2",
+        ] {
             let e = parse_edge(bad).unwrap_err();
             assert!(e.contains("valid edges") && e.contains(bad), "{e}");
         }

@@ -1,8 +1,8 @@
 //! Writing an analysed cycle as a litmus test in ptxmm's format (Dat3M's PTX dialect, with PTX
 //! spellings for the asynchronous instructions).
 
-use super::cycle::{Analysed, EventKind};
-use super::edges::{Annot, AsyncKind, Dep, Dir, Edge, EdgeKind, Scope};
+use super::cycle::{copy_cta_thread, Analysed, EventKind};
+use super::edges::{Annot, AsyncKind, Dep, Dir, Edge, EdgeKind, RmwOp, Scope};
 use std::fmt::Write as _;
 
 /// Options of the emitted test.
@@ -97,6 +97,7 @@ fn annot_word(a: Annot, scope: Scope) -> String {
         Annot::Relaxed => format!("relaxed.{}", scope.ptx()),
         Annot::Acquire => format!("acquire.{}", scope.ptx()),
         Annot::Release => format!("release.{}", scope.ptx()),
+        Annot::Exch | Annot::Red => format!("relaxed.{}", scope.ptx()),
     }
 }
 
@@ -106,6 +107,18 @@ fn wait_loop(code: &mut ThreadCode, decls: &mut Decls, bar: &str, sem: &str, spa
     code.lines.push(format!("{label}:"));
     code.lines.push(format!("mbarrier.try_wait.parity{sem}.shared::{space}.b64 {p}, [{bar}], 0"));
     code.lines.push(format!("@!{p} bra {label}"));
+}
+
+/// The semantics of an atomic from its `Rmw` edge's annotations: acquire on the read, release
+/// on the write, both `acq_rel`; relaxed otherwise (atomics are never weak).
+fn rmw_sem(annots: Option<(Annot, Annot)>, scope: Scope) -> String {
+    let sem = match annots {
+        Some((Annot::Acquire, Annot::Release)) => "acq_rel",
+        Some((Annot::Acquire, _)) => "acquire",
+        Some((_, Annot::Release)) => "release",
+        _ => "relaxed",
+    };
+    format!("{sem}.{}", scope.ptx())
 }
 
 /// Both sides of a `barrier.cluster` edge arrive and wait (the barrier needs every
@@ -120,6 +133,15 @@ fn cluster_barrier(code: &mut ThreadCode, kind: AsyncKind) {
     }
 }
 
+/// The issuer's side of a multicast copy: its CTA's copy of the destination and mbarrier, and
+/// the ctaMask.
+#[derive(Clone)]
+struct Multicast {
+    mirror: String,
+    bar: String,
+    mask: u32,
+}
+
 /// Write the test; a comment gives the cycle and the command that regenerates the test.
 pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
     let n = a.events.len();
@@ -129,9 +151,9 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
     // Per location: bulk-copied (16 bytes), shared (in which CTA).
     let mut shared: Vec<Option<usize>> = vec![None; a.locations];
     let mut bulk = vec![false; a.locations];
-    for e in &a.events {
-        if !matches!(e.kind, EventKind::Generic(_)) {
-            shared[e.loc] = Some(a.placement[e.thread].cta);
+    for (i, e) in a.events.iter().enumerate() {
+        if e.kind.is_copy() {
+            shared[e.loc] = Some(a.placement[copy_cta_thread(&a.edges, &a.events, i)].cta);
             bulk[e.loc] |= !matches!(e.kind, EventKind::CopyWrite { bulk: false });
         }
     }
@@ -147,11 +169,32 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                 | AsyncKind::CpAsyncMbar
                 | AsyncKind::TmaLoadMbar
                 | AsyncKind::TmaLoadWait
+                | AsyncKind::TmaMulticast
         ) {
             let waiter = a.events[(i + 1) % n].thread;
             let bar = decls.buffer("bar");
             decls.init.push(format!("{bar} @ shared cta {} mbarrier(1);", a.placement[waiter].cta));
             bars[i] = Some(bar);
+        }
+    }
+    // A multicast copy also writes the issuer's CTA, at the same CTA-relative offsets: a mirror
+    // of the destination and of the mbarrier there, declared in the same order (the cycle has
+    // no other shared variable, `Reject::MulticastNotAlone`).
+    let mut multicast: Vec<Option<Multicast>> = vec![None; n];
+    for (i, e) in a.edges.iter().enumerate() {
+        if e.async_kind() == Some(AsyncKind::TmaMulticast) {
+            let (issuer, waiter) = (a.placement[a.events[i].thread], a.placement[a.events[(i + 1) % n].thread]);
+            let mirror = decls.buffer("m");
+            decls.init.push(format!("{mirror}[16] @ shared cta {};", issuer.cta));
+            let bar = decls.buffer("bar");
+            decls.init.push(format!("{bar} @ shared cta {} mbarrier(1);", issuer.cta));
+            // ctaMask bit i selects the CTA of cluster rank i: the cluster's CTAs ranked by id.
+            let mut ctas: Vec<usize> = a.placement.iter().filter(|p| p.cluster == issuer.cluster).map(|p| p.cta).collect();
+            ctas.sort_unstable();
+            ctas.dedup();
+            let rank = |cta: usize| ctas.iter().position(|&c| c == cta).unwrap_or(0);
+            let mask = (1u32 << rank(issuer.cta)) | (1u32 << rank(waiter.cta));
+            multicast[i] = Some(Multicast { mirror, bar, mask });
         }
     }
     // Registers of the reads (for dependencies).
@@ -160,6 +203,8 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
         let code = &mut codes[t];
         // Copies that no edge waits for: a `cp.async` of `CpAsyncNoWait`, the TMA stores.
         let (mut unwaited_cp_async, mut bulk_reads) = (false, false);
+        // The mbarrier of a multicast copy's write into the issuer's own CTA.
+        let mut own_multicast: Option<String> = None;
         for &i in evs {
             let e = &a.events[i];
             let in_edge = a.edges[(i + n - 1) % n];
@@ -167,7 +212,12 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
             let x = loc_name(e.loc);
             // What the in-edge puts before the event.
             let mut address = x.clone();
-            let mut value = e.write_value.map(|v| v.to_string());
+            // A `red.add` adds 1 to its coherence predecessor's value (atomicity) to write the
+            // cycle's value.
+            let mut value = match e.kind {
+                EventKind::Generic(Annot::Red) => Some("1".to_string()),
+                _ => e.write_value.map(|v| v.to_string()),
+            };
             if in_edge.external() {
                 if let Some(kind) = in_edge.async_kind() {
                     let bar = bars[(i + n - 1) % n].clone();
@@ -182,6 +232,13 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                         AsyncKind::MbarRelaxed => wait_loop(code, &mut decls, &bar.expect("mbarrier"), ".relaxed.cta", "cta"),
                         AsyncKind::MbarCluster => wait_loop(code, &mut decls, &bar.expect("mbarrier"), ".acquire.cluster", "cta"),
                         AsyncKind::BarCluster | AsyncKind::BarClusterRelaxed => cluster_barrier(code, kind),
+                        AsyncKind::TmaMulticast => {
+                            // The reader's CTA announces the bytes on its own mbarrier (the
+                            // complete-tx may come before: the tx-count goes below zero and back).
+                            let bar = bar.expect("mbarrier");
+                            code.lines.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], 16"));
+                            wait_loop(code, &mut decls, &bar, "", "cta");
+                        }
                         _ => {}
                     }
                 }
@@ -242,9 +299,41 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                             }
                             read_reg[i] = Some(r);
                         }
-                        Dir::W => code.lines.push(format!("st.{word} {address}, {}", value.unwrap_or_default())),
+                        Dir::W => {
+                            let value = value.unwrap_or_default();
+                            match annot {
+                                Annot::Exch => {
+                                    let r = code.reg();
+                                    code.lines.push(format!("atom.{word}.exch {r}, {address}, {value}"));
+                                }
+                                Annot::Red => code.lines.push(format!("red.{word}.add {address}, {value}")),
+                                _ => code.lines.push(format!("st.{word} {address}, {value}")),
+                            }
+                        }
                     }
                 }
+                EventKind::RmwRead { op, annots } => {
+                    // The write is the next event; its value is the cycle's, and the read's is
+                    // the one before it (atomicity), so `add 1` and `cas v, v+1` write it too.
+                    let written = a.events[(i + 1) % n].write_value.unwrap_or(1);
+                    let sem = rmw_sem(annots, scope);
+                    if op == RmwOp::Red {
+                        code.lines.push(format!("red.{sem}.add {address}, 1"));
+                    } else {
+                        let r = code.reg();
+                        let operation = match op {
+                            RmwOp::Exch => format!("exch {r}, {address}, {written}"),
+                            RmwOp::Add => format!("add {r}, {address}, 1"),
+                            _ => format!("cas {r}, {address}, {}, {written}", written - 1),
+                        };
+                        code.lines.push(format!("atom.{sem}.{operation}"));
+                        if let Some(v) = e.read_value {
+                            decls.condition.push(format!("P{t}:{r} == {v}"));
+                        }
+                        read_reg[i] = Some(r);
+                    }
+                }
+                EventKind::RmwWrite => {}
                 EventKind::CopyWrite { bulk: false } => {
                     let src = decls.buffer("c");
                     decls.init.push(format!("{src} = {};", e.write_value.unwrap_or(0)));
@@ -252,6 +341,16 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
                     // completes the copy, except CpAsyncNoWait.
                     code.lines.push(format!("cp.async.ca.shared.global [{x}], [{src}], 4"));
                     unwaited_cp_async |= out_edge.async_kind() == Some(AsyncKind::CpAsyncNoWait);
+                }
+                EventKind::CopyWrite { bulk: true } if multicast[i].is_some() => {
+                    let src = decls.buffer("c");
+                    decls.init.push(format!("{src}[16] = {};", e.write_value.unwrap_or(0)));
+                    let Multicast { mirror, bar, mask } = multicast[i].clone().expect("checked");
+                    code.lines.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], 16"));
+                    code.lines.push(format!(
+                        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{mirror}], [{src}], 16, [{bar}], {mask}"
+                    ));
+                    own_multicast = Some(bar);
                 }
                 EventKind::CopyWrite { bulk: true } => {
                     let src = decls.buffer("c");
@@ -307,6 +406,9 @@ pub fn emit(a: &Analysed, opts: &EmitOptions) -> String {
         }
         if bulk_reads {
             code.lines.push("cp.async.bulk.wait_group 0".into());
+        }
+        if let Some(bar) = own_multicast {
+            wait_loop(code, &mut decls, &bar, "", "cta");
         }
     }
     // Locations written twice: the final value shows the coherence order.

@@ -72,15 +72,18 @@ gen async 2 tests/async
 gen own 1 tests/async_section tests/litmus
 gen tensor 1 tests/tensor tests/hw/tensor-prefetch-cache-hint.litmus
 # The families `ptxmm gen` writes (docs/for-researchers.md): every cycle of size 4 over the
-# generic edges and over the asynchronous ones, as a researcher would run them on a GPU.
+# generic edges, the asynchronous ones and the read-modify-write ones, as a researcher would run
+# them on a GPU.
 if ! { "$PTXMM" gen --family --size 4 -o "$out/family-generic-src" &&
-    "$PTXMM" gen --family --size 4 --async -o "$out/family-async-src"; } >"$out/family.log" 2>&1; then
+    "$PTXMM" gen --family --size 4 --async -o "$out/family-async-src" &&
+    "$PTXMM" gen --family --size 4 --rmw -o "$out/family-rmw-src"; } >"$out/family.log" 2>&1; then
     cat "$out/family.log"
     echo "FAILED ptxmm gen --family"
     status=1
 fi
 gen gen-generic 2 "$out/family-generic-src"
 gen gen-async 1 "$out/family-async-src"
+gen gen-rmw 1 "$out/family-rmw-src"
 if [ -d "$DAT3M" ]; then
     gen dat3m 6 "$DAT3M"
 else
