@@ -3,6 +3,8 @@
 pub(crate) mod bench;
 pub(crate) mod compare;
 pub(crate) mod decide;
+pub(crate) mod gen;
+pub(crate) mod hw;
 pub(crate) mod inputs;
 pub(crate) mod options;
 pub(crate) mod serve;
