@@ -312,6 +312,29 @@ fn hw_run_on_a_recorded_output_exits_non_zero_on_a_mismatch() {
 }
 
 #[test]
+fn hw_run_judges_with_the_model_chosen() {
+    let dir = temp_dir("model");
+    let rec = dir.join("mp.out");
+    std::fs::write(&rec, MP_OUTPUT).unwrap();
+    let judge_with = |extra: &[&str]| {
+        let mut cmd = ptxmm();
+        cmd.args(["hw", "run", "examples/MP.litmus", "--harness-output"]).arg(&rec).args(extra);
+        cmd.output().unwrap()
+    };
+    // ptx-7.5 forbids the stale read as the default model does.
+    assert_eq!(judge_with(&["--model", "ptx-7.5"]).status.code(), Some(1));
+    // A model without axioms allows every state: no mismatch.
+    let none = dir.join("none.cat");
+    std::fs::write(&none, "\"no axioms\"\n").unwrap();
+    let out = judge_with(&["--cat", none.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("FORBIDDEN"));
+    let out = judge_with(&["--model", "nosuch"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown model `nosuch`"));
+}
+
+#[test]
 fn hw_run_without_nvcc_says_so() {
     let dir = temp_dir("nonvcc");
     let out = ptxmm()

@@ -8,6 +8,8 @@ use ptxmm::hw::{codegen, runner, Incantations, LoadedTest};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::cli::options::{model_and_readings, ModelArgs};
+
 #[derive(Subcommand)]
 pub enum HwCommand {
     /// Write a self-contained CUDA program per test (or per chunk of tests) into a folder; the
@@ -39,6 +41,9 @@ pub enum HwCommand {
         harness: HarnessArgs,
         #[command(flatten)]
         device: DeviceArgs,
+        /// The model that judges the observed states (default `ptx`).
+        #[command(flatten)]
+        model: ModelArgs,
     },
     /// `hw run` over a suite CSV (`ptxmm suite`'s format), with a summary table.
     Suite {
@@ -53,6 +58,9 @@ pub enum HwCommand {
         harness: HarnessArgs,
         #[command(flatten)]
         device: DeviceArgs,
+        /// The model that judges the observed states (default `ptx`).
+        #[command(flatten)]
+        model: ModelArgs,
     },
 }
 
@@ -114,11 +122,11 @@ pub struct DeviceArgs {
 pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
     match cmd {
         HwCommand::Gen { tests, out, chunks, keep_going, harness } => cmd_gen(&tests, &out, chunks, keep_going, &harness),
-        HwCommand::Run { tests, harness, device } => match load_all(&tests) {
-            Ok(loaded) => execute(&loaded, &harness, &device, false),
+        HwCommand::Run { tests, harness, device, model } => match load_all(&tests) {
+            Ok(loaded) => execute(loaded, &harness, &device, &model, false),
             Err(code) => code,
         },
-        HwCommand::Suite { csv, root, json, harness, device } => {
+        HwCommand::Suite { csv, root, json, harness, device, model } => {
             let text = match std::fs::read_to_string(&csv) {
                 Ok(t) => t,
                 Err(e) => {
@@ -137,7 +145,7 @@ pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
             let root = root.unwrap_or_else(|| ptxmm::suite::default_root(&csv, &rows));
             let paths: Vec<PathBuf> = rows.iter().map(|r| root.join(&r.path)).collect();
             match load_all(&paths) {
-                Ok(loaded) => execute(&loaded, &harness, &device, json),
+                Ok(loaded) => execute(loaded, &harness, &device, &model, json),
                 Err(code) => code,
             }
         }
@@ -243,7 +251,17 @@ fn file_stem(p: &Path) -> String {
 
 /// Generate one program for every test, build and run it (or read a recorded output), judge
 /// every histogram with the model and print.
-fn execute(tests: &[LoadedTest], harness: &HarnessArgs, device: &DeviceArgs, json: bool) -> ExitCode {
+fn execute(mut tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArgs, model_args: &ModelArgs, json: bool) -> ExitCode {
+    let (model, _, readings) = match model_and_readings(model_args) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    for t in &mut tests {
+        t.program.readings = readings;
+    }
     let inc = harness.incantations();
     let hw: Vec<codegen::HwTest> = tests.iter().map(|t| t.hw()).collect();
     let g = codegen::generate(&hw, &inc, &harness.arch, "ptxmm_hw.cu");
@@ -283,13 +301,6 @@ fn execute(tests: &[LoadedTest], harness: &HarnessArgs, device: &DeviceArgs, jso
             return ExitCode::from(2);
         }
     }
-    let model = match ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL) {
-        Ok(m) => m,
-        Err(d) => {
-            eprintln!("{}", d.render(false));
-            return ExitCode::from(2);
-        }
-    };
     let opts = RunOptions {
         limits: Limits { timeout: Some(std::time::Duration::from_secs(30)), ..Limits::default() },
         deadline: None,
