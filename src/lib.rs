@@ -90,6 +90,32 @@ pub fn load_program_with(path: &Path, limits: &InputLimits) -> Result<program::P
     parse_program_with(SourceFile::new(name, text), limits)
 }
 
+/// Every `*.litmus` file below `dir`, recursively, sorted; a folder that cannot be read is an
+/// error of its own (the files found elsewhere are still returned).
+pub fn litmus_files(dir: &Path) -> (Vec<std::path::PathBuf>, Vec<String>) {
+    let (mut found, mut errors) = (Vec::new(), Vec::new());
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(format!("{}: cannot read: {e}", dir.display()));
+                continue;
+            }
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "litmus") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    (found, errors)
+}
+
 /// Read a whole test from `input`, stopping with an error past `limits.max_file_bytes`.
 pub fn read_limited(input: impl std::io::Read, name: &str, limits: &InputLimits) -> Result<String, LoadError> {
     let mut bytes = Vec::new();

@@ -44,29 +44,11 @@ pub(crate) fn expand_inputs(paths: &[PathBuf]) -> Vec<Result<Input, String>> {
         } else if p.as_os_str() == "-" {
             inputs.push(Ok(Input::Stdin));
         } else if p.is_dir() {
-            let mut found = Vec::new();
-            let mut stack = vec![p.clone()];
-            while let Some(dir) = stack.pop() {
-                let entries = match std::fs::read_dir(&dir) {
-                    Ok(e) => e,
-                    Err(e) => {
-                        inputs.push(Err(format!("{}: cannot read: {e}", dir.display())));
-                        continue;
-                    }
-                };
-                for e in entries.flatten() {
-                    let path = e.path();
-                    if path.is_dir() {
-                        stack.push(path);
-                    } else if path.extension().is_some_and(|x| x == "litmus") {
-                        found.push(path);
-                    }
-                }
-            }
+            let (found, errors) = ptxmm::litmus_files(p);
+            inputs.extend(errors.into_iter().map(Err));
             if found.is_empty() {
                 inputs.push(Err(format!("{}: no `*.litmus` file in this folder", p.display())));
             }
-            found.sort();
             inputs.extend(found.into_iter().map(|f| Ok(Input::File(f))));
         } else {
             inputs.push(Ok(Input::File(p.clone())));

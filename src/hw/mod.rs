@@ -101,25 +101,14 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let mut found = Vec::new();
-            collect_litmus(p, &mut found).map_err(|e| format!("{}: {e}", p.display()))?;
-            found.sort();
+            let (found, errors) = crate::litmus_files(p);
+            if let Some(e) = errors.into_iter().next() {
+                return Err(e);
+            }
             out.extend(found);
         } else {
             out.push(p.clone());
         }
     }
     Ok(out)
-}
-
-fn collect_litmus(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            collect_litmus(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "litmus") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
