@@ -1,8 +1,8 @@
 //! Benchmarks of deciding litmus tests (`cargo bench`); numbers go to docs/performance.md.
 //! Timed here, never in tests.
 
-use ptxmm::check::{run, RunOptions};
-use ptxmm::models;
+use ptxmm::decide::Decider;
+use ptxmm::Config;
 use std::path::Path;
 
 fn main() {
@@ -12,8 +12,8 @@ fn main() {
 fn decide(file: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     let program = ptxmm::load_program(&path).unwrap();
-    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
-    let outcome = run(&program, &model, &RunOptions::default()).unwrap();
+    let config = Config::default_model();
+    let outcome = Decider::new(&config).verdict(&program).unwrap();
     divan::black_box(outcome.verdict());
 }
 

@@ -1,12 +1,12 @@
-//! Benchmarks of the generated families (`cargo bench --bench families`): `check::run` of a
+//! Benchmarks of the generated families (`cargo bench --bench families`): the verdict of a
 //! handful of points of src/families.rs (the quick subset) under the default model. The full
 //! grid, with memory and candidate counts, is `ptxmm bench` (docs/performance.md).
 
 use divan::Bencher;
-use ptxmm::check::run;
+use ptxmm::decide::Decider;
 use ptxmm::diag::SourceFile;
 use ptxmm::families::{self, FamilyPoint};
-use ptxmm::models;
+use ptxmm::Config;
 
 fn main() {
     divan::main();
@@ -15,10 +15,9 @@ fn main() {
 /// Time the verdict of `point` (parsing and lowering are not timed).
 fn decide(bencher: Bencher, point: FamilyPoint) {
     let program = ptxmm::parse_program(SourceFile::new(point.name.clone(), point.source.clone())).unwrap();
-    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
-    let opts = families::bench_options(&point, None);
+    let config = families::point_config(&point, &Config::default_model());
     bencher.bench_local(|| {
-        let outcome = run(&program, &model, &opts).unwrap();
+        let outcome = Decider::new(&config).verdict(&program).unwrap();
         divan::black_box(outcome.verdict())
     });
 }

@@ -117,11 +117,12 @@ fn is_acyclic_cyclic(bencher: divan::Bencher, n: usize) {
 mod model {
     use ptxmm::cat::Evaluation;
     use ptxmm::cat::{CatModel, Prepared};
+    use ptxmm::config::models;
+    use ptxmm::config::Limits;
     use ptxmm::diag::SourceFile;
     use ptxmm::exec::search::{search, Budget, Candidate, LazyModel, PrunePlan, SearchGoal, StaticEnv, Visit};
     use ptxmm::exec::structure::{resolve_barriers, EventStructure};
-    use ptxmm::exec::trace::{explore, Limits};
-    use ptxmm::models;
+    use ptxmm::exec::trace::explore;
 
     /// ISA2 chained through `k` threads: about `3k` events.
     fn isa2(k: usize) -> String {
@@ -180,7 +181,7 @@ mod model {
         let mut choice = vec![0usize; per_thread.len()];
         loop {
             let traces: Vec<_> = per_thread.iter().zip(&choice).map(|(t, &c)| &t.traces[c]).collect();
-            let structure = EventStructure::build(&program, &traces);
+            let structure = EventStructure::build(&program, &Default::default(), &traces);
             for barrier in resolve_barriers(&structure) {
                 let statics = StaticEnv::new(&structure, &barrier);
                 let lazy = LazyModel::new(&model, &statics);

@@ -9,6 +9,8 @@
 //! [`point`] rebuilds any point from its family name and parameter string, which is how
 //! `ptxmm bench` hands a point to the child process that measures it.
 
+use crate::config::Config;
+use crate::decide::Decider;
 use std::fmt::Write as _;
 
 /// One generated test of a family.
@@ -499,21 +501,20 @@ impl Measurement {
     }
 }
 
-/// The options `ptxmm bench` measures a point with: the point's unrolling bound and `timeout`
-/// for each of the verdict, the liveness check and the explanation (no shared deadline).
-pub fn bench_options(point: &FamilyPoint, timeout: Option<std::time::Duration>) -> crate::check::RunOptions {
-    crate::check::RunOptions {
-        limits: crate::exec::trace::Limits { unroll: point.unroll, timeout, ..Default::default() },
-        deadline: None,
-        speedcheck: false,
-    }
+/// The configuration `ptxmm bench` measures a point with: `config` with the point's unrolling
+/// bound. Each of the verdict, the liveness check and the explanation gets the whole timeout
+/// (no shared deadline).
+pub fn point_config(point: &FamilyPoint, config: &Config) -> Config {
+    let mut c = config.clone();
+    c.limits.unroll = point.unroll;
+    c
 }
 
-/// Measure `point` under `model` in this process: time `check::run` (the verdict),
-/// `liveness::check_liveness` and, when `explain`, `explain::explain`, each with
-/// [`bench_options`]; then read this process's peak memory (so run it in a process of its own,
-/// as `ptxmm bench` does, for the peak to be the point's).
-pub fn measure(point: &FamilyPoint, model: &crate::cat::CatModel, timeout: Option<std::time::Duration>, explain: bool) -> Measurement {
+/// Measure `point` under `config` in this process: time the verdict, the liveness check and,
+/// when `explain`, the explanation, each with [`point_config`] and a deadline of its own; then
+/// read this process's peak memory (so run it in a process of its own, as `ptxmm bench` does,
+/// for the peak to be the point's).
+pub fn measure(point: &FamilyPoint, config: &Config, explain: bool) -> Measurement {
     use crate::clock::Instant;
     let mut m = Measurement::failed(point, String::new());
     let mut errors: Vec<String> = Vec::new();
@@ -524,9 +525,9 @@ pub fn measure(point: &FamilyPoint, model: &crate::cat::CatModel, timeout: Optio
             return m;
         }
     };
-    let opts = bench_options(point, timeout);
+    let config = point_config(point, config);
     let start = Instant::now();
-    match crate::check::run(&program, model, &opts) {
+    match Decider::new(&config).verdict(&program) {
         Ok(outcome) => {
             m.verdict = Some(outcome.verdict().name().to_string());
             if let Some(why) = &outcome.incomplete {
@@ -542,7 +543,7 @@ pub fn measure(point: &FamilyPoint, model: &crate::cat::CatModel, timeout: Optio
     }
     m.verdict_s = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    match crate::liveness::check_liveness(&program, model, &opts) {
+    match Decider::new(&config).liveness(&program) {
         Ok(l) => m.liveness = Some(liveness_name(&l.status).to_string()),
         Err(e) => errors.push(format!("liveness: {e}")),
     }
@@ -550,7 +551,7 @@ pub fn measure(point: &FamilyPoint, model: &crate::cat::CatModel, timeout: Optio
     m.run_s = m.verdict_s + m.liveness_s;
     if explain {
         let start = Instant::now();
-        if let Err(e) = crate::explain::explain(&program, model, &opts) {
+        if let Err(e) = Decider::new(&config).explain(&program) {
             errors.push(format!("explain: {e}"));
         }
         m.explain_s = Some(start.elapsed().as_secs_f64());
@@ -573,10 +574,10 @@ pub fn measure(point: &FamilyPoint, model: &crate::cat::CatModel, timeout: Optio
 }
 
 /// The liveness status as the JSON report spells it.
-fn liveness_name(s: &crate::liveness::LivenessStatus) -> &'static str {
+fn liveness_name(s: &crate::decide::liveness::LivenessStatus) -> &'static str {
     match s {
-        crate::liveness::LivenessStatus::Ok => "ok",
-        crate::liveness::LivenessStatus::MayHang => "may_hang",
+        crate::decide::liveness::LivenessStatus::Ok => "ok",
+        crate::decide::liveness::LivenessStatus::MayHang => "may_hang",
     }
 }
 

@@ -1,172 +1,33 @@
 //! ptxmm: an executable model of the NVIDIA PTX memory consistency model.
 //!
-//! Data flows one way through the modules of this crate:
+//! Data flows one way through the stages of this crate, each a folder that imports only the
+//! stages before it (`tests/architecture.rs` holds the code to this):
 //!
 //! ```text
-//! litmus text ─litmus::parse─▶ syntax tree ─program::lower─▶ Program (instruction semantics)
-//!   ─exec::trace─▶ per-thread traces ─exec::structure─▶ event structures
-//!   ─exec::search─▶ candidate executions ─cat (model as data)─▶ consistent or not
-//!   ─check─▶ outcome ─report─▶ herd7 block / JSON
+//! litmus text ─litmus─▶ syntax tree ─program─▶ Program (instruction semantics)
+//!   ─exec::trace─▶ per-thread runs ─exec::structure─▶ event structures
+//!   ─exec::search─▶ candidate executions ─cat (the model, as data)─▶ consistent or not
+//!   ─decide (one driver: verdict, liveness, explain)─▶ outcomes ─decide::report / herd─▶ text, JSON, logs
 //! ```
 //!
-//! See `ARCHITECTURE.md` at the repository root for the map and the invariants between stages.
+//! `config` is the one configuration every front end hands to `decide::Decider`; `gen`, `hw`,
+//! `families` and `serve` are tools at the edges. See `ARCHITECTURE.md` at the repository root
+//! for the map and the invariants between stages.
 
 pub mod cat;
-pub mod check;
 pub mod clock;
-pub mod compare;
+pub mod config;
+pub mod decide;
 pub mod diag;
 pub mod exec;
-pub mod explain;
 pub mod families;
-pub mod findings;
 pub mod gen;
-pub mod herdlog;
-pub mod herdopts;
+pub mod herd;
 pub mod hw;
 pub mod litmus;
-pub mod liveness;
-pub mod models;
 pub mod program;
-pub mod readings;
 pub mod relation;
-pub mod report;
 pub mod serve;
-pub mod suite;
 
-use diag::{FileDiagnostic, SourceFile};
-use std::path::Path;
-
-/// Why a litmus file could not be turned into a program.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{path}: cannot read: {source}")]
-    Io { path: String, source: std::io::Error },
-    #[error("{0}")]
-    Syntax(FileDiagnostic),
-    /// The test exceeds an input limit (the message names it and the flag that raises it).
-    #[error("{path}: error: the test is too large: {what} (raise {flag})")]
-    TooLarge { path: String, what: String, flag: &'static str },
-}
-
-impl LoadError {
-    /// The full rendering (with the source excerpt) for terminals.
-    pub fn render(&self, color: bool) -> String {
-        match self {
-            LoadError::Io { .. } | LoadError::TooLarge { .. } => self.to_string(),
-            LoadError::Syntax(d) => d.render(color),
-        }
-    }
-}
-
-/// Limits on the size of an input test, checked while reading it (before it is parsed) and
-/// before it is lowered, so that a huge file costs neither minutes nor gigabytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct InputLimits {
-    /// The most bytes a test file may have (`--max-file-size`).
-    pub max_file_bytes: u64,
-    /// The most instructions (labels included) in one thread's column (`--max-instructions`).
-    pub max_instructions: usize,
-    /// The most threads a test may have (`--max-threads`).
-    pub max_threads: usize,
-}
-
-impl Default for InputLimits {
-    fn default() -> Self {
-        InputLimits { max_file_bytes: 1 << 20, max_instructions: 10_000, max_threads: 1024 }
-    }
-}
-
-/// Read, parse and lower a litmus file under the default [`InputLimits`].
-pub fn load_program(path: &Path) -> Result<program::Program, LoadError> {
-    load_program_with(path, &InputLimits::default())
-}
-
-/// Read, parse and lower a litmus file; the file is read no further than `limits` allow.
-pub fn load_program_with(path: &Path, limits: &InputLimits) -> Result<program::Program, LoadError> {
-    let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|source| LoadError::Io { path: name.clone(), source })?;
-    let text = read_limited(file, &name, limits)?;
-    parse_program_with(SourceFile::new(name, text), limits)
-}
-
-/// Every `*.litmus` file below `dir`, recursively, sorted; a folder that cannot be read is an
-/// error of its own (the files found elsewhere are still returned).
-pub fn litmus_files(dir: &Path) -> (Vec<std::path::PathBuf>, Vec<String>) {
-    let (mut found, mut errors) = (Vec::new(), Vec::new());
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                errors.push(format!("{}: cannot read: {e}", dir.display()));
-                continue;
-            }
-        };
-        for e in entries.flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "litmus") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    (found, errors)
-}
-
-/// Read a whole test from `input`, stopping with an error past `limits.max_file_bytes`.
-pub fn read_limited(input: impl std::io::Read, name: &str, limits: &InputLimits) -> Result<String, LoadError> {
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(input, limits.max_file_bytes + 1), &mut bytes)
-        .map_err(|source| LoadError::Io { path: name.to_string(), source })?;
-    if bytes.len() as u64 > limits.max_file_bytes {
-        return Err(LoadError::TooLarge {
-            path: name.to_string(),
-            what: format!("more than {} bytes", limits.max_file_bytes),
-            flag: "--max-file-size",
-        });
-    }
-    String::from_utf8(bytes).map_err(|e| LoadError::Io {
-        path: name.to_string(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())),
-    })
-}
-
-/// Parse and lower litmus source text under the default [`InputLimits`].
-pub fn parse_program(file: SourceFile) -> Result<program::Program, LoadError> {
-    parse_program_with(file, &InputLimits::default())
-}
-
-/// Parse and lower litmus source text; threads and instructions are counted before lowering.
-pub fn parse_program_with(file: SourceFile, limits: &InputLimits) -> Result<program::Program, LoadError> {
-    if file.text().len() as u64 > limits.max_file_bytes {
-        return Err(LoadError::TooLarge {
-            path: file.name().to_string(),
-            what: format!("more than {} bytes", limits.max_file_bytes),
-            flag: "--max-file-size",
-        });
-    }
-    let ast = litmus::parse(&file).map_err(|d| LoadError::Syntax(FileDiagnostic::new(&file, d)))?;
-    if ast.threads.len() > limits.max_threads {
-        return Err(LoadError::TooLarge {
-            path: file.name().to_string(),
-            what: format!("{} threads, more than {}", ast.threads.len(), limits.max_threads),
-            flag: "--max-threads",
-        });
-    }
-    if let Some((t, column)) = ast.code.iter().enumerate().find(|(_, c)| c.len() > limits.max_instructions) {
-        return Err(LoadError::TooLarge {
-            path: file.name().to_string(),
-            what: format!(
-                "thread P{} has {} instructions, more than {}",
-                ast.threads.get(t).map_or(t, |h| h.id.node),
-                column.len(),
-                limits.max_instructions
-            ),
-            flag: "--max-instructions",
-        });
-    }
-    program::lower(&ast, &file).map_err(|d| LoadError::Syntax(FileDiagnostic::new(&file, d)))
-}
+pub use config::{Config, InputLimits, Limits};
+pub use program::load::{litmus_files, load_program, load_program_with, parse_program, parse_program_with, read_limited, LoadError};

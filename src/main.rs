@@ -246,20 +246,22 @@ enum Command {
 
 fn main() -> ExitCode {
     // herd7's single-dash spellings (`-through all`) become ptxmm's long options first.
-    let cli = Cli::parse_from(ptxmm::herdopts::rewrite_herd_argv(std::env::args_os()));
+    let cli = Cli::parse_from(ptxmm::herd::options::rewrite_herd_argv(std::env::args_os()));
     let _ = COLOR.set(color_choice(cli.color));
     match cli.command {
         Command::Run { tests, model, limits, json, timing, liveness, herd } => match herd.load() {
-            Ok(h) => cmd_run(&tests, &model, &limits, json, timing, liveness, &h),
+            Ok(h) => with_config(&model, &limits, |config| cmd_run(&tests, config, json, timing, liveness, &h)),
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::from(2)
             }
         },
         Command::Compare(args) => cmd_compare(&args),
-        Command::Explain { tests, model, limits, json, dot, svg } => cmd_explain(&tests, &model, &limits, json, dot, svg),
+        Command::Explain { tests, model, limits, json, dot, svg } => {
+            with_config(&model, &limits, |config| cmd_explain(&tests, config, json, dot, svg))
+        }
         Command::Suite { csv, root, model, limits, jobs, liveness } => match suite_liveness(csv, liveness) {
-            Ok((csv, liveness)) => cmd_suite(&csv, root, &model, &limits, jobs, liveness),
+            Ok((csv, liveness)) => with_config(&model, &limits, |config| cmd_suite(&csv, root, config, jobs, liveness)),
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::from(2)
@@ -273,5 +275,17 @@ fn main() -> ExitCode {
         }
         Command::Serve { port, dir } => cmd_serve(port, dir.as_deref()),
         Command::Hw { command } => cli::hw::cmd_hw(command),
+    }
+}
+
+/// Run a command that decides with the configuration its model and limit flags give; a bad
+/// model or reading ends it with status 2.
+fn with_config(model: &ModelArgs, limits: &LimitArgs, command: impl FnOnce(&ptxmm::Config) -> ExitCode) -> ExitCode {
+    match model.config(limits) {
+        Ok(config) => command(&config),
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
     }
 }

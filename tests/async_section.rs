@@ -3,8 +3,8 @@
 //! locations (herd7's default 0). Each file of tests/async_section has its verdict in
 //! tests/async_section/expected.csv (`FILE,Verdict`); rejected files are in CASES below.
 
-use ptxmm::check::run;
-use ptxmm::models;
+use ptxmm::config::Config;
+use ptxmm::decide::Decider;
 use std::path::Path;
 
 mod common;
@@ -15,15 +15,14 @@ fn dir() -> std::path::PathBuf {
 
 #[test]
 fn async_section_verdicts() {
-    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
-    let opts = Default::default();
+    let config = Config::default_model();
     let text = std::fs::read_to_string(dir().join("expected.csv")).unwrap();
     let mut failed = Vec::new();
     let mut n = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let (file, verdict) = line.split_once(',').unwrap_or_else(|| panic!("bad row `{line}`"));
         let program = ptxmm::load_program(&dir().join(file)).unwrap_or_else(|e| panic!("{file}: {}", e.render(false)));
-        let outcome = run(&program, &model, &opts).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let outcome = Decider::new(&config).verdict(&program).unwrap_or_else(|e| panic!("{file}: {e}"));
         let got = outcome.verdict().name();
         n += 1;
         if got != verdict.trim() {
@@ -77,7 +76,7 @@ fn dat3m_files_with_undeclared_locations_decide() {
         println!("SKIPPED: ../shared/peers/dat3m is absent");
         return;
     };
-    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
+    let config = Config::default_model();
     let mut stack = vec![root.join("litmus")];
     let mut n = 0;
     while let Some(d) = stack.pop() {
@@ -87,7 +86,7 @@ fn dat3m_files_with_undeclared_locations_decide() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "litmus") {
                 let program = ptxmm::load_program(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.render(false)));
-                run(&program, &model, &Default::default()).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                Decider::new(&config).verdict(&program).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                 n += 1;
             }
         }

@@ -3,9 +3,8 @@
 //! liveness (ok / hang) in tests/async/expected.csv, under the default model. Needs nothing
 //! outside the repository.
 
-use ptxmm::check::run;
-use ptxmm::liveness::{check_liveness, LivenessStatus};
-use ptxmm::models;
+use ptxmm::config::Config;
+use ptxmm::decide::{Decider, LivenessStatus};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -27,13 +26,13 @@ fn rows() -> Vec<(String, String, String)> {
 
 #[test]
 fn async_scenarios_and_user_cases() {
-    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
-    let opts = Default::default();
+    let config = Config::default_model();
     let (mut passed, mut failed) = (0, Vec::new());
     for (file, verdict, liveness) in rows() {
         let program = ptxmm::load_program(&dir().join(&file)).unwrap_or_else(|e| panic!("{file}: {}", e.render(false)));
-        let outcome = run(&program, &model, &opts).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let live = check_liveness(&program, &model, &opts).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let decider = Decider::new(&config);
+        let outcome = decider.verdict(&program).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let live = decider.liveness(&program).unwrap_or_else(|e| panic!("{file}: {e}"));
         let got_live = if live.status == LivenessStatus::Ok { "ok" } else { "hang" };
         let got = outcome.verdict().name();
         if got == verdict && got_live == liveness {
@@ -64,7 +63,7 @@ fn every_async_test_has_an_expectation() {
 /// and the report names the reading.
 #[test]
 fn readings_change_the_verdicts_they_should() {
-    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
+    let config = Config::default_model();
     let cases = [
         // AMBIG-13: without the implied fence after wait_group.read, the overwrite races with the bulk read.
         ("S7-wait-read-then-overwrite.litmus", "read-wait-without-fence", "Forbidden", "Undefined"),
@@ -82,11 +81,11 @@ fn readings_change_the_verdicts_they_should() {
         ("A14-mbarrier-chain-through-cta-arrive.litmus", "mbarrier-chain-strict", "Forbidden", "Allowed"),
     ];
     for (file, flag, default, alternative) in cases {
-        let mut program = ptxmm::load_program(&dir().join(file)).unwrap();
-        let d = run(&program, &model, &Default::default()).unwrap();
+        let program = ptxmm::load_program(&dir().join(file)).unwrap();
+        let d = Decider::new(&config).verdict(&program).unwrap();
         assert_eq!(d.verdict().name(), default, "{file} under the default reading");
-        program.readings.select(flag).unwrap();
-        let a = run(&program, &model, &Default::default()).unwrap();
+        let alternative_config = config.clone().with_readings(&[flag]).unwrap();
+        let a = Decider::new(&alternative_config).verdict(&program).unwrap();
         assert_eq!(a.verdict().name(), alternative, "{file} under --reading {flag}");
         assert!(a.readings.iter().any(|r| r.contains(flag)), "{:?}", a.readings);
     }

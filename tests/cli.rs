@@ -157,7 +157,7 @@ fn unknown_reading_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("unknown reading `no-such-flag`"), "{stderr}");
-    for flag in ptxmm::readings::AMBIGUITIES.iter().map(|a| a.flag) {
+    for flag in ptxmm::config::readings::AMBIGUITIES.iter().map(|a| a.flag) {
         assert!(stderr.contains(flag), "the message should list `{flag}`: {stderr}");
     }
     assert!(out.stdout.is_empty(), "nothing is run: {}", String::from_utf8_lossy(&out.stdout));
@@ -171,7 +171,7 @@ fn async_json_has_verdict_and_undefined() {
     assert_eq!(v["verdict"], "Undefined");
     let undefined = v["undefined"].as_array().expect("`undefined` is an array");
     assert!(undefined.iter().any(|f| f["rule"] == "U1-read-before-completion"), "{v}");
-    assert!(v["readings"].as_array().is_some_and(|r| r.len() == ptxmm::readings::AMBIGUITIES.len()), "{v}");
+    assert!(v["readings"].as_array().is_some_and(|r| r.len() == ptxmm::config::readings::AMBIGUITIES.len()), "{v}");
     let out = ptxmm().args(["run", "--json", "tests/async/S1-wait-group.litmus"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verdict"], "Forbidden");
@@ -407,8 +407,8 @@ fn suite_csv_error_lists_the_verdict_words() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.csv:1:22"), "{err}");
-    for w in ptxmm::suite::VERDICT_WORDS {
+    for w in ptxmm::decide::suite::VERDICT_WORDS {
         assert!(err.contains(w), "`{w}` is not listed: {err}");
     }
-    assert!(ptxmm::suite::VERDICT_WORDS.contains(&"Inconclusive"));
+    assert!(ptxmm::decide::suite::VERDICT_WORDS.contains(&"Inconclusive"));
 }

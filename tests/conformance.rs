@@ -3,7 +3,7 @@
 
 mod common;
 
-use ptxmm::models;
+use ptxmm::config::models;
 
 fn suite(csv: &str, model: ptxmm::cat::CatModel, label: &str) {
     let Some(root) = common::dat3m() else { return };

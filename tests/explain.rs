@@ -59,15 +59,15 @@ fn svg_for_a_whole_dat3m_folder() {
         eprintln!("SKIPPED: {} is absent", dir.display());
         return;
     }
-    let model = ptxmm::models::builtin("ptx-7.5").unwrap();
+    let config = ptxmm::Config::builtin("ptx-7.5").unwrap();
     let mut files: Vec<_> =
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "litmus")).collect();
     files.sort();
     let mut failures = Vec::new();
     for f in &files {
         let program = ptxmm::load_program(f).unwrap();
-        let x = ptxmm::explain::explain(&program, &model, &Default::default()).unwrap();
-        let svg = ptxmm::explain::svg::to_svg(&x.graph);
+        let x = ptxmm::decide::Decider::new(&config).explain(&program).unwrap();
+        let svg = ptxmm::decide::explain::svg::to_svg(&x.graph);
         match roxmltree::Document::parse(&svg) {
             Ok(doc) if doc.root_element().tag_name().name() == "svg" => {
                 let missing: Vec<_> = x

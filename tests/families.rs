@@ -3,10 +3,10 @@
 //! point. No timing assertions: timings go to docs/performance.md.
 
 use assert_cmd::Command;
-use ptxmm::check::run;
+use ptxmm::config::Config;
+use ptxmm::decide::{Decider, LivenessStatus};
 use ptxmm::diag::SourceFile;
 use ptxmm::families::{self, FamilyPoint};
-use ptxmm::liveness::{check_liveness, LivenessStatus};
 
 fn lower(p: &FamilyPoint) -> ptxmm::program::Program {
     ptxmm::parse_program(SourceFile::new(format!("{}.litmus", p.name), p.source.clone()))
@@ -39,14 +39,14 @@ fn quick_points_are_in_the_grid() {
 /// under a second each today), plus the ring without the proxy fence.
 #[test]
 fn quick_points_decide_as_expected() {
-    let model = ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL).unwrap();
+    let config = Config::default_model();
     for p in families::quick_points().iter().chain([&families::ring(1, 1, 2, false)]) {
         let program = lower(p);
-        let opts = families::bench_options(p, None);
-        let outcome = run(&program, &model, &opts).unwrap();
+        let config = families::point_config(p, &config);
+        let outcome = Decider::new(&config).verdict(&program).unwrap();
         assert_eq!(outcome.incomplete, None, "{}", p.name);
         assert_eq!(outcome.verdict().name(), p.expected.0, "{}", p.name);
-        let live = check_liveness(&program, &model, &opts).unwrap();
+        let live = Decider::new(&config).liveness(&program).unwrap();
         assert_eq!(live.status, LivenessStatus::Ok, "{}", p.name);
         assert_eq!(p.expected.1, "ok");
     }
@@ -56,8 +56,8 @@ fn quick_points_decide_as_expected() {
 /// (2^n - 1 with fence.sc), n independent accesses one.
 #[test]
 fn small_points_have_the_expected_executions() {
-    let model = ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL).unwrap();
-    let consistent = |p: &FamilyPoint| run(&lower(p), &model, &families::bench_options(p, None)).unwrap().stats.consistent;
+    let config = Config::default_model();
+    let consistent = |p: &FamilyPoint| Decider::new(&families::point_config(p, &config)).verdict(&lower(p)).unwrap().stats.consistent;
     for n in 2..=5 {
         assert_eq!(consistent(&families::isa2(n)), (1 << n) - 1, "ISA2-{n}");
         assert_eq!(consistent(&families::sb(n, false)), 1 << n, "SB-{n}");

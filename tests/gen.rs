@@ -6,7 +6,7 @@ mod common;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use ptxmm::cat::CatModel;
-use ptxmm::check::{RunOptions, Verdict};
+use ptxmm::decide::Verdict;
 use ptxmm::gen::{self, edges, emit::EmitOptions, FamilyBounds, Generated};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -93,7 +93,7 @@ fn family(list: &str, size: usize) -> Vec<Generated> {
 }
 
 fn decide(t: &Generated, model: &CatModel) -> (Verdict, bool) {
-    gen::decide(t, model, &RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}\n{}", t.name, t.text))
+    gen::decide(t, &ptxmm::Config::new(model.clone(), model.title())).unwrap_or_else(|e| panic!("{}: {e}\n{}", t.name, t.text))
 }
 
 #[test]
@@ -119,8 +119,8 @@ fn rmw_family_matches_dat3m_except_documented_divergences() {
 fn matches_dat3m_except(what: &str, tests: &[Generated], documented: &[&str]) {
     use rayon::prelude::*;
     let start = std::time::Instant::now();
-    let ours = ptxmm::models::builtin("ptx-7.5").unwrap();
-    let full = ptxmm::models::builtin("ptx").unwrap();
+    let ours = ptxmm::config::models::builtin("ptx-7.5").unwrap();
+    let full = ptxmm::config::models::builtin("ptx").unwrap();
     let verdicts: Vec<(Verdict, bool)> = tests.par_iter().map(|t| decide(t, &ours)).collect();
     // Every test is decided (none stopped by a limit or inconclusive), and the default model,
     // which adds the asynchronous operations, answers the generic tests as ptx-7.5 does.
@@ -129,7 +129,7 @@ fn matches_dat3m_except(what: &str, tests: &[Generated], documented: &[&str]) {
         assert_eq!(decide(t, &full).1, *ok, "{}: ptx and ptx-7.5 differ", t.name);
     }
     let Some(dat3m) = common::dat3m() else { return };
-    let theirs = ptxmm::models::from_file(&dat3m.join("cat/ptx-v7.5.cat")).unwrap();
+    let theirs = ptxmm::config::models::from_file(&dat3m.join("cat/ptx-v7.5.cat")).unwrap();
     let differing: BTreeSet<String> =
         tests.par_iter().zip(&verdicts).filter(|(t, (_, ok))| decide(t, &theirs).1 != *ok).map(|(t, _)| t.name.clone()).collect();
     let documented: BTreeSet<String> = documented.iter().map(|s| s.to_string()).collect();
@@ -183,7 +183,7 @@ const ASYNC_CASES: &[(&str, Verdict, bool)] = &[
 
 #[test]
 fn every_asynchronous_kind_has_a_test() {
-    let model = ptxmm::models::builtin("ptx").unwrap();
+    let model = ptxmm::config::models::builtin("ptx").unwrap();
     let mut kinds = BTreeSet::new();
     for &(cycle, expected, _) in ASYNC_CASES {
         let edges = edges::parse_edges(cycle).unwrap();
@@ -247,7 +247,7 @@ const RMW_CASES: &[(&str, Verdict)] = &[
 
 #[test]
 fn every_rmw_form_has_a_hand_checked_test() {
-    let model = ptxmm::models::builtin("ptx").unwrap();
+    let model = ptxmm::config::models::builtin("ptx").unwrap();
     let mut ops = BTreeSet::new();
     let mut atomic_writes = BTreeSet::new();
     for &(cycle, expected) in RMW_CASES {
@@ -308,14 +308,14 @@ fn multicast_writes_both_ctas_and_each_waits_on_its_own_mbarrier() {
     assert!(t.contains("mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar0], 16"), "{t}");
     // The issuer waits for its own copy at the end, so the final state is defined.
     assert_eq!(t.matches("mbarrier.try_wait.parity").count(), 2, "{t}");
-    assert_eq!(decide(&test, &ptxmm::models::builtin("ptx").unwrap()).0, Verdict::Forbidden, "{t}");
+    assert_eq!(decide(&test, &ptxmm::config::models::builtin("ptx").unwrap()).0, Verdict::Forbidden, "{t}");
 }
 
 #[test]
 fn the_asynchronous_family_covers_every_kind_and_decides_every_test() {
     use rayon::prelude::*;
     let tests = family(edges::ASYNC_EDGES, 4);
-    let model = ptxmm::models::builtin("ptx").unwrap();
+    let model = ptxmm::config::models::builtin("ptx").unwrap();
     let verdicts: Vec<Verdict> = tests.par_iter().map(|t| decide(t, &model).0).collect();
     let mut kinds = BTreeSet::new();
     for (t, v) in tests.iter().zip(&verdicts) {
@@ -341,9 +341,8 @@ fn the_index_is_a_suite_that_passes() {
     let dir = std::env::temp_dir().join(format!("ptxmm-gen-index-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let tests = family("Rfe Fre Coe PodWW PodWR PodRW PodRR PodWWPL PodRRAP FenceScdWR", 4);
-    let model = ptxmm::models::builtin("ptx").unwrap();
-    let opts = RunOptions::default();
-    let counts = gen::write_family(&dir, &tests, Some((&model, &opts))).unwrap();
+    let model = ptxmm::config::models::builtin("ptx").unwrap();
+    let counts = gen::write_family(&dir, &tests, Some(&ptxmm::Config::new(model.clone(), "ptx"))).unwrap();
     assert_eq!(counts.values().sum::<usize>(), tests.len());
     let failures = common::run_csv("gen index", &dir.join("index.csv"), &dir, &model);
     assert!(failures.is_empty(), "{failures:?}");
@@ -355,7 +354,7 @@ fn the_index_is_a_suite_that_passes() {
 
 #[test]
 fn classic_shapes_are_named_and_decided_as_expected() {
-    let model = ptxmm::models::builtin("ptx").unwrap();
+    let model = ptxmm::config::models::builtin("ptx").unwrap();
     for (cycle, shape, verdict) in [
         ("PodWW Rfe PodRR Fre", "MP", Verdict::Allowed),
         ("PodWWPL Rfe PodRRAP Fre", "MP", Verdict::Forbidden),

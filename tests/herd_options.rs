@@ -1,7 +1,7 @@
 //! herd7's options, logs that mcompare7 reads, and `ptxmm compare` (docs/herd-options.md).
 
 use assert_cmd::Command;
-use ptxmm::herdlog::parse_log;
+use ptxmm::herd::log::parse_log;
 use std::path::{Path, PathBuf};
 
 fn ptxmm() -> Command {

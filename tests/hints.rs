@@ -5,10 +5,10 @@
 //! reported as a flag, not as a data race.
 
 use ptxmm::cat::CatModel;
-use ptxmm::check::{run, Outcome, RunOptions};
+use ptxmm::config::models;
+use ptxmm::decide::findings::Finding;
+use ptxmm::decide::{Decider, Outcome};
 use ptxmm::diag::SourceFile;
-use ptxmm::findings::Finding;
-use ptxmm::models;
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -20,7 +20,7 @@ fn outcome(path: &Path, model: &CatModel) -> Outcome {
     let file = SourceFile::new(path.display().to_string(), text);
     let test = ptxmm::litmus::parse(&file).unwrap_or_else(|d| panic!("{}: {d:?}", path.display()));
     let program = ptxmm::program::lower(&test, &file).unwrap_or_else(|d| panic!("{}: {d:?}", path.display()));
-    run(&program, model, &RunOptions::default()).unwrap()
+    Decider::new(&ptxmm::Config::new(model.clone(), model.title())).verdict(&program).unwrap()
 }
 
 fn findings(o: &Outcome) -> Vec<&Finding> {
@@ -141,7 +141,7 @@ fn a_cat_flag_that_is_not_a_race_is_reported_as_a_flag() {
     assert!(o.races.is_empty(), "has-ext-rf is not a race check: {:#?}", o.races);
     assert!(o.flag_findings.iter().all(|f| f.rule == "has-ext-rf" && f.hint.is_none()), "{:#?}", o.flag_findings);
     assert!(!o.flag_findings.is_empty());
-    let text = ptxmm::report::verdict_block(&o);
+    let text = ptxmm::decide::report::verdict_block(&o);
     assert!(text.contains("Flagged by the model (2):") && !text.contains("Data races"), "{text}");
-    assert!(ptxmm::report::herd_block(&o).contains("Flag has-ext-rf"));
+    assert!(ptxmm::decide::report::herd_block(&o).contains("Flag has-ext-rf"));
 }

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::Command;
 
 fn generate(path: &str) -> codegen::Generated {
-    let t = load(Path::new(path)).unwrap_or_else(|e| panic!("{e}"));
-    codegen::generate(&[t.hw()], &Incantations::default(), "sm_90a", "harness.cu")
+    let t = load(Path::new(path), &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    codegen::generate(&[t.hw()], &Incantations::default(), "sm_90a", "harness.cu", &ptxmm::Config::default_model())
 }
 
 /// The test's own part of the program (the harness prelude is the same in every file).
@@ -192,13 +192,13 @@ fn every_tensor_test_is_generated_or_rejected_with_its_reason() {
     let mut paths: Vec<_> = std::fs::read_dir("tests/tensor").unwrap().map(|e| e.unwrap().path()).collect();
     paths.sort();
     for path in paths {
-        let Ok(t) = load(&path) else {
+        let Ok(t) = load(&path, &Default::default()) else {
             // The model rejects the `bad-*` tests on purpose (tests/tensor.rs checks why).
             assert!(path.file_name().unwrap().to_str().unwrap().starts_with("bad-"), "{}", path.display());
             model_rejected += 1;
             continue;
         };
-        let g = codegen::generate(&[t.hw()], &Incantations::default(), "sm_90a", "harness.cu");
+        let g = codegen::generate(&[t.hw()], &Incantations::default(), "sm_90a", "harness.cu", &ptxmm::Config::default_model());
         generated.extend(g.included);
         rejected.extend(g.rejected.into_iter().map(|r| r.test));
     }
@@ -244,10 +244,9 @@ fn malformed_harness_output_is_an_error_naming_the_line() {
     assert!(out.tests[0].timeout);
 }
 
-fn model_outcome(path: &str) -> (ptxmm::hw::LoadedTest, ptxmm::check::Outcome) {
-    let t = load(Path::new(path)).unwrap();
-    let model = ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL).unwrap();
-    let o = ptxmm::check::run(&t.program, &model, &ptxmm::check::RunOptions::default()).unwrap();
+fn model_outcome(path: &str) -> (ptxmm::hw::LoadedTest, ptxmm::decide::Outcome) {
+    let t = load(Path::new(path), &Default::default()).unwrap();
+    let o = ptxmm::decide::Decider::new(&ptxmm::Config::default_model()).verdict(&t.program).unwrap();
     (t, o)
 }
 

@@ -72,7 +72,7 @@ fn run_one_with(args: &[&str]) -> Value {
 fn readings_are_structured() {
     let v = run_one_with(&["run", "--json", "--reading", "commit-order", "tests/async/S1-wait-group.litmus"]);
     let readings = v["readings"].as_array().unwrap();
-    assert_eq!(readings.len(), ptxmm::readings::AMBIGUITIES.len());
+    assert_eq!(readings.len(), ptxmm::config::readings::AMBIGUITIES.len());
     let alt: Vec<&Value> = readings.iter().filter(|r| r["value"] == "alternative").collect();
     assert_eq!(alt.len(), 1, "{v}");
     assert_eq!(alt[0]["name"], "commit-order");

@@ -4,8 +4,8 @@
 mod common;
 
 use assert_cmd::Command;
-use ptxmm::models;
-use ptxmm::suite::SuiteKind;
+use ptxmm::config::models;
+use ptxmm::decide::suite::SuiteKind;
 
 const CASES: &[(&str, &str)] = &[
     (

@@ -3,7 +3,7 @@
 
 mod common;
 
-use ptxmm::models;
+use ptxmm::config::models;
 use std::path::Path;
 
 fn own(model: &str) {

@@ -3,7 +3,7 @@
 //! `tests/tensor/` with its verdict, final states and findings, and the rejected forms with
 //! their messages.
 
-use ptxmm::check::{Outcome, RunOptions, Verdict};
+use ptxmm::decide::{Decider, Outcome, Verdict};
 use ptxmm::diag::SourceFile;
 
 fn load(path: &str) -> Result<ptxmm::program::Program, String> {
@@ -13,8 +13,7 @@ fn load(path: &str) -> Result<ptxmm::program::Program, String> {
 
 fn run(name: &str) -> Outcome {
     let program = load(&format!("tests/tensor/{name}.litmus")).unwrap_or_else(|e| panic!("{e}"));
-    let model = ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL).unwrap();
-    ptxmm::check::run(&program, &model, &RunOptions::default()).unwrap()
+    Decider::new(&ptxmm::Config::default_model()).verdict(&program).unwrap()
 }
 
 /// The final states, each as `name=value; ...` in the order of the outcome's observables.

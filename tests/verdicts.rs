@@ -42,14 +42,13 @@ fn a_loop_cut_by_the_bound_is_inconclusive() {
 fn a_cp_async_loop_below_its_bound_is_inconclusive() {
     let point = ptxmm::families::cp_async_loop(4);
     let program = ptxmm::parse_program(ptxmm::diag::SourceFile::new("cp-async-loop.litmus".to_string(), point.source.clone())).unwrap();
-    let model = ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL).unwrap();
-    let mut opts = ptxmm::check::RunOptions::default();
-    let o = ptxmm::check::run(&program, &model, &opts).unwrap();
-    assert_eq!(o.verdict(), ptxmm::check::Verdict::Inconclusive);
+    let mut config = ptxmm::Config::default_model();
+    let o = ptxmm::decide::Decider::new(&config).verdict(&program).unwrap();
+    assert_eq!(o.verdict(), ptxmm::decide::verdict::Verdict::Inconclusive);
     assert!(o.loop_cut && o.states.is_empty());
-    opts.limits.unroll = point.unroll;
-    let o = ptxmm::check::run(&program, &model, &opts).unwrap();
-    assert_eq!(o.verdict(), ptxmm::check::Verdict::Forbidden);
+    config.limits.unroll = point.unroll;
+    let o = ptxmm::decide::Decider::new(&config).verdict(&program).unwrap();
+    assert_eq!(o.verdict(), ptxmm::decide::verdict::Verdict::Forbidden);
     assert!(o.inconclusive().is_none());
 }
 

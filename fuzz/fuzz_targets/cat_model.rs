@@ -18,5 +18,6 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let dirs = [std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models")];
     let Ok(model) = ptxmm::cat::CatModel::from_source(ptxmm::diag::SourceFile::new("fuzz.cat", text), &dirs) else { return };
-    let _ = ptxmm::check::run(program(), &model, &common::small_limits());
+    let config = common::small_limits(ptxmm::Config::new(model, "fuzz.cat"));
+    let _ = ptxmm::decide::Decider::new(&config).verdict(program());
 });

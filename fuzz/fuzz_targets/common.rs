@@ -1,20 +1,19 @@
 #![allow(dead_code)] // each target uses part of it
-//! What the fuzz targets share: the default model, loaded once, and limits small enough that
-//! one input is decided (or stopped by a limit) in well under a second.
+//! What the fuzz targets share: the default model with limits small enough that one input is
+//! decided (or stopped by a limit) in well under a second, loaded once.
 
 use std::sync::OnceLock;
 
-pub fn model() -> &'static ptxmm::cat::CatModel {
-    static MODEL: OnceLock<ptxmm::cat::CatModel> = OnceLock::new();
-    MODEL.get_or_init(|| ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL).expect("the default model loads"))
+pub fn config() -> &'static ptxmm::Config {
+    static CONFIG: OnceLock<ptxmm::Config> = OnceLock::new();
+    CONFIG.get_or_init(|| small_limits(ptxmm::Config::default_model()))
 }
 
-pub fn small_limits() -> ptxmm::check::RunOptions {
-    let mut opts = ptxmm::check::RunOptions::default();
-    opts.limits.max_candidates = 2_000;
-    opts.limits.max_states = 1_000;
-    opts.limits.max_traces = 200;
-    opts.limits.max_trace_events = 64;
-    opts.limits.timeout = Some(std::time::Duration::from_secs(2));
-    opts
+pub fn small_limits(mut config: ptxmm::Config) -> ptxmm::Config {
+    config.limits.max_candidates = 2_000;
+    config.limits.max_states = 1_000;
+    config.limits.max_traces = 200;
+    config.limits.max_trace_events = 64;
+    config.limits.timeout = Some(std::time::Duration::from_secs(2));
+    config
 }

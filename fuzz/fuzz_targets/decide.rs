@@ -8,8 +8,8 @@ mod common;
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(program) = ptxmm::parse_program(ptxmm::diag::SourceFile::new("fuzz.litmus", text)) else { return };
-    if let Ok(o) = ptxmm::check::run(&program, common::model(), &common::small_limits()) {
-        let _ = ptxmm::report::herd_block(&o);
-        let _ = ptxmm::report::verdict_block(&o);
+    if let Ok(o) = ptxmm::decide::Decider::new(common::config()).verdict(&program) {
+        let _ = ptxmm::decide::report::herd_block(&o);
+        let _ = ptxmm::decide::report::verdict_block(&o);
     }
 });

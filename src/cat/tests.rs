@@ -1126,9 +1126,9 @@ const TOY_MODELS: &[&str] = &[
 /// at sizes on both sides of the word boundaries.
 #[test]
 fn evaluation_matches_the_reference_on_random_executions() {
-    let mut models: Vec<(String, CatModel)> = crate::models::BUILTIN
+    let mut models: Vec<(String, CatModel)> = crate::config::models::BUILTIN
         .iter()
-        .map(|(name, _, _)| (name.to_string(), crate::models::builtin(name).unwrap_or_else(|d| panic!("{}", d.render(false)))))
+        .map(|(name, _, _)| (name.to_string(), crate::config::models::builtin(name).unwrap_or_else(|d| panic!("{}", d.render(false)))))
         .collect();
     models.extend(TOY_MODELS.iter().enumerate().map(|(i, src)| (format!("toy{i}"), model(src))));
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);

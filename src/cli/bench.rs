@@ -2,11 +2,6 @@
 
 use std::process::ExitCode;
 
-/// `bench --timeout` (or `bench-point --timeout`) as a limit: None for 0 (no limit).
-pub(crate) fn bench_timeout(secs: f64) -> Option<std::time::Duration> {
-    (secs > 0.0 && secs.is_finite()).then(|| std::time::Duration::from_secs_f64(secs))
-}
-
 /// The machine, for the context of a table: cores and CPU model.
 pub(crate) fn machine_line() -> String {
     let cores = std::thread::available_parallelism().map_or_else(|_| "? cores".to_string(), |n| format!("{n} cores"));
@@ -55,7 +50,7 @@ pub(crate) fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f
             return ExitCode::from(2);
         }
     };
-    let limit = bench_timeout(timeout);
+    let limit = ptxmm::Limits::timeout_from_secs(timeout);
     let started = std::time::Instant::now();
     if json {
         eprintln!("Machine: {}", machine_line());
@@ -85,7 +80,7 @@ pub(crate) fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f
         );
         if json {
             let mut v = serde_json::to_value(&row).expect("measurements serialise");
-            v["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+            v["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
             outln!("{v}");
         }
         rows.push(row);
@@ -96,7 +91,7 @@ pub(crate) fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f
         outln!(
             "Limits: --timeout {timeout} s for each of verdict, liveness{} per point; --unroll per point; model {}",
             if no_explain { "" } else { ", explanation" },
-            ptxmm::models::DEFAULT_MODEL
+            ptxmm::config::models::DEFAULT_MODEL
         );
         outln!("Peak MB: the child process's VmHWM (MiB). The verdict's search statistics: evaluations (of the model, on partial and complete candidates), partial (candidates built a choice at a time), dead ends (partial candidates with nothing consistent below), candidates (complete ones evaluated), consistent");
         outln!();
@@ -210,14 +205,9 @@ pub(crate) fn cmd_bench_point(family: &str, params: &[String], timeout: f64, no_
             return ExitCode::from(2);
         }
     };
-    let model = match ptxmm::models::builtin(ptxmm::models::DEFAULT_MODEL) {
-        Ok(m) => m,
-        Err(d) => {
-            eprintln!("{}", d.render(false));
-            return ExitCode::from(2);
-        }
-    };
-    let m = ptxmm::families::measure(&point, &model, bench_timeout(timeout), !no_explain);
+    // The families' expected verdicts are the default model's.
+    let config = ptxmm::Config::default_model().with_timeout(ptxmm::Limits::timeout_from_secs(timeout));
+    let m = ptxmm::families::measure(&point, &config, !no_explain);
     outln!("{}", serde_json::to_string(&m).expect("measurements serialise"));
     ExitCode::SUCCESS
 }

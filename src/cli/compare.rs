@@ -1,10 +1,9 @@
 //! `ptxmm compare`: decide tests on two sides (models, readings or logs) and list the differences.
 
 use crate::cli::inputs::{expand_inputs, load_input};
-use crate::cli::options::{load_model, ModelArgs};
-use crate::cli::options::{LimitArgs, Through};
+use crate::cli::options::{LimitArgs, ModelArgs, Through};
 use clap::Args;
-use ptxmm::check::run;
+use ptxmm::decide::Decider;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -64,11 +63,11 @@ pub(crate) fn compare_side(
     log: &Option<PathBuf>,
     tests: &[(String, ptxmm::program::Program)],
     by_file: bool,
-) -> Result<(String, Vec<ptxmm::herdlog::LogTest>, usize), String> {
+) -> Result<(String, Vec<ptxmm::herd::log::LogTest>, usize), String> {
     use rayon::prelude::*;
     if let Some(log) = log {
         let text = std::fs::read_to_string(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
-        let tests = ptxmm::herdlog::parse_log(&text).map_err(|e| format!("{}:{e}", log.display()))?;
+        let tests = ptxmm::herd::log::parse_log(&text).map_err(|e| format!("{}:{e}", log.display()))?;
         return Ok((format!("log {}", log.display()), tests, 0));
     }
     let margs = ModelArgs {
@@ -80,17 +79,14 @@ pub(crate) fn compare_side(
         through: Through::None,
         skipchecks: Vec::new(),
     };
-    let (m, name) = load_model(&margs)?;
-    let r = margs.readings()?;
-    let opts = args.limits.options();
-    let results: Vec<Result<ptxmm::herdlog::LogTest, String>> = tests
+    let config = margs.config(&args.limits)?;
+    let results: Vec<Result<ptxmm::herd::log::LogTest, String>> = tests
         .par_iter()
         .map(|(file, program)| {
-            let mut program = program.clone();
-            program.readings = r;
-            let o = run(&program, &m, &opts.starting_now()).map_err(|e| format!("{file}: {e}"))?;
-            let text = format!("{}{}", ptxmm::report::headline(&o, None), ptxmm::report::herd_block(&o));
-            let mut parsed = ptxmm::herdlog::parse_log(&text).map_err(|e| format!("{file}: ptxmm's own block does not read back: {e}"))?;
+            let o = Decider::new(&config).verdict(program).map_err(|e| format!("{file}: {e}"))?;
+            let text = format!("{}{}", ptxmm::decide::report::headline(&o, None), ptxmm::decide::report::herd_block(&o));
+            let mut parsed =
+                ptxmm::herd::log::parse_log(&text).map_err(|e| format!("{file}: ptxmm's own block does not read back: {e}"))?;
             let mut t = parsed.pop().ok_or_else(|| format!("{file}: ptxmm's own block has no test"))?;
             if by_file {
                 // Two models decide the same files: match them by file, as test names repeat.
@@ -111,7 +107,7 @@ pub(crate) fn compare_side(
         }
     }
     let readings = if readings.is_empty() { String::new() } else { format!(" --reading {}", readings.join(" --reading ")) };
-    Ok((format!("model {name}{readings}"), out, errors))
+    Ok((format!("model {}{readings}", config.model_name), out, errors))
 }
 
 pub(crate) fn cmd_compare(args: &CompareArgs) -> ExitCode {
@@ -127,7 +123,7 @@ pub(crate) fn cmd_compare(args: &CompareArgs) -> ExitCode {
     let mut tests = Vec::new();
     if needs_tests {
         for input in expand_inputs(&args.tests) {
-            match load_input(input, &args.limits.input(), false, None) {
+            match load_input(input, &args.limits.options().input(), false, None) {
                 Some(t) => tests.push(t),
                 None => status = ExitCode::from(1),
             }
@@ -146,10 +142,10 @@ pub(crate) fn cmd_compare(args: &CompareArgs) -> ExitCode {
     if lerr + rerr > 0 {
         status = ExitCode::from(1);
     }
-    let c = ptxmm::compare::compare(&l, &r);
+    let c = ptxmm::herd::compare::compare(&l, &r);
     if args.json {
         let mut v = serde_json::to_value(&c).expect("comparison serialises");
-        v["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+        v["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
         v["left"] = lname.into();
         v["right"] = rname.into();
         v["errors"] = (lerr + rerr).into();

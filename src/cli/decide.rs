@@ -1,14 +1,13 @@
 //! `ptxmm run`, `explain` and `suite`: decide tests and print their reports.
 
 use crate::cli::inputs::{expand_inputs, load_input, report_failure};
-use crate::cli::options::{load_model, model_and_readings, DrawFormat, HerdRun, LimitArgs, LivenessMode, ModelArgs};
+use crate::cli::options::{DrawFormat, HerdRun, LivenessMode};
 use crate::color;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ptxmm::cat::CatModel;
-use ptxmm::check::{run, RunOptions};
+use ptxmm::config::Config;
+use ptxmm::decide::suite::{self, RowResult};
+use ptxmm::decide::Decider;
 use ptxmm::diag::SourceFile;
-use ptxmm::liveness::check_liveness;
-use ptxmm::suite::{self, RowResult};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,28 +27,14 @@ pub(crate) fn suite_liveness(csv: Option<PathBuf>, liveness: Option<String>) -> 
     Ok((csv.ok_or("suite: the CSV file is required (`ptxmm suite CSV`)")?, mode))
 }
 
-pub(crate) fn cmd_run(
-    tests: &[PathBuf],
-    model_args: &ModelArgs,
-    limits: &LimitArgs,
-    json: bool,
-    timing: bool,
-    liveness: LivenessMode,
-    herd: &HerdRun,
-) -> ExitCode {
-    use ptxmm::report::JsonError;
-    let (model, model_name, readings) = match model_and_readings(model_args) {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    let opts = RunOptions { speedcheck: herd.speedcheck, ..limits.options() };
+pub(crate) fn cmd_run(tests: &[PathBuf], config: &Config, json: bool, timing: bool, liveness: LivenessMode, herd: &HerdRun) -> ExitCode {
+    use ptxmm::decide::report::JsonError;
+    let config = &Config { speedcheck: herd.speedcheck, ..config.clone() };
+    let model_name = &config.model_name;
     let mut status = ExitCode::SUCCESS;
     let mut drawn = 0;
     for input in expand_inputs(tests) {
-        let Some((file, mut program)) = load_input(input, &limits.input(), json, Some(&model_name)) else {
+        let Some((file, mut program)) = load_input(input, &config.input, json, Some(model_name)) else {
             status = ExitCode::from(1);
             continue;
         };
@@ -57,31 +42,30 @@ pub(crate) fn cmd_run(
             continue;
         }
         if let Some(cond) = herd.conds.get(&program.name) {
-            let replaced = ptxmm::herdopts::with_condition(&program.source, cond)
+            let replaced = ptxmm::herd::options::with_condition(&program.source, cond)
                 .map_err(|d| ptxmm::LoadError::Syntax(ptxmm::diag::FileDiagnostic::new(&program.source, d)))
-                .and_then(|f| ptxmm::parse_program_with(f, &limits.input()));
+                .and_then(|f| ptxmm::parse_program_with(f, &config.input));
             match replaced {
                 Ok(p) => program = p,
                 Err(e) => {
-                    report_failure(json, &file, Some(&program.name), Some(&model_name), &e.render(color()), JsonError::of_load(&e));
+                    report_failure(json, &file, Some(&program.name), Some(model_name), &e.render(color()), JsonError::of_load(&e));
                     status = ExitCode::from(1);
                     continue;
                 }
             }
         }
-        program.readings = readings;
-        if let Some(w) = ptxmm::check::model_mismatch(&program, &model) {
+        if let Some(w) = ptxmm::decide::model_mismatch(&program, &config.model) {
             eprintln!("{w}");
         }
         // One deadline for the condition and the liveness check of this test.
-        let opts = opts.starting_now();
-        let outcome = if liveness == LivenessMode::Only { None } else { Some(run(&program, &model, &opts)) };
-        let live = if liveness == LivenessMode::Skip { None } else { Some(check_liveness(&program, &model, &opts)) };
+        let decider = Decider::new(config);
+        let outcome = if liveness == LivenessMode::Only { None } else { Some(decider.verdict(&program)) };
+        let live = if liveness == LivenessMode::Skip { None } else { Some(decider.liveness(&program)) };
         let outcome = match outcome.transpose() {
             Ok(o) => o,
             Err(e) => {
                 // An address error carries its own `line:col: ` prefix.
-                let sep = if matches!(e, ptxmm::check::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) {
+                let sep = if matches!(e, ptxmm::decide::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) {
                     ":"
                 } else {
                     ": "
@@ -90,7 +74,7 @@ pub(crate) fn cmd_run(
                     json,
                     &file,
                     Some(&program.name),
-                    Some(&model_name),
+                    Some(model_name),
                     &format!("{file}{sep}{e}"),
                     JsonError::plain(e.to_string()),
                 );
@@ -116,7 +100,7 @@ pub(crate) fn cmd_run(
             }
         };
         if let Some((dir, format)) = herd.draw.as_ref().filter(|_| herd.nshow.is_none_or(|n| drawn < n)) {
-            match draw(&program, &model, &opts, &file, dir, *format) {
+            match draw(&program, &decider, &file, dir, *format) {
                 Ok(()) => drawn += 1,
                 Err(e) => {
                     eprintln!("{file}: no drawing: {e}");
@@ -126,9 +110,9 @@ pub(crate) fn cmd_run(
         }
         if json {
             let mut v = match &outcome {
-                Some(o) => ptxmm::report::json(o, &file, &model_name, ptxmm::report::JsonOptions { timing }),
+                Some(o) => ptxmm::decide::report::json(o, &file, model_name, ptxmm::decide::report::JsonOptions { timing }),
                 None => serde_json::json!({
-                    "schema_version": ptxmm::report::SCHEMA_VERSION,
+                    "schema_version": ptxmm::decide::report::SCHEMA_VERSION,
                     "test": program.name,
                     "file": file,
                     "model": model_name,
@@ -144,7 +128,12 @@ pub(crate) fn cmd_run(
         } else {
             match &outcome {
                 Some(o) => {
-                    out!("{}{}{}", ptxmm::report::headline(o, live.as_ref()), ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o))
+                    out!(
+                        "{}{}{}",
+                        ptxmm::decide::report::headline(o, live.as_ref()),
+                        ptxmm::decide::report::herd_block(o),
+                        ptxmm::decide::report::verdict_block(o)
+                    )
                 }
                 None => outln!("Test {}", program.name),
             }
@@ -160,31 +149,23 @@ pub(crate) fn cmd_run(
 /// `--show`: the execution `explain` shows, drawn into `dir` as `STEM.dot` or `STEM.svg`.
 pub(crate) fn draw(
     program: &ptxmm::program::Program,
-    model: &CatModel,
-    opts: &RunOptions,
+    decider: &Decider,
     file: &str,
     dir: &std::path::Path,
     format: DrawFormat,
 ) -> Result<(), String> {
-    let x = ptxmm::explain::explain(program, model, opts).map_err(|e| e.to_string())?;
+    let x = decider.explain(program).map_err(|e| e.to_string())?;
     let stem = std::path::Path::new(file).file_stem().map_or_else(|| program.name.clone(), |s| s.to_string_lossy().into_owned());
     let (text, ext) = match format {
-        DrawFormat::Dot => (ptxmm::explain::dot::to_dot(&x.graph), "dot"),
-        DrawFormat::Svg => (ptxmm::explain::svg::to_svg(&x.graph), "svg"),
+        DrawFormat::Dot => (ptxmm::decide::explain::dot::to_dot(&x.graph), "dot"),
+        DrawFormat::Svg => (ptxmm::decide::explain::svg::to_svg(&x.graph), "svg"),
     };
     let path = dir.join(format!("{stem}.{ext}"));
     std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-pub(crate) fn cmd_explain(tests: &[PathBuf], model_args: &ModelArgs, limits: &LimitArgs, json: bool, dot: bool, svg: bool) -> ExitCode {
-    use ptxmm::report::JsonError;
-    let (model, _, readings) = match model_and_readings(model_args) {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
+pub(crate) fn cmd_explain(tests: &[PathBuf], config: &Config, json: bool, dot: bool, svg: bool) -> ExitCode {
+    use ptxmm::decide::report::JsonError;
     let inputs = expand_inputs(tests);
     if (dot || svg) && inputs.len() != 1 {
         eprintln!("error: --dot and --svg draw one test; {} were given", inputs.len());
@@ -192,23 +173,22 @@ pub(crate) fn cmd_explain(tests: &[PathBuf], model_args: &ModelArgs, limits: &Li
     }
     let mut status = ExitCode::SUCCESS;
     for (i, input) in inputs.into_iter().enumerate() {
-        let Some((file, mut program)) = load_input(input, &limits.input(), json, None) else {
+        let Some((file, program)) = load_input(input, &config.input, json, None) else {
             status = ExitCode::from(1);
             continue;
         };
-        program.readings = readings;
-        match ptxmm::explain::explain(&program, &model, &limits.options()) {
+        match Decider::new(config).explain(&program) {
             Ok(x) => {
                 if json {
                     let mut v = serde_json::to_value(&x).expect("explanation serialises");
                     v["graph"] = serde_json::to_value(&x.graph).expect("graph serialises");
-                    v["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+                    v["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
                     v["file"] = file.into();
                     outln!("{v}");
                 } else if dot {
-                    out!("{}", ptxmm::explain::dot::to_dot(&x.graph));
+                    out!("{}", ptxmm::decide::explain::dot::to_dot(&x.graph));
                 } else if svg {
-                    out!("{}", ptxmm::explain::svg::to_svg(&x.graph));
+                    out!("{}", ptxmm::decide::explain::svg::to_svg(&x.graph));
                 } else {
                     if i > 0 {
                         outln!();
@@ -225,21 +205,7 @@ pub(crate) fn cmd_explain(tests: &[PathBuf], model_args: &ModelArgs, limits: &Li
     status
 }
 
-pub(crate) fn cmd_suite(
-    csv: &PathBuf,
-    root: Option<PathBuf>,
-    model_args: &ModelArgs,
-    limits: &LimitArgs,
-    jobs: Option<usize>,
-    liveness: LivenessMode,
-) -> ExitCode {
-    let (model, model_name) = match load_model(model_args) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
+pub(crate) fn cmd_suite(csv: &PathBuf, root: Option<PathBuf>, config: &Config, jobs: Option<usize>, liveness: LivenessMode) -> ExitCode {
     if let Some(j) = jobs {
         // Ignore the error: the pool may already exist, which is harmless.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
@@ -272,7 +238,7 @@ pub(crate) fn cmd_suite(
         }
     }
     let kind = if liveness == LivenessMode::Only { suite::SuiteKind::Liveness } else { suite::SuiteKind::Condition };
-    let report = suite::run_suite(&rows, &root, &model, &limits.options(), kind, &|| bar.inc(1));
+    let report = suite::run_suite(&rows, &root, config, kind, &|| bar.inc(1));
     bar.finish_and_clear();
     for (row, res, _) in &report.rows {
         match res {
@@ -286,7 +252,7 @@ pub(crate) fn cmd_suite(
             RowResult::Error(e) => outln!("ERROR {}:{}: {}: {}", csv.display(), row.line, row.path, e),
         }
     }
-    outln!("model {model_name}, {} tests in {:.2}s", report.rows.len(), report.elapsed.as_secs_f64());
+    outln!("model {}, {} tests in {:.2}s", config.model_name, report.rows.len(), report.elapsed.as_secs_f64());
     outln!("{} passed, {} failed", report.passed(), report.failed());
     if report.failed() == 0 {
         ExitCode::SUCCESS

@@ -1,6 +1,6 @@
 //! `ptxmm gen`: litmus tests from cycles of relaxations (docs/for-researchers.md).
 
-use crate::cli::options::{load_model, LimitArgs, ModelArgs};
+use crate::cli::options::{LimitArgs, ModelArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -71,16 +71,18 @@ pub(crate) fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -
         Ok(f) => f,
         Err(e) => return fail(e),
     };
-    let decided = if req.no_decide {
+    let config = if req.no_decide {
         None
     } else {
-        match load_model(model) {
-            Ok((m, _)) => Some(m),
-            Err(e) => return fail(e),
+        match model.config(limits) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
         }
     };
-    let run_opts = limits.options();
-    match ptxmm::gen::write_family(dir, &family.tests, decided.as_ref().map(|m| (m, &run_opts))) {
+    match ptxmm::gen::write_family(dir, &family.tests, config.as_ref()) {
         Ok(counts) => {
             let verdicts: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
             eprintln!(

@@ -1,14 +1,13 @@
 //! `ptxmm hw gen|run|suite`: the command line of the hardware harness (`ptxmm::hw`).
 
+use crate::cli::options::{LimitArgs, ModelArgs};
 use clap::{Args, Subcommand};
-use ptxmm::check::{run, RunOptions};
-use ptxmm::exec::trace::Limits;
+use ptxmm::config::{Config, InputLimits};
+use ptxmm::decide::Decider;
 use ptxmm::hw::report::{self, HwOutput, Judged};
 use ptxmm::hw::{codegen, runner, Incantations, LoadedTest};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-use crate::cli::options::{model_and_readings, ModelArgs};
 
 #[derive(Subcommand)]
 pub enum HwCommand {
@@ -30,6 +29,12 @@ pub enum HwCommand {
         keep_going: bool,
         #[command(flatten)]
         harness: HarnessArgs,
+        /// The model that decides what only it can tell (a store to a tensor map while a copy
+        /// reading it is in flight is not generated).
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Generate, build (nvcc) and run tests on the GPU; print litmus7's report with the model's
     /// judgement beside each observed state. Exit status 1 when the hardware shows a state the
@@ -44,6 +49,8 @@ pub enum HwCommand {
         /// The model that judges the observed states (default `ptx`).
         #[command(flatten)]
         model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// `hw run` over a suite CSV (`ptxmm suite`'s format), with a summary table.
     Suite {
@@ -61,6 +68,8 @@ pub enum HwCommand {
         /// The model that judges the observed states (default `ptx`).
         #[command(flatten)]
         model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
 }
 
@@ -120,13 +129,32 @@ pub struct DeviceArgs {
 }
 
 pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
+    let config = |model: &ModelArgs, limits: &LimitArgs| {
+        model.config(limits).map_err(|e| {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        })
+    };
     match cmd {
-        HwCommand::Gen { tests, out, chunks, keep_going, harness } => cmd_gen(&tests, &out, chunks, keep_going, &harness),
-        HwCommand::Run { tests, harness, device, model } => match load_all(&tests) {
-            Ok(loaded) => execute(loaded, &harness, &device, &model, false),
+        HwCommand::Gen { tests, out, chunks, keep_going, harness, model, limits } => match config(&model, &limits) {
+            Ok(config) => cmd_gen(&tests, &out, chunks, keep_going, &harness, &config),
             Err(code) => code,
         },
-        HwCommand::Suite { csv, root, json, harness, device, model } => {
+        HwCommand::Run { tests, harness, device, model, limits } => {
+            let config = match config(&model, &limits) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+            match load_all(&tests, &config.input) {
+                Ok(loaded) => execute(loaded, &harness, &device, &config, false),
+                Err(code) => code,
+            }
+        }
+        HwCommand::Suite { csv, root, json, harness, device, model, limits } => {
+            let config = match config(&model, &limits) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
             let text = match std::fs::read_to_string(&csv) {
                 Ok(t) => t,
                 Err(e) => {
@@ -135,17 +163,17 @@ pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
                 }
             };
             let file = ptxmm::diag::SourceFile::new(csv.display().to_string(), text);
-            let rows = match ptxmm::suite::parse_csv(&file) {
+            let rows = match ptxmm::decide::suite::parse_csv(&file) {
                 Ok(r) => r,
                 Err(d) => {
                     eprintln!("{}", d.render(false));
                     return ExitCode::from(2);
                 }
             };
-            let root = root.unwrap_or_else(|| ptxmm::suite::default_root(&csv, &rows));
+            let root = root.unwrap_or_else(|| ptxmm::decide::suite::default_root(&csv, &rows));
             let paths: Vec<PathBuf> = rows.iter().map(|r| root.join(&r.path)).collect();
-            match load_all(&paths) {
-                Ok(loaded) => execute(loaded, &harness, &device, &model, json),
+            match load_all(&paths, &config.input) {
+                Ok(loaded) => execute(loaded, &harness, &device, &config, json),
                 Err(code) => code,
             }
         }
@@ -153,7 +181,7 @@ pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
 }
 
 /// Load every test; a test the model rejects stops here (its message names file:line:col).
-fn load_all(paths: &[PathBuf]) -> Result<Vec<LoadedTest>, ExitCode> {
+fn load_all(paths: &[PathBuf], limits: &InputLimits) -> Result<Vec<LoadedTest>, ExitCode> {
     let files = ptxmm::hw::expand_paths(paths).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
@@ -161,7 +189,7 @@ fn load_all(paths: &[PathBuf]) -> Result<Vec<LoadedTest>, ExitCode> {
     let mut out = Vec::new();
     let mut failed = false;
     for f in files {
-        match ptxmm::hw::load(&f) {
+        match ptxmm::hw::load(&f, limits) {
             Ok(t) => out.push(t),
             Err(e) => {
                 eprintln!("{e}");
@@ -178,7 +206,7 @@ fn load_all(paths: &[PathBuf]) -> Result<Vec<LoadedTest>, ExitCode> {
     Ok(out)
 }
 
-fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: bool, harness: &HarnessArgs) -> ExitCode {
+fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: bool, harness: &HarnessArgs, config: &Config) -> ExitCode {
     let files = match ptxmm::hw::expand_paths(paths) {
         Ok(f) => f,
         Err(e) => {
@@ -194,7 +222,7 @@ fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: boo
     let mut loaded = Vec::new();
     let mut model_rejected = 0usize;
     for f in &files {
-        match ptxmm::hw::load(f) {
+        match ptxmm::hw::load(f, &config.input) {
             Ok(t) => loaded.push(t),
             Err(e) => {
                 eprintln!("{e}");
@@ -214,8 +242,8 @@ fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: boo
     let mut rejected = Vec::new();
     let mut written = 0usize;
     for (name, tests) in &groups {
-        let hw: Vec<codegen::HwTest> = tests.iter().map(|t| t.hw()).collect();
-        let g = codegen::generate(&hw, &inc, &harness.arch, name);
+        let hw: Vec<ptxmm::hw::HwTest> = tests.iter().map(|t| t.hw()).collect();
+        let g = codegen::generate(&hw, &inc, &harness.arch, name, config);
         generated += g.included.len();
         rejected.extend(g.rejected);
         if g.included.is_empty() {
@@ -251,20 +279,10 @@ fn file_stem(p: &Path) -> String {
 
 /// Generate one program for every test, build and run it (or read a recorded output), judge
 /// every histogram with the model and print.
-fn execute(mut tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArgs, model_args: &ModelArgs, json: bool) -> ExitCode {
-    let (model, _, readings) = match model_and_readings(model_args) {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    for t in &mut tests {
-        t.program.readings = readings;
-    }
+fn execute(tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArgs, config: &Config, json: bool) -> ExitCode {
     let inc = harness.incantations();
-    let hw: Vec<codegen::HwTest> = tests.iter().map(|t| t.hw()).collect();
-    let g = codegen::generate(&hw, &inc, &harness.arch, "ptxmm_hw.cu");
+    let hw: Vec<ptxmm::hw::HwTest> = tests.iter().map(|t| t.hw()).collect();
+    let g = codegen::generate(&hw, &inc, &harness.arch, "ptxmm_hw.cu", config);
     for r in &g.rejected {
         eprintln!("{r}");
     }
@@ -301,11 +319,6 @@ fn execute(mut tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArg
             return ExitCode::from(2);
         }
     }
-    let opts = RunOptions {
-        limits: Limits { timeout: Some(std::time::Duration::from_secs(30)), ..Limits::default() },
-        deadline: None,
-        speedcheck: false,
-    };
     let mut judged: Vec<Judged> = Vec::new();
     let mut failed = false;
     for h in &output.tests {
@@ -314,7 +327,7 @@ fn execute(mut tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArg
             failed = true;
             continue;
         };
-        let outcome = match run(&t.program, &model, &opts.starting_now()) {
+        let outcome = match Decider::new(config).verdict(&t.program) {
             Ok(o) => o,
             Err(e) => {
                 eprintln!("error: {}: the model cannot decide the test: {e}", h.test);

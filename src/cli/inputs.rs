@@ -19,7 +19,7 @@ impl Input {
         }
     }
 
-    pub(crate) fn load(&self, limits: &ptxmm::InputLimits) -> Result<ptxmm::program::Program, ptxmm::LoadError> {
+    pub(crate) fn load(&self, limits: &ptxmm::config::InputLimits) -> Result<ptxmm::program::Program, ptxmm::LoadError> {
         match self {
             Input::File(p) => ptxmm::load_program_with(p, limits),
             Input::Stdin => {
@@ -37,7 +37,7 @@ pub(crate) fn expand_inputs(paths: &[PathBuf]) -> Vec<Result<Input, String>> {
     for p in paths {
         if let Some(index) = p.to_str().and_then(|s| s.strip_prefix('@')).filter(|_| !p.exists()) {
             // herd7's index file: a list of tests (`docs/herd-options.md`).
-            match ptxmm::herdopts::read_index(std::path::Path::new(index)) {
+            match ptxmm::herd::options::read_index(std::path::Path::new(index)) {
                 Ok(listed) => inputs.extend(expand_inputs(&listed)),
                 Err(e) => inputs.push(Err(e)),
             }
@@ -64,11 +64,11 @@ pub(crate) fn report_failure(
     test: Option<&str>,
     model: Option<&str>,
     rendered: &str,
-    error: ptxmm::report::JsonError,
+    error: ptxmm::decide::report::JsonError,
 ) {
     eprintln!("{rendered}");
     if json {
-        outln!("{}", ptxmm::report::json_error(file, test, model, error));
+        outln!("{}", ptxmm::decide::report::json_error(file, test, model, error));
     }
 }
 
@@ -76,11 +76,11 @@ pub(crate) fn report_failure(
 /// record in JSON mode) and gives None.
 pub(crate) fn load_input(
     input: Result<Input, String>,
-    limits: &ptxmm::InputLimits,
+    limits: &ptxmm::config::InputLimits,
     json: bool,
     model: Option<&str>,
 ) -> Option<(String, ptxmm::program::Program)> {
-    use ptxmm::report::JsonError;
+    use ptxmm::decide::report::JsonError;
     let input = match input {
         Ok(i) => i,
         Err(why) => {

@@ -3,8 +3,7 @@
 use crate::color;
 use clap::Args;
 use ptxmm::cat::CatModel;
-use ptxmm::check::RunOptions;
-use ptxmm::exec::trace::Limits;
+use ptxmm::config::{Config, LimitOptions};
 use std::path::PathBuf;
 
 /// herd7's options of `run` (`docs/herd-options.md`).
@@ -69,7 +68,7 @@ pub(crate) struct HerdRun {
     pub(crate) nshow: Option<usize>,
     pub(crate) names: Option<std::collections::BTreeSet<String>>,
     pub(crate) excl: std::collections::BTreeSet<String>,
-    pub(crate) conds: std::collections::BTreeMap<String, ptxmm::herdopts::CondOverride>,
+    pub(crate) conds: std::collections::BTreeMap<String, ptxmm::herd::options::CondOverride>,
 }
 
 impl HerdRunArgs {
@@ -83,15 +82,15 @@ impl HerdRunArgs {
         };
         let mut names = None;
         for f in &self.names {
-            names.get_or_insert_with(std::collections::BTreeSet::new).extend(ptxmm::herdopts::read_names(f)?);
+            names.get_or_insert_with(std::collections::BTreeSet::new).extend(ptxmm::herd::options::read_names(f)?);
         }
         let mut excl = std::collections::BTreeSet::new();
         for f in &self.excl {
-            excl.extend(ptxmm::herdopts::read_names(f)?);
+            excl.extend(ptxmm::herd::options::read_names(f)?);
         }
         let mut conds = std::collections::BTreeMap::new();
         for f in &self.conds {
-            conds.extend(ptxmm::herdopts::read_conds(f)?);
+            conds.extend(ptxmm::herd::options::read_conds(f)?);
         }
         Ok(HerdRun { speedcheck: self.speedcheck != Speedcheck::False, draw, nshow: self.nshow, names, excl, conds })
     }
@@ -161,90 +160,74 @@ impl ModelArgs {
         ptxmm::cat::Skip { all_consistency: self.through != Through::None, names: self.skipchecks.clone() }
     }
 
-    pub(crate) fn readings(&self) -> Result<ptxmm::readings::Readings, String> {
-        let mut r = ptxmm::readings::Readings::default();
-        for f in &self.readings {
-            r.select(f).map_err(|e| format!("error: --reading: {e}"))?;
-        }
-        Ok(r)
+    /// The model with its readings and `limits`: the one configuration every command that
+    /// decides hands to the library.
+    pub(crate) fn config(&self, limits: &LimitArgs) -> Result<Config, String> {
+        let (model, name) = load_model(self)?;
+        let config = Config::new(model, name).with_readings(&self.readings).map_err(|e| format!("error: --reading: {e}"))?;
+        Ok(config.with_limit_options(&limits.options()))
     }
 }
 
 #[derive(Args)]
 pub(crate) struct LimitArgs {
     /// How often a loop that is not a side-effect-free spin loop may iterate back.
-    #[arg(long, default_value_t = Limits::default().unroll)]
+    #[arg(long, default_value_t = LimitOptions::default().unroll)]
     pub(crate) unroll: usize,
     /// The search budget of one test, in model evaluations, partial candidates included (trace
     /// combinations and mbarrier states count too); beyond it the search stops, what was found
     /// by then is reported, and the verdict is Unknown unless it is Undefined.
-    #[arg(long, default_value_t = Limits::default().max_candidates)]
+    #[arg(long, default_value_t = LimitOptions::default().max_candidates)]
     pub(crate) max_candidates: u64,
     /// Give up on one test after this many seconds (condition and liveness together, or one
     /// explanation); 0 for no limit. What was found by then is reported.
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS)]
+    #[arg(long, value_name = "SECONDS", default_value_t = LimitOptions::default().timeout)]
     pub(crate) timeout: f64,
     /// The most memory events one run of one thread may have.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_trace_events)]
+    #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_events)]
     pub(crate) max_events: usize,
     /// The most distinct final states kept for one test; beyond it the search stops and what
     /// was found is reported (each state costs memory in proportion to the observables).
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_states)]
+    #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_states)]
     pub(crate) max_states: usize,
     /// The largest test file read, in bytes; a larger one is refused before it is parsed.
-    #[arg(long, value_name = "BYTES", default_value_t = ptxmm::InputLimits::default().max_file_bytes)]
+    #[arg(long, value_name = "BYTES", default_value_t = LimitOptions::default().max_file_size)]
     pub(crate) max_file_size: u64,
     /// The most instructions (labels included) one thread of a test may have.
-    #[arg(long, value_name = "N", default_value_t = ptxmm::InputLimits::default().max_instructions)]
+    #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_instructions)]
     pub(crate) max_instructions: usize,
     /// The most threads a test may have.
-    #[arg(long, value_name = "N", default_value_t = ptxmm::InputLimits::default().max_threads)]
+    #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_threads)]
     pub(crate) max_threads: usize,
 }
-
-/// `--timeout`'s default, per test.
-pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
 
 /// `bench --timeout`'s default, per point and per stage (verdict, liveness, explanation).
 pub(crate) const BENCH_TIMEOUT_SECS: f64 = 60.0;
 
 impl LimitArgs {
-    pub(crate) fn input(&self) -> ptxmm::InputLimits {
-        ptxmm::InputLimits { max_file_bytes: self.max_file_size, max_instructions: self.max_instructions, max_threads: self.max_threads }
-    }
-
-    pub(crate) fn options(&self) -> RunOptions {
-        let timeout = (self.timeout > 0.0 && self.timeout.is_finite()).then(|| std::time::Duration::from_secs_f64(self.timeout));
-        RunOptions {
-            limits: Limits {
-                unroll: self.unroll,
-                max_candidates: self.max_candidates,
-                max_trace_events: self.max_events,
-                max_states: self.max_states,
-                timeout,
-                ..Limits::default()
-            },
-            deadline: None,
-            speedcheck: false,
+    pub(crate) fn options(&self) -> LimitOptions {
+        LimitOptions {
+            unroll: self.unroll,
+            max_candidates: self.max_candidates,
+            timeout: self.timeout,
+            max_events: self.max_events,
+            max_states: self.max_states,
+            max_file_size: self.max_file_size,
+            max_instructions: self.max_instructions,
+            max_threads: self.max_threads,
         }
     }
-}
-
-/// The model and the readings `run` and `explain` decide under.
-pub(crate) fn model_and_readings(args: &ModelArgs) -> Result<(CatModel, String, ptxmm::readings::Readings), String> {
-    let (model, name) = load_model(args)?;
-    Ok((model, name, args.readings()?))
 }
 
 pub(crate) fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
     let color = color();
     let (model, name) = match (&args.cat, &args.model) {
-        (Some(path), _) => {
-            ptxmm::models::from_file_with(path, &args.search_dirs()).map(|m| (m, path.display().to_string())).map_err(|d| d.render(color))
-        }
+        (Some(path), _) => ptxmm::config::models::from_file_with(path, &args.search_dirs())
+            .map(|m| (m, path.display().to_string()))
+            .map_err(|d| d.render(color)),
         (None, name) => {
-            let name = name.clone().unwrap_or_else(|| ptxmm::models::DEFAULT_MODEL.to_string());
-            ptxmm::models::builtin(&name).map(|m| (m, name)).map_err(|d| d.render(color))
+            let name = name.clone().unwrap_or_else(|| ptxmm::config::models::DEFAULT_MODEL.to_string());
+            ptxmm::config::models::builtin(&name).map(|m| (m, name)).map_err(|d| d.render(color))
         }
     }?;
     let skip = args.skip();

@@ -16,8 +16,8 @@
 //! order, issue order, the order inside an async operation) are placed and whose observed result
 //! (the phase an arrive returned to its thread) matches.
 
-use super::mbarrier::{MbState, MbUpdate};
 use super::structure::{EventKind, EventStructure};
+use crate::program::mbarrier::{MbState, MbUpdate};
 use crate::program::VariableKind;
 use crate::relation::{EventSet, Relation};
 use std::collections::HashMap;
@@ -386,8 +386,9 @@ impl ObjectGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Limits;
     use crate::diag::SourceFile;
-    use crate::exec::trace::{explore, Limits};
+    use crate::exec::trace::explore;
 
     fn graphs(src: &str) -> Vec<ObjectGraph> {
         let file = SourceFile::new("t.litmus", src);
@@ -395,7 +396,7 @@ mod tests {
         let program = crate::program::lower(&ast, &file).unwrap();
         let (_, per_thread) = explore(&program, &Limits::default(), false).unwrap();
         let traces: Vec<_> = per_thread.iter().map(|t| &t.traces[0]).collect();
-        let s = EventStructure::build(&program, &traces);
+        let s = EventStructure::build(&program, &Default::default(), &traces);
         let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
         objects(&s).into_iter().map(|p| ObjectGraph::build(&s, p, &order, 10_000).unwrap()).collect()
     }

@@ -26,12 +26,12 @@
 //! pair of `E` is *forced* into `co` (and likewise into `sync_fence` for FenceSC), so coherence
 //! the model already implies is never guessed.
 
-use super::mbarrier::MbState;
 use super::mbgraph::{self, ObjectGraph};
 use super::structure::{EventKind, EventStructure};
 use super::trace::ExploreError;
 use crate::cat::{CatEnv, CatModel, CheckOutcome, Evaluation, Monotonicity, Polarity, Prepared, Value};
 use crate::clock::Instant;
+use crate::program::mbarrier::MbState;
 use crate::relation::{EventSet, Relation};
 
 /// The most states one mbarrier object's graph may have (each is also charged to the budget).
@@ -224,7 +224,7 @@ pub struct Budget {
 
 impl Budget {
     /// A budget of `limits.max_candidates`, ending at `deadline` (or `limits.timeout` from now).
-    pub fn new(limits: &super::trace::Limits, deadline: Option<Instant>) -> Self {
+    pub fn new(limits: &crate::config::Limits, deadline: Option<Instant>) -> Self {
         Budget {
             left: limits.max_candidates,
             limit: limits.max_candidates,
@@ -1851,24 +1851,12 @@ fn observable_locations(s: &EventStructure) -> Vec<bool> {
             }
         }
     }
-    for o in crate::check::observables(program) {
+    for o in crate::program::naming::observables(program) {
         if let crate::program::Observable::Location(p) = o {
             out[p] = true;
         }
     }
     out
-}
-
-/// Odometer increment; false when every combination was visited.
-pub(crate) fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
-    for k in (0..idx.len()).rev() {
-        idx[k] += 1;
-        if idx[k] < sizes[k] {
-            return true;
-        }
-        idx[k] = 0;
-    }
-    false
 }
 
 /// Every coherence order of one location: the initial write first, then any strict partial order

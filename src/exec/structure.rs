@@ -5,8 +5,9 @@
 //! each thread in program order. Tags and base relations follow Dat3M's PTX front end so that its
 //! cat models run unchanged (see `docs/model.md` for each one and the spec sentence behind it).
 
-use super::mbarrier::MbState;
 use super::trace::{AsyncKind, MbKind, Role, SymExpr, Trace, TraceEvent, TraceOp};
+use crate::config::readings::Readings;
+use crate::program::mbarrier::MbState;
 use crate::program::{
     AccessSpace, CopyKind, FenceKind, FenceRestrict, Op, Placement, Program, Proxy, RmwOp, Scope, Sem, Space, VariableKind,
 };
@@ -50,7 +51,7 @@ pub struct Event {
     /// Undefined behaviour of this event (rule and explanation).
     pub ub: Option<String>,
     /// The mbarrier operation of an mbarrier event, and the result its thread observed.
-    pub mb_op: Option<super::mbarrier::MbUpdate>,
+    pub mb_op: Option<crate::program::mbarrier::MbUpdate>,
     pub mb_result: Option<i64>,
     /// A write whose value is left open: the expression over the values of events, and every
     /// value it can take (None: too many to list).
@@ -93,7 +94,9 @@ impl<'p> EventStructure<'p> {
         self.events.len()
     }
 
-    pub fn build(program: &'p Program, traces: &[&Trace]) -> Self {
+    /// The structure of one combination of runs (one per thread), under `readings`: one of them
+    /// changes who performs an async signal, the others give the model its `ALT-…` sets.
+    pub fn build(program: &'p Program, readings: &Readings, traces: &[&Trace]) -> Self {
         let mut events = Vec::new();
         for (p, _) in program.physical.iter().enumerate() {
             events.push(Event {
@@ -134,7 +137,7 @@ impl<'p> EventStructure<'p> {
                 let instr = &program.threads[t].code[te.instr];
                 let (kind, scope, tags) = classify(instr, te);
                 ids.push(events.len());
-                let placement = event_placement(program, t, te);
+                let placement = event_placement(program, readings, t, te);
                 events.push(Event {
                     kind,
                     thread: Some(t),
@@ -193,7 +196,7 @@ impl<'p> EventStructure<'p> {
         let mbar_loc = |e: &Event| e.location.is_some_and(|l| program.variable_of(l).kind == VariableKind::Mbarrier);
         // Writes that leave a valid mbarrier object behind (for M2: no ordinary access to it).
         sets.insert("MBVALID", set(&|e| e.is_write() && mbar_loc(e) && MbState::decode(e.value).is_some()));
-        for (name, selected) in program.readings.cat_sets() {
+        for (name, selected) in readings.cat_sets() {
             sets.insert(name, if selected { EventSet::full(n) } else { EventSet::empty(n) });
         }
 
@@ -549,9 +552,9 @@ fn classify_mbarrier(instr: &crate::program::Instr, te: &TraceEvent, mb: MbKind)
 /// Where the performer of an event runs. Async data accesses belong to the issuing thread's CTA
 /// (digest AMBIG-2). The complete-tx and arrive-on are performed, by default, by a virtual thread
 /// of the CTA that owns the mbarrier (AMBIG-3), or by the issuing thread under the alternative.
-fn event_placement(program: &Program, t: usize, te: &TraceEvent) -> Placement {
+fn event_placement(program: &Program, readings: &Readings, t: usize, te: &TraceEvent) -> Placement {
     let issuer = program.threads[t].placement;
-    if te.role != Role::Signal || program.readings.signal_by_issuer {
+    if te.role != Role::Signal || readings.signal_by_issuer {
         return issuer;
     }
     match te.location.map(|l| program.variable_of(l).space) {

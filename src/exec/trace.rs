@@ -12,7 +12,8 @@
 //! dropping them changes no outcome (digest §14.11). Other loops are unrolled: a trace that takes
 //! a back edge more than `unroll` times is cut and reported, as herd7 does.
 
-use super::mbarrier::MbUpdate;
+use crate::config::Limits;
+use crate::program::mbarrier::MbUpdate;
 use crate::program::{
     AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, Instr, LocalOp, MbOp, Op, Program, Reg, RmwOp, Space, Thread, Ty,
     Value, VariableKind,
@@ -22,38 +23,16 @@ use std::collections::{BTreeSet, HashMap};
 #[path = "trace_tensor.rs"]
 mod tensor;
 
-/// Limits that keep exploration finite and report, rather than hang, when exceeded.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// How often a non-spin loop's back edge may be taken.
-    pub unroll: usize,
-    /// Maximum distinct values per location in the value domain.
-    pub max_domain: usize,
-    /// Maximum traces per thread.
-    pub max_traces: usize,
-    /// Maximum memory events in one trace.
-    pub max_trace_events: usize,
-    /// Maximum model evaluations (and mbarrier states, trace combinations) for one test.
-    pub max_candidates: u64,
-    /// Wall-clock limit of one decision (`--timeout`); None: no limit.
-    pub timeout: Option<std::time::Duration>,
-    /// Maximum distinct final states one decision keeps (`--max-states`): each is a row of
-    /// every observable's value, so this bounds the memory of a test with many outcomes.
-    pub max_states: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            unroll: 1,
-            max_domain: 64,
-            max_traces: 20_000,
-            max_trace_events: 1024,
-            max_candidates: 2_000_000,
-            timeout: None,
-            max_states: 250_000,
+/// Odometer increment; false when every combination was visited.
+pub fn advance(idx: &mut [usize], sizes: &[usize]) -> bool {
+    for k in (0..idx.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < sizes[k] {
+            return true;
         }
+        idx[k] = 0;
     }
+    false
 }
 
 /// Dependencies of a value on earlier events of the same trace: a set of trace event indices.
@@ -222,7 +201,7 @@ impl SymExpr {
                 return None;
             }
             let sizes: Vec<usize> = domains.iter().map(|d| d.len()).collect();
-            if !crate::exec::search::advance(&mut idx, &sizes) {
+            if !advance(&mut idx, &sizes) {
                 return Some(out);
             }
         }
@@ -1254,7 +1233,7 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
             }
         }
     }
-    for o in crate::check::observables(program) {
+    for o in crate::program::naming::observables(program) {
         if let crate::program::Observable::Location(p) = o {
             for (l, loc) in program.locations.iter().enumerate() {
                 keep[l] |= loc.physical == p;
@@ -1378,7 +1357,7 @@ fn max_phase(program: &Program) -> i64 {
         .flat_map(|t| &t.code)
         .filter(|i| matches!(i.op, Op::Mbarrier { .. } | Op::CpAsyncArrive { .. } | Op::AsyncCopy(_)))
         .count() as i64;
-    updates.min(crate::exec::mbarrier::MAX_PHASE)
+    updates.min(crate::program::mbarrier::MAX_PHASE)
 }
 
 /// The value of an operand that decides something (an address, a branch, a size, an mbarrier

@@ -9,8 +9,8 @@ pub mod cycle;
 pub mod edges;
 pub mod emit;
 
-use crate::cat::CatModel;
-use crate::check::{RunOptions, Verdict};
+use crate::config::Config;
+use crate::decide::{Decider, Verdict};
 use crate::diag::SourceFile;
 use cycle::Reject;
 use edges::Edge;
@@ -134,35 +134,32 @@ fn is_canonical(seq: &[usize]) -> bool {
     })
 }
 
-/// Decide a generated test under `model`: its verdict and herd7's `Ok` (the condition holds in
+/// Decide a generated test under `config`: its verdict and herd7's `Ok` (the condition holds in
 /// some execution), or the error message.
-pub fn decide(test: &Generated, model: &CatModel, opts: &RunOptions) -> Result<(Verdict, bool), String> {
-    let program = crate::parse_program(SourceFile::new(format!("{}.litmus", test.name), test.text.clone())).map_err(|e| e.render(false))?;
-    let outcome = crate::check::run(&program, model, &opts.starting_now()).map_err(|e| e.to_string())?;
+pub fn decide(test: &Generated, config: &Config) -> Result<(Verdict, bool), String> {
+    let file = SourceFile::new(format!("{}.litmus", test.name), test.text.clone());
+    let program = crate::parse_program_with(file, &config.input).map_err(|e| e.render(false))?;
+    let outcome = Decider::new(config).verdict(&program).map_err(|e| e.to_string())?;
     Ok((outcome.verdict(), outcome.ok()))
 }
 
-/// Write each test as `DIR/NAME.litmus` and, when a model is given, `DIR/index.csv`: one
+/// Write each test as `DIR/NAME.litmus` and, when a configuration is given, `DIR/index.csv`: one
 /// `NAME.litmus,Verdict` row per test with the verdict the model gives (the suite format of
 /// `ptxmm suite`, so the index is a regression suite for the family); a test the model leaves
 /// Unknown or cannot decide gets a `//` comment row with the reason. Returns the verdict counts.
-pub fn write_family(
-    dir: &std::path::Path,
-    tests: &[Generated],
-    decide_with: Option<(&CatModel, &RunOptions)>,
-) -> std::io::Result<BTreeMap<String, usize>> {
+pub fn write_family(dir: &std::path::Path, tests: &[Generated], decide_with: Option<&Config>) -> std::io::Result<BTreeMap<String, usize>> {
     use rayon::prelude::*;
     std::fs::create_dir_all(dir)?;
     for t in tests {
         std::fs::write(dir.join(format!("{}.litmus", t.name)), &t.text)?;
     }
     let mut counts = BTreeMap::new();
-    let Some((model, opts)) = decide_with else { return Ok(counts) };
-    let results: Vec<Result<(Verdict, bool), String>> = tests.par_iter().map(|t| decide(t, model, opts)).collect();
-    let mut index = format!("// ptxmm gen family: {} tests; verdicts under {}\n", tests.len(), model.title());
+    let Some(config) = decide_with else { return Ok(counts) };
+    let results: Vec<Result<(Verdict, bool), String>> = tests.par_iter().map(|t| decide(t, config)).collect();
+    let mut index = format!("// ptxmm gen family: {} tests; verdicts under {}\n", tests.len(), config.model.title());
     for (t, r) in tests.iter().zip(results) {
         let word = match r {
-            Ok((v, _)) if crate::suite::VERDICT_WORDS.contains(&v.name()) => {
+            Ok((v, _)) if crate::decide::suite::VERDICT_WORDS.contains(&v.name()) => {
                 index.push_str(&format!("{}.litmus,{}\n", t.name, v.name()));
                 v.name().to_string()
             }

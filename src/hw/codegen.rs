@@ -3,19 +3,13 @@
 //! launches, and prints the histogram of final states in the machine-readable form that
 //! `hw::report` parses (`docs/hardware.md`).
 
-use super::{Incantations, Rejection};
+use super::{reject, HwTest, Incantations, Rejection};
+use crate::config::Config;
 use crate::diag::Span;
-use crate::litmus::ast::{Instruction, LitmusTest, Operand, Statement};
+use crate::litmus::ast::{Instruction, Operand, Statement};
 use crate::program::{Observable, Program, Space, VariableKind};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-
-/// One test ready for generation: its syntax tree (the text of each instruction) and its
-/// lowered program (variables, placement, observables).
-pub struct HwTest<'a> {
-    pub ast: &'a LitmusTest,
-    pub program: &'a Program,
-}
 
 /// Padding between two global variables of an instance and between instances (bytes): two
 /// variables never share a 128-byte line, as in the GPU-litmus literature's default layout.
@@ -80,11 +74,6 @@ impl Layout {
     fn max_warps(&self) -> usize {
         self.warps.iter().map(|w| w.len().max(1)).max().unwrap_or(1)
     }
-}
-
-pub(super) fn reject(program: &Program, span: Span, message: impl Into<String>) -> Rejection {
-    let (line, col) = program.source.line_col(span.start);
-    Rejection { test: program.name.clone(), location: format!("{}:{line}:{col}", program.source.name()), message: message.into() }
 }
 
 fn layout(test: &HwTest) -> Result<Layout, Rejection> {
@@ -757,11 +746,11 @@ fn renumber(text: &str, n_out: usize, first_input: usize) -> String {
 /// The observables read back: the condition's, the filter's and `locations`', in the order of
 /// the model's final states.
 pub fn observables(p: &Program) -> Vec<Observable> {
-    crate::check::observables(p)
+    crate::program::naming::observables(p)
 }
 
 /// Generate one test's namespace (device code, tables, and its `run_NAME` host function).
-fn test_unit(test: &HwTest, index: usize, inc: &Incantations, arch: &str) -> Result<String, Rejection> {
+fn test_unit(test: &HwTest, index: usize, inc: &Incantations, arch: &str, config: &Config) -> Result<String, Rejection> {
     let p = test.program;
     // Proxy aliases: the one that cannot exist on the device at all is named first.
     let mut aliases: Vec<(usize, &crate::diag::Spanned<crate::litmus::ast::InitItem>, String)> = Vec::new();
@@ -784,7 +773,7 @@ fn test_unit(test: &HwTest, index: usize, inc: &Incantations, arch: &str) -> Res
         return Err(reject(p, p.threads[32].span, "more than 32 threads (the hang mask has one bit per thread)"));
     }
     let layout = layout(test)?;
-    super::tensor::check(test)?;
+    super::tensor::check(test, config)?;
     let obs = observables(p);
     for o in &obs {
         if let Observable::Location(ph) = o {
@@ -976,13 +965,14 @@ pub struct Generated {
 }
 
 /// Generate one self-contained CUDA program holding every test that can be generated (tests
-/// that cannot are listed in `rejected`).
-pub fn generate(tests: &[HwTest], inc: &Incantations, arch: &str, file_name: &str) -> Generated {
+/// that cannot are listed in `rejected`). `config` decides what only the model can tell (a
+/// store to a tensor map while a copy reading it is in flight).
+pub fn generate(tests: &[HwTest], inc: &Incantations, arch: &str, file_name: &str, config: &Config) -> Generated {
     let mut units = Vec::new();
     let mut included = Vec::new();
     let mut rejected = Vec::new();
     for t in tests {
-        match test_unit(t, units.len(), inc, arch) {
+        match test_unit(t, units.len(), inc, arch, config) {
             Ok(u) => {
                 units.push(u);
                 included.push(t.program.name.clone());

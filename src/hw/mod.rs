@@ -8,6 +8,7 @@ pub mod report;
 pub mod runner;
 pub mod tensor;
 
+use crate::config::InputLimits;
 use crate::diag::SourceFile;
 use crate::litmus::ast::LitmusTest;
 use crate::program::Program;
@@ -74,6 +75,19 @@ impl std::fmt::Display for Rejection {
     }
 }
 
+/// One test ready for generation: its syntax tree (the text of each instruction) and its
+/// lowered program (variables, placement, observables).
+pub struct HwTest<'a> {
+    pub ast: &'a LitmusTest,
+    pub program: &'a Program,
+}
+
+/// The rejection of `program` at `span` (its `file:line:col`).
+pub(crate) fn reject(program: &Program, span: crate::diag::Span, message: impl Into<String>) -> Rejection {
+    let (line, col) = program.source.line_col(span.start);
+    Rejection { test: program.name.clone(), location: format!("{}:{line}:{col}", program.source.name()), message: message.into() }
+}
+
 /// A parsed and lowered test, with its syntax tree kept for the instruction texts.
 pub struct LoadedTest {
     pub path: PathBuf,
@@ -82,15 +96,18 @@ pub struct LoadedTest {
 }
 
 impl LoadedTest {
-    pub fn hw(&self) -> codegen::HwTest<'_> {
-        codegen::HwTest { ast: &self.ast, program: &self.program }
+    pub fn hw(&self) -> HwTest<'_> {
+        HwTest { ast: &self.ast, program: &self.program }
     }
 }
 
-/// Read, parse and lower one litmus file (a test the model rejects is rejected here too).
-pub fn load(path: &Path) -> Result<LoadedTest, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let file = SourceFile::new(path.display().to_string(), text);
+/// Read, parse and lower one litmus file within `limits` (a test the model rejects is rejected
+/// here too).
+pub fn load(path: &Path, limits: &InputLimits) -> Result<LoadedTest, String> {
+    let name = path.display().to_string();
+    let input = std::fs::File::open(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let text = crate::read_limited(input, &name, limits).map_err(|e| e.to_string())?;
+    let file = SourceFile::new(name, text);
     let ast = crate::litmus::parse(&file).map_err(|d| d.one_line(&file))?;
     let program = crate::program::lower(&ast, &file).map_err(|d| d.one_line(&file))?;
     Ok(LoadedTest { path: path.to_path_buf(), ast, program })

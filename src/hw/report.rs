@@ -11,7 +11,7 @@
 //! done NAME instances I iterations N time_ms T [timeout]
 //! ```
 
-use crate::check::Outcome;
+use crate::decide::verdict::Outcome;
 use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
 use std::fmt::Write;

@@ -4,8 +4,8 @@
 //! at the place of the map's one-word variable, which the harness widens to a 128-byte,
 //! 128-aligned `CUtensorMap`. What cannot be generated faithfully is rejected here.
 
-use super::codegen::{reject, HwTest};
-use super::Rejection;
+use super::{reject, HwTest, Rejection};
+use crate::config::Config;
 use crate::litmus::ast::{InitItem, Operand, Statement};
 use crate::program::{Address, Op, Program, Space};
 use std::collections::BTreeMap;
@@ -38,8 +38,9 @@ fn data_type(elem_type: &str) -> Result<&'static str, &'static str> {
     })
 }
 
-/// Checks that the test's tensor maps and tensor copies have a faithful device form.
-pub fn check(test: &HwTest) -> Result<(), Rejection> {
+/// Checks that the test's tensor maps and tensor copies have a faithful device form; whether a
+/// store to a map can meet a copy in flight is decided under `config`.
+pub fn check(test: &HwTest, config: &Config) -> Result<(), Rejection> {
     let p = test.program;
     if p.tensor_maps.is_empty() {
         return Ok(());
@@ -114,14 +115,7 @@ pub fn check(test: &HwTest) -> Result<(), Rejection> {
             ));
         }
     }
-    let model = crate::models::builtin(crate::models::DEFAULT_MODEL)
-        .map_err(|_| reject(p, stores[0].1, "the default model is not available to decide whether a store to a tensor map is in flight"))?;
-    let opts = crate::check::RunOptions {
-        limits: crate::exec::trace::Limits { timeout: Some(std::time::Duration::from_secs(30)), ..Default::default() },
-        deadline: None,
-        speedcheck: false,
-    };
-    let outcome = crate::check::run(p, &model, &opts.starting_now()).map_err(|e| {
+    let outcome = crate::decide::Decider::new(config).verdict(p).map_err(|e| {
         reject(p, stores[0].1, format!("the model cannot decide whether the store to a tensor map is in flight ({e}); not generated"))
     })?;
     if let Some(f) = outcome.undefined.iter().find(|f| f.rule == IN_FLIGHT_RULE) {
@@ -133,6 +127,15 @@ pub fn check(test: &HwTest) -> Result<(), Rejection> {
                 "a store to a tensor map while a copy that reads it is in flight ({IN_FLIGHT_RULE}, undefined): the device \
                  would read a half-written descriptor, which may fault the whole launch"
             ),
+        ));
+    }
+    if let Some(why) = &outcome.incomplete {
+        // A limit stopped the search before every execution was seen: a copy in flight may
+        // be among those not seen.
+        return Err(reject(
+            p,
+            stores[0].1,
+            format!("the model could not decide whether the store to a tensor map is in flight ({why}); not generated"),
         ));
     }
     Ok(())

@@ -189,7 +189,6 @@ impl<'a> Lowerer<'a> {
             condition: Condition { quantifier: ast::Quantifier::Exists, prop: Prop::True, text: "true".into() },
             filter: None,
             extra_observables: Vec::new(),
-            readings: Default::default(),
             tensor_maps: self.tensor_maps,
         };
         resolve_mapa(&mut program, &mapa)?;
@@ -288,10 +287,10 @@ impl<'a> Lowerer<'a> {
                     if !(1..(1 << 20)).contains(&c) {
                         return Err(Diagnostic::error(m.span, format!("mbarrier count {c} is outside [1, 2^20-1] (PTX ISA §9.7.13.15.9)")));
                     }
-                    if c > crate::exec::mbarrier::MAX_COUNT {
+                    if c > crate::program::mbarrier::MAX_COUNT {
                         return Err(Diagnostic::error(
                             m.span,
-                            format!("mbarrier count {c} is larger than ptxmm tracks ({})", crate::exec::mbarrier::MAX_COUNT),
+                            format!("mbarrier count {c} is larger than ptxmm tracks ({})", crate::program::mbarrier::MAX_COUNT),
                         )
                         .with_note("litmus tests need few arrivals; use a smaller count"));
                     }
@@ -324,7 +323,7 @@ impl<'a> Lowerer<'a> {
         let words = if kind == VariableKind::Mbarrier { 1 } else { (size / 4) as usize };
         let values: Vec<i64> = match (&d.init, kind) {
             (_, VariableKind::Mbarrier) => {
-                vec![d.mbarrier.as_ref().and_then(|m| m.node).map(crate::exec::mbarrier::MbState::initialised).unwrap_or(0)]
+                vec![d.mbarrier.as_ref().and_then(|m| m.node).map(crate::program::mbarrier::MbState::initialised).unwrap_or(0)]
             }
             (None, _) => vec![0; words],
             (Some(v), _) if d.init_repeats => vec![v.node[0]; words],

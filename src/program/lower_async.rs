@@ -545,10 +545,10 @@ impl InstrLowerer<'_, '_> {
     /// here rather than a wrong finding later.
     fn tracked_count(&self, v: Value, op: &Spanned<Operand>) -> Result<Value, Diagnostic> {
         if let Value::Const(c) = v {
-            if c > crate::exec::mbarrier::MAX_COUNT && c < (1 << 20) {
+            if c > crate::program::mbarrier::MAX_COUNT && c < (1 << 20) {
                 return Err(Diagnostic::error(
                     op.span,
-                    format!("count {c} is valid PTX but larger than ptxmm tracks ({})", crate::exec::mbarrier::MAX_COUNT),
+                    format!("count {c} is valid PTX but larger than ptxmm tracks ({})", crate::program::mbarrier::MAX_COUNT),
                 )
                 .with_note("litmus tests need few arrivals; use a smaller count"));
             }

@@ -4,7 +4,10 @@
 //! not cover. Later stages never look at text again: they see locations as indices, registers as
 //! per-thread indices, labels as instruction indices, and qualifiers as enums.
 
+pub mod load;
 mod lower;
+pub mod mbarrier;
+pub mod naming;
 pub mod tensor;
 pub mod types;
 
@@ -113,7 +116,7 @@ pub enum VariableKind {
     /// Data words (each 4-byte word is one location).
     Data,
     /// An 8-byte mbarrier object (PTX ISA §9.7.13.15.1): one location whose value is the
-    /// encoded [`crate::exec::mbarrier::MbState`].
+    /// encoded [`crate::program::mbarrier::MbState`].
     Mbarrier,
 }
 
@@ -688,8 +691,6 @@ pub struct Program {
     pub filter: Option<Prop>,
     /// Observables listed in `locations [...]`, shown in every state.
     pub extra_observables: Vec<Observable>,
-    /// The readings of the spec's ambiguities this program is run under (set by the caller).
-    pub readings: crate::readings::Readings,
     /// Tensor maps declared in the init block.
     pub tensor_maps: Vec<TensorMap>,
 }

@@ -2,9 +2,8 @@
 #![allow(dead_code)]
 
 use ptxmm::cat::CatModel;
-use ptxmm::check::RunOptions;
+use ptxmm::decide::suite::{parse_csv, run_suite, RowResult, SuiteKind};
 use ptxmm::diag::SourceFile;
-use ptxmm::suite::{parse_csv, run_suite, RowResult, SuiteKind};
 use std::path::{Path, PathBuf};
 
 /// `../shared/peers/dat3m` beside the checkout, if present.
@@ -27,7 +26,8 @@ pub fn run_csv(label: &str, csv: &Path, root: &Path, model: &CatModel) -> Vec<St
 pub fn run_csv_kind(label: &str, csv: &Path, root: &Path, model: &CatModel, kind: SuiteKind) -> Vec<String> {
     let text = std::fs::read_to_string(csv).unwrap_or_else(|e| panic!("{}: {e}", csv.display()));
     let rows = parse_csv(&SourceFile::new(csv.display().to_string(), text)).expect("well-formed CSV");
-    let report = run_suite(&rows, root, model, &RunOptions::default(), kind, &|| {});
+    let config = ptxmm::Config::new(model.clone(), label);
+    let report = run_suite(&rows, root, &config, kind, &|| {});
     let mut failures = Vec::new();
     for (row, res, _) in &report.rows {
         match res {

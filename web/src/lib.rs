@@ -6,30 +6,30 @@
 //! page shows is what these functions return. Requests (`op`):
 //!
 //! - `info`: the built-in models, the readings, and the example menu.
-//! - `run`: `{text, file?, model?, readings?, timeout?, liveness?}` → the text `ptxmm run`
-//!   prints, its `--json` record, the stderr lines, the verdict; or the diagnostic.
+//! - `run`: `{text, file?, model?, readings?, liveness?, LIMIT?...}` → the text `ptxmm run`
+//!   prints, its `--json` record, the stderr lines, the verdict; or the diagnostic. The limits
+//!   are `ptxmm run`'s, by their flag names (`timeout` in seconds, `unroll`, `max_candidates`,
+//!   `max_events`, `max_states`, `max_file_size`, `max_instructions`, `max_threads`), with its
+//!   defaults.
 //! - `explain`: the same fields → the text `ptxmm explain` prints, its JSON, and the SVG of
 //!   `explain --svg`.
 //!
 //! A diagnostic answer carries the CLI's rendered message (`file:line:col`), the line and column
 //! of the span's start and end, so the page can mark the span.
 
-use ptxmm::check::{run, RunOptions};
+use ptxmm::config::{Config, LimitOptions};
+use ptxmm::decide::report::JsonError;
+use ptxmm::decide::Decider;
 use ptxmm::diag::SourceFile;
-use ptxmm::report::JsonError;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 
 include!(concat!(env!("OUT_DIR"), "/examples.rs"));
 
-/// The per-test timeout when the request names none (`ptxmm run`'s default).
-const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
-
 thread_local! {
     /// Built-in models parsed once per name (the page runs many tests under one model).
-    static MODELS: RefCell<HashMap<String, Rc<ptxmm::cat::CatModel>>> = RefCell::new(HashMap::new());
+    static MODELS: RefCell<HashMap<String, ptxmm::cat::CatModel>> = RefCell::new(HashMap::new());
 }
 
 /// Answer one JSON request (see the module documentation); never panics on bad input.
@@ -52,53 +52,54 @@ fn failure(message: String) -> Value {
 }
 
 fn info() -> Value {
-    let models: Vec<Value> = ptxmm::models::BUILTIN.iter().map(|(name, file, _)| json!({ "name": name, "file": file })).collect();
-    let readings: Vec<Value> = ptxmm::readings::AMBIGUITIES
+    let models: Vec<Value> = ptxmm::config::models::BUILTIN.iter().map(|(name, file, _)| json!({ "name": name, "file": file })).collect();
+    let readings: Vec<Value> = ptxmm::config::readings::AMBIGUITIES
         .iter()
         .map(|a| json!({ "id": a.id, "flag": a.flag, "default": a.default, "alternative": a.alternative }))
         .collect();
     let examples: Vec<Value> = EXAMPLES.iter().map(|(group, path, text)| json!({ "group": group, "path": path, "text": text })).collect();
-    json!({ "ok": true, "default_model": ptxmm::models::DEFAULT_MODEL, "models": models, "readings": readings, "examples": examples })
+    json!({ "ok": true, "default_model": ptxmm::config::models::DEFAULT_MODEL, "models": models, "readings": readings, "examples": examples })
 }
 
 /// The fields of a `run` or `explain` request, checked.
 struct Request {
     file: String,
-    model_name: String,
-    model: Rc<ptxmm::cat::CatModel>,
+    config: Config,
     program: ptxmm::program::Program,
-    opts: RunOptions,
 }
 
 /// Parse the request's test and options; `Err` is the answer to give (a diagnostic or a bad
 /// option).
 fn prepare(req: &Value) -> Result<Request, Value> {
     let file = req["file"].as_str().unwrap_or("playground.litmus").to_string();
-    let model_name = req["model"].as_str().unwrap_or(ptxmm::models::DEFAULT_MODEL).to_string();
+    let model_name = req["model"].as_str().unwrap_or(ptxmm::config::models::DEFAULT_MODEL).to_string();
     let model = MODELS.with(|cache| -> Result<_, Value> {
         if let Some(m) = cache.borrow().get(&model_name) {
             return Ok(m.clone());
         }
-        let m = Rc::new(ptxmm::models::builtin(&model_name).map_err(|d| failure(d.render(false)))?);
+        let m = ptxmm::config::models::builtin(&model_name).map_err(|d| failure(d.render(false)))?;
         cache.borrow_mut().insert(model_name.clone(), m.clone());
         Ok(m)
     })?;
-    let mut readings = ptxmm::readings::Readings::default();
+    let mut flags = Vec::new();
     for flag in req["readings"].as_array().into_iter().flatten() {
-        let flag = flag.as_str().ok_or_else(|| failure("bad request: readings are strings".into()))?;
-        readings.select(flag).map_err(|e| failure(format!("error: --reading: {e}")))?;
+        flags.push(flag.as_str().ok_or_else(|| failure("bad request: readings are strings".into()))?);
     }
-    let timeout = req["timeout"].as_f64().unwrap_or(DEFAULT_TIMEOUT_SECS);
-    let mut opts = RunOptions::default();
-    opts.limits.timeout = (timeout > 0.0 && timeout.is_finite()).then(|| std::time::Duration::from_secs_f64(timeout));
+    // The limits by `ptxmm run`'s flag names, with its defaults.
+    let named: serde_json::Map<String, Value> =
+        LimitOptions::NAMES.iter().filter_map(|&n| req.get(n).map(|v| (n.to_string(), v.clone()))).collect();
+    let limits: LimitOptions = serde_json::from_value(Value::Object(named)).map_err(|e| failure(format!("bad request: {e}")))?;
+    let config = Config::new(model, model_name.clone())
+        .with_readings(&flags)
+        .map_err(|e| failure(format!("error: --reading: {e}")))?
+        .with_limit_options(&limits);
     let text = req["text"].as_str().ok_or_else(|| failure("bad request: no `text`".into()))?;
     let source = SourceFile::new(file.clone(), text.to_string());
-    let mut program = match ptxmm::parse_program(source.clone()) {
+    let program = match ptxmm::parse_program_with(source, &config.input) {
         Ok(p) => p,
         Err(e) => return Err(load_failure(&file, &model_name, &e)),
     };
-    program.readings = readings;
-    Ok(Request { file, model_name, model, program, opts })
+    Ok(Request { file, config, program })
 }
 
 /// The answer for a test that does not load: the CLI's JSON error record plus the span's end,
@@ -114,7 +115,7 @@ fn load_failure(file: &str, model: &str, e: &ptxmm::LoadError) -> Value {
         "error": error,
         "end_line": end.map(|e| e.0),
         "end_column": end.map(|e| e.1),
-        "record": ptxmm::report::json_error(file, None, Some(model), error.clone()),
+        "record": ptxmm::decide::report::json_error(file, None, Some(model), error.clone()),
     })
 }
 
@@ -129,15 +130,15 @@ fn decide(req: &Value) -> Value {
         return failure(format!("--liveness: expected `check`, `skip` or `only`, found `{liveness}`"));
     }
     let mut stderr = Vec::new();
-    stderr.extend(ptxmm::check::model_mismatch(&r.program, &r.model));
-    let opts = r.opts.starting_now();
-    let outcome = (liveness != "only").then(|| run(&r.program, &r.model, &opts));
-    let live = (liveness != "skip").then(|| ptxmm::liveness::check_liveness(&r.program, &r.model, &opts));
+    stderr.extend(ptxmm::decide::model_mismatch(&r.program, &r.config.model));
+    let decider = Decider::new(&r.config);
+    let outcome = (liveness != "only").then(|| decider.verdict(&r.program));
+    let live = (liveness != "skip").then(|| decider.liveness(&r.program));
     let outcome = match outcome.transpose() {
         Ok(o) => o,
         Err(e) => {
             let error = JsonError::plain(format!("{}: {e}", r.file));
-            return json!({ "ok": false, "error": error, "record": ptxmm::report::json_error(&r.file, Some(&r.program.name), Some(&r.model_name), error.clone()) });
+            return json!({ "ok": false, "error": error, "record": ptxmm::decide::report::json_error(&r.file, Some(&r.program.name), Some(&r.config.model_name), error.clone()) });
         }
     };
     if let Some(why) = outcome.as_ref().and_then(|o| o.incomplete.as_ref()) {
@@ -154,8 +155,10 @@ fn decide(req: &Value) -> Value {
         }
     };
     let mut record = match &outcome {
-        Some(o) => ptxmm::report::json(o, &r.file, &r.model_name, ptxmm::report::JsonOptions { timing: true }),
-        None => json!({ "schema_version": ptxmm::report::SCHEMA_VERSION, "test": r.program.name, "file": r.file, "model": r.model_name }),
+        Some(o) => ptxmm::decide::report::json(o, &r.file, &r.config.model_name, ptxmm::decide::report::JsonOptions { timing: true }),
+        None => {
+            json!({ "schema_version": ptxmm::decide::report::SCHEMA_VERSION, "test": r.program.name, "file": r.file, "model": r.config.model_name })
+        }
     };
     if let Some(l) = &live {
         record["liveness"] = serde_json::to_value(l).unwrap_or(Value::Null);
@@ -165,7 +168,12 @@ fn decide(req: &Value) -> Value {
     }
     let mut text = match &outcome {
         Some(o) => {
-            format!("{}{}{}", ptxmm::report::headline(o, live.as_ref()), ptxmm::report::herd_block(o), ptxmm::report::verdict_block(o))
+            format!(
+                "{}{}{}",
+                ptxmm::decide::report::headline(o, live.as_ref()),
+                ptxmm::decide::report::herd_block(o),
+                ptxmm::decide::report::verdict_block(o)
+            )
         }
         None => format!("Test {}\n", r.program.name),
     };
@@ -187,17 +195,17 @@ fn explain(req: &Value) -> Value {
         Ok(r) => r,
         Err(answer) => return answer,
     };
-    match ptxmm::explain::explain(&r.program, &r.model, &r.opts) {
+    match Decider::new(&r.config).explain(&r.program) {
         Ok(x) => {
             let mut record = serde_json::to_value(&x).unwrap_or(Value::Null);
             record["graph"] = serde_json::to_value(&x.graph).unwrap_or(Value::Null);
-            record["schema_version"] = ptxmm::report::SCHEMA_VERSION.into();
+            record["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
             record["file"] = r.file.clone().into();
-            json!({ "ok": true, "text": x.text, "svg": ptxmm::explain::svg::to_svg(&x.graph), "json": record })
+            json!({ "ok": true, "text": x.text, "svg": ptxmm::decide::explain::svg::to_svg(&x.graph), "json": record })
         }
         Err(e) => {
             let error = JsonError::plain(format!("{}: {e}", r.file));
-            json!({ "ok": false, "error": error, "record": ptxmm::report::json_error(&r.file, Some(&r.program.name), None, error.clone()) })
+            json!({ "ok": false, "error": error, "record": ptxmm::decide::report::json_error(&r.file, Some(&r.program.name), None, error.clone()) })
         }
     }
 }

@@ -174,7 +174,7 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::explain::graph::GraphThread;
+    use crate::decide::explain::graph::GraphThread;
 
     fn node(id: usize, label: &str, detail: &str) -> GraphNode {
         GraphNode { id, label: label.into(), detail: detail.into() }

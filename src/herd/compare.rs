@@ -4,7 +4,7 @@
 //! tests under a model and reading back the herd7 block ptxmm prints (so both kinds of side
 //! go through the same reader and the same normal form of states).
 
-use crate::herdlog::LogTest;
+use crate::herd::log::LogTest;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -149,7 +149,7 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::herdlog::parse_log;
+    use crate::herd::log::parse_log;
 
     const LEFT: &str = "Test A Allowed\nStates 2\n0:r0=0;\n0:r0=1;\nOk\nWitnesses\nPositive: 1 Negative: 1\nCondition exists (0:r0=1)\nObservation A Sometimes 1 1\nTest B Allowed\nStates 1\n0:r0=0;\nNo\nCondition exists (0:r0=1)\nTest C Allowed\nStates 1\nx=1;\nOk\n";
     const RIGHT: &str = "Test A Allowed\nHistogram (1 states)\n5     :> 0:r0=0;\nNo\nTest B Allowed\nStates 1\n0:r0=0;\nNo\nTest D Allowed\nStates 1\nx=1;\nOk\n";

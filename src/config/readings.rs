@@ -113,13 +113,14 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
 ];
 
 impl Readings {
-    /// Select the alternative reading named by `flag` (`proxy-fence-anywhere`, or `AMBIG-1`).
-    pub fn select(&mut self, flag: &str) -> Result<(), String> {
+    /// Select the alternative reading named by `flag` (`proxy-fence-anywhere`, or `AMBIG-1`);
+    /// the ambiguity it belongs to.
+    pub fn select(&mut self, flag: &str) -> Result<&'static Ambiguity, String> {
         let a = AMBIGUITIES.iter().find(|a| a.flag == flag || a.id.eq_ignore_ascii_case(flag)).ok_or_else(|| {
             format!("unknown reading `{flag}`; known: {}", AMBIGUITIES.iter().map(|a| a.flag).collect::<Vec<_>>().join(", "))
         })?;
         (a.set)(self);
-        Ok(())
+        Ok(a)
     }
 
     /// One line per ambiguity: `AMBIG-1 default (…)` or `AMBIG-1 alternative proxy-fence-anywhere (…)`.
@@ -165,7 +166,7 @@ fn entry(a: &Ambiguity, alternative: bool, description: String) -> ReadingEntry 
     ReadingEntry { id: a.id, name: a.flag, value: if alternative { "alternative" } else { "default" }, description }
 }
 
-/// The entries of readings already described by [`Readings::describe`] (as `check::Outcome`
+/// The entries of readings already described by [`Readings::describe`] (as `decide::Outcome`
 /// keeps them): each line names its ambiguity and whether the alternative is selected.
 pub fn entries_of(described: &[String]) -> Vec<ReadingEntry> {
     described

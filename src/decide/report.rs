@@ -4,7 +4,7 @@
 //! `Ok`/`No` (prefixed by `Loop ` when a loop was cut), `Witnesses`, `Positive: p Negative: q`
 //! (swapped for `~exists`), `Condition`, `Observation`. Counts are of consistent executions.
 
-use crate::check::Outcome;
+use crate::decide::verdict::Outcome;
 use crate::litmus::ast::Quantifier;
 use serde::Serialize;
 use std::fmt::Write;
@@ -34,7 +34,7 @@ pub fn herd_block(o: &Outcome) -> String {
         // the log sees the Undefined verdict.
         let _ = writeln!(s, "Flag {UNDEFINED_FLAG}");
     }
-    let condition = crate::herdlog::log_condition(&o.condition, &o.observable_names, &o.log_names);
+    let condition = crate::program::naming::log_condition(&o.condition, &o.observable_names, &o.log_names);
     let _ = writeln!(s, "Condition {} ({condition})", o.quantifier.keyword());
     let _ = writeln!(s, "Observation {} {} {} {}", o.test, observation(o), o.positive, o.negative);
     let _ = writeln!(s, "Hash={}", o.hash);
@@ -48,7 +48,7 @@ pub const UNDEFINED_FLAG: &str = "*undef*";
 /// Allowed` line is the test's kind, from its quantifier, not an answer): the verdict, and why
 /// it is Inconclusive or Unknown. With the liveness outcome of the same test, a test where no
 /// execution completes names a thread that waits forever.
-pub fn headline(o: &Outcome, live: Option<&crate::liveness::LivenessOutcome>) -> String {
+pub fn headline(o: &Outcome, live: Option<&crate::decide::liveness::LivenessOutcome>) -> String {
     let mut s = String::new();
     match o.inconclusive() {
         Some(why) => {
@@ -92,7 +92,7 @@ pub fn headline(o: &Outcome, live: Option<&crate::liveness::LivenessOutcome>) ->
 pub fn verdict_block(o: &Outcome) -> String {
     const SHOWN: usize = 12;
     let mut s = String::new();
-    let list = |s: &mut String, title: &str, items: &std::collections::BTreeSet<crate::findings::Finding>| {
+    let list = |s: &mut String, title: &str, items: &std::collections::BTreeSet<crate::decide::findings::Finding>| {
         if items.is_empty() {
             return;
         }
@@ -197,10 +197,10 @@ struct JsonOutcome<'a> {
     observation: &'static str,
     flags: &'a [String],
     verdict: &'static str,
-    undefined: &'a std::collections::BTreeSet<crate::findings::Finding>,
-    races: &'a std::collections::BTreeSet<crate::findings::Finding>,
-    flag_findings: &'a std::collections::BTreeSet<crate::findings::Finding>,
-    readings: Vec<crate::readings::ReadingEntry>,
+    undefined: &'a std::collections::BTreeSet<crate::decide::findings::Finding>,
+    races: &'a std::collections::BTreeSet<crate::decide::findings::Finding>,
+    flag_findings: &'a std::collections::BTreeSet<crate::decide::findings::Finding>,
+    readings: Vec<crate::config::readings::ReadingEntry>,
     incomplete: Option<&'a str>,
     inconclusive: Option<String>,
     hanging_combinations: u64,
@@ -247,7 +247,7 @@ pub fn json(o: &Outcome, file: &str, model: &str, options: JsonOptions) -> serde
         undefined: &o.undefined,
         races: &o.races,
         flag_findings: &o.flag_findings,
-        readings: crate::readings::entries_of(&o.readings),
+        readings: crate::config::readings::entries_of(&o.readings),
         incomplete: o.incomplete.as_deref(),
         inconclusive: o.inconclusive(),
         hanging_combinations: o.blocked_combinations,

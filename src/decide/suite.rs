@@ -5,11 +5,12 @@
 //! Verdict one of [`VERDICT_WORDS`] and Liveness `ok` or `hang`.
 //! Tests run in parallel; the result keeps the CSV order so reports are stable.
 
-use crate::cat::CatModel;
-use crate::check::{run, RunOptions};
+use super::liveness::LivenessStatus;
+use super::verdict::{Outcome, RunError};
+use super::Decider;
 use crate::clock::Instant;
+use crate::config::Config;
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
-use crate::liveness::{check_liveness, LivenessStatus};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -153,28 +154,21 @@ pub enum SuiteKind {
     Liveness,
 }
 
-/// Run all rows, in parallel, calling `progress` after each.
-pub fn run_suite(
-    rows: &[SuiteRow],
-    root: &Path,
-    model: &CatModel,
-    opts: &RunOptions,
-    kind: SuiteKind,
-    progress: &(dyn Fn() + Sync),
-) -> SuiteReport {
+/// Run all rows under `config`, in parallel, calling `progress` after each.
+pub fn run_suite(rows: &[SuiteRow], root: &Path, config: &Config, kind: SuiteKind, progress: &(dyn Fn() + Sync)) -> SuiteReport {
     let start = Instant::now();
     let results: Vec<(SuiteRow, RowResult, Duration)> = rows
         .par_iter()
         .map(|row| {
             let t = Instant::now();
-            let opts = &opts.starting_now();
-            let res = match crate::load_program(&root.join(&row.path)) {
+            let decider = Decider::new(config);
+            let res = match crate::load_program_with(&root.join(&row.path), &config.input) {
                 Err(e) => RowResult::Error(e.to_string()),
-                Ok(program) if row.verdict.is_some() => verdict_row(row, &program, model, opts),
+                Ok(program) if row.verdict.is_some() => verdict_row(row, &program, &decider),
                 Ok(program) => {
                     let verdict = match kind {
-                        SuiteKind::Condition => run(&program, model, opts).and_then(decided).map(|o| o.ok()),
-                        SuiteKind::Liveness => check_liveness(&program, model, opts).map(|l| l.status == LivenessStatus::Ok),
+                        SuiteKind::Condition => decider.verdict(&program).and_then(decided).map(|o| o.ok()),
+                        SuiteKind::Liveness => decider.liveness(&program).map(|l| l.status == LivenessStatus::Ok),
                     };
                     match verdict {
                         Err(e) => RowResult::Error(e.to_string()),
@@ -191,23 +185,23 @@ pub fn run_suite(
 }
 
 /// An outcome a limit stopped is an error for a suite row (its counts decide nothing).
-fn decided(o: crate::check::Outcome) -> Result<crate::check::Outcome, crate::check::RunError> {
+fn decided(o: Outcome) -> Result<Outcome, RunError> {
     match &o.incomplete {
-        Some(why) => Err(crate::check::RunError::Incomplete(why.clone())),
+        Some(why) => Err(RunError::Incomplete(why.clone())),
         None => Ok(o),
     }
 }
 
 /// Decide a `path,Verdict[,Liveness]` row.
-fn verdict_row(row: &SuiteRow, program: &crate::program::Program, model: &CatModel, opts: &RunOptions) -> RowResult {
+fn verdict_row(row: &SuiteRow, program: &crate::program::Program, decider: &Decider) -> RowResult {
     let (verdict, liveness) = row.verdict.as_ref().expect("a verdict row");
-    let got = match run(program, model, opts).and_then(decided) {
+    let got = match decider.verdict(program).and_then(decided) {
         Ok(o) => o.verdict().name().to_string(),
         Err(e) => return RowResult::Error(e.to_string()),
     };
     let (expected, got) = match liveness {
         None => (verdict.clone(), got),
-        Some(l) => match check_liveness(program, model, opts) {
+        Some(l) => match decider.liveness(program) {
             Ok(live) => (format!("{verdict},{l}"), format!("{got},{}", if live.status == LivenessStatus::Ok { "ok" } else { "hang" })),
             Err(e) => return RowResult::Error(e.to_string()),
         },

@@ -679,8 +679,8 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::dot::tests::{mp_graph, nasty_graph, wide_graph};
-    use crate::explain::graph::GraphThread;
+    use crate::decide::explain::dot::tests::{mp_graph, nasty_graph, wide_graph};
+    use crate::decide::explain::graph::GraphThread;
 
     fn parse(svg: &str) -> roxmltree::Document<'_> {
         match roxmltree::Document::parse(svg) {

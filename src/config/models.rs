@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 /// (name, file name, text) of every built-in model.
 pub const BUILTIN: &[(&str, &str, &str)] = &[
-    ("ptx", "models/ptx.cat", include_str!("../models/ptx.cat")),
-    ("ptx-6.0", "models/ptx-6.0.cat", include_str!("../models/ptx-6.0.cat")),
-    ("ptx-7.5", "models/ptx-7.5.cat", include_str!("../models/ptx-7.5.cat")),
+    ("ptx", "models/ptx.cat", include_str!("../../models/ptx.cat")),
+    ("ptx-6.0", "models/ptx-6.0.cat", include_str!("../../models/ptx-6.0.cat")),
+    ("ptx-7.5", "models/ptx-7.5.cat", include_str!("../../models/ptx-7.5.cat")),
 ];
 
 /// The model used when none is named.

@@ -1,0 +1,214 @@
+//! The one configuration of a decision: the model, the readings of the spec's ambiguities, the
+//! limits of the search and of the input, and herd7's run options.
+//!
+//! Every front end (the command line's commands, the web playground, `ptxmm hw`, the benchmark
+//! families, `ptxmm gen`) builds one [`Config`] and hands it to the driver
+//! (`decide::Decider`); nothing else carries model options, so a flag cannot be honoured by one
+//! command and forgotten by another. The [`Program`](crate::program::Program) carries no model
+//! options at all.
+
+pub mod models;
+pub mod readings;
+
+use crate::cat::CatModel;
+use readings::Readings;
+use std::time::Duration;
+
+/// `--timeout`'s default, per test, for every command that decides (the library's own
+/// [`Limits::default`] has no deadline).
+pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
+
+/// Limits that keep exploration finite and report, rather than hang, when exceeded. Each names
+/// the flag that raises it in its error.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// How often a non-spin loop's back edge may be taken (`--unroll`).
+    pub unroll: usize,
+    /// Maximum distinct values per location in the value domain.
+    pub max_domain: usize,
+    /// Maximum traces per thread.
+    pub max_traces: usize,
+    /// Maximum memory events in one trace (`--max-events`).
+    pub max_trace_events: usize,
+    /// Maximum model evaluations (and mbarrier states, trace combinations) for one test
+    /// (`--max-candidates`).
+    pub max_candidates: u64,
+    /// Wall-clock limit of one decision (`--timeout`); None: no limit.
+    pub timeout: Option<Duration>,
+    /// Maximum distinct final states one decision keeps (`--max-states`): each is a row of
+    /// every observable's value, so this bounds the memory of a test with many outcomes.
+    pub max_states: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            unroll: 1,
+            max_domain: 64,
+            max_traces: 20_000,
+            max_trace_events: 1024,
+            max_candidates: 2_000_000,
+            timeout: None,
+            max_states: 250_000,
+        }
+    }
+}
+
+impl Limits {
+    /// A timeout in seconds as the command line gives it: 0 (or anything not positive and
+    /// finite) means no limit.
+    pub fn timeout_from_secs(seconds: f64) -> Option<Duration> {
+        (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
+    }
+}
+
+/// Limits on the size of an input test, checked while reading it (before it is parsed) and
+/// before it is lowered, so that a huge file costs neither minutes nor gigabytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputLimits {
+    /// The most bytes a test file may have (`--max-file-size`).
+    pub max_file_bytes: u64,
+    /// The most instructions (labels included) in one thread's column (`--max-instructions`).
+    pub max_instructions: usize,
+    /// The most threads a test may have (`--max-threads`).
+    pub max_threads: usize,
+}
+
+impl Default for InputLimits {
+    fn default() -> Self {
+        InputLimits { max_file_bytes: 1 << 20, max_instructions: 10_000, max_threads: 1024 }
+    }
+}
+
+/// The limit options every front end takes, by their command-line names (`--unroll`,
+/// `--max-candidates`, `--timeout` in seconds, ...) and with the command line's defaults, so
+/// that the command line and the web playground read them the same way.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitOptions {
+    pub unroll: usize,
+    pub max_candidates: u64,
+    /// Seconds; 0 for no limit.
+    pub timeout: f64,
+    pub max_events: usize,
+    pub max_states: usize,
+    pub max_file_size: u64,
+    pub max_instructions: usize,
+    pub max_threads: usize,
+}
+
+impl Default for LimitOptions {
+    fn default() -> Self {
+        let (l, i) = (Limits::default(), InputLimits::default());
+        LimitOptions {
+            unroll: l.unroll,
+            max_candidates: l.max_candidates,
+            timeout: DEFAULT_TIMEOUT_SECS,
+            max_events: l.max_trace_events,
+            max_states: l.max_states,
+            max_file_size: i.max_file_bytes,
+            max_instructions: i.max_instructions,
+            max_threads: i.max_threads,
+        }
+    }
+}
+
+impl LimitOptions {
+    /// The names [`LimitOptions`] reads (as JSON keys; `--` and `-` for `_` on the command line).
+    pub const NAMES: &'static [&'static str] =
+        &["unroll", "max_candidates", "timeout", "max_events", "max_states", "max_file_size", "max_instructions", "max_threads"];
+
+    pub fn limits(&self) -> Limits {
+        Limits {
+            unroll: self.unroll,
+            max_candidates: self.max_candidates,
+            max_trace_events: self.max_events,
+            max_states: self.max_states,
+            timeout: Limits::timeout_from_secs(self.timeout),
+            ..Limits::default()
+        }
+    }
+
+    pub fn input(&self) -> InputLimits {
+        InputLimits { max_file_bytes: self.max_file_size, max_instructions: self.max_instructions, max_threads: self.max_threads }
+    }
+}
+
+/// Everything a decision depends on besides the program.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The model every candidate execution is checked against.
+    pub model: CatModel,
+    /// How reports name the model: a built-in name or the cat file's path.
+    pub model_name: String,
+    /// The reading of every exposed ambiguity (digest §14.10); checked against the model by
+    /// [`Config::with_readings`].
+    pub readings: Readings,
+    pub limits: Limits,
+    pub input: InputLimits,
+    /// Stop at the first consistent execution that settles the condition (herd7's
+    /// `-speedcheck`): the answer is reported, the counts, states and findings are partial.
+    pub speedcheck: bool,
+}
+
+impl Config {
+    /// The default readings and limits under `model`.
+    pub fn new(model: CatModel, model_name: impl Into<String>) -> Config {
+        Config {
+            model,
+            model_name: model_name.into(),
+            readings: Readings::default(),
+            limits: Limits::default(),
+            input: InputLimits::default(),
+            speedcheck: false,
+        }
+    }
+
+    /// The default model (`ptx`) with the default readings and limits.
+    pub fn default_model() -> Config {
+        let model = models::builtin(models::DEFAULT_MODEL).expect("the default model is built in and valid");
+        Config::new(model, models::DEFAULT_MODEL)
+    }
+
+    /// A built-in model by name, with the default readings and limits.
+    pub fn builtin(name: &str) -> Result<Config, crate::diag::FileDiagnostic> {
+        Ok(Config::new(models::builtin(name)?, name))
+    }
+
+    /// These options with the alternative readings `flags` selected (`proxy-fence-anywhere`
+    /// or `AMBIG-1`, ...). A flag no reading has, or a reading the model cannot express (it
+    /// never reads the reading's `ALT-…` set, or, for a reading of how async events are built,
+    /// has no async events at all), is an error: the reading would be ignored without a word.
+    pub fn with_readings<S: AsRef<str>>(mut self, flags: &[S]) -> Result<Config, String> {
+        let free = self.model.free_names();
+        for flag in flags {
+            let flag = flag.as_ref();
+            let ambiguity = self.readings.select(flag)?;
+            let read_as = ambiguity.cat_set.unwrap_or("AGENT");
+            if !free.contains(read_as) {
+                return Err(format!(
+                    "the reading `{}` ({}) is not expressed by the model `{}`: it never reads `{read_as}`{}, so the reading would change nothing; use a model that reads it (the default `{}`)",
+                    ambiguity.flag,
+                    ambiguity.id,
+                    self.model_name,
+                    if ambiguity.cat_set.is_none() { " (it does not model asynchronous operations)" } else { "" },
+                    models::DEFAULT_MODEL
+                ));
+            }
+        }
+        Ok(self)
+    }
+
+    /// These options with the limits `options` give.
+    pub fn with_limit_options(mut self, options: &LimitOptions) -> Config {
+        self.limits = options.limits();
+        self.input = options.input();
+        self
+    }
+
+    /// These options with a wall-clock limit per decision (None: no limit).
+    pub fn with_timeout(mut self, timeout: Option<Duration>) -> Config {
+        self.limits.timeout = timeout;
+        self
+    }
+}

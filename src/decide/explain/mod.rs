@@ -1,0 +1,365 @@
+//! Explanations of verdicts, in the program's own terms.
+//!
+//! - **Allowed**: one witness execution that reaches the outcome: its events (instruction and
+//!   line), reads-from, coherence and fence-SC orders, and any data races in it.
+//! - **Forbidden**: every candidate execution that would give the outcome is rejected by some
+//!   axiom. Candidates are grouped by (axiom, shape of the violating cycle); each group shows one
+//!   cycle event by event with the relation of each step, e.g.
+//!   `Causality: c: R x=0 (P1 line 7) –fr→ a: W x=1 (P0 line 6) –po→ … –po→ back`.
+//!
+//! Cycles are read off the evaluated relation of the failing check and labelled with the
+//! model's own relations (`sync`, `rf`, `fr`, `po`, … as the model names them), preferring the
+//! most specific relation that contains each step.
+
+mod describe;
+pub mod dot;
+mod explorer;
+pub mod graph;
+pub mod svg;
+
+use super::driver::{AtResolution, Decider, Hooks, SearchSite};
+use super::verdict::{RunError, VerdictHooks};
+use crate::exec::search::{search, Budget, SearchGoal};
+use crate::exec::structure::{BarrierResolution, EventStructure};
+use crate::exec::trace::{ThreadTraces, Trace};
+use crate::litmus::ast::Quantifier;
+use crate::program::{Observable, Program};
+use describe::describe_execution;
+use explorer::{Collected, ExplainExplorer};
+use graph::ExecutionGraph;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+/// What the explanation concludes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// Some consistent execution satisfies the condition's proposition.
+    Allowed,
+    /// No consistent execution does.
+    Forbidden,
+}
+
+/// An event as shown to the user.
+#[derive(Clone, Debug, Serialize)]
+pub struct EventDesc {
+    /// `a`, `b`, … for thread events (herd7's naming), `init x` for initial writes.
+    pub name: String,
+    /// `W x=1`, `R flag=0`, `F sc.gpu`, `B bar.cta.sync 1`.
+    pub action: String,
+    pub thread: Option<String>,
+    pub line: Option<usize>,
+    pub instruction: Option<String>,
+}
+
+impl EventDesc {
+    /// `a: W x=1 (P0 line 6)`.
+    pub fn short(&self) -> String {
+        match (&self.thread, self.line) {
+            (Some(t), Some(l)) => format!("{}: {} ({} line {})", self.name, self.action, t, l),
+            _ => format!("{}: {}", self.name, self.action),
+        }
+    }
+}
+
+/// One step of a cycle or path: `from –relation→ to`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    pub from: usize,
+    pub relation: String,
+    pub to: usize,
+}
+
+/// Candidates rejected the same way.
+#[derive(Clone, Debug, Serialize)]
+pub struct RejectionGroup {
+    pub axiom: String,
+    /// The check as written in the model.
+    pub check: String,
+    /// The sequence of relation labels of the cycle (the group key together with the axiom).
+    pub shape: Vec<String>,
+    /// How many candidates reaching the outcome fail this way.
+    pub count: u64,
+    /// One of them, step by step (event indices into `events`).
+    pub steps: Vec<Step>,
+    /// The text form of `steps`.
+    pub text: String,
+}
+
+/// Two conflicting accesses that are neither morally strong nor ordered by causality.
+#[derive(Clone, Debug, Serialize)]
+pub struct Race {
+    pub first: usize,
+    pub second: usize,
+    pub text: String,
+}
+
+/// An execution shown in full.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExecutionDesc {
+    /// `(write, read)` pairs.
+    pub rf: Vec<(usize, usize)>,
+    /// Immediate coherence successors.
+    pub co: Vec<(usize, usize)>,
+    /// Fence-SC order (immediate pairs).
+    pub fence_sc: Vec<(usize, usize)>,
+    /// The final state reached.
+    pub state: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Explanation {
+    pub test: String,
+    pub condition: String,
+    /// Whether the outcome is reached by some consistent execution explored.
+    pub verdict: Verdict,
+    /// The verdict of the program as `ptxmm run` gives it (Undefined, Inconclusive, Unknown
+    /// take precedence over the outcome's reachability); None when that run failed.
+    pub program_verdict: Option<crate::decide::verdict::Verdict>,
+    /// Why the program verdict is Inconclusive or Unknown.
+    pub program_verdict_reason: Option<String>,
+    /// The events of the execution shown (the witness, or the first rejected candidate).
+    pub events: Vec<EventDesc>,
+    pub witness: Option<ExecutionDesc>,
+    pub rejections: Vec<RejectionGroup>,
+    pub races: Vec<Race>,
+    /// Undefined behaviour of the execution shown (the model's `undefined_unless` checks).
+    pub undefined: Vec<crate::decide::findings::Finding>,
+    /// Candidates that reach the outcome but were rejected (Forbidden), examined in total.
+    pub rejected_candidates: u64,
+    #[serde(skip)]
+    pub graph: ExecutionGraph,
+    /// The human-readable explanation.
+    pub text: String,
+}
+
+/// The explain mode's hooks: per structure, the search steered to the outcome (stopping at a
+/// witness, reporting every rejection with its check) and, on the same structure and prepared
+/// model, the verdict's search, whose outcome gives the program's verdict.
+pub(super) struct ExplainHooks<'p> {
+    program: &'p Program,
+    checks: Vec<crate::cat::CheckInfo>,
+    observables: Vec<Observable>,
+    collected: Collected,
+    /// Combinations of runs in which some barrier never completes (no final state).
+    hanging: u64,
+    /// A witness was found: the steered search is over.
+    explained: bool,
+    verdict: VerdictHooks<'p>,
+    /// The verdict's own budget (the driver's is the explanation's).
+    verdict_budget: Budget,
+    /// The verdict's search is over (settled by `--speedcheck`, or stopped by `verdict_error`).
+    verdict_done: bool,
+    /// Why the verdict's search stopped early, if it did.
+    verdict_error: Option<RunError>,
+}
+
+impl<'p> ExplainHooks<'p> {
+    pub(in crate::decide) fn new(program: &'p Program, decider: &Decider) -> Self {
+        ExplainHooks {
+            program,
+            checks: decider.config().model.checks(),
+            observables: crate::program::naming::observables(program),
+            collected: Collected { witness: None, first_rejected: None, groups: BTreeMap::new(), rejected: 0 },
+            hanging: 0,
+            explained: false,
+            verdict: VerdictHooks::new(program, decider.config()),
+            verdict_budget: decider.budget(),
+            verdict_done: false,
+            verdict_error: None,
+        }
+    }
+
+    /// Stop the verdict's search with `e` (the verdict then reports it).
+    fn stop_verdict(&mut self, e: RunError) {
+        if !self.verdict_done {
+            self.verdict_done = true;
+            self.verdict_error = Some(e);
+        }
+    }
+
+    pub(in crate::decide) fn finish(mut self, result: Result<(), RunError>) -> Result<Explanation, RunError> {
+        if let Err(e) = result {
+            if !self.explained {
+                return Err(e);
+            }
+            // The explanation was complete; only the verdict's search was cut.
+            self.stop_verdict(e);
+        }
+        let ExplainHooks { program, collected, hanging, mut verdict, verdict_budget, verdict_error, .. } = self;
+        verdict.finished(verdict_budget);
+        let whole = verdict.finish(verdict_error.map_or(Ok(()), Err)).ok();
+        Ok(assemble(program, collected, hanging, whole))
+    }
+}
+
+impl<'p> Hooks<'p> for ExplainHooks<'p> {
+    fn explored(&mut self, per_thread: &[ThreadTraces]) {
+        self.verdict.explored(per_thread);
+    }
+
+    fn structure(&mut self, _traces: &[&Trace], _structure: &EventStructure<'p>) -> Result<SearchGoal, RunError> {
+        if !self.verdict_done {
+            if let Err(e) = self.verdict_budget.charge() {
+                self.stop_verdict(e.into());
+            }
+        }
+        Ok(SearchGoal::default())
+    }
+
+    fn resolution(&mut self, resolution: &BarrierResolution) -> AtResolution {
+        if resolution.blocked.is_empty() {
+            return AtResolution::Search;
+        }
+        if !self.explained {
+            self.hanging += 1;
+        }
+        if !self.verdict_done {
+            self.verdict.resolution(resolution);
+        }
+        AtResolution::EndStructure
+    }
+
+    fn search(&mut self, site: &SearchSite<'_, 'p, '_>, budget: &mut Budget) -> Result<ControlFlow<()>, RunError> {
+        if !self.explained {
+            let prepared = site.model.get()?;
+            let mut ex = ExplainExplorer {
+                program: self.program,
+                prepared,
+                checks: &self.checks,
+                observables: &self.observables,
+                out: &mut self.collected,
+            };
+            search(site.statics, site.model, site.plan, site.goal, budget, &mut ex)?;
+            self.explained = self.collected.witness.is_some();
+        }
+        if !self.verdict_done {
+            match self.verdict.search(site, &mut self.verdict_budget) {
+                Ok(ControlFlow::Continue(())) => {}
+                // `--speedcheck` settled the condition.
+                Ok(ControlFlow::Break(())) => self.verdict_done = true,
+                Err(e) => self.stop_verdict(e),
+            }
+        }
+        Ok(if self.explained && self.verdict_done { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+    }
+}
+
+/// The explanation from what the steered search collected and the program's verdict (None
+/// when the verdict's search failed).
+fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option<crate::decide::verdict::Outcome>) -> Explanation {
+    let Collected { witness, first_rejected, groups, rejected } = collected;
+
+    let condition = format!("{} ({})", program.condition.quantifier.keyword(), program.condition.text);
+    let (verdict, shown) = match witness {
+        Some(w) => (Verdict::Allowed, Some(w)),
+        None => (Verdict::Forbidden, first_rejected),
+    };
+    let mut text = String::new();
+    let mut rejections: Vec<RejectionGroup> = groups.into_values().collect();
+    rejections.sort_by(|a, b| b.count.cmp(&a.count).then(a.axiom.cmp(&b.axiom)));
+    let (events, witness_desc, races, graph) = match &shown {
+        Some(s) => (s.events.clone(), Some(s.desc.clone()), s.races.clone(), s.graph.clone()),
+        None => (Vec::new(), None, Vec::new(), ExecutionGraph { title: program.name.clone(), ..Default::default() }),
+    };
+    let mut undefined: Vec<crate::decide::findings::Finding> =
+        shown.as_ref().filter(|_| verdict == Verdict::Allowed).map(|s| s.undefined.clone()).unwrap_or_default();
+    undefined.dedup();
+    // Texts of the rejection groups refer to the events of the shown candidate only when it is
+    // the same structure; each group carries its own event descriptions through `describe_steps`.
+    let outcome = if program.condition.quantifier == Quantifier::Forall {
+        format!("~({}) (a counterexample to the forall)", program.condition.text)
+    } else {
+        program.condition.text.clone()
+    };
+    // The verdict of the whole program leads: undefined behaviour anywhere, or a search that
+    // could not answer, matters more than what one execution shows.
+    let program_verdict = whole.as_ref().map(|w| w.verdict());
+    let reached = if verdict == Verdict::Allowed { "allowed" } else { "forbidden" };
+    if program_verdict != Some(crate::decide::verdict::Verdict::Allowed) && undefined.is_empty() {
+        if let Some(w) = whole.as_ref().filter(|w| w.verdict() == crate::decide::verdict::Verdict::Undefined) {
+            undefined = w.undefined.iter().cloned().collect();
+        }
+    }
+    match (program_verdict, whole.as_ref()) {
+        _ if !undefined.is_empty() => {
+            text.push_str(&format!(
+                "Test {} is Undefined: {} undefined-behaviour finding(s), so the program has no defined outcome (the outcome {} is {reached} among its executions):\n",
+                program.name,
+                undefined.len(),
+                outcome
+            ));
+            for f in &undefined {
+                text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
+                if let Some(h) = &f.hint {
+                    text.push_str(&format!("  hint: {h}\n"));
+                }
+            }
+        }
+        (Some(crate::decide::verdict::Verdict::Inconclusive), Some(w)) => {
+            text.push_str(&format!("Test {}: Inconclusive: {}.\n", program.name, w.inconclusive().unwrap_or_default()));
+        }
+        (Some(crate::decide::verdict::Verdict::Unknown), Some(w)) => {
+            text.push_str(&format!("Test {}: Unknown: {}.\n", program.name, w.incomplete.clone().unwrap_or_default()));
+        }
+        _ => {}
+    }
+    let inconclusive = matches!(program_verdict, Some(crate::decide::verdict::Verdict::Inconclusive));
+    match verdict {
+        Verdict::Allowed => {
+            let s = shown.as_ref().expect("allowed has a witness");
+            text.push_str(&format!("Test {}: the outcome {} is allowed.\n", program.name, outcome));
+            text.push_str(&format!("Witness execution (final state {}):\n", s.desc.state));
+            text.push_str(&describe_execution(s));
+        }
+        Verdict::Forbidden => {
+            if inconclusive {
+                text.push_str(&format!("No complete execution that was explored reaches the outcome {outcome}.\n"));
+            } else {
+                text.push_str(&format!("Test {}: the outcome {} is forbidden.\n", program.name, outcome));
+            }
+            if rejections.is_empty() && hanging > 0 {
+                text.push_str(&format!(
+                    "No terminating execution reaches it; {hanging} combination(s) of thread runs wait forever at a barrier (see the Liveness report of `ptxmm run`).\n"
+                ));
+            } else if rejections.is_empty() && inconclusive {
+                text.push_str("No candidate execution of the runs explored reaches it.\n");
+            } else if rejections.is_empty() {
+                text.push_str("No candidate execution reaches it: no combination of reads-from gives these values.\n");
+            } else {
+                text.push_str(&format!(
+                    "Every candidate execution that could reach it violates an axiom; the search rejected them in {rejected} group(s), each as soon as its violation was certain:\n"
+                ));
+                for g in &rejections {
+                    text.push_str(&format!("- {} group(s): {}\n", g.count, g.text));
+                }
+                if let Some(s) = &shown {
+                    text.push_str("First rejected candidate:\n");
+                    text.push_str(&describe_execution(s));
+                }
+            }
+        }
+    }
+    if !races.is_empty() {
+        text.push_str("Data races in this execution:\n");
+        for r in &races {
+            text.push_str(&format!("- {}\n", r.text));
+        }
+    }
+    let program_verdict_reason = whole.as_ref().and_then(|w| w.inconclusive().or_else(|| w.incomplete.clone()));
+    Explanation {
+        test: program.name.clone(),
+        condition,
+        verdict,
+        program_verdict,
+        program_verdict_reason,
+        events,
+        witness: witness_desc.filter(|_| verdict == Verdict::Allowed),
+        rejections,
+        races,
+        undefined,
+        rejected_candidates: rejected,
+        graph,
+        text,
+    }
+}

@@ -1,0 +1,324 @@
+//! Liveness: can some fair execution of the test run forever?
+//!
+//! A thread is stuck forever when it waits at a barrier whose instance never completes, or when
+//! it spins in a side-effect-free loop whose exit condition never becomes true. ptxmm looks for a
+//! consistent execution in which every thread has either finished or is stuck, and at least one
+//! is stuck (see `docs/liveness.md` for the definition and its comparison with Dat3M):
+//!
+//! - each thread contributes a complete run, a run ending at one of its barriers, or a run that
+//!   ends with one failed iteration of a spin loop;
+//! - the barriers that block in that combination must be exactly the ones the stuck runs wait at
+//!   (a complete run may not pass a barrier that never completes, and a run may not wait at one
+//!   that does);
+//! - fairness: a spinning thread polls forever, so it eventually reads the final value of every
+//!   location it polls. Its failed iteration must therefore read, for each read, a write that is
+//!   maximal in coherence order;
+//! - the execution (all events up to the stuck points) must be consistent with the model.
+
+use super::driver::{AtResolution, Hooks, SearchSite};
+use super::poll_filter::PollFilter;
+use super::verdict::RunError;
+use crate::exec::search::{search, Budget, Candidate, SearchGoal, Visit};
+use crate::exec::structure::{BarrierResolution, BlockedBarrier, EventStructure};
+use crate::exec::trace::{Stuck, ThreadTraces, Trace};
+use crate::program::Program;
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+/// Verdict of the liveness check.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LivenessStatus {
+    /// No fair execution hangs.
+    Ok,
+    /// Some fair execution hangs; `LivenessOutcome::hang` shows one.
+    MayHang,
+}
+
+/// Where and why one thread is stuck forever.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StuckThread {
+    /// `P<id>` as written in the test.
+    pub thread: String,
+    pub line: usize,
+    pub instruction: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LivenessOutcome {
+    pub status: LivenessStatus,
+    /// The stuck threads of one hanging execution (empty when the status is Ok).
+    pub hang: Vec<StuckThread>,
+    /// Some run of a loop with side effects was cut at the unrolling bound: hangs inside such
+    /// loops are not searched for.
+    pub loop_cut: bool,
+    /// Undefined behaviour in the hanging execution reported (before the threads stop): such
+    /// an execution has no final state, so the verdict's search never sees it.
+    pub undefined: Vec<crate::decide::findings::Finding>,
+    #[serde(skip)]
+    pub elapsed: Duration,
+}
+
+impl LivenessOutcome {
+    /// The report lines: `Liveness: ok` or `Liveness: may hang` and one line per stuck thread.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        match self.status {
+            LivenessStatus::Ok => s.push_str("Liveness: ok\n"),
+            LivenessStatus::MayHang => {
+                s.push_str("Liveness: may hang\n");
+                for t in &self.hang {
+                    s.push_str(&format!("  {} stuck at line {} `{}`: {}\n", t.thread, t.line, t.instruction, t.reason));
+                }
+            }
+        }
+        if !self.undefined.is_empty() {
+            s.push_str(&format!("  undefined behaviour in this hanging execution ({}):\n", self.undefined.len()));
+            for f in &self.undefined {
+                s.push_str(&format!("    [{}] {}\n", f.rule, f.message));
+                if let Some(h) = &f.hint {
+                    s.push_str(&format!("      hint: {h}\n"));
+                }
+            }
+        }
+        if self.loop_cut {
+            s.push_str("  (a loop with side effects was cut by the unrolling bound; hangs inside it are not searched)\n");
+        }
+        s
+    }
+}
+
+/// The liveness mode's hooks: combinations with a stuck run whose mbarrier histories allow
+/// the hang, barrier resolutions that block exactly where the runs wait, and a fair execution.
+pub(super) struct LivenessHooks<'p> {
+    program: &'p Program,
+    start: crate::clock::Instant,
+    loop_cut: bool,
+    /// What each thread (its async operations included) writes in some run, for the hints.
+    written: Vec<BTreeSet<usize>>,
+    polls_can_fail: PollFilter<'p>,
+    /// Of the structure being searched: the barrier events stuck runs wait at, and the polls
+    /// that must see final values (global event indices).
+    waiting: BTreeSet<usize>,
+    polls: Vec<usize>,
+    found: Option<Vec<StuckThread>>,
+    undefined: Vec<crate::decide::findings::Finding>,
+}
+
+impl<'p> LivenessHooks<'p> {
+    pub(super) fn new(program: &'p Program) -> Self {
+        LivenessHooks {
+            program,
+            start: crate::clock::Instant::now(),
+            loop_cut: false,
+            written: Vec::new(),
+            polls_can_fail: PollFilter::new(program),
+            waiting: BTreeSet::new(),
+            polls: Vec::new(),
+            found: None,
+            undefined: Vec::new(),
+        }
+    }
+
+    pub(super) fn finish(self) -> LivenessOutcome {
+        let (status, hang) = match self.found {
+            Some(h) => (LivenessStatus::MayHang, h),
+            None => (LivenessStatus::Ok, Vec::new()),
+        };
+        LivenessOutcome { status, hang, loop_cut: self.loop_cut, undefined: self.undefined, elapsed: self.start.elapsed() }
+    }
+}
+
+impl<'p> Hooks<'p> for LivenessHooks<'p> {
+    fn stuck_runs(&self) -> bool {
+        true
+    }
+
+    fn explored(&mut self, per_thread: &[ThreadTraces]) {
+        let program = self.program;
+        self.loop_cut = per_thread.iter().any(|t| t.cut);
+        self.written = per_thread
+            .iter()
+            .map(|runs| {
+                runs.traces
+                    .iter()
+                    .chain(&runs.stuck)
+                    .flat_map(|tr| tr.events.iter())
+                    .filter(|e| e.op == crate::exec::trace::TraceOp::Write)
+                    .filter_map(|e| e.location.map(|l| program.locations[l].physical))
+                    .collect()
+            })
+            .collect();
+    }
+
+    fn keep(&mut self, traces: &[&Trace]) -> bool {
+        traces.iter().any(|t| t.stuck.is_some()) && self.polls_can_fail.allows(traces)
+    }
+
+    fn structure(&mut self, traces: &[&Trace], structure: &EventStructure<'p>) -> Result<SearchGoal, RunError> {
+        self.waiting.clear();
+        self.polls.clear();
+        for (t, tr) in traces.iter().enumerate() {
+            match &tr.stuck {
+                Some(Stuck::Barrier { event }) => {
+                    self.waiting.insert(structure.thread_events[t][*event]);
+                }
+                Some(Stuck::Spin { reads, .. }) => self.polls.extend(reads.iter().map(|r| structure.thread_events[t][*r])),
+                None => {}
+            }
+        }
+        Ok(SearchGoal { final_reads: self.polls.clone() })
+    }
+
+    fn resolution(&mut self, resolution: &BarrierResolution) -> AtResolution {
+        let blocked: BTreeSet<usize> = resolution.blocked.iter().map(|b| b.event).collect();
+        if blocked == self.waiting {
+            AtResolution::Search
+        } else {
+            AtResolution::Skip
+        }
+    }
+
+    fn search(&mut self, site: &SearchSite<'_, 'p, '_>, budget: &mut Budget) -> Result<ControlFlow<()>, RunError> {
+        let polls = &self.polls;
+        let lazy = site.model;
+        let mut witness: Option<Vec<(usize, i64)>> = None;
+        let mut undefined = None;
+        let mut visit = Visit(|cand: &Candidate, eval: &crate::cat::Evaluation| {
+            // Fairness: every read of the failed iteration reads a co-maximal write.
+            let rf_of = cand.rf.inverse();
+            let fair = polls.iter().all(|&r| rf_of.successors(r).iter().all(|w| cand.co.successors(w).is_empty()));
+            if fair {
+                witness = Some(polls.iter().map(|&r| (r, cand.value_of(r))).collect());
+                let found = crate::decide::findings::of_execution(cand, &eval.fired_flags(), lazy.get().ok());
+                let mut set = BTreeSet::new();
+                for f in found.undefined {
+                    crate::decide::findings::insert(&mut set, f);
+                }
+                undefined = Some(set.into_iter().collect());
+            }
+            !fair
+        });
+        search(site.statics, site.model, site.plan, site.goal, budget, &mut visit)?;
+        if let Some(u) = undefined {
+            self.undefined = u;
+        }
+        match witness {
+            Some(seen) => {
+                self.found = Some(describe(self.program, site.structure, site.traces, &self.written, &site.resolution.blocked, &seen));
+                Ok(ControlFlow::Break(()))
+            }
+            None => Ok(ControlFlow::Continue(())),
+        }
+    }
+}
+
+/// Explain each stuck thread of a hanging execution in the program's own terms.
+fn describe(
+    program: &Program,
+    s: &EventStructure,
+    traces: &[&Trace],
+    written: &[BTreeSet<usize>],
+    blocked: &[BlockedBarrier],
+    seen: &[(usize, i64)],
+) -> Vec<StuckThread> {
+    let mut out = Vec::new();
+    for (t, tr) in traces.iter().enumerate() {
+        let thread = &program.threads[t];
+        let name = format!("P{}", thread.id);
+        match &tr.stuck {
+            None => {}
+            Some(Stuck::Barrier { event }) => {
+                let e = s.thread_events[t][*event];
+                let instr = &thread.code[s.events[e].instr.expect("barrier events have an instruction")];
+                let b = blocked.iter().find(|b| b.event == e).expect("stuck barriers are blocked");
+                let reason = barrier_reason(program, instr, b, traces);
+                out.push(StuckThread { thread: name, line: instr.line, instruction: instr.text.clone(), reason });
+            }
+            Some(Stuck::Spin { back_edge, header, reads }) => {
+                let values: Vec<String> = reads
+                    .iter()
+                    .filter_map(|r| {
+                        let e = s.thread_events[t][*r];
+                        let v = seen.iter().find(|(x, _)| *x == e)?.1;
+                        let loc = s.events[e].location?;
+                        if program.variable_of(loc).kind == crate::program::VariableKind::Mbarrier {
+                            return Some(format!(
+                                "{} in state ({})",
+                                program.locations[loc].name,
+                                crate::program::mbarrier::MbState::describe(v)
+                            ));
+                        }
+                        Some(format!("{}={}", program.locations[loc].name, v))
+                    })
+                    .collect();
+                let header_line = thread.code[*header].line;
+                let instr = &thread.code[*back_edge];
+                let writers = writers_of(program, s, traces, written, t, reads);
+                let reason = format!(
+                    "spins forever in the loop of lines {}-{}: it keeps reading {} (the final value{} in this execution) and never exits{}",
+                    header_line,
+                    instr.line,
+                    if values.is_empty() { "the same values".to_string() } else { values.join(", ") },
+                    if values.len() == 1 { "" } else { "s" },
+                    writers
+                );
+                out.push(StuckThread { thread: name, line: instr.line, instruction: instr.text.clone(), reason });
+            }
+        }
+    }
+    out
+}
+
+/// Why the barrier of `instr` never completes, in the program's terms.
+fn barrier_reason(program: &Program, instr: &crate::program::Instr, b: &BlockedBarrier, traces: &[&Trace]) -> String {
+    let mut reason =
+        format!("{} expects {} thread{}, {} can arrive", instr.text, b.expected, if b.expected == 1 { "" } else { "s" }, b.arrived);
+    if b.other_ids > 0 {
+        reason.push_str(&format!(
+            " ({} other arrival{} on another barrier id)",
+            b.other_ids,
+            if b.other_ids == 1 { " is" } else { "s are" }
+        ));
+    }
+    let missing: Vec<String> = b
+        .missing
+        .iter()
+        .map(|&t| {
+            let state = match &traces[t].stuck {
+                Some(Stuck::Barrier { .. }) => "is stuck at another barrier",
+                Some(Stuck::Spin { .. }) => "is stuck in a loop",
+                None => "finishes without reaching it",
+            };
+            format!("P{} {}", program.threads[t].id, state)
+        })
+        .collect();
+    if !missing.is_empty() {
+        reason.push_str(&format!(": {}", missing.join(", ")));
+    }
+    reason
+}
+
+/// A note on who could have written the value the loop waits for: the other threads that
+/// write a polled location in some run (by an instruction of their own or an async operation
+/// they issue).
+fn writers_of(program: &Program, s: &EventStructure, traces: &[&Trace], written: &[BTreeSet<usize>], t: usize, reads: &[usize]) -> String {
+    let locs: BTreeSet<usize> = reads.iter().filter_map(|r| s.events[s.thread_events[t][*r]].physical).collect();
+    let writers: Vec<usize> = (0..program.threads.len()).filter(|&u| u != t && !written[u].is_disjoint(&locs)).collect();
+    if writers.is_empty() {
+        " (no other thread writes what it polls)".to_string()
+    } else {
+        // In a hanging execution every other run has either finished or is stuck itself, so
+        // nothing will change what the poll reads; say which, as that names where to look.
+        let name = |u: &usize| format!("P{}", program.threads[*u].id);
+        let (stuck, finished): (Vec<usize>, Vec<usize>) = writers.iter().partition(|&&u| traces[u].stuck.is_some());
+        let list = |v: &[usize]| v.iter().map(name).collect::<Vec<_>>().join(", ");
+        match (stuck.is_empty(), finished.is_empty()) {
+            (false, true) => format!(" (every other writer of it is stuck: {})", list(&stuck)),
+            (true, false) => format!(" (every other writer of it has finished: {})", list(&finished)),
+            _ => format!(" (every other writer of it has finished ({}) or is stuck ({}))", list(&finished), list(&stuck)),
+        }
+    }
+}

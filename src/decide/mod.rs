@@ -1,0 +1,25 @@
+//! Deciding a program under a [`Config`](crate::config::Config): one driver
+//! ([`Decider`]) runs every mode ([`Mode`]: verdict, liveness, explain) over the same pipeline;
+//! the modes' results, their findings and the reports written from them.
+//!
+//! - `driver`: the loop (explore, combine runs, build structures, resolve barriers, search);
+//! - `verdict`: the condition's outcome ([`Outcome`], [`Verdict`]);
+//! - `liveness` (with `poll_filter`): whether a fair execution hangs;
+//! - `explain`: a witness or the rejected candidates, and drawings of them;
+//! - `findings`: undefined behaviour, races and flags of an execution, with hints;
+//! - `report`: herd7's block, the verdict block, JSON; `suite`: expectation CSVs.
+
+mod combos;
+mod driver;
+pub mod explain;
+pub mod findings;
+pub mod liveness;
+mod poll_filter;
+pub mod report;
+pub mod suite;
+pub mod verdict;
+
+pub use driver::{Decider, Decision, Mode};
+pub use explain::Explanation;
+pub use liveness::{LivenessOutcome, LivenessStatus, StuckThread};
+pub use verdict::{model_mismatch, Outcome, RunError, State, Verdict};

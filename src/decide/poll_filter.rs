@@ -1,0 +1,257 @@
+//! A necessary condition for a combination of runs to hang, checked on the runs alone, object
+//! by object, before any event structure is built (see [`PollFilter`]).
+
+use crate::exec::trace::{Stuck, Trace};
+use crate::program::Program;
+
+/// A necessary condition for a combination of runs to hang, checked on the runs alone, object
+/// by object. The updates of an mbarrier object form one history (digest §14.4), each placed
+/// after its static predecessors (the thread's earlier events, the issue of its async
+/// operation); every wait or test of the object in a run reads one state of that history at
+/// or after its thread's earlier updates and before its later ones, and must see there the
+/// result its run took; and a run that polls the object forever reads, under fairness, the
+/// final state and sees its poll fail. These are the constraints the search's state graphs
+/// (`exec::mbgraph`) impose, without the rest of the model, so a combination with no such
+/// history for some object has no hanging execution. Most combinations of a pipeline fail
+/// it (a consumer cannot wait forever for a phase that the producer's run completes; a
+/// producer's run cannot pass a wait for a phase its stuck consumers never arrived on), and
+/// are dropped before any event structure is built.
+pub(super) struct PollFilter<'p> {
+    program: &'p Program,
+    /// Each run's steps on each mbarrier object (by the run's address): (object, the id of
+    /// the step list in `lists`).
+    steps_of: rustc_hash::FxHashMap<usize, Vec<(usize, usize)>>,
+    /// Distinct step lists of one run on one object (`run` left 0), and their ids: runs that
+    /// stop at different points after their last step on an object share one.
+    lists: Vec<Vec<Step>>,
+    list_ids: rustc_hash::FxHashMap<Vec<Step>, usize>,
+    /// Per object and the step lists of the runs touching it: whether a history exists.
+    memo: rustc_hash::FxHashMap<(usize, Vec<(usize, usize)>), bool>,
+}
+
+/// One step of an object's history, from one run: an update (its operation, None for an
+/// ordinary store of `value`, and the result its thread saw), a read that must see `result`,
+/// or a poll that reads the final state and fails.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Step {
+    kind: StepKind,
+    run: usize,
+    index: usize,
+    agent: Option<usize>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum StepKind {
+    Update { op: Option<crate::program::mbarrier::MbUpdate>, value: i64, result: Option<i64> },
+    Read { op: crate::program::mbarrier::MbUpdate, result: i64 },
+    FinalPoll { op: crate::program::mbarrier::MbUpdate },
+}
+
+impl<'p> PollFilter<'p> {
+    pub(super) fn new(program: &'p Program) -> Self {
+        PollFilter { program, steps_of: Default::default(), lists: Vec::new(), list_ids: Default::default(), memo: Default::default() }
+    }
+
+    /// The steps of one run on each mbarrier object, in the run's order (`run` left 0).
+    fn run_steps(program: &Program, tr: &Trace) -> std::collections::BTreeMap<usize, Vec<Step>> {
+        use crate::exec::trace::TraceOp;
+        let object_of = |e: &crate::exec::trace::TraceEvent| {
+            e.location
+                .filter(|&l| program.variable_of(l).kind == crate::program::VariableKind::Mbarrier)
+                .map(|l| program.locations[l].physical)
+        };
+        let stuck_reads: &[usize] = match &tr.stuck {
+            Some(Stuck::Spin { reads, .. }) => reads,
+            _ => &[],
+        };
+        let mut out: std::collections::BTreeMap<usize, Vec<Step>> = Default::default();
+        for (index, e) in tr.events.iter().enumerate() {
+            let Some(p) = object_of(e) else { continue };
+            let kind = match (&e.op, e.mb_op) {
+                (TraceOp::Write, op) => {
+                    let result = e.rmw_partner.and_then(|r| tr.events[r].mb_result);
+                    StepKind::Update { op, value: e.value, result }
+                }
+                (TraceOp::Read, Some(op)) if e.rmw_partner.is_none() && stuck_reads.contains(&index) => StepKind::FinalPoll { op },
+                (TraceOp::Read, Some(op)) if e.rmw_partner.is_none() => match e.mb_result {
+                    Some(result) => StepKind::Read { op, result },
+                    None => continue,
+                },
+                // Ordinary loads of the object, the read halves of updates, markers.
+                _ => continue,
+            };
+            out.entry(p).or_default().push(Step { kind, run: 0, index, agent: e.agent });
+        }
+        out
+    }
+
+    pub(super) fn allows(&mut self, traces: &[&Trace]) -> bool {
+        let mut touching: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
+        for (run, tr) in traces.iter().enumerate() {
+            let key = *tr as *const Trace as usize;
+            if !self.steps_of.contains_key(&key) {
+                let ids = Self::run_steps(self.program, tr)
+                    .into_iter()
+                    .map(|(p, list)| {
+                        let next = self.lists.len();
+                        let id = *self.list_ids.entry(list.clone()).or_insert(next);
+                        if id == next {
+                            self.lists.push(list);
+                        }
+                        (p, id)
+                    })
+                    .collect();
+                self.steps_of.insert(key, ids);
+            }
+            for &(p, id) in &self.steps_of[&key] {
+                touching.entry(p).or_default().push((run, id));
+            }
+        }
+        // An object no run polls forever can still rule the combination out: a run may have
+        // passed a wait on it that the other runs' updates never complete.
+        for (p, lists) in touching {
+            let ok = match self.memo.get(&(p, lists.clone())) {
+                Some(&ok) => ok,
+                None => {
+                    let steps: Vec<Step> =
+                        lists.iter().flat_map(|&(run, id)| self.lists[id].iter().map(move |s| Step { run, ..s.clone() })).collect();
+                    let ok = history_exists(&steps, self.program.physical[p].init).unwrap_or(true);
+                    self.memo.insert((p, lists), ok);
+                    ok
+                }
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Whether some history of one object places all `steps` (each after its predecessors in its
+/// run: the thread's own earlier steps, and for an async operation's update every earlier
+/// event of its thread; a final poll after every update), starting from `init`, with every
+/// read seeing its result and every final poll failing. None when there are too many states
+/// to tell (then nothing is concluded).
+///
+/// Reads are placed as soon as they can be: a read changes no value, so placing it at the
+/// first state that gives its result only enables its run's later steps earlier, and any
+/// history that places it later still works with it placed there. Only the order of the
+/// updates is searched.
+fn history_exists(steps: &[Step], init: i64) -> Option<bool> {
+    const MAX_STATES: usize = 100_000;
+    let k = steps.len();
+    if k > 128 {
+        return None;
+    }
+    debug_assert!(steps.windows(2).all(|w| (w[0].run, w[0].index) < (w[1].run, w[1].index)), "steps in run order");
+    let is_update = |s: &Step| matches!(s.kind, StepKind::Update { .. });
+    let before = |a: &Step, b: &Step| {
+        (matches!(b.kind, StepKind::FinalPoll { .. }) && is_update(a))
+            || (a.run == b.run && a.index < b.index && (a.agent.is_none() || a.agent == b.agent))
+    };
+    let preds: Vec<u128> = (0..k).map(|u| (0..k).filter(|&v| before(&steps[v], &steps[u])).fold(0u128, |m, v| m | (1 << v))).collect();
+    let all: u128 = if k == 128 { u128::MAX } else { (1u128 << k) - 1 };
+    let reads: Vec<usize> = (0..k).filter(|&u| !is_update(&steps[u])).collect();
+    let updates: Vec<usize> = (0..k).filter(|&u| is_update(&steps[u])).collect();
+    // Place every enabled read that sees its result at `v`. Steps come in run order, and a
+    // read waits only for earlier steps of its run (a final poll for every update, all placed
+    // by then), so one pass in order places a run's consecutive reads.
+    let close = |mut placed: u128, v: i64| {
+        for &u in &reads {
+            if placed & (1 << u) != 0 || preds[u] & !placed != 0 {
+                continue;
+            }
+            let sees = match steps[u].kind {
+                StepKind::Read { op, result } => op.apply(v).result == result,
+                StepKind::FinalPoll { op } => op.apply(v).result == 0,
+                StepKind::Update { .. } => false,
+            };
+            if sees {
+                placed |= 1 << u;
+            }
+        }
+        placed
+    };
+    let mut seen: rustc_hash::FxHashSet<(u128, i64)> = Default::default();
+    let mut stack = vec![(close(0, init), init)];
+    while let Some((placed, v)) = stack.pop() {
+        if placed == all {
+            return Some(true);
+        }
+        if !seen.insert((placed, v)) {
+            continue;
+        }
+        if seen.len() > MAX_STATES {
+            return None;
+        }
+        for &u in &updates {
+            if placed & (1 << u) != 0 || preds[u] & !placed != 0 {
+                continue;
+            }
+            let next = match steps[u].kind {
+                StepKind::Update { op: Some(op), result, .. } => {
+                    let eff = op.apply(v);
+                    if let (Some(want), crate::program::mbarrier::MbUpdate::Arrive { .. }) = (result, op) {
+                        if want != eff.result {
+                            continue;
+                        }
+                    }
+                    eff.write.unwrap_or(v)
+                }
+                StepKind::Update { op: None, value, .. } => value,
+                StepKind::Read { .. } | StepKind::FinalPoll { .. } => continue,
+            };
+            let placed = placed | (1 << u);
+            stack.push((close(placed, next), next));
+        }
+    }
+    Some(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{history_exists, Step, StepKind};
+    use crate::program::mbarrier::{MbState, MbUpdate};
+
+    const ARRIVE: MbUpdate = MbUpdate::Arrive { count: 1, expect_tx: 0, no_complete: false, drop: false };
+    const WAIT_PHASE_0: MbUpdate = MbUpdate::Wait { parity: true, operand: 0 };
+
+    fn step(run: usize, index: usize, kind: StepKind) -> Step {
+        Step { kind, run, index, agent: None }
+    }
+
+    fn update(op: MbUpdate) -> StepKind {
+        StepKind::Update { op: Some(op), value: 0, result: None }
+    }
+
+    #[test]
+    fn a_poll_cannot_fail_forever_on_a_phase_the_runs_complete() {
+        let init = MbState::initialised(1);
+        let steps = [step(0, 0, update(ARRIVE)), step(1, 0, StepKind::FinalPoll { op: WAIT_PHASE_0 })];
+        assert_eq!(history_exists(&steps, init), Some(false));
+        // Without the arrival, the poll fails in the final state: a hang is possible.
+        assert_eq!(history_exists(&steps[1..], init), Some(true));
+    }
+
+    #[test]
+    fn a_run_cannot_pass_a_wait_for_arrivals_that_never_come() {
+        // Two arrivals expected; run 1 passed the wait for the phase, run 0 arrived once.
+        let init = MbState::initialised(2);
+        let steps = [step(0, 0, update(ARRIVE)), step(1, 0, StepKind::Read { op: WAIT_PHASE_0, result: 1 })];
+        assert_eq!(history_exists(&steps, init), Some(false));
+        let both = [step(0, 0, update(ARRIVE)), steps[1].clone(), step(2, 0, update(ARRIVE))];
+        assert_eq!(history_exists(&both, init), Some(true));
+    }
+
+    #[test]
+    fn a_read_sees_a_state_between_its_own_runs_updates() {
+        // Run 0 arrives, then waits for the phase it just completed: the wait cannot read the
+        // state before its own arrival, so it cannot return False there.
+        let init = MbState::initialised(1);
+        let steps = [step(0, 0, update(ARRIVE)), step(0, 1, StepKind::Read { op: WAIT_PHASE_0, result: 0 })];
+        assert_eq!(history_exists(&steps, init), Some(false));
+        let steps = [step(0, 0, StepKind::Read { op: WAIT_PHASE_0, result: 0 }), step(0, 1, update(ARRIVE))];
+        assert_eq!(history_exists(&steps, init), Some(true));
+    }
+}

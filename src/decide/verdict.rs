@@ -1,0 +1,385 @@
+//! The verdict mode: every consistent execution's final state tallied against the condition,
+//! with the findings of each (undefined behaviour, races, flags).
+
+use super::driver::{AtResolution, Hooks, SearchSite};
+use crate::cat::CatModel;
+use crate::config::Config;
+use crate::decide::findings::Finding;
+use crate::exec::search::{search, Budget, Candidate, SearchError, SearchStats, Visit};
+use crate::exec::structure::BarrierResolution;
+use crate::exec::trace::{advance, ExploreError, ThreadTraces};
+use crate::litmus::ast::Quantifier;
+use crate::program::{Observable, Program};
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+/// A final state: the values of the observables, in `Outcome::observables` order.
+pub type State = Vec<i64>;
+
+/// Everything a report needs about one test under one model.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub test: String,
+    pub quantifier: Quantifier,
+    pub condition: String,
+    pub observables: Vec<Observable>,
+    pub observable_names: Vec<String>,
+    /// The observables as herd7's log lexer (mcompare7) reads them: `1:r3` for `1:%r3`,
+    /// `s[1]` for the word `s+4` (`herdlog::log_names`).
+    pub log_names: Vec<String>,
+    /// herd7's `Hash=` line: a digest of the test's initial state and code (`herdlog::test_hash`).
+    pub hash: String,
+    /// `--speedcheck` stopped the search at the first execution that settled the condition:
+    /// the counts, states and findings are those found by then.
+    pub speedcheck_stopped: bool,
+    /// Checks of the model that were not applied (`--skipchecks`, `--through`).
+    pub skipped_checks: Vec<String>,
+    /// Distinct final states of consistent executions, and whether each satisfies the condition.
+    pub states: BTreeMap<State, bool>,
+    /// Consistent executions whose final state satisfies / does not satisfy the proposition.
+    pub positive: u64,
+    pub negative: u64,
+    /// Some run was cut by the loop unrolling bound (herd7's `Loop`).
+    pub loop_cut: bool,
+    /// The unrolling bound the runs were explored with (`--unroll`).
+    pub unroll: usize,
+    /// Trace combinations in which some barrier can never complete (these executions hang).
+    pub blocked_combinations: u64,
+    pub stats: SearchStats,
+    pub elapsed: Duration,
+    /// Names of model flags (`flag ~empty ...`) that fired in some consistent execution.
+    pub flags: Vec<String>,
+    /// Undefined behaviour found in some consistent execution (`undefined_unless` checks).
+    pub undefined: BTreeSet<Finding>,
+    /// Data races found in some consistent execution (`flag` checks named as race checks:
+    /// the name contains `race`), except those on a pair an undefined finding already names.
+    pub races: BTreeSet<Finding>,
+    /// Other `flag` checks of the model that fired, with the events they name (no hint).
+    pub flag_findings: BTreeSet<Finding>,
+    /// The reading of every exposed ambiguity (digest §14.10) the run used.
+    pub readings: Vec<String>,
+    /// Set when a limit (`--timeout`, `--max-candidates`) stopped the search: the message. The
+    /// outcome then holds what was found before, and decides nothing but Undefined.
+    pub incomplete: Option<String>,
+}
+
+/// The answer to the question a litmus test asks, with undefined behaviour taking precedence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Verdict {
+    /// Some consistent execution satisfies the condition's proposition.
+    Allowed,
+    /// No consistent execution satisfies it.
+    Forbidden,
+    /// Some consistent execution has undefined behaviour: the program has no defined outcomes.
+    Undefined,
+    /// A limit stopped the search before it could decide.
+    Unknown,
+    /// The search finished, but what it explored cannot answer the question: the unrolling
+    /// bound cut runs and no complete run reaches the outcome, or no execution completes at
+    /// all (every one hangs). `Outcome::inconclusive` says which.
+    Inconclusive,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Allowed => "Allowed",
+            Verdict::Forbidden => "Forbidden",
+            Verdict::Undefined => "Undefined",
+            Verdict::Unknown => "Unknown",
+            Verdict::Inconclusive => "Inconclusive",
+        }
+    }
+}
+
+impl Outcome {
+    /// Allowed / Forbidden / Undefined (digest §14.8 item 6: UB in any consistent execution
+    /// makes the whole program undefined, C-style).
+    pub fn verdict(&self) -> Verdict {
+        if !self.undefined.is_empty() {
+            Verdict::Undefined
+        } else if self.incomplete.is_some() {
+            Verdict::Unknown
+        } else if self.positive > 0 {
+            Verdict::Allowed
+        } else if self.inconclusive().is_some() {
+            Verdict::Inconclusive
+        } else {
+            Verdict::Forbidden
+        }
+    }
+
+    /// Why no verdict follows from a finished search that never reached the outcome: a run cut
+    /// by the unrolling bound might reach it if it went on, and with no complete execution at
+    /// all "never reached" says nothing. None when the search decides.
+    pub fn inconclusive(&self) -> Option<String> {
+        if !self.undefined.is_empty() || self.incomplete.is_some() || self.positive > 0 {
+            return None;
+        }
+        if self.loop_cut {
+            let none = if self.stats.consistent == 0 { "no run completes within it" } else { "no complete run reaches the outcome" };
+            Some(format!(
+                "the unrolling bound (--unroll {}) cut some runs and {none}; a longer run might reach it (raise --unroll)",
+                self.unroll
+            ))
+        } else if self.stats.consistent == 0 {
+            Some("no execution completes: in every execution some thread waits forever at a barrier or in a polling loop, so no final state exists to satisfy the condition".to_string())
+        } else {
+            None
+        }
+    }
+
+    /// herd7's `Ok` / `No`.
+    pub fn ok(&self) -> bool {
+        match self.quantifier {
+            Quantifier::Exists => self.positive > 0,
+            Quantifier::NotExists => self.positive == 0,
+            Quantifier::Forall => self.negative == 0,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Explore(#[from] ExploreError),
+    #[error("model error: {0}")]
+    Model(crate::cat::CatError),
+    /// A limit stopped the search (the message names it and its flag).
+    #[error("not decided: {0}")]
+    Incomplete(String),
+}
+
+impl From<SearchError> for RunError {
+    fn from(e: SearchError) -> Self {
+        match e {
+            SearchError::Model(m) => RunError::Model(m),
+            SearchError::Stopped => unreachable!("search() absorbs Stopped"),
+            SearchError::Explore(x) => RunError::Explore(x),
+        }
+    }
+}
+
+/// A warning when `program` uses asynchronous operations that `model` does not know about (it
+/// never reads the async-agent events): its verdicts would treat them as ordinary accesses.
+pub fn model_mismatch(program: &Program, model: &CatModel) -> Option<String> {
+    use crate::program::Op;
+    let is_async = |op: &Op| {
+        matches!(
+            op,
+            Op::AsyncCopy(_)
+                | Op::Mbarrier { .. }
+                | Op::CpAsyncArrive { .. }
+                | Op::Wgmma { .. }
+                | Op::WaitGroup { .. }
+                | Op::CommitGroup(_)
+        )
+    };
+    let uses_async = program.threads.iter().flat_map(|t| &t.code).any(|i| is_async(&i.op));
+    (uses_async && !model.free_names().contains("AGENT")).then(|| {
+        format!(
+            "warning: {}: the model `{}` does not model asynchronous operations (it never reads the async-agent events); its verdicts treat them as ordinary accesses with no completion rules. Use the default model `ptx`.",
+            program.source.name(),
+            model.title()
+        )
+    })
+}
+
+/// The verdict mode's hooks: they tally every consistent execution into an [`Outcome`].
+pub(super) struct VerdictHooks<'p> {
+    program: &'p Program,
+    outcome: Outcome,
+    flags: BTreeSet<String>,
+    max_states: usize,
+    speedcheck: bool,
+    /// `--speedcheck`: set once an execution settles the condition.
+    settled: bool,
+    start: crate::clock::Instant,
+}
+
+impl<'p> VerdictHooks<'p> {
+    pub(super) fn new(program: &'p Program, config: &Config) -> Self {
+        let observables = crate::program::naming::observables(program);
+        let outcome = Outcome {
+            test: program.name.clone(),
+            quantifier: program.condition.quantifier,
+            condition: program.condition.text.clone(),
+            observable_names: observables.iter().map(|o| program.observable_name(o)).collect(),
+            log_names: crate::program::naming::log_names(program, &observables),
+            hash: crate::program::naming::test_hash(program),
+            speedcheck_stopped: false,
+            skipped_checks: config.model.skipped_checks().to_vec(),
+            observables,
+            states: BTreeMap::new(),
+            positive: 0,
+            negative: 0,
+            loop_cut: false,
+            unroll: config.limits.unroll,
+            blocked_combinations: 0,
+            stats: SearchStats::default(),
+            elapsed: Duration::ZERO,
+            flags: Vec::new(),
+            undefined: BTreeSet::new(),
+            races: BTreeSet::new(),
+            flag_findings: BTreeSet::new(),
+            readings: config.readings.describe(),
+            incomplete: None,
+        };
+        VerdictHooks {
+            program,
+            outcome,
+            flags: BTreeSet::new(),
+            max_states: config.limits.max_states,
+            speedcheck: config.speedcheck,
+            settled: false,
+            start: crate::clock::Instant::now(),
+        }
+    }
+
+    /// The outcome, once the driver's loop ended with `result`: a limit that stopped the search
+    /// leaves it incomplete, with what was found by then.
+    pub(super) fn finish(mut self, result: Result<(), RunError>) -> Result<Outcome, RunError> {
+        match result {
+            Err(RunError::Explore(
+                e @ (ExploreError::TooManyCandidates { .. }
+                | ExploreError::Timeout { .. }
+                | ExploreError::TooManyMbarrierStates { .. }
+                | ExploreError::TooManyStates { .. }),
+            )) => self.outcome.incomplete = Some(e.to_string()),
+            r => r?,
+        }
+        let mut outcome = self.outcome;
+        outcome.speedcheck_stopped = self.settled;
+        outcome.flags = self.flags.into_iter().collect();
+        crate::decide::findings::drop_covered_races(&mut outcome.undefined, &mut outcome.races);
+        outcome.elapsed = self.start.elapsed();
+        Ok(outcome)
+    }
+
+    /// Tally one consistent execution: whether to go on (`--speedcheck` stops once the condition
+    /// is settled), or None when a new state would exceed `--max-states`.
+    fn consistent(&mut self, cand: &Candidate, eval: &crate::cat::Evaluation, prepared: Option<&crate::cat::Prepared>) -> Option<bool> {
+        let fired = eval.fired_flags();
+        for f in &fired {
+            self.flags.insert(f.name.clone());
+        }
+        let found = crate::decide::findings::of_execution(cand, &fired, prepared);
+        for f in found.undefined {
+            crate::decide::findings::insert(&mut self.outcome.undefined, f);
+        }
+        for f in found.races {
+            crate::decide::findings::insert(&mut self.outcome.races, f);
+        }
+        for f in found.flags {
+            crate::decide::findings::insert(&mut self.outcome.flag_findings, f);
+        }
+        let room = record_final_states(self.program, cand, &mut self.outcome, self.max_states);
+        if self.speedcheck && settles(&self.outcome) {
+            self.settled = true;
+        }
+        room.then_some(!self.settled)
+    }
+}
+
+impl<'p> Hooks<'p> for VerdictHooks<'p> {
+    fn explored(&mut self, per_thread: &[ThreadTraces]) {
+        self.outcome.loop_cut = per_thread.iter().any(|t| t.cut);
+    }
+
+    fn resolution(&mut self, resolution: &BarrierResolution) -> AtResolution {
+        if resolution.blocked.is_empty() {
+            AtResolution::Search
+        } else {
+            // Some thread waits forever at a barrier: no final state (liveness reports it).
+            self.outcome.blocked_combinations += 1;
+            AtResolution::EndStructure
+        }
+    }
+
+    fn search(&mut self, site: &SearchSite<'_, 'p, '_>, budget: &mut Budget) -> Result<ControlFlow<()>, RunError> {
+        let mut states_full = false;
+        let lazy = site.model;
+        let mut visit = Visit(|cand: &Candidate, eval: &crate::cat::Evaluation| match self.consistent(cand, eval, lazy.get().ok()) {
+            Some(go_on) => go_on,
+            None => {
+                states_full = true;
+                false
+            }
+        });
+        search(site.statics, site.model, site.plan, site.goal, budget, &mut visit)?;
+        if states_full {
+            return Err(RunError::Explore(ExploreError::TooManyStates { limit: self.max_states }));
+        }
+        Ok(if self.settled { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+    }
+
+    fn finished(&mut self, budget: Budget) {
+        self.outcome.stats = budget.stats;
+    }
+}
+
+/// Whether the executions tallied so far settle the condition whatever the others do: a
+/// witness of `exists`, a counterexample of `~exists` or `forall` (herd7's `-speedcheck fast`).
+fn settles(o: &Outcome) -> bool {
+    match o.quantifier {
+        Quantifier::Exists | Quantifier::NotExists => o.positive > 0,
+        Quantifier::Forall => o.negative > 0,
+    }
+}
+
+/// The final states of one execution, as values of `observables`. PTX coherence is partial, so
+/// a location may end with the value of any co-maximal write (Dat3M's reading); each choice is
+/// a state.
+pub(crate) fn final_states(cand: &Candidate, observables: &[Observable]) -> Vec<State> {
+    let s = cand.structure();
+    let choices: Vec<Vec<i64>> = observables
+        .iter()
+        .map(|o| match o {
+            Observable::Register(t, r) => match s.symbolic_registers.get(&(*t, *r)) {
+                // An open value: its expression over the values the reads read.
+                Some(e) => e.eval(&mut |x| Some(cand.value_of(x))).into_iter().collect(),
+                None => vec![s.registers[*t][*r]],
+            },
+            Observable::Location(p) => cand.final_values(*p),
+        })
+        .collect();
+    let sizes: Vec<usize> = choices.iter().map(|c| c.len()).collect();
+    if sizes.contains(&0) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut idx = vec![0usize; choices.len()];
+    loop {
+        out.push(idx.iter().enumerate().map(|(k, &i)| choices[k][i]).collect());
+        if !advance(&mut idx, &sizes) {
+            return out;
+        }
+    }
+}
+
+/// The value of an observable in a state over `observables`.
+pub(crate) fn value_in(observables: &[Observable], state: &[i64], o: &Observable) -> i64 {
+    state[observables.iter().position(|x| x == o).expect("every observable of the test was collected")]
+}
+
+/// Tally the final states of one consistent execution; false (stop the search) when a new
+/// state would exceed `max_states`.
+fn record_final_states(program: &Program, cand: &Candidate, out: &mut Outcome, max_states: usize) -> bool {
+    for state in final_states(cand, &out.observables) {
+        if out.states.len() >= max_states && !out.states.contains_key(&state) {
+            return false;
+        }
+        let get = |o: &Observable| value_in(&out.observables, &state, o);
+        if program.filter.as_ref().is_none_or(|f| f.eval(&get)) {
+            let sat = program.condition.prop.eval(&get);
+            if sat {
+                out.positive += 1;
+            } else {
+                out.negative += 1;
+            }
+            out.states.insert(state, sat);
+        }
+    }
+    true
+}
