@@ -26,6 +26,7 @@
 //! `unshow` are accepted, and `let x = newSet()` / `newRelation()` declares `x` as a name the
 //! engine must provide.
 
+mod analysis;
 pub mod ast;
 mod interp;
 pub mod lexer;
@@ -221,7 +222,13 @@ impl CatModel {
     }
 
     fn compile(file: SourceFile, dir: Option<PathBuf>, include_dirs: &[PathBuf]) -> Result<CatModel, FileDiagnostic> {
-        let prog = resolve::compile(file, dir, include_dirs)?;
+        let mut prog = resolve::compile(file, dir, include_dirs)?;
+        // Done here, once per model, so that `CatModel::checks` and the engine's pruning
+        // queries are plain lookups.
+        let polarities = analysis::check_polarities(&prog);
+        for (check, p) in prog.checks.iter_mut().zip(polarities) {
+            check.polarity = p;
+        }
         Ok(CatModel { prog: Arc::new(prog), skipped: Vec::new() })
     }
 
@@ -266,8 +273,8 @@ impl CatModel {
 
     /// The checks, in model order.
     pub fn checks(&self) -> Vec<CheckInfo> {
-        let inclusions = polarity::inclusion_targets(&self.prog);
-        let unions = polarity::acyclic_unions(&self.prog);
+        let inclusions = analysis::inclusion_targets(&self.prog);
+        let unions = analysis::acyclic_unions(&self.prog);
         self.prog
             .checks
             .iter()

@@ -6,7 +6,7 @@
 
 use super::ast::{BinOp, CheckKind, Expr, ExprKind, FlagKind, Item, UnOp};
 use super::parser::parse_file;
-use super::polarity::{self, Polarity};
+use super::polarity::Polarity;
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -260,14 +260,7 @@ pub(crate) fn compile(root: SourceFile, root_dir: Option<PathBuf>, include_dirs:
             ch.name = format!("{}#{}", ch.kind.keyword(), i + 1);
         }
     }
-    let mut prog = Program { files: c.files, title, env: c.env, defs: c.defs, units: c.units, checks: c.checks, scope: c.scope };
-    // Done here, once per model, so that `CatModel::checks` and the engine's pruning queries
-    // are plain lookups.
-    let polarities = polarity::check_polarities(&prog);
-    for (check, p) in prog.checks.iter_mut().zip(polarities) {
-        check.polarity = p;
-    }
-    Ok(prog)
+    Ok(Program { files: c.files, title, env: c.env, defs: c.defs, units: c.units, checks: c.checks, scope: c.scope })
 }
 
 struct Compiler {

@@ -1,6 +1,5 @@
 //! The combinations of one run per thread that the driver builds event structures for.
 
-use super::verdict::RunError;
 use crate::exec::trace::{Trace, TraceOp};
 use crate::program::Program;
 use std::collections::HashSet;
@@ -49,7 +48,7 @@ impl<'a> TraceCombinations<'a> {
     }
 
     /// Call `f` with each combination until it breaks or fails.
-    pub(super) fn try_for_each(&self, f: &mut dyn FnMut(&[&'a Trace]) -> Flow) -> Result<(), RunError> {
+    pub(super) fn try_for_each<E>(&self, f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>) -> Result<(), E> {
         let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
         let mut index = Vec::with_capacity(self.per_thread.len());
         self.go(&mut chosen, &mut index, f).map(|_| ())
@@ -62,7 +61,7 @@ impl<'a> TraceCombinations<'a> {
             || self.may_write[chosen.len()..].iter().any(|m| m.contains(&(p, Some(v))) || m.contains(&(p, None)))
     }
 
-    fn go(&self, chosen: &mut Vec<&'a Trace>, index: &mut Vec<usize>, f: &mut dyn FnMut(&[&'a Trace]) -> Flow) -> Flow {
+    fn go<E>(&self, chosen: &mut Vec<&'a Trace>, index: &mut Vec<usize>, f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>) -> Flow<E> {
         let t = chosen.len();
         if t == self.per_thread.len() {
             return f(chosen);
@@ -85,7 +84,7 @@ impl<'a> TraceCombinations<'a> {
 }
 
 /// Whether to go on after one trace combination (or stop, or fail).
-pub(super) type Flow = Result<ControlFlow<()>, RunError>;
+pub(super) type Flow<E> = Result<ControlFlow<()>, E>;
 
 /// The (physical location, value) pairs a trace may write; an open value gives every value it
 /// can take, or None for "any value" when there are too many to list.

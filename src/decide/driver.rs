@@ -14,89 +14,34 @@
 //! search reports to.
 
 use super::combos::TraceCombinations;
-use super::explain::{ExplainHooks, Explanation};
-use super::liveness::{LivenessHooks, LivenessOutcome};
-use super::verdict::{Outcome, RunError, VerdictHooks};
 use crate::clock::Instant;
 use crate::config::Config;
-use crate::exec::search::{Budget, LazyModel, PrunePlan, SearchGoal, StaticEnv};
+use crate::exec::search::{Budget, LazyModel, PrunePlan, SearchError, SearchGoal, StaticEnv};
 use crate::exec::structure::{resolve_barriers, BarrierResolution, EventStructure};
-use crate::exec::trace::{explore_until, ThreadTraces, Trace};
+use crate::exec::trace::{explore_until, ExploreError, ThreadTraces, Trace};
 use crate::program::Program;
 use std::ops::ControlFlow;
 
-/// What to decide about a program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// The condition: every consistent execution's final state, the findings, the verdict.
-    Verdict,
-    /// Whether some fair execution hangs.
-    Liveness,
-    /// Why the verdict is what it is: a witness, or the rejected candidates reaching the
-    /// outcome (with the program's verdict from the same pass).
-    Explain,
+/// Why a decision failed (a limit that stopped the search is not a failure of the verdict:
+/// see `Outcome::incomplete`).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Explore(#[from] ExploreError),
+    #[error("model error: {0}")]
+    Model(crate::cat::CatError),
+    /// A limit stopped the search (the message names it and its flag).
+    #[error("not decided: {0}")]
+    Incomplete(String),
 }
 
-/// The answer of one [`Mode`].
-#[derive(Clone, Debug)]
-pub enum Decision {
-    Verdict(Box<Outcome>),
-    Liveness(LivenessOutcome),
-    Explain(Box<Explanation>),
-}
-
-/// Decides programs under one configuration, against one deadline (`--timeout` from when the
-/// decider is made): a test's condition and its liveness share it.
-#[derive(Clone, Copy, Debug)]
-pub struct Decider<'c> {
-    config: &'c Config,
-    deadline: Option<Instant>,
-}
-
-impl<'c> Decider<'c> {
-    /// A decider whose deadline is the configuration's timeout from now.
-    pub fn new(config: &'c Config) -> Self {
-        Decider { config, deadline: config.limits.timeout.map(|t| Instant::now() + t) }
-    }
-
-    pub fn config(&self) -> &'c Config {
-        self.config
-    }
-
-    /// Decide `mode` for `program`.
-    pub fn decide(&self, program: &Program, mode: Mode) -> Result<Decision, RunError> {
-        Ok(match mode {
-            Mode::Verdict => Decision::Verdict(Box::new(self.verdict(program)?)),
-            Mode::Liveness => Decision::Liveness(self.liveness(program)?),
-            Mode::Explain => Decision::Explain(Box::new(self.explain(program)?)),
-        })
-    }
-
-    /// The condition's verdict. A limit that stops the search leaves the outcome `incomplete`
-    /// with what was found by then (see [`Outcome::verdict`]).
-    pub fn verdict(&self, program: &Program) -> Result<Outcome, RunError> {
-        let mut hooks = VerdictHooks::new(program, self.config);
-        let result = drive(program, self, &mut hooks);
-        hooks.finish(result)
-    }
-
-    /// Whether some fair execution hangs.
-    pub fn liveness(&self, program: &Program) -> Result<LivenessOutcome, RunError> {
-        let mut hooks = LivenessHooks::new(program);
-        drive(program, self, &mut hooks)?;
-        Ok(hooks.finish())
-    }
-
-    /// The explanation of the verdict, with the program's verdict decided in the same pass.
-    pub fn explain(&self, program: &Program) -> Result<Explanation, RunError> {
-        let mut hooks = ExplainHooks::new(program, self);
-        let result = drive(program, self, &mut hooks);
-        hooks.finish(result)
-    }
-
-    /// A fresh budget for one search (`--max-candidates`, the deadline).
-    pub(super) fn budget(&self) -> Budget {
-        Budget::new(&self.config.limits, self.deadline)
+impl From<SearchError> for RunError {
+    fn from(e: SearchError) -> Self {
+        match e {
+            SearchError::Model(m) => RunError::Model(m),
+            SearchError::Stopped => unreachable!("search() absorbs Stopped"),
+            SearchError::Explore(x) => RunError::Explore(x),
+        }
     }
 }
 
@@ -151,10 +96,20 @@ pub(super) trait Hooks<'p> {
     fn finished(&mut self, _budget: Budget) {}
 }
 
-/// The loop every mode runs: explore, combine, build, resolve barriers, search.
-pub(super) fn drive<'p>(program: &'p Program, decider: &Decider, hooks: &mut dyn Hooks<'p>) -> Result<(), RunError> {
-    let config = decider.config;
-    let (_domains, per_thread) = explore_until(program, &config.limits, hooks.stuck_runs(), decider.deadline)?;
+/// A fresh budget for one search of a decision (`--max-candidates`, the deadline).
+pub(super) fn budget(config: &Config, deadline: Option<Instant>) -> Budget {
+    Budget::new(&config.limits, deadline)
+}
+
+/// The loop every mode runs: explore, combine, build, resolve barriers, search; `deadline` is
+/// the decision's (`--timeout`).
+pub(super) fn drive<'p>(
+    program: &'p Program,
+    config: &Config,
+    deadline: Option<Instant>,
+    hooks: &mut dyn Hooks<'p>,
+) -> Result<(), RunError> {
+    let (_domains, per_thread) = explore_until(program, &config.limits, hooks.stuck_runs(), deadline)?;
     hooks.explored(&per_thread);
     let runs: Vec<Vec<&Trace>> = per_thread
         .iter()
@@ -165,9 +120,9 @@ pub(super) fn drive<'p>(program: &'p Program, decider: &Decider, hooks: &mut dyn
         // Whether a run hangs does not depend on which of two interchangeable threads runs it.
         combos = combos.up_to_symmetry();
     }
-    let mut budget = decider.budget();
+    let mut budget = budget(config, deadline);
     let plan = PrunePlan::for_model(&config.model);
-    let result = combos.try_for_each(&mut |traces| {
+    let result = combos.try_for_each(&mut |traces| -> Result<ControlFlow<()>, RunError> {
         if !hooks.keep(traces) {
             return Ok(ControlFlow::Continue(()));
         }

@@ -15,9 +15,8 @@
 //!   maximal in coherence order;
 //! - the execution (all events up to the stuck points) must be consistent with the model.
 
-use super::driver::{AtResolution, Hooks, SearchSite};
+use super::driver::{AtResolution, Hooks, RunError, SearchSite};
 use super::poll_filter::PollFilter;
-use super::verdict::RunError;
 use crate::exec::search::{search, Budget, Candidate, SearchGoal, Visit};
 use crate::exec::structure::{BarrierResolution, BlockedBarrier, EventStructure};
 use crate::exec::trace::{Stuck, ThreadTraces, Trace};

@@ -10,6 +10,7 @@
 //! - `report`: herd7's block, the verdict block, JSON; `suite`: expectation CSVs.
 
 mod combos;
+mod decider;
 mod driver;
 pub mod explain;
 pub mod findings;
@@ -19,7 +20,8 @@ pub mod report;
 pub mod suite;
 pub mod verdict;
 
-pub use driver::{Decider, Decision, Mode};
+pub use decider::{Decider, Decision, Mode};
+pub use driver::RunError;
 pub use explain::Explanation;
 pub use liveness::{LivenessOutcome, LivenessStatus, StuckThread};
-pub use verdict::{model_mismatch, Outcome, RunError, State, Verdict};
+pub use verdict::{model_mismatch, Outcome, State, Verdict};

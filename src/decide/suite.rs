@@ -6,8 +6,9 @@
 //! Tests run in parallel; the result keeps the CSV order so reports are stable.
 
 use super::liveness::LivenessStatus;
-use super::verdict::{Outcome, RunError};
+use super::verdict::Outcome;
 use super::Decider;
+use super::RunError;
 use crate::clock::Instant;
 use crate::config::Config;
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};

@@ -1,11 +1,11 @@
 //! The verdict mode: every consistent execution's final state tallied against the condition,
 //! with the findings of each (undefined behaviour, races, flags).
 
-use super::driver::{AtResolution, Hooks, SearchSite};
+use super::driver::{AtResolution, Hooks, RunError, SearchSite};
 use crate::cat::CatModel;
 use crate::config::Config;
 use crate::decide::findings::Finding;
-use crate::exec::search::{search, Budget, Candidate, SearchError, SearchStats, Visit};
+use crate::exec::search::{search, Budget, Candidate, SearchStats, Visit};
 use crate::exec::structure::BarrierResolution;
 use crate::exec::trace::{advance, ExploreError, ThreadTraces};
 use crate::litmus::ast::Quantifier;
@@ -136,27 +136,6 @@ impl Outcome {
             Quantifier::Exists => self.positive > 0,
             Quantifier::NotExists => self.positive == 0,
             Quantifier::Forall => self.negative == 0,
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("{0}")]
-    Explore(#[from] ExploreError),
-    #[error("model error: {0}")]
-    Model(crate::cat::CatError),
-    /// A limit stopped the search (the message names it and its flag).
-    #[error("not decided: {0}")]
-    Incomplete(String),
-}
-
-impl From<SearchError> for RunError {
-    fn from(e: SearchError) -> Self {
-        match e {
-            SearchError::Model(m) => RunError::Model(m),
-            SearchError::Stopped => unreachable!("search() absorbs Stopped"),
-            SearchError::Explore(x) => RunError::Explore(x),
         }
     }
 }

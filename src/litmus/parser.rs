@@ -104,10 +104,21 @@ fn is_plain(word: &str) -> bool {
     !word.contains(['.', ':'])
 }
 
+/// A float literal as PTX writes it: `0fXXXXXXXX` (the 32 bits of an `.f32`) or
+/// `0dXXXXXXXXXXXXXXXX` (the 64 bits of an `.f64`), as the integer bit pattern.
+pub fn hex_float_bits(text: &str) -> Option<i64> {
+    let (kind, digits) = text.split_at_checked(2)?;
+    match kind {
+        "0f" | "0F" if digits.len() == 8 => u32::from_str_radix(digits, 16).ok().map(|b| b as i64),
+        "0d" | "0D" if digits.len() == 16 => u64::from_str_radix(digits, 16).ok().map(|b| b as i64),
+        _ => None,
+    }
+}
+
 /// The value of an integer literal, with its sign. Hex literals up to `u64::MAX` are taken as
 /// 64-bit patterns (`0xffffffffffffffff` is -1), as PTX's `.b64` constants are.
 fn int_value(text: &str, negative: bool) -> Option<i64> {
-    if let Some(bits) = crate::program::types::hex_float_bits(text) {
+    if let Some(bits) = hex_float_bits(text) {
         return (!negative).then_some(bits);
     }
     let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));

@@ -412,3 +412,12 @@ fn hints_missing_quantifier() {
     assert_eq!(d.notes.last().map(String::as_str), Some("a condition starts with `exists`, `~exists`, `not exists` or `forall`"));
     assert_eq!(parse_err(&mp_with("P1@cta 1", "P1@cta -1")), "t.litmus:6:26: error: expected an integer (the `cta` index), found `-1`");
 }
+
+#[test]
+fn hex_float_literals_are_bit_patterns() {
+    use super::parser::hex_float_bits;
+    assert_eq!(hex_float_bits("0f3FC00000"), Some(0x3FC0_0000));
+    assert_eq!(hex_float_bits("0d3FF8000000000000"), Some(0x3FF8_0000_0000_0000));
+    assert_eq!(hex_float_bits("0f3FC0"), None);
+    assert_eq!(hex_float_bits("0x10"), None);
+}

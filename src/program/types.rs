@@ -343,17 +343,6 @@ fn f64_to_f16(x: f64) -> u16 {
     sign | ((e as u16) << 10) | m as u16
 }
 
-/// A float literal as PTX writes it: `0fXXXXXXXX` (the 32 bits of an `.f32`) or
-/// `0dXXXXXXXXXXXXXXXX` (the 64 bits of an `.f64`), as the integer bit pattern.
-pub fn hex_float_bits(text: &str) -> Option<i64> {
-    let (kind, digits) = text.split_at_checked(2)?;
-    match kind {
-        "0f" | "0F" if digits.len() == 8 => u32::from_str_radix(digits, 16).ok().map(|b| b as i64),
-        "0d" | "0D" if digits.len() == 16 => u64::from_str_radix(digits, 16).ok().map(|b| b as i64),
-        _ => None,
-    }
-}
-
 /// The bit pattern of a decimal float literal (`1.5`, `2.0e-3`) in the type `t` (`.f64` when
 /// no type says otherwise).
 pub fn decimal_float_bits(x: f64, t: Option<Ty>) -> i64 {
@@ -421,12 +410,10 @@ mod tests {
     #[test]
     fn floats_are_bit_patterns() {
         let f = t("f32");
-        assert_eq!(hex_float_bits("0f3FC00000"), Some(0x3FC0_0000));
         assert_eq!(decimal_float_bits(1.5, Some(f)), 0x3FC0_0000);
         assert_eq!(f.local(LocalOp::Add, 0x3FC0_0000, 0x3FC0_0000), 0x4040_0000); // 1.5 + 1.5 = 3.0
         assert_eq!(f.format(0x4040_0000), "0f40400000");
         assert!(f.compare(CmpOp::Lt, 0xBF80_0000, 0x3F80_0000)); // -1.0 < 1.0
-        assert_eq!(hex_float_bits("0d3FF8000000000000"), Some(0x3FF8_0000_0000_0000));
         assert_eq!(t("f16").local(LocalOp::Add, 0x3C00, 0x3C00), 0x4000); // 1 + 1 = 2
         assert_eq!(t("bf16").local(LocalOp::Add, 0x3F80, 0x3F80), 0x4000);
         assert_eq!(t("u64").format(-1), "18446744073709551615");

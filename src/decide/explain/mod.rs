@@ -17,8 +17,10 @@ mod explorer;
 pub mod graph;
 pub mod svg;
 
-use super::driver::{AtResolution, Decider, Hooks, SearchSite};
-use super::verdict::{RunError, VerdictHooks};
+use super::driver::{budget, AtResolution, Hooks, RunError, SearchSite};
+use super::verdict::VerdictHooks;
+use crate::clock::Instant;
+use crate::config::Config;
 use crate::exec::search::{search, Budget, SearchGoal};
 use crate::exec::structure::{BarrierResolution, EventStructure};
 use crate::exec::trace::{ThreadTraces, Trace};
@@ -155,16 +157,16 @@ pub(super) struct ExplainHooks<'p> {
 }
 
 impl<'p> ExplainHooks<'p> {
-    pub(in crate::decide) fn new(program: &'p Program, decider: &Decider) -> Self {
+    pub(in crate::decide) fn new(program: &'p Program, config: &Config, deadline: Option<Instant>) -> Self {
         ExplainHooks {
             program,
-            checks: decider.config().model.checks(),
+            checks: config.model.checks(),
             observables: crate::program::naming::observables(program),
             collected: Collected { witness: None, first_rejected: None, groups: BTreeMap::new(), rejected: 0 },
             hanging: 0,
             explained: false,
-            verdict: VerdictHooks::new(program, decider.config()),
-            verdict_budget: decider.budget(),
+            verdict: VerdictHooks::new(program, config),
+            verdict_budget: budget(config, deadline),
             verdict_done: false,
             verdict_error: None,
         }
