@@ -342,4 +342,25 @@ mod tests {
         assert_eq!(ask(json!({ "op": "frobnicate" }))["ok"], false);
         assert_eq!(serde_json::from_str::<Value>(&handle("{not json")).unwrap()["ok"], false);
     }
+
+    /// The page decides under the configuration `ptxmm run` builds from the same flags: the
+    /// readings (checked against the model) and the limits by their flag names.
+    #[test]
+    fn readings_and_limits_are_those_of_ptxmm_run() {
+        let s7 = std::fs::read_to_string("../tests/async/S7-wait-read-then-overwrite.litmus").unwrap();
+        assert_eq!(ask(json!({ "op": "run", "text": s7 }))["verdict"], "Forbidden");
+        let alt = ask(json!({ "op": "run", "text": s7, "readings": ["read-wait-without-fence"] }));
+        assert_eq!(alt["verdict"], "Undefined", "{alt}");
+        let x = ask(json!({ "op": "explain", "text": s7, "readings": ["read-wait-without-fence"] }));
+        assert!(x["text"].as_str().unwrap().contains("is Undefined"), "{x}");
+        let bad = ask(json!({ "op": "run", "text": s7, "model": "ptx-7.5", "readings": ["commit-order"] }));
+        assert!(bad["error"]["message"].as_str().unwrap().contains("not expressed by the model `ptx-7.5`"), "{bad}");
+        let limited = ask(json!({ "op": "run", "text": s7, "max_candidates": 1 }));
+        assert_eq!(limited["verdict"], "Unknown", "{limited}");
+        assert!(limited["stderr"].to_string().contains("--max-candidates"), "{limited}");
+        let small = ask(json!({ "op": "run", "text": s7, "max_file_size": 10 }));
+        assert!(small["error"]["message"].as_str().unwrap().contains("--max-file-size"), "{small}");
+        let typo = ask(json!({ "op": "run", "text": s7, "unroll": "two" }));
+        assert!(typo["error"]["message"].as_str().unwrap().contains("bad request"), "{typo}");
+    }
 }
