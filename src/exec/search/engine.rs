@@ -1,0 +1,412 @@
+//! The engine of the search: its state, and the choices it makes one decision at a time (the
+//! state each mbarrier read reads, the final state of each history, the write each data read
+//! reads), each followed by a check of the partial candidate. The checks, coherence and the
+//! fence-SC order are the engine's methods in the files next to this one.
+
+use super::{Budget, Explorer, LazyModel, PrunePlan, SearchError, SearchGoal, StaticEnv};
+use crate::cat::Value;
+use crate::exec::mbgraph::{self, ObjectGraph};
+use crate::exec::structure::{EventKind, EventStructure};
+use crate::exec::trace::ExploreError;
+use crate::relation::{EventSet, Relation};
+
+/// The most states one mbarrier object's graph may have (each is also charged to the budget).
+const MAX_MBARRIER_STATES: u64 = 1_000_000;
+
+/// One choice the depth-first search makes.
+#[derive(Clone, Copy, Debug)]
+enum Decision {
+    /// The write data read `k` (index into `Engine::reads`) reads from.
+    Read(usize),
+    /// The state mbarrier read `i` of object `o` reads.
+    MbRead(usize, usize),
+    /// The final state of object `o`'s history.
+    MbFinal(usize),
+}
+
+/// The search state of one mbarrier object.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ObjectState {
+    /// (node, the read that chose it, the read's undefined behaviour there); the final node has
+    /// no read.
+    pub(super) chosen: Vec<(usize, Option<usize>, Option<String>)>,
+    /// The representative history: units from the initial state through every chosen node.
+    pub(super) member: Vec<usize>,
+    /// Whether the history reaches a final node.
+    complete: bool,
+    /// Orders between two units the model forces (unit a before unit b), learned from
+    /// coherence pairs the representative history contradicted.
+    pub(super) after: Vec<(usize, usize)>,
+}
+
+pub(super) struct Engine<'e, 'a, 'm, 's> {
+    pub(super) statics: &'e StaticEnv<'a>,
+    pub(super) s: &'e EventStructure<'a>,
+    pub(super) model: &'e LazyModel<'m, 's>,
+    pub(super) plan: &'e PrunePlan,
+    pub(super) goal: &'e SearchGoal,
+    pub(super) budget: &'e mut Budget,
+    pub(super) n: usize,
+    /// Data reads and the writes each may read from.
+    pub(super) reads: Vec<usize>,
+    pub(super) sources: Vec<Vec<usize>>,
+    pub(super) objects: Vec<ObjectGraph>,
+    decisions: Vec<Decision>,
+    /// Writes of each physical location (initial write first).
+    pub(super) writes: Vec<Vec<usize>>,
+    /// Physical locations holding mbarrier objects.
+    pub(super) is_object: Vec<bool>,
+    /// Coherence every candidate has: the initial write first.
+    pub(super) init_first: Relation,
+    /// Same-location write pairs (the largest coherence).
+    pub(super) co_full: Relation,
+    /// Morally strong pairs of `fence.sc` (the largest fence-SC order, both directions).
+    pub(super) sync_full: Relation,
+    pub(super) sc_fences: Vec<usize>,
+    /// Events with undefined behaviour found in the traces.
+    pub(super) static_ub: EventSet,
+    /// The static part of the model's acyclic `rf | ...` union, if it has one.
+    pub(super) deps: Option<Relation>,
+    /// Whether some write's value is open (computed from reads).
+    pub(super) open_writes: bool,
+    /// Physical locations whose coherence can be observed (see [`observable_locations`]).
+    pub(super) observable: Vec<bool>,
+    /// Per decision depth: how often the check after a choice ran and cut.
+    depth_stats: Vec<DepthStats>,
+    // Search state.
+    pub(super) rf: Relation,
+    pub(super) decided: Vec<bool>,
+    pub(super) state: Vec<ObjectState>,
+}
+
+impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
+    pub(super) fn new(
+        statics: &'e StaticEnv<'a>,
+        model: &'e LazyModel<'m, 's>,
+        plan: &'e PrunePlan,
+        goal: &'e SearchGoal,
+        budget: &'e mut Budget,
+    ) -> Result<Option<Self>, SearchError> {
+        let s = statics.structure;
+        let n = s.n();
+        let writes = s.writes_by_location();
+        let program = s.program;
+        let object_locations = mbgraph::objects(s);
+        let mut is_object = vec![false; program.physical.len()];
+        for &p in &object_locations {
+            is_object[p] = true;
+        }
+        let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
+        let mut objects = Vec::new();
+        for &p in &object_locations {
+            // Each state costs like a trace combination: charge a budget share for all of them.
+            let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
+            let g = ObjectGraph::build(s, p, &order, max_nodes).map_err(|e| {
+                SearchError::Explore(if budget.left < MAX_MBARRIER_STATES {
+                    // The states are charged to the search budget, and it ran out.
+                    ExploreError::TooManyCandidates { limit: budget.limit }
+                } else {
+                    ExploreError::TooManyMbarrierStates { object: e.object, limit: e.limit as u64 }
+                })
+            })?;
+            budget.left = budget.left.saturating_sub(g.nodes.len() as u64);
+            objects.push(g);
+        }
+        // Data reads and their possible sources.
+        let rmw = &s.relations["rmw"];
+        let mut reads = Vec::new();
+        let mut sources = Vec::new();
+        for r in (0..n).filter(|&i| s.events[i].is_read()) {
+            let p = s.events[r].physical.expect("reads have a location");
+            if is_object[p] {
+                continue;
+            }
+            let symbolic = s.symbolic_reads[r];
+            let v = s.events[r].value;
+            // A write of an open value may be read when the value can be the one read.
+            let may_give = |w: usize| match (&s.events[w].sym, &s.events[w].possible) {
+                (None, _) => s.events[w].value == v,
+                (Some(_), Some(values)) => values.contains(&v),
+                (Some(_), None) => true,
+            };
+            let cands: Vec<usize> = writes[p].iter().copied().filter(|&w| (symbolic || may_give(w)) && !rmw.contains(r, w)).collect();
+            if cands.is_empty() {
+                return Ok(None);
+            }
+            reads.push(r);
+            sources.push(cands);
+        }
+        let line = |e: usize| s.events[e].instr.zip(s.events[e].thread).map(|(i, t)| program.threads[t].code[i].line).unwrap_or(0);
+        // mbarrier reads first: they decide the synchronisation of the rest. Within each group,
+        // by source line: litmus rows run roughly in time order across threads, so causal chains
+        // close (and doomed prefixes die) early.
+        let mut mb_reads: Vec<(usize, usize, usize)> = Vec::new();
+        for (o, g) in objects.iter().enumerate() {
+            for (i, &r) in g.reads.iter().enumerate() {
+                let mut options = g.read_options[i].iter().filter(|opt| !goal.final_reads.contains(&r) || g.finals.contains(&opt.node));
+                if options.next().is_none() {
+                    return Ok(None);
+                }
+                mb_reads.push((line(r), o, i));
+            }
+        }
+        mb_reads.sort();
+        let mut decisions: Vec<Decision> = mb_reads.iter().map(|&(_, o, i)| Decision::MbRead(o, i)).collect();
+        decisions.extend((0..objects.len()).map(Decision::MbFinal));
+        let mut order: Vec<usize> = (0..reads.len()).collect();
+        order.sort_by_key(|&k| (line(reads[k]), k));
+        decisions.extend(order.into_iter().map(Decision::Read));
+
+        let depths = decisions.len();
+        let mut init_first = Relation::empty(n);
+        let mut co_full = Relation::empty(n);
+        for ws in &writes {
+            if let Some((&init, rest)) = ws.split_first() {
+                for &w in rest {
+                    init_first.insert(init, w);
+                    co_full.insert(init, w);
+                    for &v in rest {
+                        if v != w {
+                            co_full.insert(w, v);
+                        }
+                    }
+                }
+            }
+        }
+        let sc_fences: Vec<usize> = (0..n).filter(|&i| s.events[i].kind == EventKind::Fence && s.events[i].has_tag("SC")).collect();
+        let sr = &s.relations["sr"];
+        let mut sync_full = Relation::empty(n);
+        for &a in &sc_fences {
+            for &b in &sc_fences {
+                if a != b && (s.events[a].thread == s.events[b].thread || sr.contains(a, b)) {
+                    sync_full.insert(a, b);
+                }
+            }
+        }
+        let static_ub = EventSet::from_fn(n, |i| s.events[i].ub.is_some());
+        let state = vec![ObjectState::default(); objects.len()];
+        let deps = plan.acyclic_with_rf.as_ref().and_then(|names| {
+            let mut d = Relation::empty(n);
+            for name in names {
+                match statics.lookup_static(name) {
+                    Some(Value::Rel(r)) => d.union_with(&r),
+                    _ => return None,
+                }
+            }
+            Some(d)
+        });
+        Ok(Some(Engine {
+            statics,
+            s,
+            model,
+            plan,
+            goal,
+            budget,
+            n,
+            rf: Relation::empty(n),
+            decided: vec![false; reads.len()],
+            reads,
+            sources,
+            objects,
+            decisions,
+            writes,
+            is_object,
+            init_first,
+            co_full,
+            sync_full,
+            sc_fences,
+            static_ub,
+            deps,
+            open_writes: s.events.iter().any(|e| e.sym.is_some()),
+            observable: observable_locations(s),
+            depth_stats: vec![DepthStats::default(); depths + 1],
+            state,
+        }))
+    }
+
+    /// Make the choice of decision `depth` in every possible way, and go on with each.
+    /// Returns whether some consistent execution was found below.
+    /// `known`: the options propagation left for the state here, when the caller's check
+    /// already computed them.
+    pub(super) fn dfs(&mut self, depth: usize, ex: &mut dyn Explorer, known: Option<Options>) -> Result<bool, SearchError> {
+        if depth == self.decisions.len() {
+            return self.rf_complete(ex);
+        }
+        let options_here = |engine: &Self, known: Option<Options>| known.or_else(|| engine.propagate());
+        // The last mbarrier decision is followed by a check even without alternatives: an
+        // inconsistent set of histories dies before any data read is chosen.
+        let last_mb =
+            matches!(self.decisions[depth], Decision::MbFinal(_)) && !matches!(self.decisions.get(depth + 1), Some(Decision::MbFinal(_)));
+        let mut found = false;
+        match self.decisions[depth] {
+            Decision::Read(k) => {
+                let r = self.reads[k];
+                let Some(options) = options_here(self, known).map(|mut p| std::mem::take(&mut p.data[k])) else { return Ok(false) };
+                // The deepest decision is followed by the complete check anyway.
+                let check = options.len() > 1 && depth + 1 < self.decisions.len();
+                for w in options {
+                    // Checks may learn orders of mbarrier updates: they hold for this subtree.
+                    let saved = self.state.clone();
+                    self.rf.insert(w, r);
+                    self.decided[k] = true;
+                    let below = self.checked_dfs(depth, check, ex)?;
+                    self.count_partial(below);
+                    found |= below;
+                    self.decided[k] = false;
+                    self.rf.remove(w, r);
+                    self.state = saved;
+                }
+            }
+            Decision::MbRead(o, i) => {
+                let r = self.objects[o].reads[i];
+                let Some(allowed) = options_here(self, known).map(|mut p| std::mem::take(&mut p.mb[o][i])) else { return Ok(false) };
+                let g = &self.objects[o];
+                let options: Vec<(usize, Option<String>)> =
+                    g.read_options[i].iter().filter(|opt| allowed.contains(&opt.node)).map(|opt| (opt.node, opt.ub.clone())).collect();
+                let check = options.len() > 1 || last_mb;
+
+                for (node, ub) in options {
+                    let saved = self.state.clone();
+                    let below = match self.choose(o, node, Some(r), ub) {
+                        true => self.checked_dfs(depth, check, ex)?,
+                        false => false,
+                    };
+                    self.count_partial(below);
+                    found |= below;
+                    self.state = saved;
+                }
+            }
+            Decision::MbFinal(o) => {
+                let g = &self.objects[o];
+                let chosen: Vec<usize> = self.state[o].chosen.iter().map(|c| c.0).collect();
+                let options: Vec<usize> = g.finals.iter().copied().filter(|&f| g.compatible(&chosen, f)).collect();
+                let check = options.len() > 1 || last_mb;
+                for node in options {
+                    let saved = self.state.clone();
+                    let below = match self.choose(o, node, None, None) {
+                        true => self.checked_dfs(depth, check, ex)?,
+                        false => false,
+                    };
+                    self.count_partial(below);
+                    found |= below;
+                    self.state = saved;
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// The check after a choice at `depth`, then the decisions below it: whether some
+    /// consistent execution was found there.
+    fn checked_dfs(&mut self, depth: usize, check: bool, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        match self.checked(depth, check, ex)? {
+            Some(next) => self.dfs(depth + 1, ex, next),
+            None => Ok(false),
+        }
+    }
+
+    fn count_partial(&mut self, found_below: bool) {
+        self.budget.stats.partial += 1;
+        if !found_below {
+            self.budget.stats.dead_ends += 1;
+        }
+    }
+
+    /// After a choice at `depth`: None when the check (if `check`) cuts the subtree, else the
+    /// options propagation left (when the check computed them).
+    ///
+    /// Checks at a depth where they have cut nothing in the last many tries are only sampled (one
+    /// in [`SAMPLE`]): a check that cannot cut costs as much as the leaves it would save, and
+    /// skipping one never changes what the search finds, only how early it cuts.
+    fn checked(&mut self, depth: usize, check: bool, ex: &mut dyn Explorer) -> Result<Option<Option<Options>>, SearchError> {
+        if !check {
+            return Ok(Some(None));
+        }
+        let stats = &mut self.depth_stats[depth];
+        let useful = stats.checks < SAMPLE * 4 || stats.cuts * SAMPLE >= stats.checks;
+        stats.tries += 1;
+        if !useful && !stats.tries.is_multiple_of(SAMPLE) {
+            return Ok(Some(None));
+        }
+        let r = self.prefix_holds(ex)?;
+        let stats = &mut self.depth_stats[depth];
+        stats.checks += 1;
+        if r.is_none() {
+            stats.cuts += 1;
+        }
+        Ok(r.map(Some))
+    }
+
+    /// Add `node` to the chosen states of object `o` and rebuild its representative history.
+    fn choose(&mut self, o: usize, node: usize, read: Option<usize>, ub: Option<String>) -> bool {
+        self.state[o].chosen.push((node, read, ub));
+        self.rebuild(o)
+    }
+
+    /// Rebuild the representative history of object `o`: a path through its chosen nodes, in
+    /// order of units placed, that respects the learned orders. False when there is none.
+    pub(super) fn rebuild(&mut self, o: usize) -> bool {
+        let g = &self.objects[o];
+        let st = &mut self.state[o];
+        let mut path_nodes: Vec<usize> = st.chosen.iter().map(|c| c.0).collect();
+        path_nodes.sort_by_key(|&x| (g.nodes[x].placed.len(), x));
+        path_nodes.dedup();
+        let mut member = Vec::new();
+        let mut here = 0;
+        for &next in &path_nodes {
+            match g.path(here, next, &st.after) {
+                Some(p) => member.extend(p),
+                None => return false,
+            }
+            here = next;
+        }
+        // A learned order whose first unit is not placed while the second is cannot hold later.
+        let placed = &g.nodes[here].placed;
+        if st.after.iter().any(|&(a, b)| placed.contains(b) && !placed.contains(a)) {
+            return false;
+        }
+        st.member = member;
+        st.complete = g.finals.contains(&here);
+        true
+    }
+}
+
+/// How useful the checks after choices at one depth have been.
+#[derive(Clone, Copy, Debug, Default)]
+struct DepthStats {
+    tries: u64,
+    checks: u64,
+    cuts: u64,
+}
+
+/// Checks at a depth that cut less than once in this many are sampled once in this many.
+const SAMPLE: u64 = 16;
+
+/// The options each read still has after propagation.
+pub(super) struct Options {
+    /// Per data read (as `Engine::reads`): the writes it may read.
+    pub(super) data: Vec<Vec<usize>>,
+    /// Per object, per read of the object: the states it may read.
+    pub(super) mb: Vec<Vec<Vec<usize>>>,
+}
+
+/// Physical locations whose coherence order can matter to anything but its own existence: read
+/// by some event, updated by an RMW, or shown in a final state.
+fn observable_locations(s: &EventStructure) -> Vec<bool> {
+    let program = s.program;
+    let mut out = vec![false; program.physical.len()];
+    let rmw = &s.relations["rmw"];
+    for (i, e) in s.events.iter().enumerate() {
+        if let Some(p) = e.physical {
+            if e.is_read() || !rmw.predecessors(i).is_empty() {
+                out[p] = true;
+            }
+        }
+    }
+    for o in crate::program::naming::observables(program) {
+        if let crate::program::Observable::Location(p) = o {
+            out[p] = true;
+        }
+    }
+    out
+}

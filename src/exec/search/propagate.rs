@@ -1,0 +1,143 @@
+//! Forward checking: the options each read still has, given the choices so far and, when the
+//! model has an acyclic `rf | ...` union (NoThinAir), the dependencies they already imply.
+
+use super::engine::{Engine, Options};
+use crate::relation::EventSet;
+
+impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
+    /// Forward checking with the model's acyclic `rf | ...` union (NoThinAir): the dependencies
+    /// known so far are its static names, the reads-from chosen, and for each mbarrier read
+    /// every update all of its remaining states include (the chain of read-modify-writes up to
+    /// the write it reads is rf and data in every history). A read cannot read a write (or a
+    /// state with an update) that depends on the read itself. Options are filtered until no
+    /// read's set of certain updates grows; None when some read has no option left. Without
+    /// such a union in the model, every option is kept.
+    pub(super) fn propagate(&self) -> Option<Options> {
+        let Some(base) = &self.deps else { return Some(self.options_without_dependencies()) };
+        let mut opts = self.options_without_dependencies();
+        loop {
+            let mut d = base.clone();
+            d.union_with(&self.rf);
+            for (k, &r) in self.reads.iter().enumerate() {
+                if let [w] = opts.data[k].as_slice() {
+                    d.insert(*w, r);
+                }
+            }
+            for (o, g) in self.objects.iter().enumerate() {
+                for (i, &r) in g.reads.iter().enumerate() {
+                    let mut must: Option<EventSet> = None;
+                    for &n in &opts.mb[o][i] {
+                        let p = &g.nodes[n].placed;
+                        must = Some(match must {
+                            None => p.clone(),
+                            Some(m) => m.intersection(p),
+                        });
+                    }
+                    for u in must.iter().flat_map(|m| m.iter()) {
+                        d.insert(g.units[u].write, r);
+                    }
+                }
+            }
+            let dep = d.plus();
+            let mut changed = false;
+            // Reads of one object ordered in their threads see states in the same order: each
+            // option of a later read must be reachable from some option of the earlier one, and
+            // the other way round. Reachability is transitive, so supporting each read by its
+            // immediate predecessors, until nothing changes, supports it by all of them.
+            for (o, g) in self.objects.iter().enumerate() {
+                if g.reads_prev.iter().all(|p| p.is_empty()) {
+                    continue;
+                }
+                let m = g.nodes.len();
+                let mut sets: Vec<EventSet> = opts.mb[o].iter().map(|v| EventSet::from_iter_in(m, v.iter().copied())).collect();
+                let mut narrowed = false;
+                loop {
+                    let mut again = false;
+                    for j in 0..g.reads.len() {
+                        for &i in &g.reads_prev[j] {
+                            let later = sets[j].intersection(&g.reached_from(&sets[i]));
+                            let earlier = sets[i].intersection(&g.reaching(&later));
+                            if later.is_empty() || earlier.is_empty() {
+                                return None;
+                            }
+                            again |= later != sets[j] || earlier != sets[i];
+                            sets[j] = later;
+                            sets[i] = earlier;
+                        }
+                    }
+                    if !again {
+                        break;
+                    }
+                    narrowed = true;
+                }
+                if narrowed {
+                    changed = true;
+                    opts.mb[o] = sets.iter().map(|s| s.iter().collect()).collect();
+                }
+            }
+            for (k, &r) in self.reads.iter().enumerate() {
+                let before = opts.data[k].len();
+                opts.data[k].retain(|&w| !dep.contains(r, w));
+                if opts.data[k].is_empty() {
+                    return None;
+                }
+                changed |= opts.data[k].len() != before;
+            }
+            for (o, g) in self.objects.iter().enumerate() {
+                for (i, &r) in g.reads.iter().enumerate() {
+                    let before = opts.mb[o][i].len();
+                    // The updates whose write depends on the read.
+                    let depending = EventSet::from_fn(g.units.len(), |u| dep.contains(r, g.units[u].write));
+                    opts.mb[o][i].retain(|&n| g.nodes[n].placed.is_disjoint(&depending));
+                    if opts.mb[o][i].is_empty() {
+                        return None;
+                    }
+                    changed |= opts.mb[o][i].len() != before;
+                }
+            }
+            if !changed {
+                return Some(opts);
+            }
+        }
+    }
+
+    /// The options every read still has: decided reads their choice, data reads their sources,
+    /// mbarrier reads the states compatible with the chosen ones (one history through them, and
+    /// coherent with the other reads of the object ordered before or after them).
+    fn options_without_dependencies(&self) -> Options {
+        let data = (0..self.reads.len())
+            .map(|k| if self.decided[k] { self.rf.predecessors(self.reads[k]) } else { self.sources[k].clone() })
+            .collect();
+        let mb = self
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(o, g)| {
+                let st = &self.state[o];
+                let chosen: Vec<usize> = st.chosen.iter().map(|c| c.0).collect();
+                let mut node_of: Vec<Option<usize>> = vec![None; g.reads.len()];
+                for c in &st.chosen {
+                    if let Some(j) = c.1.and_then(|r| g.read_index(r)) {
+                        node_of[j].get_or_insert(c.0);
+                    }
+                }
+                let read_node = |j: usize| node_of[j];
+                let compatible = g.compatible_nodes(&chosen);
+                g.reads
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &r)| match read_node(i) {
+                        Some(n) => vec![n],
+                        None => g.read_options[i]
+                            .iter()
+                            .map(|opt| opt.node)
+                            .filter(|&n| !self.goal.final_reads.contains(&r) || g.finals.contains(&n))
+                            .filter(|&n| compatible.contains(n) && g.read_order_allows(i, n, &read_node))
+                            .collect(),
+                    })
+                    .collect()
+            })
+            .collect();
+        Options { data, mb }
+    }
+}
