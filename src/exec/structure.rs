@@ -97,204 +97,11 @@ impl<'p> EventStructure<'p> {
     /// The structure of one combination of runs (one per thread), under `readings`: one of them
     /// changes who performs an async signal, the others give the model its `ALT-…` sets.
     pub fn build(program: &'p Program, readings: &Readings, traces: &[&Trace]) -> Self {
-        let mut events = Vec::new();
-        for (p, _) in program.physical.iter().enumerate() {
-            events.push(Event {
-                kind: EventKind::Init,
-                thread: None,
-                instr: None,
-                location: program.locations.iter().position(|l| l.physical == p),
-                physical: Some(p),
-                value: program.physical[p].init,
-                scope: None,
-                tags: Vec::new(),
-                agent: None,
-                role: Role::Thread,
-                placement: None,
-                range: (0, 4),
-                ub: None,
-                mb_op: None,
-                mb_result: None,
-                sym: None,
-                possible: None,
-            });
-        }
-        // Async agents get global ids: (thread, op index) in order.
-        let mut agent_base = Vec::new();
-        let mut agents = 0usize;
-        for trace in traces {
-            agent_base.push(agents);
-            agents += trace.ops.len();
-        }
-        let mut thread_events = Vec::new();
-        // (global index of event, trace-local index) for dependency translation.
-        let mut bases = Vec::new();
-        for (t, trace) in traces.iter().enumerate() {
-            let base = events.len();
-            bases.push(base);
-            let mut ids = Vec::new();
-            for te in &trace.events {
-                let instr = &program.threads[t].code[te.instr];
-                let (kind, scope, tags) = classify(instr, te);
-                ids.push(events.len());
-                let placement = event_placement(program, readings, t, te);
-                events.push(Event {
-                    kind,
-                    thread: Some(t),
-                    instr: Some(te.instr),
-                    location: te.location,
-                    physical: te.location.map(|l| program.locations[l].physical),
-                    value: te.value,
-                    scope,
-                    tags,
-                    agent: te.agent.map(|a| agent_base[t] + a),
-                    role: te.role,
-                    placement: Some(placement),
-                    range: if te.location.is_some() { te.range } else { (0, 0) },
-                    ub: te.ub.clone(),
-                    mb_op: te.mb_op,
-                    mb_result: te.mb_result,
-                    sym: te.sym.as_ref().map(|e| e.shifted(base)),
-                    possible: te.possible.clone(),
-                });
-            }
-            thread_events.push(ids);
-        }
+        let mut events = init_events(program);
+        let (thread_events, bases) = push_thread_events(&mut events, program, readings, traces);
         let n = events.len();
-        let set = |f: &dyn Fn(&Event) -> bool| EventSet::from_fn(n, |i| f(&events[i]));
-        let mut sets: BTreeMap<&'static str, EventSet> = BTreeMap::new();
-        sets.insert("_", EventSet::full(n));
-        sets.insert("W", set(&|e| e.is_write()));
-        sets.insert("R", set(&|e| e.is_read()));
-        sets.insert("M", set(&|e| e.physical.is_some()));
-        sets.insert("F", set(&|e| matches!(e.kind, EventKind::Fence | EventKind::Barrier { .. })));
-        sets.insert("IW", set(&|e| e.kind == EventKind::Init));
-        sets.insert("B", set(&|e| matches!(e.kind, EventKind::Barrier { .. })));
-        let mut tagged: Vec<EventSet> = vec![EventSet::empty(n); ALL_TAGS.len()];
-        for (i, e) in events.iter().enumerate() {
-            for tag in &e.tags {
-                if let Some(k) = ALL_TAGS.iter().position(|t| t == tag) {
-                    tagged[k].insert(i);
-                }
-            }
-        }
-        for (tag, s) in ALL_TAGS.iter().zip(tagged) {
-            sets.insert(tag, s);
-        }
-        sets.insert("AGENT", set(&|e| e.agent.is_some()));
-        sets.insert("SRC", set(&|e| e.role == Role::Source));
-        // A tensor copy's read of its tensor map (a source read of the map's own word).
-        sets.insert(
-            "TMAP",
-            set(&|e| e.role == Role::Source && e.location.is_some_and(|l| program.is_tensor_map(program.locations[l].variable))),
-        );
-        sets.insert("DST", set(&|e| e.role == Role::Destination));
-        sets.insert("SIGNAL", set(&|e| e.role == Role::Signal));
-        sets.insert("UB", set(&|e| e.ub.is_some()));
-        sets.insert("MARKER", set(&|e| e.kind == EventKind::Marker));
-        sets.insert("CBAR", set(&|e| matches!(e.kind, EventKind::ClusterBarrier { .. })));
-        let mbar_loc = |e: &Event| e.location.is_some_and(|l| program.variable_of(l).kind == VariableKind::Mbarrier);
-        // Writes that leave a valid mbarrier object behind (for M2: no ordinary access to it).
-        sets.insert("MBVALID", set(&|e| e.is_write() && mbar_loc(e) && MbState::decode(e.value).is_some()));
-        for (name, selected) in readings.cat_sets() {
-            sets.insert(name, if selected { EventSet::full(n) } else { EventSet::empty(n) });
-        }
-
-        let mut rel: BTreeMap<&'static str, Relation> = BTreeMap::new();
-        rel.insert("id", Relation::identity(n));
-        // Events performed by one thread itself, or by one async agent of it.
-        let performer = |i: usize| events[i].thread.map(|t| (t, events[i].agent));
-        // Program order: the thread's own events; async-agent events are not in it (§8.9.1.1).
-        // Issue edges (digest §14.4): everything before an async instruction in program order is
-        // ordered before the memory events of the operation (§8.9.1.1). And an async agent's
-        // event -> every event of the thread that issued it.
-        let mut po = Relation::empty(n);
-        let mut iss = Relation::empty(n);
-        for ids in &thread_events {
-            // Walking back, the thread's own events and its agents' events seen so far.
-            let (mut later, mut later_agents) = (EventSet::empty(n), EventSet::empty(n));
-            for &a in ids.iter().rev() {
-                if events[a].agent.is_some() {
-                    later_agents.insert(a);
-                } else {
-                    po.insert_row(a, &later);
-                    iss.insert_row(a, &later_agents);
-                    later.insert(a);
-                }
-            }
-        }
-        rel.insert("po", po);
-        rel.insert("iss", iss);
-        let int = grouped(n, performer).union(&Relation::identity(n));
-        rel.insert("ext", int.complement());
-        rel.insert("int", int);
-        // Complete overlap: the same bytes accessed by both (§8.7): same word, same access range.
-        rel.insert("same-range", grouped(n, |i| events[i].physical.map(|p| (p, events[i].range))));
-        let mut issuer = Relation::empty(n);
-        for ids in &thread_events {
-            let mut own = EventSet::empty(n);
-            ids.iter().filter(|&&b| events[b].agent.is_none()).for_each(|&b| own.insert(b));
-            for &a in ids.iter().filter(|&&a| events[a].agent.is_some()) {
-                issuer.insert_row(a, &own);
-            }
-        }
-        rel.insert("issuer", issuer);
-        rel.insert("loc", grouped(n, |i| events[i].physical));
-        let generic = |e: &Event| e.location.map(|l| program.locations[l].generic);
-        rel.insert("vloc", grouped(n, |i| events[i].physical.and(generic(&events[i]))));
-        // Same scope: both events carry a scope, and each scope includes the other's thread.
-        rel.insert(
-            "sr",
-            related_groups(
-                n,
-                |i| events[i].scope.zip(events[i].placement).map(|(s, p)| (s, p.gpu, p.cluster, p.cta)),
-                |&(sa, ga, la, ca), &(sb, gb, lb, cb)| {
-                    let (pa, pb) = (Placement { gpu: ga, cluster: la, cta: ca }, Placement { gpu: gb, cluster: lb, cta: cb });
-                    pa.includes(sa, &pb) && pb.includes(sb, &pa)
-                },
-            ),
-        );
-        rel.insert("scta", grouped(n, |i| events[i].placement.map(|p| (p.gpu, p.cta))));
-        let mut rmw = Relation::empty(n);
-        let mut addr = Relation::empty(n);
-        let mut data = Relation::empty(n);
-        let mut ctrl = Relation::empty(n);
-        for (t, trace) in traces.iter().enumerate() {
-            let base = bases[t];
-            for (i, te) in trace.events.iter().enumerate() {
-                let e = base + i;
-                if let (TraceOp::Read, Some(w)) = (&te.op, te.rmw_partner) {
-                    rmw.insert(e, base + w);
-                    // The written value of every RMW but exch is computed from the old value.
-                    if let Op::Rmw { op, .. } = &program.threads[t].code[te.instr].op {
-                        if *op != RmwOp::Exch {
-                            data.insert(e, base + w);
-                        }
-                    }
-                }
-                let is_mem = te.location.is_some();
-                for (mask, r, only_mem) in
-                    [(&te.addr_deps, &mut addr, true), (&te.data_deps, &mut data, true), (&te.ctrl_deps, &mut ctrl, false)]
-                {
-                    if only_mem && !is_mem {
-                        continue;
-                    }
-                    for j in mask.iter() {
-                        r.insert(base + j, e);
-                    }
-                }
-            }
-        }
-        rel.insert("rmw", rmw);
-        let asyncr = async_relations(program, traces, &bases, &events);
-        for (name, r) in asyncr {
-            rel.insert(name, r);
-        }
-        rel.insert("addr", addr);
-        rel.insert("data", data);
-        rel.insert("ctrl", ctrl);
-        let po_loc = rel["po"].intersection(&rel["loc"]);
-        rel.insert("po-loc", po_loc);
+        let sets = base_sets(program, readings, &events);
+        let relations = static_relations(program, traces, &bases, &events, &thread_events);
         let registers = traces.iter().map(|t| t.registers.clone()).collect();
         let mut symbolic_registers = BTreeMap::new();
         let mut symbolic_reads = vec![false; n];
@@ -306,7 +113,7 @@ impl<'p> EventStructure<'p> {
                 symbolic_reads[bases[t] + i] = te.symbolic;
             }
         }
-        EventStructure { program, events, thread_events, sets, relations: rel, registers, symbolic_registers, symbolic_reads }
+        EventStructure { program, events, thread_events, sets, relations, registers, symbolic_registers, symbolic_reads }
     }
 
     /// Writes to each physical location (init write first), for rf and co enumeration.
@@ -319,6 +126,238 @@ impl<'p> EventStructure<'p> {
         }
         out
     }
+}
+
+/// The initial writes, one per physical location.
+fn init_events(program: &Program) -> Vec<Event> {
+    let mut events = Vec::new();
+    for (p, _) in program.physical.iter().enumerate() {
+        events.push(Event {
+            kind: EventKind::Init,
+            thread: None,
+            instr: None,
+            location: program.locations.iter().position(|l| l.physical == p),
+            physical: Some(p),
+            value: program.physical[p].init,
+            scope: None,
+            tags: Vec::new(),
+            agent: None,
+            role: Role::Thread,
+            placement: None,
+            range: (0, 4),
+            ub: None,
+            mb_op: None,
+            mb_result: None,
+            sym: None,
+            possible: None,
+        });
+    }
+    events
+}
+
+/// Append the events of each trace to `events`: per thread, its event indices, and the index
+/// of its first event (to translate trace-local indices).
+fn push_thread_events(events: &mut Vec<Event>, program: &Program, readings: &Readings, traces: &[&Trace]) -> (Vec<Vec<usize>>, Vec<usize>) {
+    // Async agents get global ids: (thread, op index) in order.
+    let mut agent_base = Vec::new();
+    let mut agents = 0usize;
+    for trace in traces {
+        agent_base.push(agents);
+        agents += trace.ops.len();
+    }
+    let mut thread_events = Vec::new();
+    // (global index of event, trace-local index) for dependency translation.
+    let mut bases = Vec::new();
+    for (t, trace) in traces.iter().enumerate() {
+        let base = events.len();
+        bases.push(base);
+        let mut ids = Vec::new();
+        for te in &trace.events {
+            let instr = &program.threads[t].code[te.instr];
+            let (kind, scope, tags) = classify(instr, te);
+            ids.push(events.len());
+            let placement = event_placement(program, readings, t, te);
+            events.push(Event {
+                kind,
+                thread: Some(t),
+                instr: Some(te.instr),
+                location: te.location,
+                physical: te.location.map(|l| program.locations[l].physical),
+                value: te.value,
+                scope,
+                tags,
+                agent: te.agent.map(|a| agent_base[t] + a),
+                role: te.role,
+                placement: Some(placement),
+                range: if te.location.is_some() { te.range } else { (0, 0) },
+                ub: te.ub.clone(),
+                mb_op: te.mb_op,
+                mb_result: te.mb_result,
+                sym: te.sym.as_ref().map(|e| e.shifted(base)),
+                possible: te.possible.clone(),
+            });
+        }
+        thread_events.push(ids);
+    }
+    (thread_events, bases)
+}
+
+/// The event sets the models name: the basic ones, the tags, the async roles, the reading's.
+fn base_sets(program: &Program, readings: &Readings, events: &[Event]) -> BTreeMap<&'static str, EventSet> {
+    let n = events.len();
+    let set = |f: &dyn Fn(&Event) -> bool| EventSet::from_fn(n, |i| f(&events[i]));
+    let mut sets: BTreeMap<&'static str, EventSet> = BTreeMap::new();
+    sets.insert("_", EventSet::full(n));
+    sets.insert("W", set(&|e| e.is_write()));
+    sets.insert("R", set(&|e| e.is_read()));
+    sets.insert("M", set(&|e| e.physical.is_some()));
+    sets.insert("F", set(&|e| matches!(e.kind, EventKind::Fence | EventKind::Barrier { .. })));
+    sets.insert("IW", set(&|e| e.kind == EventKind::Init));
+    sets.insert("B", set(&|e| matches!(e.kind, EventKind::Barrier { .. })));
+    let mut tagged: Vec<EventSet> = vec![EventSet::empty(n); ALL_TAGS.len()];
+    for (i, e) in events.iter().enumerate() {
+        for tag in &e.tags {
+            if let Some(k) = ALL_TAGS.iter().position(|t| t == tag) {
+                tagged[k].insert(i);
+            }
+        }
+    }
+    for (tag, s) in ALL_TAGS.iter().zip(tagged) {
+        sets.insert(tag, s);
+    }
+    sets.insert("AGENT", set(&|e| e.agent.is_some()));
+    sets.insert("SRC", set(&|e| e.role == Role::Source));
+    // A tensor copy's read of its tensor map (a source read of the map's own word).
+    sets.insert(
+        "TMAP",
+        set(&|e| e.role == Role::Source && e.location.is_some_and(|l| program.is_tensor_map(program.locations[l].variable))),
+    );
+    sets.insert("DST", set(&|e| e.role == Role::Destination));
+    sets.insert("SIGNAL", set(&|e| e.role == Role::Signal));
+    sets.insert("UB", set(&|e| e.ub.is_some()));
+    sets.insert("MARKER", set(&|e| e.kind == EventKind::Marker));
+    sets.insert("CBAR", set(&|e| matches!(e.kind, EventKind::ClusterBarrier { .. })));
+    let mbar_loc = |e: &Event| e.location.is_some_and(|l| program.variable_of(l).kind == VariableKind::Mbarrier);
+    // Writes that leave a valid mbarrier object behind (for M2: no ordinary access to it).
+    sets.insert("MBVALID", set(&|e| e.is_write() && mbar_loc(e) && MbState::decode(e.value).is_some()));
+    for (name, selected) in readings.cat_sets() {
+        sets.insert(name, if selected { EventSet::full(n) } else { EventSet::empty(n) });
+    }
+    sets
+}
+
+/// The relations that follow from the traces alone: program order, issue, same performer,
+/// locations, scopes, RMW pairs, dependencies, and the async relations.
+fn static_relations(
+    program: &Program,
+    traces: &[&Trace],
+    bases: &[usize],
+    events: &[Event],
+    thread_events: &[Vec<usize>],
+) -> BTreeMap<&'static str, Relation> {
+    let n = events.len();
+    let mut rel: BTreeMap<&'static str, Relation> = BTreeMap::new();
+    rel.insert("id", Relation::identity(n));
+    // Events performed by one thread itself, or by one async agent of it.
+    let performer = |i: usize| events[i].thread.map(|t| (t, events[i].agent));
+    // Program order: the thread's own events; async-agent events are not in it (§8.9.1.1).
+    // Issue edges (digest §14.4): everything before an async instruction in program order is
+    // ordered before the memory events of the operation (§8.9.1.1). And an async agent's
+    // event -> every event of the thread that issued it.
+    let mut po = Relation::empty(n);
+    let mut iss = Relation::empty(n);
+    for ids in thread_events {
+        // Walking back, the thread's own events and its agents' events seen so far.
+        let (mut later, mut later_agents) = (EventSet::empty(n), EventSet::empty(n));
+        for &a in ids.iter().rev() {
+            if events[a].agent.is_some() {
+                later_agents.insert(a);
+            } else {
+                po.insert_row(a, &later);
+                iss.insert_row(a, &later_agents);
+                later.insert(a);
+            }
+        }
+    }
+    rel.insert("po", po);
+    rel.insert("iss", iss);
+    let int = grouped(n, performer).union(&Relation::identity(n));
+    rel.insert("ext", int.complement());
+    rel.insert("int", int);
+    // Complete overlap: the same bytes accessed by both (§8.7): same word, same access range.
+    rel.insert("same-range", grouped(n, |i| events[i].physical.map(|p| (p, events[i].range))));
+    let mut issuer = Relation::empty(n);
+    for ids in thread_events {
+        let mut own = EventSet::empty(n);
+        ids.iter().filter(|&&b| events[b].agent.is_none()).for_each(|&b| own.insert(b));
+        for &a in ids.iter().filter(|&&a| events[a].agent.is_some()) {
+            issuer.insert_row(a, &own);
+        }
+    }
+    rel.insert("issuer", issuer);
+    rel.insert("loc", grouped(n, |i| events[i].physical));
+    let generic = |e: &Event| e.location.map(|l| program.locations[l].generic);
+    rel.insert("vloc", grouped(n, |i| events[i].physical.and(generic(&events[i]))));
+    // Same scope: both events carry a scope, and each scope includes the other's thread.
+    rel.insert(
+        "sr",
+        related_groups(
+            n,
+            |i| events[i].scope.zip(events[i].placement).map(|(s, p)| (s, p.gpu, p.cluster, p.cta)),
+            |&(sa, ga, la, ca), &(sb, gb, lb, cb)| {
+                let (pa, pb) = (Placement { gpu: ga, cluster: la, cta: ca }, Placement { gpu: gb, cluster: lb, cta: cb });
+                pa.includes(sa, &pb) && pb.includes(sb, &pa)
+            },
+        ),
+    );
+    rel.insert("scta", grouped(n, |i| events[i].placement.map(|p| (p.gpu, p.cta))));
+    let [rmw, addr, data, ctrl] = dependency_relations(program, traces, bases, n);
+    rel.insert("rmw", rmw);
+    let asyncr = async_relations(program, traces, bases, events);
+    for (name, r) in asyncr {
+        rel.insert(name, r);
+    }
+    rel.insert("addr", addr);
+    rel.insert("data", data);
+    rel.insert("ctrl", ctrl);
+    let po_loc = rel["po"].intersection(&rel["loc"]);
+    rel.insert("po-loc", po_loc);
+    rel
+}
+
+/// The RMW pairs and the address, data and control dependencies, as event relations.
+fn dependency_relations(program: &Program, traces: &[&Trace], bases: &[usize], n: usize) -> [Relation; 4] {
+    let mut rmw = Relation::empty(n);
+    let mut addr = Relation::empty(n);
+    let mut data = Relation::empty(n);
+    let mut ctrl = Relation::empty(n);
+    for (t, trace) in traces.iter().enumerate() {
+        let base = bases[t];
+        for (i, te) in trace.events.iter().enumerate() {
+            let e = base + i;
+            if let (TraceOp::Read, Some(w)) = (&te.op, te.rmw_partner) {
+                rmw.insert(e, base + w);
+                // The written value of every RMW but exch is computed from the old value.
+                if let Op::Rmw { op, .. } = &program.threads[t].code[te.instr].op {
+                    if *op != RmwOp::Exch {
+                        data.insert(e, base + w);
+                    }
+                }
+            }
+            let is_mem = te.location.is_some();
+            for (mask, r, only_mem) in
+                [(&te.addr_deps, &mut addr, true), (&te.data_deps, &mut data, true), (&te.ctrl_deps, &mut ctrl, false)]
+            {
+                if only_mem && !is_mem {
+                    continue;
+                }
+                for j in mask.iter() {
+                    r.insert(base + j, e);
+                }
+            }
+        }
+    }
+    [rmw, addr, data, ctrl]
 }
 
 /// The events with equal keys (None: no key), related pairwise (reflexively too).

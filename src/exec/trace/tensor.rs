@@ -2,8 +2,12 @@
 //! `program::tensor`): like a bulk copy's, but the global side is a box of the tensor map, and
 //! the copy first reads the tensor map itself.
 
-use super::*;
-use crate::program::{address, TensorCopy};
+use super::deps::DepMask;
+use super::error::{bad_address, ExploreError};
+use super::event::{AsyncKind, AsyncOp, Role, TraceOp};
+use super::state::{val, Access, Cx, State};
+use super::values::{RegVal, SymExpr};
+use crate::program::{address, AccessSpace, AsyncCopy, Completion, TensorCopy, VariableKind};
 
 impl Cx<'_> {
     /// A tensor copy's async agent: a read of the tensor map's word, then per element of the box

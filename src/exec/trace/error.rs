@@ -1,0 +1,55 @@
+//! Why exploration stops: a limit was hit, or the program did something meaningless.
+
+use crate::program::Program;
+
+/// An error of exploration (a limit was hit, or the program did something meaningless).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ExploreError {
+    #[error("thread P{thread}: more than {limit} distinct traces; the test is too large to explore (raise --max-traces)")]
+    TooManyTraces { thread: usize, limit: usize },
+    #[error("location `{location}` can hold more than {limit} distinct values; values keep growing (is there an unbounded counter?)")]
+    DomainTooLarge { location: String, limit: usize },
+    #[error("thread P{thread}: a trace has more than {limit} memory events (raise --max-events, lower --unroll, or shorten the test)")]
+    TraceTooLong { thread: usize, limit: usize },
+    /// Printed after the file name and a colon: `file:line:col: error: ...`.
+    #[error("{line}:{col}: error: thread P{thread}: {detail} (addresses must point to a word inside a declared variable)")]
+    BadAddress { thread: usize, line: usize, col: usize, detail: String },
+    #[error("location `{location}` has {writes} writes in one execution, hence {orders} possible coherence orders, more than the candidate budget (lower --unroll, or raise --max-candidates)")]
+    TooManyCoherenceOrders { location: String, writes: usize, orders: u64 },
+    #[error(
+        "the search exceeded its budget of {limit} model evaluations; the test is too large (raise --max-candidates, or lower --unroll)"
+    )]
+    TooManyCandidates { limit: u64 },
+    #[error("mbarrier `{object}` has more than {limit} reachable states in one execution; the test is too large for ptxmm")]
+    TooManyMbarrierStates { object: String, limit: u64 },
+    #[error("the test has more than {limit} distinct final states; ptxmm stopped collecting them (raise --max-states)")]
+    TooManyStates { limit: usize },
+    #[error("the decision took longer than the time limit of {seconds} s (raise --timeout, or 0 for no limit)")]
+    Timeout { seconds: f64 },
+}
+
+/// What a bad address is, in the program's terms.
+pub(super) fn bad_address(program: &Program, thread: usize, line: usize, value: i64) -> ExploreError {
+    let detail = match value.checked_sub(crate::program::ADDRESS_BASE) {
+        Some(off) if off >= 0 && ((off / crate::program::ADDRESS_STRIDE) as usize) < program.variables.len() => {
+            let v = &program.variables[(off / crate::program::ADDRESS_STRIDE) as usize];
+            let byte = off % crate::program::ADDRESS_STRIDE;
+            if byte >= v.size {
+                format!("the address of byte {byte} of `{}` is past its end ({} bytes)", v.name, v.size)
+            } else {
+                format!("the address of byte {byte} of `{}` is not 4-byte aligned", v.name)
+            }
+        }
+        _ => format!("the value {value} used as an address is not the address of any variable"),
+    };
+    // The column of the instruction on that line, for a file:line:col message.
+    let col = program
+        .threads
+        .iter()
+        .filter(|t| t.id == thread)
+        .flat_map(|t| &t.code)
+        .find(|i| i.line == line)
+        .map(|i| program.source.line_col(i.span.start).1)
+        .unwrap_or(1);
+    ExploreError::BadAddress { thread, line, col, detail }
+}

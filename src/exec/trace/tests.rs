@@ -1,0 +1,100 @@
+//! Tests of trace enumeration: value domains, open values, loops, dependencies, limits.
+
+use super::*;
+use crate::diag::SourceFile;
+use crate::program::LocalOp;
+
+fn program(src: &str) -> Program {
+    let file = SourceFile::new("t.litmus", src);
+    let ast = crate::litmus::parse(&file).unwrap();
+    crate::program::lower(&ast, &file).unwrap()
+}
+
+#[test]
+fn reads_branch_over_the_value_domain() {
+    // r0 decides a branch: the trace branches once per value x may hold.
+    let p = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\n | add r1, r0, 1 ;\n | bne r1, 2, L ;\n | L: ;\nexists (P1:r0 == 1)\n");
+    let (domains, traces) = explore(&p, &Limits::default(), false).unwrap();
+    assert_eq!(domains[0], BTreeSet::from([0, 1]));
+    assert_eq!(traces[1].traces.len(), 2, "one trace per value the read may return");
+}
+
+#[test]
+fn counters_stop_at_the_number_of_writes() {
+    // Two increments: x can only reach 2, even though the fixpoint alone would grow forever.
+    let p = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n atom.add r0, x, 1 | atom.add r1, x, 1 ;\nexists (x == 2)\n");
+    let (domains, _) = explore(&p, &Limits::default(), false).unwrap();
+    assert!(domains[0].contains(&2));
+    assert!(domains[0].len() <= 4, "{:?}", domains[0]);
+}
+
+#[test]
+fn spin_loops_are_awaits_and_other_loops_are_cut() {
+    let spin = program("PTX t\n{ f=0; }\n P0@cta 0,gpu 0 ;\n LC00: ;\n ld.weak r0, f ;\n beq r0, 0, LC00 ;\nexists (0 == 0)\n");
+    let (_, t) = explore(&spin, &Limits::default(), false).unwrap();
+    assert!(!t[0].cut);
+    assert!(t[0].traces.iter().all(|tr| tr.registers[0] != 0), "only the exiting iteration is kept");
+    let (_, t) = explore(&spin, &Limits::default(), true).unwrap();
+    assert!(t[0].stuck.iter().any(|tr| matches!(tr.stuck, Some(Stuck::Spin { .. }))));
+
+    let counter = program("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n LC00: ;\n st.weak x, 1 ;\n goto LC00 ;\nexists (0 == 0)\n");
+    let (_, t) = explore(&counter, &Limits::default(), false).unwrap();
+    assert!(t[0].cut, "a loop with a store is unrolled and cut");
+    assert!(t[0].traces.is_empty());
+}
+
+#[test]
+fn dependencies_are_tracked_through_registers() {
+    let p = program("PTX t\n{ x=0; y=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n add r1, r0, 1 ;\n st.weak y, r1 ;\n bne r0, 0, LC00 ;\n st.weak y, 2 ;\n LC00: ;\nexists (0 == 0)\n");
+    let (_, t) = explore(&p, &Limits::default(), false).unwrap();
+    let tr = t[0].traces.iter().find(|tr| tr.events[0].value == 0).unwrap();
+    assert_eq!(tr.events[1].data_deps, DepMask::single(0), "the store's value comes from the first read");
+    assert_eq!(tr.events[2].ctrl_deps, DepMask::single(0), "the store after the branch depends on the read");
+}
+
+#[test]
+fn values_that_only_flow_into_data_stay_open() {
+    // r0 only reaches a store (through an add): one trace, the store writes r0 + 1.
+    let p = program(
+        "PTX t
+{ x=0; y=0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ ld.weak r0, x | st.weak x, 5 ;
+ add r1, r0, 1 | ;
+ st.weak y, r1 | ;
+exists (y == 6)
+",
+    );
+    let (domains, t) = explore(&p, &Limits::default(), false).unwrap();
+    assert_eq!(t[0].traces.len(), 1, "no branching over the values of x");
+    let tr = &t[0].traces[0];
+    assert!(tr.events[0].symbolic);
+    assert_eq!(tr.events[1].sym, Some(SymExpr::Local(LocalOp::Add, Box::new(SymExpr::Read(0)), Box::new(SymExpr::Const(1)))));
+    assert_eq!(tr.events[1].possible, Some(vec![1, 6]));
+    assert_eq!(domains[1], BTreeSet::from([0, 1, 6]), "y's domain holds every value the open store can write");
+    // A register that decides a branch is read with its value known.
+    let q = program(
+        "PTX t
+{ x=0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ ld.weak r0, x | st.weak x, 5 ;
+ beq r0, 0, L | ;
+ L: | ;
+exists (0 == 0)
+",
+    );
+    let (_, t) = explore(&q, &Limits::default(), false).unwrap();
+    assert_eq!(t[0].traces.len(), 2);
+    assert!(t[0].traces.iter().all(|tr| !tr.events[0].symbolic));
+}
+
+#[test]
+fn long_threads_are_not_capped_at_128_events() {
+    let body: String = (0..150).map(|i| format!(" st.relaxed.gpu x{i}, 1 ;\n")).collect();
+    let init: String = (0..150).map(|i| format!("x{i}=0; ")).collect();
+    let p = program(&format!("PTX t\n{{ {init} }}\n P0@cta 0,gpu 0 ;\n{body}exists (x0 == 1)\n"));
+    let (_, t) = explore(&p, &Limits { max_trace_events: 1000, ..Limits::default() }, false).unwrap();
+    assert_eq!(t[0].traces[0].events.len(), 150);
+    let err = explore(&p, &Limits { max_trace_events: 100, ..Limits::default() }, false).unwrap_err();
+    assert!(err.to_string().contains("more than 100 memory events"), "{err}");
+}

@@ -1,0 +1,549 @@
+//! The per-thread interpreter: every run of one thread under fixed value domains, one
+//! instruction at a time (`Cx::step`), forking the run where a read's value decides something.
+
+use super::arith::{compare, join64, local_result, rmw_result};
+use super::control::control_registers;
+use super::deps::DepMask;
+use super::error::ExploreError;
+use super::event::{AsyncKind, AsyncOp, GroupWait, Role, Stuck, ThreadTraces, TraceOp};
+use super::loops::spin_back_edges;
+use super::state::{data_val, val, Cx, State};
+use super::values::{typed, Domains, RegVal, SymExpr};
+use super::words::redundant_words;
+use crate::config::Limits;
+use crate::litmus::ast::CmpOp;
+use crate::program::mbarrier::MbUpdate;
+use crate::program::{AccessSpace, Address, CopyKind, GroupKind, LocalOp, MbOp, Op, Program, Reg, RmwOp, Thread, Ty, Value, VariableKind};
+use std::collections::BTreeSet;
+
+/// What every thread's enumeration needs to know about the whole program, computed once.
+pub struct ProgramFacts {
+    /// Words whose events would mirror those of a kept word (see [`redundant_words`]).
+    pub elided: Vec<bool>,
+    /// The largest phase an arrive can return.
+    pub max_phase: i64,
+}
+
+impl ProgramFacts {
+    pub fn of(program: &Program) -> Self {
+        ProgramFacts { elided: redundant_words(program), max_phase: max_phase(program) }
+    }
+}
+
+/// Enumerate the traces of one thread under fixed value domains.
+pub fn thread_traces(
+    program: &Program,
+    facts: &ProgramFacts,
+    t: usize,
+    thread: &Thread,
+    domains: &Domains,
+    limits: &Limits,
+    liveness: bool,
+) -> Result<ThreadTraces, ExploreError> {
+    let _ = t;
+    let spin = spin_back_edges(&thread.code);
+    // Loop headers of spin loops: where each iteration's reads start.
+    let spin_headers: BTreeSet<usize> = thread
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(j, i)| match i.op {
+            Op::Branch { target, .. } if spin[j] => Some(target),
+            _ => None,
+        })
+        .collect();
+    let mut out = ThreadTraces::default();
+    let init = State::new(thread.reg_init.iter().map(|v| (RegVal::Known(*v), DepMask::none())).collect());
+    let cx = Cx {
+        program,
+        thread,
+        domains,
+        control: control_registers(&thread.code),
+        elided: &facts.elided,
+        max_phase: facts.max_phase,
+        limits,
+        spin,
+        liveness,
+    };
+    let mut stack = vec![init];
+    while let Some(mut st) = stack.pop() {
+        loop {
+            if st.pc >= thread.code.len() {
+                out.traces.push(st.finish(None));
+                if out.traces.len() > limits.max_traces {
+                    return Err(ExploreError::TooManyTraces { thread: thread.id, limit: limits.max_traces });
+                }
+                break;
+            }
+            if st.events.len() + 2 > limits.max_trace_events {
+                return Err(ExploreError::TraceTooLong { thread: thread.id, limit: limits.max_trace_events });
+            }
+            let pc = st.pc;
+            st.path.push(pc);
+            if spin_headers.contains(&pc) {
+                st.iteration_start.insert(pc, st.events.len());
+            }
+            match cx.step(st, &mut stack, &mut out)? {
+                Some(next) => st = next,
+                None => break,
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Phases an arrive may return: at most one completion per mbarrier-updating instruction.
+fn max_phase(program: &Program) -> i64 {
+    let updates = program
+        .threads
+        .iter()
+        .flat_map(|t| &t.code)
+        .filter(|i| matches!(i.op, Op::Mbarrier { .. } | Op::CpAsyncArrive { .. } | Op::AsyncCopy(_)))
+        .count() as i64;
+    updates.min(crate::program::mbarrier::MAX_PHASE)
+}
+
+/// The run forked into `states`, each of which has run the instruction: they resume at the
+/// next one, after the runs still to explore. The run itself goes on in none of them.
+fn fork(stack: &mut Vec<State>, states: Vec<State>) -> Option<State> {
+    for mut s in states {
+        s.pc += 1;
+        stack.push(s);
+    }
+    None
+}
+
+impl Cx<'_> {
+    /// Run the instruction at `st.pc`: the state the run goes on in, or None when it forked
+    /// (see [`fork`]) or ended without a trace of its own (a failed poll of an await loop, or a
+    /// loop cut at the unroll bound). Runs that stop forever (liveness) and cut loops go to
+    /// `out`.
+    fn step(&self, mut st: State, stack: &mut Vec<State>, out: &mut ThreadTraces) -> Result<Option<State>, ExploreError> {
+        let pc = st.pc;
+        let instr = &self.thread.code[pc];
+        let line = instr.line;
+        match &instr.op {
+            Op::Load { dst, ty: Some(ty), addr, space, .. } if ty.bits == 64 => {
+                return Ok(fork(stack, self.load_wide(st, *dst, addr, *space, pc, line)?));
+            }
+            Op::Load { dst, ty, addr, space, .. } => return self.load(st, stack, *dst, *ty, addr, *space, pc, line),
+            Op::LoadVector { dsts, addr, space, .. } => return Ok(fork(stack, self.load_vector(st, dsts, addr, *space, pc, line)?)),
+            Op::Store { ty: Some(ty), addr, value, space, .. } => self.store_typed(&mut st, *ty, addr, value, *space, pc, line)?,
+            Op::Store { addr, value, space, .. } => {
+                let acc = self.access(&st, addr, 0, 4, *space, line)?;
+                let (v, d) = data_val(&st, value);
+                self.push_write(&mut st, acc, v, d, pc, Role::Thread, None);
+            }
+            Op::StoreVector { addr, values, space, .. } => {
+                for (k, value) in values.iter().enumerate() {
+                    let acc = self.access(&st, addr, 4 * k as i64, 4, *space, line)?;
+                    if self.elided[acc.loc] {
+                        continue;
+                    }
+                    let (v, d) = data_val(&st, value);
+                    self.push_write(&mut st, acc, v, d, pc, Role::Thread, None);
+                }
+            }
+            Op::Rmw { dst, ty, addr, op, operands, space, .. } => {
+                return self.rmw(st, stack, *dst, *ty, addr, *op, operands, *space, pc, line)
+            }
+            Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence | Op::WgmmaFence => {
+                let e = st.event(TraceOp::Fence, pc);
+                st.events.push(e);
+            }
+            Op::Prefetch => {}
+            Op::ClusterBarrier { arrive, .. } => {
+                let e = st.event(TraceOp::ClusterBarrier { arrive: *arrive }, pc);
+                st.events.push(e);
+                if self.liveness && !*arrive {
+                    let event = st.events.len() - 1;
+                    out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
+                }
+            }
+            Op::Barrier { instance, id, count, arrive } => {
+                let id = id.map(|v| val(&st, &v).0);
+                let count = count.map(|v| val(&st, &v).0);
+                let e = st.event(TraceOp::Barrier { instance: *instance, id, count, arrive: *arrive }, pc);
+                st.events.push(e);
+                if self.liveness {
+                    // The run may also stop here forever, if this barrier never completes.
+                    let event = st.events.len() - 1;
+                    out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
+                }
+            }
+            Op::CommitGroup(kind) => st.commit(*kind),
+            Op::WaitGroup { kind, n, read, all } => wait_group(&mut st, *kind, *n, *read, *all, pc),
+            Op::Wgmma { a, b } => return Ok(fork(stack, self.wgmma(st, a, b, pc, line)?)),
+            Op::AsyncCopy(copy) => {
+                let states = match &copy.tensor {
+                    Some(t) => self.tensor_copy(st, copy, t, pc, line)?,
+                    None => self.async_copy(st, copy, pc, line)?,
+                };
+                return Ok(fork(stack, states));
+            }
+            Op::CpAsyncArrive { bar, space, noinc } => return Ok(fork(stack, self.cp_async_arrive(st, bar, *space, *noinc, pc, line)?)),
+            Op::Mbarrier { op, bar, space, dst, .. } => return Ok(fork(stack, self.mbarrier(st, op, bar, *space, *dst, pc, line)?)),
+            Op::Local { dst, op, ty, a, b } => local(&mut st, *dst, *op, *ty, a, b),
+            Op::Branch { cond, target } => return Ok(self.branch(st, *cond, *target, out)),
+        }
+        st.pc += 1;
+        Ok(Some(st))
+    }
+
+    /// A 64-bit load: one 8-byte access of two words, the low one at the lower address.
+    fn load_wide(
+        &self,
+        st: State,
+        dst: Reg,
+        addr: &Address,
+        space: AccessSpace,
+        pc: usize,
+        line: usize,
+    ) -> Result<Vec<State>, ExploreError> {
+        let mut states = vec![(st, Vec::new())];
+        for k in 0..2 {
+            let mut next = Vec::new();
+            for (mut s, mut parts) in states {
+                let acc = self.access_word(&s, addr, k, 8, space, line)?;
+                if !self.control.contains(&dst) {
+                    let idx = s.events.len();
+                    let mut e = s.access_event(TraceOp::Read, pc, &acc, Role::Thread, None);
+                    e.symbolic = true;
+                    s.events.push(e);
+                    parts.push((RegVal::Open(SymExpr::Read(idx)), idx));
+                    next.push((s, parts));
+                    continue;
+                }
+                for (s2, v) in self.branch_read(s, acc, pc, Role::Thread, None) {
+                    let idx = s2.events.len() - 1;
+                    let mut p2 = parts.clone();
+                    p2.push((RegVal::Known(v), idx));
+                    next.push((s2, p2));
+                }
+            }
+            states = next;
+        }
+        let mut out = Vec::with_capacity(states.len());
+        for (mut s, parts) in states {
+            let deps = DepMask::single(parts[0].1).union(&DepMask::single(parts[1].1));
+            let value = match (&parts[0].0, &parts[1].0) {
+                (RegVal::Known(lo), RegVal::Known(hi)) => RegVal::Known(join64(*lo, *hi)),
+                (lo, hi) => RegVal::Open(SymExpr::Join(Box::new(lo.expr()), Box::new(hi.expr()))),
+            };
+            s.regs[dst] = (value, deps);
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    /// A load of one word: open when its register decides nothing, else one run per value.
+    #[allow(clippy::too_many_arguments)]
+    fn load(
+        &self,
+        mut st: State,
+        stack: &mut Vec<State>,
+        dst: Reg,
+        ty: Option<Ty>,
+        addr: &Address,
+        space: AccessSpace,
+        pc: usize,
+        line: usize,
+    ) -> Result<Option<State>, ExploreError> {
+        let acc = self.access(&st, addr, 0, 4, space, line)?;
+        let mb = self.program.variable_of(acc.loc).kind == VariableKind::Mbarrier;
+        // An ordinary load of an mbarrier object reads whatever state the object's
+        // history leaves (the search gives it every state as an option, and M2 when
+        // the state is valid): open, whether or not its register decides anything.
+        if mb || !self.control.contains(&dst) {
+            self.symbolic_read(&mut st, acc, pc, dst);
+            // An mbarrier object's state is not a typed word: its encoding stays whole.
+            let (v, d) = st.regs[dst].clone();
+            st.regs[dst] = (typed(if mb { None } else { ty }, v), d);
+            st.pc += 1;
+            return Ok(Some(st));
+        }
+        let mut out = Vec::new();
+        for (s, v) in self.branch_read(st, acc, pc, Role::Thread, None) {
+            let mut s = s;
+            let idx = s.events.len() - 1;
+            s.regs[dst] = (typed(ty, RegVal::Known(v)), DepMask::single(idx));
+            out.push(s);
+        }
+        Ok(fork(stack, out))
+    }
+
+    /// A vector load: one read per element (elided words are not read).
+    fn load_vector(
+        &self,
+        st: State,
+        dsts: &[Reg],
+        addr: &Address,
+        space: AccessSpace,
+        pc: usize,
+        line: usize,
+    ) -> Result<Vec<State>, ExploreError> {
+        let mut states = vec![st];
+        for (k, dst) in dsts.iter().enumerate() {
+            let mut next = Vec::new();
+            for mut s in states {
+                let acc = self.access(&s, addr, 4 * k as i64, 4, space, line)?;
+                if self.elided[acc.loc] {
+                    next.push(s);
+                    continue;
+                }
+                if !self.control.contains(dst) {
+                    self.symbolic_read(&mut s, acc, pc, *dst);
+                    next.push(s);
+                    continue;
+                }
+                for (mut s, v) in self.branch_read(s, acc, pc, Role::Thread, None) {
+                    let idx = s.events.len() - 1;
+                    s.regs[*dst] = (RegVal::Known(v), DepMask::single(idx));
+                    next.push(s);
+                }
+            }
+            states = next;
+        }
+        Ok(states)
+    }
+
+    /// A typed store: each word holds its 32-bit pattern at the word's type; a 64-bit store is
+    /// one 8-byte access of two words, the low one at the lower address.
+    #[allow(clippy::too_many_arguments)]
+    fn store_typed(
+        &self,
+        st: &mut State,
+        ty: Ty,
+        addr: &Address,
+        value: &Value,
+        space: AccessSpace,
+        pc: usize,
+        line: usize,
+    ) -> Result<(), ExploreError> {
+        let (v, d) = data_val(st, &value.clone());
+        let words = if ty.bits == 64 { 2 } else { 1 };
+        for k in 0..words {
+            let acc = self.access_word(st, addr, k, 4 * words, space, line)?;
+            let wty = self.program.physical[self.program.locations[acc.loc].physical].ty.unwrap_or(Ty::U32);
+            let part = match (&v, k) {
+                (RegVal::Known(x), 0) => RegVal::Known(*x),
+                (RegVal::Known(x), _) => RegVal::Known(x >> 32),
+                (RegVal::Open(e), 0) => RegVal::Open(e.clone()),
+                (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(Box::new(e.clone()))),
+            };
+            self.push_write(st, acc, typed(Some(wty), part), d.clone(), pc, Role::Thread, None);
+        }
+        Ok(())
+    }
+
+    /// An RMW: a read and a write (an RMW pair). Open when the old value decides nothing, else
+    /// one run per old value.
+    #[allow(clippy::too_many_arguments)]
+    fn rmw(
+        &self,
+        mut st: State,
+        stack: &mut Vec<State>,
+        dst: Option<Reg>,
+        ty: Option<Ty>,
+        addr: &Address,
+        op: RmwOp,
+        operands: &[Value],
+        space: AccessSpace,
+        pc: usize,
+        line: usize,
+    ) -> Result<Option<State>, ExploreError> {
+        let acc = self.access(&st, addr, 0, 4, space, line)?;
+        // A typed RMW computes at its type and stores at the word's type.
+        let wty = ty.map(|_| self.program.physical[self.program.locations[acc.loc].physical].ty.unwrap_or(Ty::U32));
+        let ops: Vec<(RegVal, DepMask)> = operands.iter().map(|o| data_val(&st, o)).collect();
+        let data: DepMask = ops.iter().fold(DepMask::none(), |m, (_, d)| m.union(d));
+        let known: Option<Vec<(i64, DepMask)>> =
+            ops.iter().map(|(v, d)| if let RegVal::Known(x) = v { Some((*x, d.clone())) } else { None }).collect();
+        // The old value decides nothing (no register, or one that only flows into
+        // data): leave it open, and the written value with it.
+        if dst.is_none_or(|d| !self.control.contains(&d)) {
+            let idx = st.events.len();
+            let mut e = st.access_event(TraceOp::Read, pc, &acc, Role::Thread, None);
+            e.symbolic = true;
+            e.rmw_partner = Some(idx + 1);
+            st.events.push(e);
+            let old = Box::new(SymExpr::Read(idx));
+            let args = ops.iter().map(|(v, _)| v.expr()).collect();
+            let new = match ty {
+                None => SymExpr::Rmw(op, old, args),
+                Some(t) => SymExpr::TRmw(t, op, old, args),
+            };
+            self.push_write(&mut st, acc, typed(wty, RegVal::Open(new)), data.union(&DepMask::single(idx)), pc, Role::Thread, None);
+            st.events[idx + 1].rmw_partner = Some(idx);
+            if let Some(d) = dst {
+                st.regs[d] = (typed(ty, RegVal::Open(SymExpr::Read(idx))), DepMask::single(idx));
+            }
+            st.pc += 1;
+            return Ok(Some(st));
+        }
+        let known = known.expect("the operands of an RMW whose old value decides control flow are known");
+        let mut out = Vec::new();
+        for (mut s, old) in self.branch_read(st, acc.clone(), pc, Role::Thread, None) {
+            let idx = s.events.len() - 1;
+            s.events[idx].rmw_partner = Some(idx + 1);
+            let new = match ty {
+                None => rmw_result(op, old, &known),
+                Some(t) => t.rmw(op, old, &known.iter().map(|k| k.0).collect::<Vec<_>>()),
+            };
+            self.push_write(&mut s, acc.clone(), typed(wty, RegVal::Known(new)), data.clone(), pc, Role::Thread, None);
+            s.events[idx + 1].rmw_partner = Some(idx);
+            if let Some(d) = dst {
+                s.regs[d] = (typed(ty, RegVal::Known(old)), DepMask::single(idx));
+            }
+            out.push(s);
+        }
+        Ok(fork(stack, out))
+    }
+
+    /// `cp.async.mbarrier.arrive`: the pending-count increment (unless `.noinc`), then the
+    /// arrive-on, an operation of its own async agent.
+    fn cp_async_arrive(
+        &self,
+        st: State,
+        bar: &Address,
+        space: AccessSpace,
+        noinc: bool,
+        pc: usize,
+        line: usize,
+    ) -> Result<Vec<State>, ExploreError> {
+        let acc = self.access(&st, bar, 0, 8, space, line)?;
+        let mut states = vec![st];
+        if !noinc {
+            states = states
+                .into_iter()
+                .flat_map(|s| self.mb_update(s, acc.clone(), MbUpdate::IncPending, pc, Role::Thread, None, false))
+                .map(|(s, _)| s)
+                .collect();
+        }
+        let mut out = Vec::new();
+        for mut s in states {
+            // The arrive-on is an operation of its own async agent, triggered when
+            // every prior cp.async of the thread completes (§9.7.9.25.3.4).
+            let tracked: Vec<usize> = (0..s.ops.len()).filter(|&o| s.ops[o].kind == AsyncKind::Copy(CopyKind::CpAsync)).collect();
+            let agent = s.ops.len();
+            s.ops.push(AsyncOp { instr: pc, kind: AsyncKind::ArriveOn, events: Vec::new(), tracked, group: None });
+            for (mut s2, _) in self.mb_update(s, acc.clone(), MbUpdate::ArriveOn, pc, Role::Signal, Some(agent), false) {
+                let n = s2.events.len();
+                s2.ops[agent].events.extend([n - 2, n - 1]);
+                out.push(s2);
+            }
+        }
+        Ok(out)
+    }
+
+    /// An mbarrier instruction: one run per result the thread may observe.
+    #[allow(clippy::too_many_arguments)]
+    fn mbarrier(
+        &self,
+        st: State,
+        op: &MbOp,
+        bar: &Address,
+        space: AccessSpace,
+        dst: Option<Reg>,
+        pc: usize,
+        line: usize,
+    ) -> Result<Vec<State>, ExploreError> {
+        let acc = self.access(&st, bar, 0, 8, space, line)?;
+        let v = |st: &State, x: &Value| val(st, x).0;
+        let update = match op {
+            MbOp::Init { count } => MbUpdate::Init { count: v(&st, count) },
+            MbOp::Inval => MbUpdate::Inval,
+            MbOp::Arrive { count, expect_tx, no_complete, drop } => MbUpdate::Arrive {
+                count: v(&st, count),
+                expect_tx: expect_tx.as_ref().map(|x| v(&st, x)).unwrap_or(0),
+                no_complete: *no_complete,
+                drop: *drop,
+            },
+            MbOp::ExpectTx { bytes } => MbUpdate::ExpectTx { bytes: v(&st, bytes) },
+            MbOp::CompleteTx { bytes } => MbUpdate::CompleteTx { bytes: v(&st, bytes) },
+            MbOp::Wait { parity, operand } => MbUpdate::Wait { parity: *parity, operand: v(&st, operand) },
+        };
+        let mut out = Vec::new();
+        for (mut s, result) in self.mb_update(st, acc, update, pc, Role::Thread, None, dst.is_some()) {
+            if let Some(d) = dst {
+                // The result depends on the value read (the read half of the update).
+                let read = s.events.iter().rposition(|e| e.op == TraceOp::Read).expect("an mbarrier op reads");
+                s.regs[d] = (RegVal::Known(result), DepMask::single(read));
+            }
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    /// A branch: taken or not by the values it tests. A taken back edge of an await loop ends
+    /// the run; one of another loop is taken at most `unroll` times.
+    fn branch(&self, mut st: State, cond: Option<(CmpOp, Value, Value)>, target: usize, out: &mut ThreadTraces) -> Option<State> {
+        let pc = st.pc;
+        let taken = match cond {
+            None => true,
+            Some((cmp, a, b)) => {
+                let (x, dx) = val(&st, &a);
+                let (y, dy) = val(&st, &b);
+                // Every event after a conditional branch depends on the values it tested.
+                st.ctrl.union_with(&dx.union(&dy));
+                compare(cmp, x, y)
+            }
+        };
+        if !taken {
+            st.pc += 1;
+            return Some(st);
+        }
+        if target <= pc {
+            if self.spin[pc] {
+                // A failed poll of an await loop: the exiting iteration is covered
+                // by the sibling paths, so this path adds nothing to safety. For
+                // liveness it is the run that polls forever.
+                if self.liveness {
+                    let from = st.iteration_start.get(&target).copied().unwrap_or(0);
+                    let reads = (from..st.events.len()).filter(|&i| st.events[i].op == TraceOp::Read).collect();
+                    let stuck = Stuck::Spin { back_edge: pc, header: target, reads };
+                    out.stuck.push(st.finish(Some(stuck)));
+                }
+                return None;
+            }
+            let n = st.back_edges.entry(pc).or_insert(0);
+            *n += 1;
+            if *n > self.limits.unroll {
+                out.cut = true;
+                return None;
+            }
+        }
+        st.pc = target;
+        Some(st)
+    }
+}
+
+/// `cp.async.wait_group` / `cp.async.bulk.wait_group` / `wgmma.wait_group` (and `wait_all`): a
+/// marker event, and the ops of every group it observes complete.
+fn wait_group(st: &mut State, kind: GroupKind, n: i64, read: bool, all: bool, pc: usize) {
+    let k = State::group_index(kind);
+    if all {
+        st.commit(kind);
+    }
+    // wait_group N: all but the N most recent committed groups are complete
+    // (§9.7.9.25.3.3; groups complete in commit order).
+    let committed = st.groups[k].len();
+    let covered: Vec<usize> = st.groups[k][..committed.saturating_sub(n as usize)].iter().flatten().copied().collect();
+    let e = st.event(TraceOp::Marker, pc);
+    st.events.push(e);
+    let marker = st.events.len() - 1;
+    st.waits.push(GroupWait { marker, ops: covered, read_only: read });
+}
+
+/// Register arithmetic: known when both operands are, else an open expression.
+fn local(st: &mut State, dst: Reg, op: LocalOp, ty: Option<Ty>, a: &Value, b: &Value) {
+    let (x, dx) = data_val(st, a);
+    let (y, dy) = data_val(st, b);
+    let value = match (x, y, ty) {
+        (RegVal::Known(x), RegVal::Known(y), None) => RegVal::Known(local_result(op, x, y)),
+        (RegVal::Known(x), RegVal::Known(y), Some(t)) => RegVal::Known(t.local(op, x, y)),
+        (x, y, None) => RegVal::Open(SymExpr::Local(op, Box::new(x.expr()), Box::new(y.expr()))),
+        (x, y, Some(t)) => RegVal::Open(SymExpr::TLocal(t, op, Box::new(x.expr()), Box::new(y.expr()))),
+    };
+    st.regs[dst] = (value, dx.union(&dy));
+}

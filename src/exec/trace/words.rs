@@ -1,0 +1,128 @@
+//! Word elision: the words whose events would only mirror those of another word.
+
+use crate::program::{Address, CopyKind, Op, Program, Value, VariableKind};
+use std::collections::BTreeSet;
+
+/// Words whose events would only mirror those of another word, and are therefore not generated.
+///
+/// A 16-byte bulk copy touches four words, but when every instruction that touches one of them
+/// touches the others the same way, their events are interchangeable: the same reads-from and
+/// coherence choices, the same races, the same undefined behaviour (findings name instructions,
+/// not words). Such a word is elided when its value never matters (no thread reads it, no final
+/// state shows it, and it is not the source of a copy into a word whose value matters), it has
+/// no alias, no reduction touches it, and a kept word has the same set of accessing instructions. Words no instruction touches are elided too. Programs that address
+/// memory through registers get no elision (the words an instruction touches are not static).
+pub fn redundant_words(program: &Program) -> Vec<bool> {
+    let n = program.locations.len();
+    // A 64-bit access reads or writes two words as one: keep every word.
+    let wide = |op: &Op| matches!(op, Op::Load { ty: Some(t), .. } | Op::Store { ty: Some(t), .. } if t.bits == 64);
+    if program.threads.iter().any(|t| t.code.iter().any(|i| wide(&i.op))) {
+        return vec![false; n];
+    }
+    let mut sig: Vec<BTreeSet<(usize, usize, u8)>> = vec![BTreeSet::new(); n];
+    let mut keep = vec![false; n];
+    // (source word, destination word) of every copy: a kept destination needs its source's value.
+    let mut flows: Vec<(usize, usize)> = Vec::new();
+    let words = |a: &Address, from: i64, bytes: i64| -> Option<Vec<usize>> {
+        let Address::Location(l) = a else { return None };
+        let var = program.variable_of(*l);
+        let start = program.locations[*l].offset + from;
+        Some(
+            (0..(bytes.max(4) + 3) / 4)
+                .map(|k| start + 4 * k)
+                .filter(|o| *o >= 0 && *o < var.size)
+                .map(|o| var.first_location + (o / 4) as usize)
+                .filter(|&l| l < n && program.locations[l].variable == program.locations[var.first_location].variable)
+                .collect(),
+        )
+    };
+    for (t, th) in program.threads.iter().enumerate() {
+        for (i, ins) in th.code.iter().enumerate() {
+            let mut touch = |ws: Option<Vec<usize>>, role: u8, read: bool| -> bool {
+                let Some(ws) = ws else { return false };
+                for w in ws {
+                    sig[w].insert((t, i, role));
+                    keep[w] |= read;
+                }
+                true
+            };
+            let ok = match &ins.op {
+                Op::Load { addr, .. } | Op::Rmw { addr, .. } => touch(words(addr, 0, 4), 0, true),
+                Op::LoadVector { addr, dsts, .. } => touch(words(addr, 0, 4 * dsts.len() as i64), 0, true),
+                Op::Store { addr, .. } => touch(words(addr, 0, 4), 1, false),
+                Op::StoreVector { addr, values, .. } => touch(words(addr, 0, 4 * values.len() as i64), 1, false),
+                Op::AsyncCopy(c) => {
+                    // A tensor copy's words are a box of its tensor map: no elision.
+                    let (Value::Const(size), None) = (c.size, &c.tensor) else { return vec![false; n] };
+                    let reduce = matches!(c.kind, CopyKind::Reduce(..));
+                    let mut dsts = vec![words(&c.dst, 0, size)];
+                    if let Some(mask) = &c.multicast {
+                        let (Value::Const(mask), Address::Location(d)) = (mask, &c.dst) else { return vec![false; n] };
+                        dsts.clear();
+                        for rank in (0..16).filter(|r| mask & (1 << r) != 0) {
+                            let mapped = program
+                                .cta_of_rank(th.placement.cluster, rank)
+                                .and_then(|cta| program.same_offset_in_cta(program.address_of(*d), cta))
+                                .and_then(|a| program.location_at(a));
+                            dsts.push(mapped.map(|l| words(&Address::Location(l), 0, size)).unwrap_or(Some(Vec::new())));
+                        }
+                    }
+                    // The k-th source word feeds the k-th word of each destination.
+                    if let Some(sw) = words(&c.src, 0, size) {
+                        for d in dsts.iter().flatten() {
+                            flows.extend(sw.iter().copied().zip(d.iter().copied()));
+                        }
+                    }
+                    dsts.into_iter().all(|d| touch(d, 2, reduce)) && touch(words(&c.src, 0, size), 3, reduce)
+                }
+                Op::Mbarrier { bar, .. } | Op::CpAsyncArrive { bar, .. } => touch(words(bar, 0, 4), 4, true),
+                Op::Wgmma { a, b } => {
+                    let rest = |x: &Address| -> Option<Vec<usize>> {
+                        let Address::Location(l) = x else { return None };
+                        let v = program.variable_of(*l);
+                        words(x, 0, v.size - program.locations[*l].offset)
+                    };
+                    touch(rest(a), 3, false) && touch(rest(b), 5, false)
+                }
+                _ => true,
+            };
+            if !ok {
+                return vec![false; n];
+            }
+        }
+    }
+    for o in crate::program::naming::observables(program) {
+        if let crate::program::Observable::Location(p) = o {
+            for (l, loc) in program.locations.iter().enumerate() {
+                keep[l] |= loc.physical == p;
+            }
+        }
+    }
+    for (l, k) in keep.iter_mut().enumerate() {
+        let p = program.locations[l].physical;
+        *k |= program.variable_of(l).kind == VariableKind::Mbarrier || program.locations.iter().filter(|x| x.physical == p).count() > 1;
+    }
+    // A word whose value matters (read by a thread, shown, fed into such a word) is kept, and so
+    // is every source word that feeds it, transitively through chains of copies.
+    loop {
+        let mut changed = false;
+        for &(src, dst) in &flows {
+            if keep[dst] && !keep[src] {
+                keep[src] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut represented: BTreeSet<&BTreeSet<(usize, usize, u8)>> = BTreeSet::new();
+    let mut out = vec![false; n];
+    for l in 0..n {
+        if keep[l] {
+            continue;
+        }
+        out[l] = sig[l].is_empty() || !represented.insert(&sig[l]);
+    }
+    out
+}
