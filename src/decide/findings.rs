@@ -371,21 +371,75 @@ fn async_hint(s: &EventStructure, rule: &str, x: usize, o: usize, path: Option<&
 /// The asynchronous operation at `px` is not complete (for `po`) when `po` accesses its memory:
 /// name what completes it, by its completion mechanism and where the two run.
 fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role) -> String {
-    let p = s.program;
-    let code = &p.threads[px.t].code;
-    let same_thread = px.t == po.t;
-    // The issuing thread's instructions after the operation (before `po` in the same thread).
-    let end = if same_thread && po.i > px.i { po.i } else { code.len() };
-    let after = &code[(px.i + 1).min(end)..end];
-    let access = short(po);
-    let source = role == Role::Source;
-    let waits = |kind: GroupKind| after.iter().filter(|i| matches!(&i.op, Op::WaitGroup { kind: k, .. } if *k == kind)).collect::<Vec<_>>();
-    let barrier_after = code[px.i + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. }));
-    let then_sync = |what: &str| -> String {
-        if same_thread {
+    let h = Incomplete::new(s.program, px, po, role);
+    match &px.instr.op {
+        Op::AsyncCopy(c) => match c.completion {
+            Completion::Mbarrier(bar) => h.mbarrier_hint(c.size, &bar),
+            Completion::Group(GroupKind::Bulk) => h.bulk_group_hint(),
+            Completion::Group(GroupKind::CpAsync) => h.cp_async_group_hint(),
+            Completion::Group(GroupKind::Wgmma) => h.then_sync(&format!(
+                "wait for the operation in {}: `wgmma.commit_group.sync.aligned` and `wgmma.wait_group.sync.aligned 0`",
+                px.name
+            )),
+        },
+        Op::Wgmma { .. } => h.then_sync(&format!(
+            "wait for the wgmma in {}: `wgmma.commit_group.sync.aligned` after it and `wgmma.wait_group.sync.aligned 0`",
+            px.name
+        )),
+        _ => h.then_sync(&format!("wait for the completion of {}", short(px))),
+    }
+}
+
+/// An asynchronous operation (at `px`) not complete for an access (at `po`) of its memory, with
+/// what the issuing thread does after it: what [`ordering_hint`] words its hint from.
+struct Incomplete<'a> {
+    p: &'a Program,
+    px: &'a At<'a>,
+    po: &'a At<'a>,
+    /// The issuing thread's code.
+    code: &'a [Instr],
+    /// The issuing thread's instructions after the operation (before `po` in the same thread).
+    after: &'a [Instr],
+    same_thread: bool,
+    /// `po`, in words.
+    access: String,
+    /// `po` accesses the operation's source (else its destination).
+    source: bool,
+    /// The issuing thread's first barrier (`bar.sync`) after the operation.
+    barrier_after: Option<&'a Instr>,
+}
+
+impl<'a> Incomplete<'a> {
+    fn new(p: &'a Program, px: &'a At<'a>, po: &'a At<'a>, role: Role) -> Self {
+        let code = &p.threads[px.t].code;
+        let same_thread = px.t == po.t;
+        let end = if same_thread && po.i > px.i { po.i } else { code.len() };
+        Incomplete {
+            p,
+            px,
+            po,
+            code,
+            after: &code[(px.i + 1).min(end)..end],
+            same_thread,
+            access: short(po),
+            source: role == Role::Source,
+            barrier_after: code[px.i + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. })),
+        }
+    }
+
+    /// The waits for groups of `kind` after the operation.
+    fn waits(&self, kind: GroupKind) -> Vec<&'a Instr> {
+        self.after.iter().filter(|i| matches!(&i.op, Op::WaitGroup { kind: k, .. } if *k == kind)).collect()
+    }
+
+    /// `what` (a completion in the issuing thread), then what makes it visible to `po`: nothing
+    /// more in the same thread, else a barrier or a release/acquire flag.
+    fn then_sync(&self, what: &str) -> String {
+        let (px, po, access) = (self.px, self.po, &self.access);
+        if self.same_thread {
             format!("{what} before {access}")
         } else {
-            match barrier_after {
+            match self.barrier_after {
                 Some(b) => format!(
                     "{what} before {}'s `{}` (line {}), so that the barrier orders the completed operation before {access}",
                     px.name, b.text, b.line
@@ -396,129 +450,127 @@ fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role) -> String {
                 ),
             }
         }
-    };
-    match &px.instr.op {
-        Op::AsyncCopy(c) => match c.completion {
-            Completion::Mbarrier(bar) => {
-                let bytes = match c.size {
-                    Value::Const(n) => n.to_string(),
-                    Value::Reg(_) => "<bytes copied>".to_string(),
-                };
-                let bname = bar_name(p, &bar);
-                let announced = p.threads.iter().flat_map(|t| &t.code).any(|i| {
-                    matches!(&i.op, Op::Mbarrier { op: MbOp::ExpectTx { .. } | MbOp::Arrive { expect_tx: Some(_), .. }, bar: b, .. } if same_object(p, b, &bar))
-                });
-                if !announced {
-                    let arrives_itself = code
-                        .iter()
-                        .any(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Arrive { .. }, bar: b, .. } if same_object(p, b, &bar)));
-                    let fix = if arrives_itself {
-                        format!(
-                            "add `mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{bname}], {bytes}` in {} before the copy (or make its arrive `mbarrier.arrive.expect_tx…[{bname}], {bytes}`, before the copy)",
-                            px.name
-                        )
-                    } else {
-                        format!("add `mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bname}], {bytes}` in {} before the copy", px.name)
-                    };
-                    return format!(
-                        "no thread announces the copy's bytes on `{bname}` with expect_tx, so the phase can complete before {} lands: {fix}",
-                        short(px)
-                    );
-                }
-                let waits_on_bar = p.threads[po.t].code[..po.i]
-                    .iter()
-                    .rev()
-                    .find(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Wait { .. }, bar: b, .. } if same_object(p, b, &bar)));
-                let verb = if source { "modifying the source" } else { "the access" };
-                match waits_on_bar {
-                    None => format!(
-                        "{} completes through the mbarrier `{bname}`: wait for that phase in {} before {verb} ({access}): `mbarrier.try_wait.parity` on `{bname}` in a loop until it succeeds",
-                        short(px),
-                        po.name
-                    ),
-                    Some(w) => format!(
-                        "the wait `{}` ({} line {}) can succeed on a phase that does not include {}: check its parity operand and that the expect_tx byte count on `{bname}` is {bytes}",
-                        w.text,
-                        po.name,
-                        w.line,
-                        short(px)
-                    ),
-                }
-            }
-            Completion::Group(GroupKind::Bulk) => {
-                let ws = waits(GroupKind::Bulk);
-                let commit = if after.iter().any(|i| matches!(i.op, Op::CommitGroup(GroupKind::Bulk))) {
-                    ""
-                } else {
-                    "`cp.async.bulk.commit_group` after the copy and "
-                };
-                if source {
-                    return then_sync(&format!(
-                        "wait for the copy's source reads in {}: {commit}`cp.async.bulk.wait_group.read 0` (`.read` is enough to reuse the source)",
-                        px.name
-                    ));
-                }
-                let full = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { read: false, .. }));
-                let read = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { read: true, .. }));
-                match (full, read) {
-                    (None, Some(r)) => {
-                        let n = match r.op {
-                            Op::WaitGroup { n, .. } => n,
-                            _ => 0,
-                        };
-                        format!(
-                            "`{}` ({} line {}) waits only until the copy has read its source, not until its writes are done: replace it with `cp.async.bulk.wait_group {n}` (without .read){}",
-                            r.text,
-                            px.name,
-                            r.line,
-                            if same_thread { String::new() } else { format!(", so the synchronization after it publishes the writes to {}", po.name) }
-                        )
-                    }
-                    (None, None) => {
-                        then_sync(&format!("wait for the copy in {}: {commit}`cp.async.bulk.wait_group 0` (without .read)", px.name))
-                    }
-                    (Some(w), _) => {
-                        if same_thread {
-                            format!("`{}` (line {}) leaves the copy's bulk group pending: wait with `cp.async.bulk.wait_group 0` before {access}", w.text, w.line)
-                        } else {
-                            then_sync(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line))
-                        }
-                    }
-                }
-            }
-            Completion::Group(GroupKind::CpAsync) => {
-                let ws = waits(GroupKind::CpAsync);
-                match ws.last() {
-                    None => {
-                        let prefix = if same_thread {
-                            format!("wait for the copy in {}", px.name)
-                        } else {
-                            format!(
-                                "only the issuing thread can wait for a `cp.async`, and a barrier alone does not complete it: in {} wait for the copy",
-                                px.name
-                            )
-                        };
-                        then_sync(&format!(
-                            "{prefix} with `cp.async.wait_all` (or `cp.async.commit_group` after it and `cp.async.wait_group 0`)"
-                        ))
-                    }
-                    Some(w) if same_thread => format!(
-                        "`{}` (line {}) can leave the copy's group pending: wait with `cp.async.wait_group 0` or `cp.async.wait_all` before {access}",
-                        w.text, w.line
-                    ),
-                    Some(w) => then_sync(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line)),
-                }
-            }
-            Completion::Group(GroupKind::Wgmma) => then_sync(&format!(
-                "wait for the operation in {}: `wgmma.commit_group.sync.aligned` and `wgmma.wait_group.sync.aligned 0`",
+    }
+
+    /// A copy of `size` bytes that completes on the mbarrier at `bar`: announce its bytes, wait
+    /// for the phase, or wait on the right phase.
+    fn mbarrier_hint(&self, size: Value, bar: &Address) -> String {
+        let (p, px, po, access) = (self.p, self.px, self.po, &self.access);
+        let bytes = match size {
+            Value::Const(n) => n.to_string(),
+            Value::Reg(_) => "<bytes copied>".to_string(),
+        };
+        let bname = bar_name(p, bar);
+        let announced = p.threads.iter().flat_map(|t| &t.code).any(|i| {
+            matches!(&i.op, Op::Mbarrier { op: MbOp::ExpectTx { .. } | MbOp::Arrive { expect_tx: Some(_), .. }, bar: b, .. } if same_object(p, b, bar))
+        });
+        if !announced {
+            let arrives_itself =
+                self.code.iter().any(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Arrive { .. }, bar: b, .. } if same_object(p, b, bar)));
+            let fix = if arrives_itself {
+                format!(
+                    "add `mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{bname}], {bytes}` in {} before the copy (or make its arrive `mbarrier.arrive.expect_tx…[{bname}], {bytes}`, before the copy)",
+                    px.name
+                )
+            } else {
+                format!("add `mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bname}], {bytes}` in {} before the copy", px.name)
+            };
+            return format!(
+                "no thread announces the copy's bytes on `{bname}` with expect_tx, so the phase can complete before {} lands: {fix}",
+                short(px)
+            );
+        }
+        let waits_on_bar = p.threads[po.t].code[..po.i]
+            .iter()
+            .rev()
+            .find(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Wait { .. }, bar: b, .. } if same_object(p, b, bar)));
+        let verb = if self.source { "modifying the source" } else { "the access" };
+        match waits_on_bar {
+            None => format!(
+                "{} completes through the mbarrier `{bname}`: wait for that phase in {} before {verb} ({access}): `mbarrier.try_wait.parity` on `{bname}` in a loop until it succeeds",
+                short(px),
+                po.name
+            ),
+            Some(w) => format!(
+                "the wait `{}` ({} line {}) can succeed on a phase that does not include {}: check its parity operand and that the expect_tx byte count on `{bname}` is {bytes}",
+                w.text,
+                po.name,
+                w.line,
+                short(px)
+            ),
+        }
+    }
+
+    /// A bulk copy that completes with its bulk group: commit and wait for the group (fully,
+    /// unless `po` only reuses the source).
+    fn bulk_group_hint(&self) -> String {
+        let (px, po, access, same_thread) = (self.px, self.po, &self.access, self.same_thread);
+        let ws = self.waits(GroupKind::Bulk);
+        let commit = if self.after.iter().any(|i| matches!(i.op, Op::CommitGroup(GroupKind::Bulk))) {
+            ""
+        } else {
+            "`cp.async.bulk.commit_group` after the copy and "
+        };
+        if self.source {
+            return self.then_sync(&format!(
+                "wait for the copy's source reads in {}: {commit}`cp.async.bulk.wait_group.read 0` (`.read` is enough to reuse the source)",
                 px.name
-            )),
-        },
-        Op::Wgmma { .. } => then_sync(&format!(
-            "wait for the wgmma in {}: `wgmma.commit_group.sync.aligned` after it and `wgmma.wait_group.sync.aligned 0`",
-            px.name
-        )),
-        _ => then_sync(&format!("wait for the completion of {}", short(px))),
+            ));
+        }
+        let full = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { read: false, .. }));
+        let read = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { read: true, .. }));
+        match (full, read) {
+            (None, Some(r)) => {
+                let n = match r.op {
+                    Op::WaitGroup { n, .. } => n,
+                    _ => 0,
+                };
+                format!(
+                    "`{}` ({} line {}) waits only until the copy has read its source, not until its writes are done: replace it with `cp.async.bulk.wait_group {n}` (without .read){}",
+                    r.text,
+                    px.name,
+                    r.line,
+                    if same_thread { String::new() } else { format!(", so the synchronization after it publishes the writes to {}", po.name) }
+                )
+            }
+            (None, None) => {
+                self.then_sync(&format!("wait for the copy in {}: {commit}`cp.async.bulk.wait_group 0` (without .read)", px.name))
+            }
+            (Some(w), _) => {
+                if same_thread {
+                    format!(
+                        "`{}` (line {}) leaves the copy's bulk group pending: wait with `cp.async.bulk.wait_group 0` before {access}",
+                        w.text, w.line
+                    )
+                } else {
+                    self.then_sync(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line))
+                }
+            }
+        }
+    }
+
+    /// A `cp.async` that completes with its group: only the issuing thread can wait for it.
+    fn cp_async_group_hint(&self) -> String {
+        let (px, access) = (self.px, &self.access);
+        let ws = self.waits(GroupKind::CpAsync);
+        match ws.last() {
+            None => {
+                let prefix = if self.same_thread {
+                    format!("wait for the copy in {}", px.name)
+                } else {
+                    format!(
+                        "only the issuing thread can wait for a `cp.async`, and a barrier alone does not complete it: in {} wait for the copy",
+                        px.name
+                    )
+                };
+                self.then_sync(&format!("{prefix} with `cp.async.wait_all` (or `cp.async.commit_group` after it and `cp.async.wait_group 0`)"))
+            }
+            Some(w) if self.same_thread => format!(
+                "`{}` (line {}) can leave the copy's group pending: wait with `cp.async.wait_group 0` or `cp.async.wait_all` before {access}",
+                w.text, w.line
+            ),
+            Some(w) => self.then_sync(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line)),
+        }
     }
 }
 

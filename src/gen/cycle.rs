@@ -153,6 +153,32 @@ fn prev(i: usize, n: usize) -> usize {
 /// Analyse a cycle; `max_threads` is `--nprocs`.
 pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
     let n = edges.len();
+    let externals = check_edges(edges, max_threads)?;
+    let (thread_of, threads) = split_threads(edges, &externals);
+    let Locations { locations, loc_of, write_value, writes } = assign_locations(edges)?;
+    let read_value = read_values(edges, &write_value)?;
+    check_observable(edges, &read_value, &loc_of, &writes)?;
+    let kinds = event_kinds(edges)?;
+    let placement = place(&threads, edges)?;
+    let events: Vec<Event> = (0..n)
+        .map(|i| Event {
+            dir: edges[i].src,
+            kind: kinds[i],
+            thread: thread_of[i],
+            loc: loc_of[i],
+            write_value: write_value[i],
+            read_value: read_value[i],
+        })
+        .collect();
+    check_copy_locations(edges, &events, &placement)?;
+    Ok(Analysed { edges: edges.to_vec(), events, threads, placement, locations, writes })
+}
+
+/// The checks on the edges alone: consecutive edges agree on directions, the threads are at
+/// least 2 and at most `max_threads`, not all of them wait for one another, and the
+/// asynchronous edges combine. Returns the external edges.
+fn check_edges(edges: &[Edge], max_threads: usize) -> Result<Vec<usize>, Reject> {
+    let n = edges.len();
     for i in 0..n {
         let (a, b) = (edges[i], edges[next(i, n)]);
         if a.dst != b.src {
@@ -177,8 +203,13 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
     if edges.iter().filter(|e| matches!(e.async_kind(), Some(k) if k.name().starts_with("BarCluster"))).count() > 1 {
         return Err(Reject::TwoClusterBarriers);
     }
+    Ok(externals)
+}
 
-    // Threads: walk from the event after the first external edge.
+/// The thread of each event, and each thread's events in program order: a new thread after
+/// each external edge, walking from the event after the first one.
+fn split_threads(edges: &[Edge], externals: &[usize]) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let n = edges.len();
     let start = next(externals[0], n);
     let mut thread_of = vec![0; n];
     let mut threads: Vec<Vec<usize>> = vec![Vec::new()];
@@ -191,8 +222,23 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
             threads.push(Vec::new());
         }
     }
+    (thread_of, threads)
+}
 
-    // Locations: a new one after each location-changing edge.
+/// The locations of a cycle and the values written to them.
+struct Locations {
+    locations: usize,
+    /// The location of each event.
+    loc_of: Vec<usize>,
+    /// The value each write writes: its rank among the writes to its location, from 1.
+    write_value: Vec<Option<i64>>,
+    /// Per location: the number of writes.
+    writes: Vec<usize>,
+}
+
+/// Locations: a new one after each location-changing edge.
+fn assign_locations(edges: &[Edge]) -> Result<Locations, Reject> {
+    let n = edges.len();
     let changes: Vec<usize> = (0..n).filter(|&i| !edges[i].same_loc()).collect();
     if changes.len() == 1 {
         return Err(Reject::OneLocationChange);
@@ -223,6 +269,13 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
     if writes.iter().any(|&w| w >= 3) {
         return Err(Reject::TooManyWrites);
     }
+    Ok(Locations { locations, loc_of, write_value, writes })
+}
+
+/// The value the condition requires each read to return, from the write it reads from or the
+/// write it comes before.
+fn read_values(edges: &[Edge], write_value: &[Option<i64>]) -> Result<Vec<Option<i64>>, Reject> {
+    let n = edges.len();
     let mut read_value = vec![None; n];
     for i in 0..n {
         if edges[i].src != Dir::R {
@@ -243,7 +296,13 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
             (a, b) => a.or(b),
         };
     }
+    Ok(read_value)
+}
 
+/// Whether the condition can observe the cycle: some read it checks, or some location written
+/// twice by something other than reductions.
+fn check_observable(edges: &[Edge], read_value: &[Option<i64>], loc_of: &[usize], writes: &[usize]) -> Result<(), Reject> {
+    let n = edges.len();
     // A `red`'s read has no register: the condition cannot check it.
     let is_red = |i: usize| edges[i].kind == EdgeKind::Rmw(RmwOp::Red);
     let is_red_write = |i: usize| {
@@ -259,8 +318,13 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
             return Err(Reject::ReductionsOnly);
         }
     }
+    Ok(())
+}
 
-    // Event kinds and annotations.
+/// The kind of each event: copies and atomics from their edges, the other events generic with
+/// their annotations (relaxed without one).
+fn event_kinds(edges: &[Edge]) -> Result<Vec<EventKind>, Reject> {
+    let n = edges.len();
     let mut kinds: Vec<Option<EventKind>> = vec![None; n];
     let mut annots: Vec<Option<Annot>> = vec![None; n];
     let mut set_kind = |i: usize, k: EventKind| -> Result<(), Reject> {
@@ -304,28 +368,21 @@ pub fn analyse(edges: &[Edge], max_threads: usize) -> Result<Analysed, Reject> {
             return Err(Reject::EventKinds);
         }
     }
+    Ok((0..n).map(|i| kinds[i].unwrap_or(EventKind::Generic(annots[i].unwrap_or(Annot::Relaxed)))).collect())
+}
 
-    let placement = place(&threads, edges)?;
-    let events: Vec<Event> = (0..n)
-        .map(|i| Event {
-            dir: edges[i].src,
-            kind: kinds[i].unwrap_or(EventKind::Generic(annots[i].unwrap_or(Annot::Relaxed))),
-            thread: thread_of[i],
-            loc: loc_of[i],
-            write_value: write_value[i],
-            read_value: read_value[i],
-        })
-        .collect();
-    // A copy's location is shared memory of the copying thread's CTA (of the reader's, for a
-    // multicast).
+/// A copy's location is shared memory of the copying thread's CTA (of the reader's, for a
+/// multicast): every access to it must be from that CTA.
+fn check_copy_locations(edges: &[Edge], events: &[Event], placement: &[Placement]) -> Result<(), Reject> {
+    let n = events.len();
     for (i, e) in events.iter().enumerate().filter(|(_, e)| e.kind.is_copy()) {
-        let cta = placement[copy_cta_thread(edges, &events, i)].cta;
-        let cta_of = |j: usize| placement[if events[j].kind.is_copy() { copy_cta_thread(edges, &events, j) } else { events[j].thread }].cta;
+        let cta = placement[copy_cta_thread(edges, events, i)].cta;
+        let cta_of = |j: usize| placement[if events[j].kind.is_copy() { copy_cta_thread(edges, events, j) } else { events[j].thread }].cta;
         if (0..n).any(|j| events[j].loc == e.loc && cta_of(j) != cta) {
             return Err(Reject::SharedAcrossCtas);
         }
     }
-    Ok(Analysed { edges: edges.to_vec(), events, threads, placement, locations, writes })
+    Ok(())
 }
 
 /// The thread in whose CTA the location of copy event `i` lies: the copying thread, or for a

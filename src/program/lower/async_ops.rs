@@ -1,7 +1,10 @@
 //! Lowering of the asynchronous instructions: `cp.async*`, `cp.reduce.async.bulk`, the async-group
 //! instructions, `mbarrier.*` (PTX ISA §9.7.9.25, §9.7.13.15) and `barrier.cluster`.
 
-use super::*;
+use super::operands::{describe, space_of, InstrLowerer, Quals};
+use crate::diag::{Diagnostic, Spanned};
+use crate::litmus::ast::Operand;
+use crate::program::*;
 
 const COPY_ACCEPTED: &str = "cp.async.ca|cg.shared{::cta}.global, cp.async.commit_group, cp.async.wait_group N, cp.async.wait_all, \
 cp.async.mbarrier.arrive{.noinc}, cp.async.bulk.<dst>.<src>.mbarrier::complete_tx::bytes|.bulk_group, cp.reduce.async.bulk.<dst>.<src>.<completion>.<op>{.noftz}.<type>, \

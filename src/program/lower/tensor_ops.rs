@@ -2,8 +2,13 @@
 //! tensor copies: `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`,
 //! `cp.async.bulk.prefetch.tensor` (PTX ISA §9.7.9.25.5). See `program::tensor`.
 
-use super::*;
+use super::operands::{describe, InstrLowerer, Quals};
+use super::state::Lowerer;
+use crate::diag::{Diagnostic, Spanned};
+use crate::litmus::ast::{InitItem, Operand};
 use crate::litmus::ast::{TensorMapDecl, TensorMapValue};
+use crate::program::*;
+use std::collections::HashMap;
 
 const TENSOR_FIELDS: &str = "base, type, elem, dims, strides, box, oob, swizzle, interleave";
 const TENSOR_ACCEPTED: &str = "cp.async.bulk.tensor.<1d-5d>.shared::cluster|shared::cta.global{.tile}.mbarrier::complete_tx::bytes [dst], [tmap, {c0, ...}], [mbar]; \

@@ -1,0 +1,348 @@
+//! Variables and locations: the declarations of the init block, the locations herd7 and Dat3M
+//! declare implicitly, and the type of each word (from its first typed access).
+
+use super::state::{is_register_shaped, Lowerer};
+use crate::diag::{Diagnostic, Spanned};
+use crate::litmus::ast::{self, CondValue, InitItem, Operand, Statement};
+use crate::program::*;
+
+impl Lowerer<'_> {
+    /// A scalar word variable (the Dat3M kind of location).
+    pub(super) fn new_location(&mut self, name: &Spanned<String>, physical: usize, generic: Option<usize>) -> Result<usize, Diagnostic> {
+        if self.by_name.contains_key(&name.node) {
+            return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
+        }
+        let idx = self.locations.len();
+        let variable = self.variables.len();
+        self.variables.push(Variable {
+            name: name.node.clone(),
+            size: 4,
+            space: Space::Global,
+            align: 4,
+            kind: VariableKind::Data,
+            first_location: idx,
+            span: name.span,
+        });
+        self.locations.push(Location {
+            name: name.node.clone(),
+            variable,
+            offset: 0,
+            physical,
+            generic: generic.unwrap_or(idx),
+            span: name.span,
+        });
+        self.by_name.insert(name.node.clone(), idx);
+        Ok(idx)
+    }
+
+    /// A declared variable: one location per 4-byte word (`s`, `s+4`, ...), or one location for
+    /// an mbarrier.
+    fn declare_variable(&mut self, d: &ast::VariableDecl) -> Result<(), Diagnostic> {
+        let name = &d.name;
+        if self.by_name.contains_key(&name.node) {
+            return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
+        }
+        let space = match &d.shared_cta {
+            Some(c) => Space::Shared { cta: c.node },
+            None => Space::Global,
+        };
+        let (kind, size) = match &d.mbarrier {
+            Some(m) => {
+                if let Some(sz) = &d.size {
+                    if sz.node != 8 {
+                        return Err(Diagnostic::error(sz.span, "an mbarrier object is 8 bytes (PTX ISA §9.7.13.15.1)"));
+                    }
+                }
+                if space == Space::Global {
+                    return Err(Diagnostic::error(m.span, "mbarrier objects live in shared memory")
+                        .with_note("declare it as `bar @ shared cta 0 mbarrier(1)`"));
+                }
+                if let Some(init) = &d.init {
+                    return Err(Diagnostic::error(init.span, "an mbarrier takes no initial value")
+                        .with_note("write `mbarrier(count)` for an initialised mbarrier, `mbarrier` for an uninitialised one"));
+                }
+                if let Some(c) = m.node {
+                    if !(1..(1 << 20)).contains(&c) {
+                        return Err(Diagnostic::error(m.span, format!("mbarrier count {c} is outside [1, 2^20-1] (PTX ISA §9.7.13.15.9)")));
+                    }
+                    if c > crate::program::mbarrier::MAX_COUNT {
+                        return Err(Diagnostic::error(
+                            m.span,
+                            format!("mbarrier count {c} is larger than ptxmm tracks ({})", crate::program::mbarrier::MAX_COUNT),
+                        )
+                        .with_note("litmus tests need few arrivals; use a smaller count"));
+                    }
+                }
+                (VariableKind::Mbarrier, 8)
+            }
+            None => {
+                let size = d.size.as_ref().map(|s| s.node).unwrap_or(4);
+                if size <= 0 || size % 4 != 0 || size > 4096 {
+                    let span = d.size.as_ref().map(|s| s.span).unwrap_or(name.span);
+                    return Err(Diagnostic::expected(span, "a size in bytes that is a positive multiple of 4, at most 4096", size));
+                }
+                (VariableKind::Data, size)
+            }
+        };
+        let align = match &d.align {
+            Some(a) => {
+                if a.node <= 0 || a.node & (a.node - 1) != 0 {
+                    return Err(Diagnostic::expected(a.span, "an alignment that is a power of two", a.node));
+                }
+                if kind == VariableKind::Mbarrier && a.node < 8 {
+                    return Err(Diagnostic::error(a.span, "an mbarrier object must be 8-byte aligned (PTX ISA §9.7.13.15.1)"));
+                }
+                a.node
+            }
+            None if kind == VariableKind::Mbarrier => 8,
+            None if d.size.is_some() => 16,
+            None => 4,
+        };
+        let words = if kind == VariableKind::Mbarrier { 1 } else { (size / 4) as usize };
+        let values: Vec<i64> = match (&d.init, kind) {
+            (_, VariableKind::Mbarrier) => {
+                vec![d.mbarrier.as_ref().and_then(|m| m.node).map(crate::program::mbarrier::MbState::initialised).unwrap_or(0)]
+            }
+            (None, _) => vec![0; words],
+            (Some(v), _) if d.init_repeats => vec![v.node[0]; words],
+            (Some(v), _) => {
+                if v.node.len() != words {
+                    return Err(Diagnostic::expected(
+                        v.span,
+                        format!("{words} word value(s) for the {size} bytes of `{}`", name.node),
+                        v.node.len(),
+                    ));
+                }
+                v.node.clone()
+            }
+        };
+        let variable = self.variables.len();
+        let first = self.locations.len();
+        self.variables.push(Variable { name: name.node.clone(), size, space, align, kind, first_location: first, span: name.span });
+        for (w, value) in values.into_iter().enumerate() {
+            let word_name = if w == 0 { name.node.clone() } else { format!("{}+{}", name.node, w * 4) };
+            let p = self.new_physical(&word_name, value);
+            let idx = self.locations.len();
+            self.locations.push(Location {
+                name: word_name.clone(),
+                variable,
+                offset: w as i64 * 4,
+                physical: p,
+                generic: idx,
+                span: name.span,
+            });
+            self.by_name.insert(word_name, idx);
+        }
+        Ok(())
+    }
+
+    pub(super) fn new_physical(&mut self, name: &str, init: i64) -> usize {
+        self.physical.push(PhysicalLocation { name: name.to_string(), init, ty: None });
+        self.physical.len() - 1
+    }
+
+    pub(super) fn declare_locations(&mut self, init: &[Spanned<InitItem>]) -> Result<(), Diagnostic> {
+        // Plain locations first, so that later items may copy or alias them in any order.
+        for item in init {
+            match &item.node {
+                InitItem::Location { name, value } => {
+                    let p = self.new_physical(&name.node, value.node);
+                    self.new_location(name, p, None)?;
+                }
+                InitItem::Variable(d) => self.declare_variable(d)?,
+                _ => {}
+            }
+        }
+        // `y = x` copies, `y @ proxy aliases x` aliases; resolve in order, retrying items that
+        // refer to names declared later.
+        let mut pending: Vec<&Spanned<InitItem>> =
+            init.iter().filter(|i| matches!(i.node, InitItem::LocationFromLocation { .. } | InitItem::Alias { .. })).collect();
+        while !pending.is_empty() {
+            let before = pending.len();
+            let mut rest = Vec::new();
+            for item in pending {
+                let target = match &item.node {
+                    InitItem::LocationFromLocation { source, .. } => source,
+                    InitItem::Alias { target, .. } => target,
+                    _ => unreachable!("filtered above"),
+                };
+                let Some(&t) = self.by_name.get(&target.node) else {
+                    rest.push(item);
+                    continue;
+                };
+                match &item.node {
+                    InitItem::LocationFromLocation { name, address_of, .. } => {
+                        // `y = x` copies x's initial value (Dat3M); `y = &x` stores x's address.
+                        let value = if *address_of { self.address_of(t) } else { self.physical[self.locations[t].physical].init };
+                        let p = self.new_physical(&name.node, value);
+                        self.new_location(name, p, None)?;
+                    }
+                    InitItem::Alias { name, proxy, target: _ } => {
+                        let phys = self.locations[t].physical;
+                        let generic = match proxy.node.as_str() {
+                            // A generic synonym is a second generic address: same physical location, different virtual one.
+                            "generic" => None,
+                            // A non-generic alias (surface/texture/constant) has the target as its generic address.
+                            "surface" | "texture" | "constant" => Some(self.locations[t].generic),
+                            other => {
+                                return Err(Diagnostic::expected(
+                                    proxy.span,
+                                    "one of `generic`, `surface`, `texture`, `constant`",
+                                    format!("`{other}`"),
+                                ));
+                            }
+                        };
+                        self.new_location(name, phys, generic)?;
+                    }
+                    _ => unreachable!(),
+                }
+            }
+            if rest.len() == before {
+                let item = rest[0];
+                let (name, target) = match &item.node {
+                    InitItem::LocationFromLocation { name, source, .. } => (name, source),
+                    InitItem::Alias { name, target, .. } => (name, target),
+                    _ => unreachable!(),
+                };
+                return Err(Diagnostic::error(target.span, format!("`{}` refers to unknown location `{}`", name.node, target.node))
+                    .with_note("declare the target location in the init block, e.g. `x=0;`"));
+            }
+            pending = rest;
+        }
+        Ok(())
+    }
+
+    /// herd7 and Dat3M give a location the init block does not declare the initial value 0: a
+    /// name used as an address (of a load, store, atom/red or `[name]`), by a register's initial
+    /// address, or by the condition or `locations`, that is neither declared nor a register of
+    /// its thread, becomes a global 4-byte word initialised to 0, declared where first used.
+    pub(super) fn declare_implicit(&mut self, test: &ast::LitmusTest) {
+        let mut wanted: Vec<Spanned<String>> = Vec::new();
+        for item in &test.init {
+            if let InitItem::RegisterAddress { location, .. } = &item.node {
+                wanted.push(location.clone());
+            }
+        }
+        for (t, stmts) in test.code.iter().enumerate() {
+            // Names a thread writes or initialises are its registers.
+            let id = test.threads.get(t).map(|h| h.id.node);
+            let mut registers: Vec<&str> = test
+                .init
+                .iter()
+                .filter_map(|i| match &i.node {
+                    InitItem::Register { thread, reg, .. } | InitItem::RegisterAddress { thread, reg, .. } if Some(thread.node) == id => {
+                        Some(reg.node.as_str())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let instrs = || {
+                stmts.iter().filter_map(|s| match &s.node {
+                    Statement::Instr(i) => Some(i),
+                    Statement::Label(_) => None,
+                })
+            };
+            for i in instrs().filter(|i| !matches!(i.opcode[0].node.as_str(), "st" | "sust" | "red" | "sured")) {
+                if let Some(Operand::Name(n)) = i.operands.first().map(|o| &o.node) {
+                    registers.push(n.as_str());
+                }
+            }
+            for i in instrs() {
+                let head = i.opcode[0].node.as_str();
+                // Dat3M's bare `ld r, v` is a move of a value, not a load.
+                let position = match head {
+                    "ld" | "tld" | "suld" | "cold" if i.opcode.len() > 1 => Some(1),
+                    "atom" | "suatom" => Some(1),
+                    "st" | "sust" | "red" | "sured" => Some(0),
+                    _ => None,
+                };
+                for (k, o) in i.operands.iter().enumerate() {
+                    let name = match &o.node {
+                        Operand::Address(inner, _) => match &inner.node {
+                            Operand::Name(n) => Some(n),
+                            _ => None,
+                        },
+                        Operand::Name(n) if Some(k) == position => Some(n),
+                        _ => None,
+                    };
+                    if let Some(n) = name {
+                        let span = match &o.node {
+                            Operand::Address(inner, _) => inner.span,
+                            _ => o.span,
+                        };
+                        if !is_register_shaped(n) && !registers.contains(&n.as_str()) {
+                            wanted.push(Spanned { node: n.clone(), span });
+                        }
+                    }
+                }
+            }
+        }
+        fn cond_names(p: &Spanned<ast::Prop>, out: &mut Vec<Spanned<String>>) {
+            match &p.node {
+                ast::Prop::True | ast::Prop::False => {}
+                ast::Prop::Not(q) => cond_names(q, out),
+                ast::Prop::And(a, b) | ast::Prop::Or(a, b) => {
+                    cond_names(a, out);
+                    cond_names(b, out);
+                }
+                ast::Prop::Cmp(a, _, b) => {
+                    for v in [a, b] {
+                        if let CondValue::Location(n) = &v.node {
+                            out.push(Spanned { node: n.clone(), span: v.span });
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(c) = &test.condition {
+            cond_names(&c.prop, &mut wanted);
+        }
+        if let Some(f) = &test.filter {
+            cond_names(f, &mut wanted);
+        }
+        for v in &test.locations {
+            if let CondValue::Location(n) = &v.node {
+                wanted.push(Spanned { node: n.clone(), span: v.span });
+            }
+        }
+        for name in wanted {
+            // `s+4` names a word of a declared variable: never implicit.
+            let plain = name.node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && name.node.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+            if plain && !self.by_name.contains_key(&name.node) {
+                let p = self.new_physical(&name.node, 0);
+                // Cannot fail: the name is not declared.
+                let _ = self.new_location(&name, p, None);
+            }
+        }
+    }
+}
+
+/// Give each word the type of the first typed access that names it statically, and store its
+/// initial value at that type.
+pub(super) fn type_words(program: &mut Program) {
+    for t in &program.threads {
+        for i in &t.code {
+            let (ty, addr) = match &i.op {
+                Op::Load { ty: Some(ty), addr, .. } | Op::Store { ty: Some(ty), addr, .. } | Op::Rmw { ty: Some(ty), addr, .. } => {
+                    (*ty, addr)
+                }
+                _ => continue,
+            };
+            let Address::Location(l) = addr else { continue };
+            let word = ty.with_bits(32);
+            let words = if ty.bits == 64 { 2 } else { 1 };
+            for k in 0..words {
+                let Some(loc) = program.locations.get(l + k) else { continue };
+                if loc.variable != program.locations[*l].variable || program.variables[loc.variable].kind == VariableKind::Mbarrier {
+                    continue;
+                }
+                let p = &mut program.physical[loc.physical];
+                if p.ty.is_none() {
+                    p.ty = Some(word);
+                    p.init = word.norm(p.init);
+                }
+            }
+        }
+    }
+}

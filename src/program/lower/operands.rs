@@ -1,0 +1,251 @@
+//! Qualifiers and operands of one instruction: the qualifier parser, the instruction being
+//! lowered, and its registers, values, addresses, labels, types and scopes.
+
+use super::state::{is_register_shaped, Lowerer, RegTable};
+use crate::diag::{Diagnostic, Spanned};
+use crate::litmus::ast::{self, Operand};
+use crate::program::*;
+use std::collections::HashMap;
+
+/// Qualifier parsing helpers over the opcode parts after the mnemonic.
+pub(super) struct Quals<'q> {
+    pub(super) parts: &'q [Spanned<String>],
+    pub(super) used: Vec<bool>,
+}
+
+impl<'q> Quals<'q> {
+    pub(super) fn new(parts: &'q [Spanned<String>]) -> Self {
+        Quals { parts, used: vec![false; parts.len()] }
+    }
+
+    /// Take the first unused qualifier that is in `set`.
+    pub(super) fn take(&mut self, set: &[&str]) -> Option<(&'q str, Span)> {
+        for (i, p) in self.parts.iter().enumerate() {
+            if !self.used[i] && set.contains(&p.node.as_str()) {
+                self.used[i] = true;
+                return Some((p.node.as_str(), p.span));
+            }
+        }
+        None
+    }
+
+    pub(super) fn take_all(&mut self, set: &[&str]) {
+        while self.take(set).is_some() {}
+    }
+
+    /// Error on the first qualifier nobody consumed.
+    pub(super) fn finish(&self, mnemonic: &str, accepted: &str) -> Result<(), Diagnostic> {
+        for (i, p) in self.parts.iter().enumerate() {
+            if !self.used[i] {
+                return Err(Diagnostic::error(p.span, format!("unsupported qualifier `.{}` on `{mnemonic}`", p.node))
+                    .with_note(format!("accepted qualifiers: {accepted}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(super) const TYPES: &[&str] =
+    &["b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"];
+
+const SPACES: &[&str] = &["global", "shared", "shared::cta", "shared::cluster", "generic"];
+
+pub(super) struct InstrLowerer<'l, 'a> {
+    pub(super) l: &'l Lowerer<'a>,
+    pub(super) regs: &'l mut RegTable,
+    pub(super) labels: &'l HashMap<&'l str, usize>,
+    pub(super) instr: &'l ast::Instruction,
+    pub(super) span: Span,
+    /// `.L2::cache_hint` on ld/st/atom/red: the last operand is the cache policy, a hint that
+    /// `operands` leaves out.
+    pub(super) policy: bool,
+}
+
+impl<'l> InstrLowerer<'l, '_> {
+    pub(super) fn mnemonic(&self) -> String {
+        self.instr.mnemonic()
+    }
+
+    /// Element types: vector accesses are split into 32-bit elements, whatever their type.
+    pub(super) fn word_type(&self, q: &mut Quals) -> Result<(), Diagnostic> {
+        q.take_all(TYPES);
+        Ok(())
+    }
+
+    /// The instruction's type (`.u32`, `.s64`, `.f32`, ...), None when it names none (Dat3M's
+    /// untyped spelling). A second type is an error.
+    pub(super) fn one_type(&self, q: &mut Quals) -> Result<Option<(Ty, Span)>, Diagnostic> {
+        let Some((t, span)) = q.take(TYPES) else { return Ok(None) };
+        if let Some((u, span2)) = q.take(TYPES) {
+            return Err(Diagnostic::error(span2, format!("`{}` has two types, `.{t}` and `.{u}`", self.mnemonic()))
+                .with_note("name one type: .u32, .s32, .b64, .f32, ..."));
+        }
+        Ok(Ty::parse(t).map(|ty| (ty, span)))
+    }
+
+    /// The type of a memory access: 32 or 64 bits (locations are 4-byte words; a 64-bit access
+    /// is two of them), or none.
+    pub(super) fn access_type(&self, q: &mut Quals) -> Result<Option<Ty>, Diagnostic> {
+        let Some((ty, span)) = self.one_type(q)? else { return Ok(None) };
+        if ty.bits < 32 {
+            return Err(Diagnostic::error(span, format!("`{}` is a {}-bit access, which ptxmm does not model", self.mnemonic(), ty.bits))
+                .with_note("locations are 4-byte words: use a 32-bit (.u32, .s32, .b32, .f32) or 64-bit type"));
+        }
+        Ok(Some(ty))
+    }
+
+    pub(super) fn operands(&self, n: usize, shape: &str) -> Result<&'l [Spanned<Operand>], Diagnostic> {
+        let ops: &'l [Spanned<Operand>] = &self.instr.operands;
+        let ops = if self.policy { &ops[..ops.len().saturating_sub(1)] } else { ops };
+        if ops.len() != n {
+            let span = if ops.len() > n { ops[n].span } else { self.span };
+            return Err(Diagnostic::expected(
+                span,
+                format!("{n} operand(s) for `{}` ({shape})", self.mnemonic()),
+                format!("{}", ops.len()),
+            ));
+        }
+        Ok(ops)
+    }
+
+    pub(super) fn dest_reg(&mut self, op: &Spanned<Operand>) -> Result<Reg, Diagnostic> {
+        match &op.node {
+            Operand::Name(n) if !self.l.by_name.contains_key(n) || is_register_shaped(n) => Ok(self.regs.def(n)),
+            Operand::PercentName(n) => Ok(self.regs.def(n)),
+            other => Err(Diagnostic::expected(op.span, "a destination register", describe(other))),
+        }
+    }
+
+    pub(super) fn value(&mut self, op: &Spanned<Operand>) -> Result<Value, Diagnostic> {
+        match &op.node {
+            Operand::Int(v) => Ok(Value::Const(*v)),
+            Operand::PercentName(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
+            Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
+            Operand::Name(n) | Operand::AddressOf(n) if self.l.by_name.contains_key(n) => {
+                Ok(Value::Const(self.l.address_of(self.l.by_name[n])))
+            }
+            Operand::Name(n) => Err(Diagnostic::error(op.span, format!("undefined register `{n}`"))
+                .with_note("registers are `r<N>` or `%name`, or names initialised in the init block")),
+            other => Err(Diagnostic::expected(op.span, "a register or an integer constant", describe(other))),
+        }
+    }
+
+    /// An operand of a typed instruction: constants are normalized to the type.
+    pub(super) fn typed_value(&mut self, op: &Spanned<Operand>, ty: Option<Ty>) -> Result<Value, Diagnostic> {
+        // A decimal float (`1.5`) for a float-typed instruction: its bit pattern.
+        if let (Operand::Name(n), Some(t)) = (&op.node, ty) {
+            if let Some(bits) = t.decimal_literal(n) {
+                return Ok(Value::Const(bits));
+            }
+        }
+        Ok(match (self.value(op)?, ty) {
+            (Value::Const(c), Some(t)) => Value::Const(t.norm(c)),
+            (v, _) => v,
+        })
+    }
+
+    pub(super) fn address(&mut self, op: &Spanned<Operand>) -> Result<Address, Diagnostic> {
+        let (inner, offset) = match &op.node {
+            Operand::Address(inner, off) => (inner.as_ref(), *off),
+            _ => (op, 0),
+        };
+        match &inner.node {
+            Operand::Name(n) if self.l.by_name.contains_key(n) => {
+                let loc = self.l.by_name[n];
+                if offset == 0 {
+                    return Ok(Address::Location(loc));
+                }
+                let l = &self.l.locations[loc];
+                let var = &self.l.variables[l.variable];
+                let byte = l.offset + offset;
+                if byte < 0 || byte >= var.size || byte % 4 != 0 || var.kind == VariableKind::Mbarrier {
+                    return Err(Diagnostic::error(
+                        op.span,
+                        format!("`{n}{offset:+}` is not a word of `{}` ({} bytes)", var.name, var.size),
+                    )
+                    .with_note("offsets are byte offsets of 4-byte words inside the variable: 0, 4, 8, ..."));
+                }
+                Ok(Address::Location(var.first_location + (byte / 4) as usize))
+            }
+            Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => {
+                Ok(Address::Reg(self.regs.use_(n, inner.span), offset))
+            }
+            Operand::PercentName(n) => Ok(Address::Reg(self.regs.use_(n, inner.span), offset)),
+            Operand::Name(n) => {
+                Err(Diagnostic::error(inner.span, format!("unknown location `{n}`")).with_note("declare it in the init block, e.g. `x=0;`"))
+            }
+            other => Err(Diagnostic::expected(inner.span, "a location or an address register", describe(other))),
+        }
+    }
+
+    pub(super) fn label(&self, op: &Spanned<Operand>) -> Result<usize, Diagnostic> {
+        match &op.node {
+            Operand::Name(n) => self
+                .labels
+                .get(n.as_str())
+                .copied()
+                .ok_or_else(|| Diagnostic::error(op.span, format!("unknown label `{n}` in this thread"))),
+            other => Err(Diagnostic::expected(op.span, "a label", describe(other))),
+        }
+    }
+
+    pub(super) fn scope(&self, q: &mut Quals, required: bool, what: &str) -> Result<Option<Scope>, Diagnostic> {
+        if let Some((s, _)) = q.take(&["cta", "gpu", "sys", "cluster", "gl"]) {
+            return Ok(Some(match s {
+                "cta" => Scope::Cta,
+                "cluster" => Scope::Cluster,
+                "gpu" | "gl" => Scope::Gpu,
+                _ => Scope::Sys,
+            }));
+        }
+        if required {
+            // A leftover qualifier that is neither a state space nor a type is a misspelt scope.
+            let stray = q
+                .parts
+                .iter()
+                .enumerate()
+                .find(|(i, p)| !q.used[*i] && !SPACES.contains(&p.node.as_str()) && !TYPES.contains(&p.node.as_str()));
+            if let Some((_, p)) = stray {
+                return Err(Diagnostic::expected(p.span, "a scope (.cta, .cluster, .gpu or .sys)", format!("`.{}`", p.node)));
+            }
+            return Err(Diagnostic::error(self.instr.opcode_span(), format!("{what} requires a scope"))
+                .with_note("add one of .cta, .cluster, .gpu, .sys"));
+        }
+        Ok(None)
+    }
+}
+
+/// The state-space qualifier of an access (`.global`, `.shared{::cta}`, `.shared::cluster`), generic when absent.
+pub(super) fn space_of(q: &mut Quals) -> AccessSpace {
+    let mut space = AccessSpace::Generic;
+    while let Some((s, _)) = q.take(SPACES) {
+        space = match s {
+            "global" => AccessSpace::Global,
+            "shared" | "shared::cta" => AccessSpace::SharedCta,
+            "shared::cluster" => AccessSpace::SharedCluster,
+            _ => AccessSpace::Generic,
+        };
+    }
+    space
+}
+
+pub(super) fn vector_len(v: &str, span: Span, head: &str) -> Result<usize, Diagnostic> {
+    match v {
+        "v2" => Ok(2),
+        "v4" => Ok(4),
+        _ => Err(Diagnostic::error(span, format!("`{head}.{v}` is not supported; use .v2 or .v4 of 32-bit elements"))),
+    }
+}
+
+pub(super) fn describe(op: &Operand) -> String {
+    match op {
+        Operand::Name(n) => format!("`{n}`"),
+        Operand::PercentName(n) => format!("`{n}`"),
+        Operand::Int(v) => format!("the constant `{v}`"),
+        Operand::Address(..) => "an address `[...]`".into(),
+        Operand::Sink => "`_`".into(),
+        Operand::Vector(_) => "a vector `{...}`".into(),
+        Operand::AddressOf(n) => format!("`&{n}`"),
+        Operand::TensorAddress(..) => "a tensor operand `[tensorMap, {...}]`".into(),
+    }
+}
