@@ -1,0 +1,450 @@
+//! One instruction's PTX lines, decided from its lowered operation (`program::Op`, found by the
+//! statement's span): an operation whose text is already PTX is written as it stands, a Dat3M
+//! spelling is rewritten from the lowered fields (compare-and-branch, untyped accesses and
+//! arithmetic, `red.acquire`/`red.acq_rel`, `.sub` atomics, `bar.cta.sync`), and an operation
+//! without a device form is rejected with the reason. The match over `Op` has no catch-all arm,
+//! so an operation lowering learns does not compile here until it is emitted or rejected.
+//!
+//! The text still supplies what the operation does not carry: the spelling of types, cache
+//! hints and state spaces, the operands in their address forms, and the label names.
+
+use super::super::{reject, Rejection};
+use super::layout::AddrForm;
+use super::thread::{has_64bit_type, is_type_part, lowered, space_tokens, RegKind, ThreadGen};
+use crate::diag::Span;
+use crate::litmus::ast::{CmpOp, Instruction, Operand};
+use crate::program::{CopyKind, GroupKind, LocalOp, Op, Proxy, RmwOp, Sem, Ty, Value};
+use std::ops::Range;
+
+/// The named barrier the harness synchronises a CTA's test warps with after the test.
+const HARNESS_BARRIER: i64 = 15;
+
+/// Why warpgroup matrix operations have no device form in the harness.
+const WGMMA: &str = "wgmma needs a whole warpgroup and matrix descriptors, while the harness runs one thread per warp";
+
+/// Why `elect.sync` has no device form in the harness.
+const ELECT: &str = "elect.sync needs the whole warp, while the harness runs lane 0 only";
+
+/// PTX's spelling of a comparison (`setp.<cmp>`).
+fn ptx_cmp(cmp: CmpOp) -> &'static str {
+    match cmp {
+        CmpOp::Eq => "eq",
+        CmpOp::Ne => "ne",
+        CmpOp::Lt => "lt",
+        CmpOp::Le => "le",
+        CmpOp::Gt => "gt",
+        CmpOp::Ge => "ge",
+    }
+}
+
+/// Why an access through a proxy other than the generic one has no device form (None: it has
+/// one). `what` names the access (`load`, `store`, `reduction`).
+fn proxy_reason(proxy: Proxy, what: &str) -> Option<String> {
+    match proxy {
+        Proxy::Generic | Proxy::Async => None,
+        Proxy::Surface => Some(format!("a surface {what} needs a CUDA array, which no generic address can alias")),
+        Proxy::Texture => Some("texture proxy accesses aliasing generic memory are not generated".into()),
+        Proxy::Constant => Some("constant-space aliases of writable memory do not exist on the device".into()),
+    }
+}
+
+/// The name Dat3M's `fence.proxy.<kind>` gives a proxy that PTX has no fence kind for.
+fn proxy_kind(proxy: Proxy) -> Option<&'static str> {
+    match proxy {
+        Proxy::Async => None,
+        Proxy::Generic => Some("generic"),
+        Proxy::Surface => Some("surface"),
+        Proxy::Texture => Some("texture"),
+        Proxy::Constant => Some("constant"),
+    }
+}
+
+/// Instructions that lowering evaluates itself, into a move of a constant (the leader's lane,
+/// the mapped address, the policy): their `Op::Local` (or, for `elect.sync _|_`, an
+/// unconditional jump to the next instruction) does not say what the device must compute, so
+/// the text's opcode does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Evaluated {
+    Elect,
+    Mapa,
+    CreatePolicy,
+}
+
+fn evaluated(ins: &Instruction) -> Option<Evaluated> {
+    match ins.opcode[0].node.as_str() {
+        "elect" => Some(Evaluated::Elect),
+        "mapa" => Some(Evaluated::Mapa),
+        "createpolicy" => Some(Evaluated::CreatePolicy),
+        _ => None,
+    }
+}
+
+/// PTX's opcode of a register operation (`mul` keeps the low half, as the model does) and the
+/// kind of its type (`s` signed, as the model's integers are; `b` for bit operations).
+fn local_opcode(op: LocalOp) -> (String, &'static str) {
+    let (name, kind) = match op {
+        LocalOp::Mov => ("mov", "b"),
+        LocalOp::Add => ("add", "s"),
+        LocalOp::Sub => ("sub", "s"),
+        LocalOp::Mul => ("mul.lo", "s"),
+        LocalOp::Div => ("div", "s"),
+        LocalOp::Rem => ("rem", "s"),
+        LocalOp::And => ("and", "b"),
+        LocalOp::Or => ("or", "b"),
+        LocalOp::Xor => ("xor", "b"),
+        LocalOp::Shl => ("shl", "b"),
+        LocalOp::Shr => ("shr", "s"),
+        LocalOp::Min => ("min", "s"),
+        LocalOp::Max => ("max", "s"),
+        LocalOp::Set(cmp) => return (format!("setp.{}", ptx_cmp(cmp)), "s"),
+    };
+    (name.to_string(), kind)
+}
+
+/// A PTX instruction to write: its opcode parts and operands, as written or as rewritten.
+struct Emission {
+    parts: Vec<String>,
+    operands: Vec<(Operand, Span)>,
+    /// Operands naming a variable stand for its address as a value (`mapa d, s, 1`, `mov r, x`),
+    /// not for a memory operand `[s]`.
+    address_values: bool,
+    /// Operands whose 32-bit registers are zero-extended first: the sources of an untyped
+    /// operation on 64-bit values, as the model's unbounded integers are.
+    widen: Range<usize>,
+}
+
+impl Emission {
+    fn as_written(ins: &Instruction) -> Emission {
+        Emission {
+            parts: ins.opcode.iter().map(|p| p.node.clone()).collect(),
+            operands: ins.operands.iter().map(|o| (o.node.clone(), o.span)).collect(),
+            address_values: false,
+            widen: 0..0,
+        }
+    }
+
+    fn has_type(&self) -> bool {
+        self.parts.iter().any(|p| is_type_part(p))
+    }
+}
+
+impl ThreadGen<'_> {
+    /// The PTX lines of one instruction.
+    pub(super) fn instruction(&mut self, ins: &Instruction, span: Span) -> Result<Vec<String>, Rejection> {
+        let p = self.test.program;
+        let mnemonic = ins.mnemonic();
+        let guard = match &ins.guard {
+            Some((g, neg)) => format!("@{}{} ", if *neg { "!" } else { "" }, Self::reg_name(&g.node)),
+            None => String::new(),
+        };
+        let lowered = lowered(p, self.thread, ins, span);
+        let Some(first) = lowered.ops.first() else {
+            return Err(reject(p, span, format!("`{mnemonic}` has no lowered operation")));
+        };
+        let not_generated = |why: &str| Err(reject(p, span, format!("instruction `{mnemonic}` is not generated: {why}")));
+        let written = Emission::as_written(ins);
+        match &first.op {
+            Op::Load { ty, proxy, .. } => match proxy_reason(*proxy, "load") {
+                Some(why) => not_generated(&why),
+                None => self.untyped_access(written, *ty, ins, &guard),
+            },
+            Op::Store { ty, proxy, .. } => match proxy_reason(*proxy, "store") {
+                Some(why) => not_generated(&why),
+                None => self.untyped_access(written, *ty, ins, &guard),
+            },
+            Op::LoadVector { .. } | Op::StoreVector { .. } => {
+                let mut e = written;
+                // Vector elements are 32-bit words, whatever type the text names (or none).
+                if !e.has_type() {
+                    e.parts.push("b32".into());
+                }
+                self.emit(e, &guard)
+            }
+            Op::Rmw { dst, ty, op, operands, sem, proxy, .. } => match proxy_reason(*proxy, "reduction") {
+                Some(why) => not_generated(&why),
+                None => self.rmw(
+                    written,
+                    Rmw { dst: dst.is_some(), ty: *ty, op: *op, value: operands.first().copied(), sem: *sem },
+                    ins,
+                    span,
+                    &guard,
+                ),
+            },
+            Op::AsyncCopy(copy) => {
+                if copy.kind == CopyKind::Wgmma {
+                    return not_generated(WGMMA);
+                }
+                if copy.byte_mask.is_some() && self.arch_major < 100 {
+                    return Err(reject(
+                        p,
+                        span,
+                        format!(
+                            "instruction `{mnemonic}`: `.cp_mask` needs sm_100 or later (ptxas); the harness is generated for a lower architecture"
+                        ),
+                    ));
+                }
+                self.emit(written, &guard)
+            }
+            Op::CommitGroup(kind) | Op::WaitGroup { kind, .. } => match kind {
+                GroupKind::Wgmma => not_generated(WGMMA),
+                GroupKind::CpAsync | GroupKind::Bulk => self.emit(written, &guard),
+            },
+            Op::Wgmma { .. } | Op::WgmmaFence => not_generated(WGMMA),
+            Op::Prefetch
+            | Op::CpAsyncArrive { .. }
+            | Op::Mbarrier { .. }
+            | Op::ClusterBarrier { .. }
+            | Op::Fence { .. }
+            | Op::AliasFence => self.emit(written, &guard),
+            Op::ProxyFence { proxy, .. } => match proxy_kind(*proxy) {
+                Some(kind) => not_generated(&format!("`.{kind}` is not a PTX proxy kind (Dat3M dialect)")),
+                None => self.emit(written, &guard),
+            },
+            Op::Barrier { instance, id, count, arrive } => self.barrier((*instance, *id, *count, *arrive), &guard, span, &mnemonic),
+            Op::Local { op, ty, .. } => match evaluated(ins) {
+                Some(Evaluated::Elect) => not_generated(ELECT),
+                Some(Evaluated::Mapa) => self.emit(Emission { address_values: true, ..written }, &guard),
+                Some(Evaluated::CreatePolicy) => self.createpolicy(written, &guard),
+                // A typed register operation is PTX as written.
+                None if ty.is_some() => self.emit(Emission { address_values: true, ..written }, &guard),
+                None => self.untyped_local(written, *op, ins, &guard),
+            },
+            Op::Branch { cond, .. } => match (evaluated(ins), cond) {
+                (Some(Evaluated::Elect), _) => not_generated(ELECT),
+                // `@p bra L`: PTX's own conditional branch.
+                (_, Some(_)) if ins.guard.is_some() && !lowered.guard_branch => self.jump(ins, span, &guard),
+                (_, Some(c)) => self.compare_and_branch(*c, ins, span),
+                (_, None) => self.jump(ins, span, &guard),
+            },
+        }
+    }
+
+    /// `ld`/`st` as written, with a type when the text names none (Dat3M's untyped accesses
+    /// are 32-bit words on the device, 64-bit when the register is).
+    fn untyped_access(&mut self, mut e: Emission, ty: Option<Ty>, ins: &Instruction, guard: &str) -> Result<Vec<String>, Rejection> {
+        if ty.is_none() {
+            let wide = ins.operands.first().is_some_and(|o| self.is_64(&o.node));
+            e.parts.push(if wide { "b64" } else { "b32" }.into());
+        }
+        self.emit(e, guard)
+    }
+
+    /// `atom`/`red` as written, with Dat3M's spellings rewritten: a type where the text names
+    /// none, `red.acquire`/`red.acq_rel` (PTX's `red` is .relaxed or .release) as the same
+    /// `atom` with its result discarded, and `.sub v` as `.add -v`.
+    fn rmw(&mut self, mut e: Emission, rmw: Rmw, ins: &Instruction, span: Span, guard: &str) -> Result<Vec<String>, Rejection> {
+        let p = self.test.program;
+        let mnemonic = ins.mnemonic();
+        if matches!(rmw.op, RmwOp::Mul | RmwOp::Div) {
+            return Err(reject(p, span, format!("instruction `{mnemonic}` is not generated: PTX has no atom or red of `.mul` or `.div`")));
+        }
+        if rmw.ty.is_none() {
+            let kind = match rmw.op {
+                RmwOp::Add | RmwOp::Inc | RmwOp::Dec | RmwOp::Sub => "u",
+                RmwOp::Min | RmwOp::Max => "s",
+                RmwOp::And | RmwOp::Or | RmwOp::Xor | RmwOp::Exch | RmwOp::Cas | RmwOp::Mul | RmwOp::Div => "b",
+            };
+            let wide = ins.operands.first().is_some_and(|o| self.is_64(&o.node));
+            e.parts.push(format!("{kind}{}", if wide { 64 } else { 32 }));
+        }
+        if rmw.op == RmwOp::Sub {
+            // The value operand follows the destination (atom) and the address.
+            let at = usize::from(rmw.dst) + 1;
+            match (rmw.value, e.operands.get_mut(at)) {
+                (Some(Value::Const(_)), Some((Operand::Int(v), _))) => *v = v.wrapping_neg(),
+                _ => return Err(reject(p, span, format!("`{mnemonic}` with a register operand is not generated (no PTX atom.sub)"))),
+            }
+            for part in e.parts.iter_mut().filter(|q| *q == "sub") {
+                *part = "add".into();
+            }
+        }
+        if !rmw.dst && matches!(rmw.sem, Sem::Acquire | Sem::AcqRel) {
+            e.parts[0] = "atom".into();
+            let sink = if has_64bit_type(&e.parts) { "hw_sink64" } else { "hw_sink32" };
+            e.operands.insert(0, (Operand::Name(sink.into()), span));
+        }
+        self.emit(e, guard)
+    }
+
+    /// `createpolicy` as written; the fraction of `.fractional` is an f32, which PTX does not
+    /// write as an integer literal.
+    fn createpolicy(&mut self, mut e: Emission, guard: &str) -> Result<Vec<String>, Rejection> {
+        if e.parts.iter().any(|p| p == "fractional") && e.operands.len() == 2 {
+            if let Some((op, _)) = e.operands.last_mut() {
+                if let Operand::Int(i) = *op {
+                    *op = Operand::Name(format!("{i}.0"));
+                }
+            }
+        }
+        self.emit(e, guard)
+    }
+
+    /// Dat3M's untyped register operations (herd7's unbounded integers), written from the
+    /// lowered operation with a 32-bit type, or a 64-bit one when the destination (for `setp`,
+    /// a source) is a 64-bit register, whose 32-bit register sources are then zero-extended.
+    fn untyped_local(&mut self, mut e: Emission, op: LocalOp, ins: &Instruction, guard: &str) -> Result<Vec<String>, Rejection> {
+        let is_64 = |k: usize| ins.operands.get(k).is_some_and(|o| self.is_64(&o.node));
+        let wide = match op {
+            LocalOp::Set(_) => is_64(1) || is_64(2),
+            _ => is_64(0),
+        };
+        let (opcode, kind) = local_opcode(op);
+        e.parts = opcode.split('.').map(String::from).collect();
+        e.parts.push(format!("{kind}{}", if wide { 64 } else { 32 }));
+        e.address_values = true;
+        if wide {
+            // A shift amount is a .u32 whatever the shifted type.
+            e.widen = if matches!(op, LocalOp::Shl | LocalOp::Shr) { 1..2 } else { 1..3 };
+        }
+        self.emit(e, guard)
+    }
+
+    /// An unconditional jump (`goto`, `bra`), or a `bra` whose guard is its condition.
+    fn jump(&mut self, ins: &Instruction, span: Span, guard: &str) -> Result<Vec<String>, Rejection> {
+        let label = self.label(ins, span)?;
+        let uni = if ins.opcode.iter().any(|p| p.node == "uni") { ".uni" } else { "" };
+        Ok(vec![format!("{guard}bra{uni} {label};")])
+    }
+
+    /// Dat3M's compare-and-branch (`beq`, `bne`, `blt`, `bgt`, `ble`, `bge` a, b, L): a signed
+    /// comparison, as the model compares its integers, 64-bit when an operand is a 64-bit
+    /// register, into the harness's predicate, and a branch on it.
+    fn compare_and_branch(&mut self, (cmp, a, b): (CmpOp, Value, Value), ins: &Instruction, span: Span) -> Result<Vec<String>, Rejection> {
+        let mnemonic = ins.mnemonic();
+        if ins.guard.is_some() {
+            return Err(reject(
+                self.program(),
+                span,
+                format!("a guarded `{mnemonic}` is not generated (the harness has one predicate for its comparison)"),
+            ));
+        }
+        let label = self.label(ins, span)?;
+        let wide = [a, b].iter().any(|v| matches!(v, Value::Reg(r) if self.regs.get(&self.register(*r)) == Some(&RegKind::B64)));
+        let a = self.value(a, ins, 0, span)?;
+        let b = self.value(b, ins, 1, span)?;
+        let ty = if wide { "s64" } else { "s32" };
+        Ok(vec![format!("setp.{}.{ty} hw_p, {a}, {b};", ptx_cmp(cmp)), format!("@hw_p bra {label};")])
+    }
+
+    /// The PTX name of a register of this thread.
+    fn register(&self, r: usize) -> String {
+        Self::reg_name(&self.program().threads[self.thread].registers[r])
+    }
+
+    /// A lowered value as a PTX operand: a register, or an integer literal (operand `k` of the
+    /// text shows whether a constant was written as one or is a variable's address).
+    fn value(&self, v: Value, ins: &Instruction, k: usize, span: Span) -> Result<String, Rejection> {
+        match (v, ins.operands.get(k).map(|o| &o.node)) {
+            (Value::Reg(r), _) => Ok(self.register(r)),
+            (Value::Const(c), Some(Operand::Int(_))) => Ok(c.to_string()),
+            (Value::Const(_), _) => Err(reject(
+                self.program(),
+                span,
+                format!("`{}` compares the address of a variable, which is not generated", ins.mnemonic()),
+            )),
+        }
+    }
+
+    /// The label a branch names (its last operand).
+    fn label(&self, ins: &Instruction, span: Span) -> Result<String, Rejection> {
+        match ins.operands.last().map(|o| &o.node) {
+            Some(Operand::Name(l)) => Ok(l.clone()),
+            _ => Err(reject(self.program(), span, format!("`{}` names no label", ins.mnemonic()))),
+        }
+    }
+
+    /// `bar.sync` / `barrier.sync` / Dat3M's `bar.cta.sync N[, id[, count]]`, from the lowered
+    /// operation: every test thread is a warp, so thread counts become warp-sized (a count
+    /// in a register is multiplied on the device), an absent count is the test's threads of
+    /// this CTA, and the aligned `bar` form is used (each warp runs converged, lane 0 only).
+    fn barrier(
+        &mut self,
+        (instance, id, count, arrive): (i64, Option<Value>, Option<Value>, bool),
+        guard: &str,
+        span: Span,
+        mnemonic: &str,
+    ) -> Result<Vec<String>, Rejection> {
+        let p = self.program();
+        let mut lines = Vec::new();
+        let id = match id {
+            Some(Value::Reg(r)) => self.register(r),
+            Some(Value::Const(c)) => c.to_string(),
+            None => instance.to_string(),
+        };
+        if id == HARNESS_BARRIER.to_string() {
+            return Err(reject(p, span, format!("`{mnemonic}` uses barrier {HARNESS_BARRIER}, which the harness keeps for itself")));
+        }
+        let count = match count {
+            Some(Value::Const(n)) => (32 * n).to_string(),
+            Some(Value::Reg(r)) => {
+                lines.push(format!("mul.lo.u32 hw_count, {}, 32;", self.register(r)));
+                "hw_count".to_string()
+            }
+            None => (32 * self.layout.warps[self.dense_cta].len()).to_string(),
+        };
+        lines.push(format!("{guard}bar.{} {id}, {count};", if arrive { "arrive" } else { "sync" }));
+        Ok(lines)
+    }
+
+    /// The lines of an emission: its operands rendered (variables as addresses in the form of
+    /// the opcode's state space at their position), then the instruction.
+    fn emit(&mut self, e: Emission, guard: &str) -> Result<Vec<String>, Rejection> {
+        let spaces = space_tokens(&e.parts);
+        let mut k = 0usize;
+        let mut next_form = || {
+            let f = spaces.get(k).or(spaces.first()).copied().unwrap_or(AddrForm::Generic);
+            k += 1;
+            f
+        };
+        let mut lines = Vec::new();
+        let mut texts = Vec::new();
+        for (op, sp) in &e.operands {
+            let var_at = match op {
+                Operand::Name(n) if !self.regs.contains_key(&Self::reg_name(n)) => self.variable(n).map(|v| (v, 0)),
+                Operand::Address(inner, off) => match &inner.node {
+                    Operand::Name(n) if !self.regs.contains_key(&Self::reg_name(n)) => self.variable(n).map(|v| (v, *off)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let (true, Some((var, off))) = (e.address_values, var_at) {
+                self.reachable(var, *sp)?;
+                let form = next_form();
+                let k = self.operand_index(var, form);
+                if off == 0 {
+                    texts.push(format!("%{k}"));
+                } else {
+                    let wide = matches!(form, AddrForm::Generic | AddrForm::Global);
+                    let (ty, tmp) = if wide { ("u64", "hw_a64") } else { ("u32", "hw_a32") };
+                    lines.push(format!("add.{ty} {tmp}, %{k}, {off};"));
+                    texts.push(tmp.to_string());
+                }
+                continue;
+            }
+            let text = self.operand(op, &mut next_form, *sp)?;
+            let narrow_register = matches!(op, Operand::Name(n) | Operand::PercentName(n)
+                if matches!(self.regs.get(&Self::reg_name(n)), Some(RegKind::B32)));
+            if e.widen.contains(&texts.len()) && narrow_register {
+                let tmp = format!("hw_w{}", texts.len());
+                lines.push(format!("cvt.u64.u32 {tmp}, {text};"));
+                texts.push(tmp);
+            } else {
+                texts.push(text);
+            }
+        }
+        let ops = if texts.is_empty() { String::new() } else { format!(" {}", texts.join(", ")) };
+        lines.push(format!("{guard}{}{ops};", e.parts.join(".")));
+        Ok(lines)
+    }
+}
+
+/// The lowered fields of an `atom`/`red` that decide its device form.
+struct Rmw {
+    /// `atom` (a destination) rather than `red`.
+    dst: bool,
+    ty: Option<Ty>,
+    op: RmwOp,
+    /// The (first) value operand.
+    value: Option<Value>,
+    sem: Sem,
+}

@@ -1,0 +1,459 @@
+//! One test thread's column as one inline-PTX block: its registers and their widths, the
+//! rendering of operands (registers, literals, variables as addresses in the form each state
+//! space needs), bounded spin loops, and the asm statement with its operands.
+
+use super::super::{reject, HwTest, Rejection};
+use super::layout::{address_expr, AddrForm, Layout};
+use crate::diag::Span;
+use crate::litmus::ast::{InitItem, Instruction, Operand, Statement};
+use crate::program::{Instr, LocalOp, MbOp, Observable, Op, Program, Space};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+/// The width a test register is declared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RegKind {
+    Pred,
+    B32,
+    B64,
+}
+
+/// The lowered instructions of one statement of the test (lowering keeps each instruction's
+/// span).
+pub(super) struct Lowered<'p> {
+    /// The instruction's own operations: one, or one per destination of `elect.sync`.
+    pub ops: &'p [Instr],
+    /// Whether lowering made the statement's guard a branch around the instruction (`@p st ...`);
+    /// a guarded `bra` takes its guard as its own condition instead.
+    pub guard_branch: bool,
+}
+
+pub(super) fn lowered<'p>(p: &'p Program, thread: usize, ins: &Instruction, span: Span) -> Lowered<'p> {
+    let code = &p.threads[thread].code;
+    let Some(start) = code.iter().position(|i| i.span == span) else { return Lowered { ops: &[], guard_branch: false } };
+    let n = code[start..].iter().take_while(|i| i.span == span).count();
+    let guard_branch = ins.guard.is_some() && n > 1;
+    Lowered { ops: &code[start + usize::from(guard_branch)..start + n], guard_branch }
+}
+
+/// An instruction's opcode parts that name state spaces, in order.
+pub(super) fn space_tokens(parts: &[String]) -> Vec<AddrForm> {
+    parts
+        .iter()
+        .filter_map(|p| match p.as_str() {
+            "global" => Some(AddrForm::Global),
+            "shared" | "shared::cta" => Some(AddrForm::SharedCta),
+            "shared::cluster" => Some(AddrForm::SharedCluster),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(super) fn is_type_part(p: &str) -> bool {
+    let (head, bits) = p.split_at(1.min(p.len()));
+    matches!(head, "b" | "u" | "s" | "f") && matches!(bits, "8" | "16" | "32" | "64") || p == "bf16" || p == "f16x2"
+}
+
+pub(super) fn has_64bit_type(parts: &[String]) -> bool {
+    parts.iter().any(|p| matches!(p.as_str(), "b64" | "u64" | "s64" | "f64"))
+}
+
+/// The per-thread emission state.
+pub(super) struct ThreadGen<'a> {
+    pub test: &'a HwTest<'a>,
+    pub layout: &'a Layout,
+    pub thread: usize,
+    pub dense_cta: usize,
+    /// `90` for sm_90a: features of later architectures are rejected.
+    pub arch_major: u32,
+    pub regs: BTreeMap<String, RegKind>,
+    /// Address operands of the asm block: (variable, form), in operand order after the outputs.
+    pub addr_operands: Vec<(usize, AddrForm)>,
+    pub first_input: usize,
+}
+
+impl ThreadGen<'_> {
+    pub fn program(&self) -> &Program {
+        self.test.program
+    }
+
+    pub fn variable(&self, name: &str) -> Option<usize> {
+        self.program().variables.iter().position(|v| v.name == name)
+    }
+
+    /// A register's PTX name: without `%` (it would need escaping in an asm template), other
+    /// characters PTX identifiers cannot hold (`cache-policy`) as `_`.
+    pub fn reg_name(name: &str) -> String {
+        name.trim_start_matches('%').chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '$' { c } else { '_' }).collect()
+    }
+
+    /// The asm operand holding a variable's address in a form; one operand per distinct
+    /// address expression.
+    pub fn operand_index(&mut self, var: usize, form: AddrForm) -> usize {
+        let expr = address_expr(self.test, self.layout, self.dense_cta, var, form);
+        let pos = match self.addr_operands.iter().position(|&(v, f)| address_expr(self.test, self.layout, self.dense_cta, v, f) == expr) {
+            Some(i) => i,
+            None => {
+                self.addr_operands.push((var, form));
+                self.addr_operands.len() - 1
+            }
+        };
+        self.first_input + pos
+    }
+
+    /// Shared memory is addressable from the CTAs of its own cluster only.
+    pub fn reachable(&self, var: usize, span: Span) -> Result<(), Rejection> {
+        let p = self.program();
+        if let Space::Shared { cta } = p.variables[var].space {
+            let own = self.layout.ctas[self.dense_cta];
+            if p.cluster_of_cta(cta) != p.cluster_of_cta(own) {
+                return Err(reject(
+                    p,
+                    span,
+                    format!(
+                        "`{}` is shared memory of CTA {cta}, outside the cluster of CTA {own}: no address reaches it",
+                        p.variables[var].name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn address(&mut self, inner: &Operand, offset: i64, form: AddrForm, span: Span) -> Result<String, Rejection> {
+        let base = match inner {
+            Operand::Name(n) | Operand::PercentName(n) if self.regs.contains_key(&Self::reg_name(n)) => Self::reg_name(n),
+            Operand::Name(n) => match self.variable(n) {
+                Some(v) => {
+                    self.reachable(v, span)?;
+                    format!("%{}", self.operand_index(v, form))
+                }
+                None => return Err(reject(self.program(), span, format!("`{n}` is neither a register nor a variable"))),
+            },
+            other => return Err(reject(self.program(), span, format!("address operand {other:?} is not generated"))),
+        };
+        Ok(match offset {
+            0 => format!("[{base}]"),
+            o => format!("[{base}+{o}]"),
+        })
+    }
+
+    pub fn operand(&mut self, op: &Operand, form: &mut impl FnMut() -> AddrForm, span: Span) -> Result<String, Rejection> {
+        Ok(match op {
+            Operand::Name(n) | Operand::PercentName(n) => {
+                let r = Self::reg_name(n);
+                if self.regs.contains_key(&r) {
+                    r
+                } else if let Some(f) = n.contains('.').then(|| n.parse::<f32>().ok()).flatten() {
+                    // A decimal float literal (`createpolicy.fractional … 0.25`): PTX spells
+                    // f32 immediates as bit patterns.
+                    format!("0f{:08X}", f.to_bits())
+                } else if self.variable(n).is_some() {
+                    // The Dat3M dialect names a location without brackets.
+                    let f = form();
+                    self.address(op, 0, f, span)?
+                } else {
+                    n.clone()
+                }
+            }
+            Operand::Int(i) => i.to_string(),
+            Operand::Address(inner, off) => {
+                let f = form();
+                self.address(&inner.node, *off, f, inner.span)?
+            }
+            Operand::Sink => "_".into(),
+            Operand::Vector(items) => {
+                let mut out = Vec::new();
+                for it in items {
+                    out.push(self.operand(&it.node, form, it.span)?);
+                }
+                format!("{{{}}}", out.join(", "))
+            }
+            Operand::AddressOf(n) => match self.variable(n) {
+                Some(v) => {
+                    self.reachable(v, span)?;
+                    format!("%{}", self.operand_index(v, AddrForm::Generic))
+                }
+                None => return Err(reject(self.program(), span, format!("`&{n}`: no such variable"))),
+            },
+            // `[tmap, {c0, ...}]`: the generic address of this instance's encoded map.
+            Operand::TensorAddress(base, coords) => {
+                let Operand::Name(n) = &base.node else {
+                    return Err(reject(self.program(), base.span, "a tensor operand's map must be a tensor map's name"));
+                };
+                let Some(v) = self.variable(n).filter(|&v| self.program().is_tensor_map(v)) else {
+                    return Err(reject(self.program(), base.span, format!("`{n}` is not a tensor map")));
+                };
+                // The map's operand consumes the opcode's state space of its position (the
+                // mbarrier after it follows the destination's).
+                let _ = form();
+                let k = self.operand_index(v, AddrForm::Generic);
+                let mut cs = Vec::new();
+                for c in coords {
+                    cs.push(self.operand(&c.node, form, c.span)?);
+                }
+                format!("[%{k}, {{{}}}]", cs.join(", "))
+            }
+        })
+    }
+
+    pub fn is_64(&self, op: &Operand) -> bool {
+        match op {
+            Operand::Name(n) | Operand::PercentName(n) => self.regs.get(&Self::reg_name(n)) == Some(&RegKind::B64),
+            _ => false,
+        }
+    }
+}
+
+/// Register kinds of one thread column: predicates (guards, the destinations of `setp` and of
+/// the mbarrier waits), 64-bit (operands of instructions typed 64-bit, addresses), else 32-bit.
+fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
+    let p = test.program;
+    let mut kinds: BTreeMap<String, RegKind> = BTreeMap::new();
+    let is_var = |n: &str| p.variables.iter().any(|v| v.name == n);
+    for r in &p.threads[thread].registers {
+        kinds.insert(ThreadGen::reg_name(r), RegKind::B32);
+    }
+    let mut set = |name: &str, kind: RegKind| {
+        if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(name)) {
+            if *e != RegKind::Pred && kind != RegKind::B32 {
+                *e = kind;
+            }
+        }
+    };
+    for item in &test.ast.init {
+        if let InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
+            if t.node == p.threads[thread].id {
+                set(&reg.node, RegKind::B64);
+            }
+        }
+    }
+    for st in test.ast.code.get(thread).into_iter().flatten() {
+        let Statement::Instr(ins) = &st.node else { continue };
+        if let Some((g, _)) = &ins.guard {
+            set(&g.node, RegKind::Pred);
+        }
+        let pred_dst = lowered(p, thread, ins, st.span)
+            .ops
+            .iter()
+            .any(|i| matches!(i.op, Op::Local { op: LocalOp::Set(_), .. } | Op::Mbarrier { op: MbOp::Wait { .. }, .. }));
+        let parts: Vec<String> = ins.opcode.iter().map(|o| o.node.clone()).collect();
+        let wide = has_64bit_type(&parts);
+        // The cache-policy operand of `.L2::cache_hint` (always last) is a .b64.
+        let cache_hint = parts.iter().any(|p| p == "L2::cache_hint");
+        for (i, o) in ins.operands.iter().enumerate() {
+            let name = match &o.node {
+                Operand::Name(n) | Operand::PercentName(n) if !is_var(n) => n,
+                Operand::Address(inner, _) => {
+                    // An address register is 64-bit unless it is a shared-window address.
+                    let shared = space_tokens(&parts).iter().any(|f| matches!(f, AddrForm::SharedCta | AddrForm::SharedCluster));
+                    if let Operand::Name(n) | Operand::PercentName(n) = &inner.node {
+                        if !is_var(n) && !shared {
+                            set(n, RegKind::B64);
+                        }
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            if i == 0 && pred_dst {
+                set(name, RegKind::Pred);
+            } else if (cache_hint && i + 1 == ins.operands.len()) || wide {
+                set(name, RegKind::B64);
+            }
+        }
+    }
+    kinds
+}
+
+/// A C++ string literal line of an asm template.
+fn asm_line(s: &str) -> String {
+    let escaped = s.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("      \"{escaped}\\n\\t\"\n")
+}
+
+/// Labels that a later branch of the thread jumps back to: spin loops, bounded on the device.
+fn backward_labels(p: &Program, thread: usize, code: &[crate::diag::Spanned<Statement>]) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut backward = BTreeSet::new();
+    for st in code {
+        match &st.node {
+            Statement::Label(l) => {
+                seen.insert(l.clone());
+            }
+            Statement::Instr(ins) => {
+                if !lowered(p, thread, ins, st.span).ops.iter().any(|i| matches!(i.op, Op::Branch { .. })) {
+                    continue;
+                }
+                for o in &ins.operands {
+                    if let Operand::Name(n) = &o.node {
+                        if seen.contains(n) {
+                            backward.insert(n.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    backward
+}
+
+/// The asm template's prologue: register declarations, the harness's scratch registers, and
+/// the initial register values.
+fn prologue(gen: &mut ThreadGen) -> Vec<String> {
+    let p = gen.test.program;
+    let th = &p.threads[gen.thread];
+    let mut body = Vec::new();
+    for (r, kind) in &gen.regs {
+        body.push(match kind {
+            RegKind::Pred => format!(".reg .pred {r};"),
+            RegKind::B32 => format!(".reg .b32 {r};"),
+            RegKind::B64 => format!(".reg .b64 {r};"),
+        });
+    }
+    body.push(".reg .pred hw_p;".into());
+    body.push(".reg .b32 hw_spin;".into());
+    body.push(".reg .b32 hw_count;".into());
+    body.push(".reg .b32 hw_sink32;".into());
+    body.push(".reg .b64 hw_sink64;".into());
+    body.push(".reg .b32 hw_a32;".into());
+    body.push(".reg .b64 hw_a64;".into());
+    body.push(".reg .b64 hw_w1, hw_w2;".into());
+    body.push("mov.b32 hw_spin, 0;".into());
+    body.push("mov.b32 %1, 0;".into());
+    for (i, r) in th.registers.iter().enumerate() {
+        let name = ThreadGen::reg_name(r);
+        match gen.regs.get(&name) {
+            Some(RegKind::Pred) => body.push(format!("setp.ne.u32 {name}, {}, 0;", th.reg_init[i] as u32)),
+            Some(RegKind::B64) => body.push(format!("mov.b64 {name}, {};", th.reg_init[i])),
+            _ => body.push(format!("mov.b32 {name}, {};", th.reg_init[i] as u32)),
+        }
+    }
+    // Registers initialised with an address (`P0:r1 = &x;`).
+    let test = gen.test;
+    for item in &test.ast.init {
+        if let InitItem::RegisterAddress { thread: t, reg, location } = &item.node {
+            if t.node == th.id {
+                let Some(v) = gen.variable(&location.node) else { continue };
+                let k = gen.operand_index(v, AddrForm::Generic);
+                body.push(format!("mov.b64 {}, %{k};", ThreadGen::reg_name(&reg.node)));
+            }
+        }
+    }
+    body
+}
+
+pub(super) fn thread_function(
+    test: &HwTest,
+    layout: &Layout,
+    thread: usize,
+    obs: &[Observable],
+    arch_major: u32,
+) -> Result<String, Rejection> {
+    let p = test.program;
+    let th = &p.threads[thread];
+    let dense_cta = layout.dense_cta(th.placement.cta);
+    let regs = register_kinds(test, thread);
+    let outputs: Vec<(usize, usize)> = obs
+        .iter()
+        .enumerate()
+        .filter_map(|(k, o)| matches!(o, Observable::Register(t, _) if *t == thread).then_some(k))
+        .map(|k| (k, k))
+        .collect();
+    let mut gen =
+        ThreadGen { test, layout, thread, dense_cta, arch_major, regs, addr_operands: Vec::new(), first_input: outputs.len() + 3 };
+    let code = test.ast.code.get(thread).cloned().unwrap_or_default();
+    let backward = backward_labels(p, thread, &code);
+    let mut body = prologue(&mut gen);
+    for st in &code {
+        match &st.node {
+            Statement::Label(l) => {
+                body.push(format!("{l}:"));
+                if backward.contains(l) {
+                    body.push("add.u32 hw_spin, hw_spin, 1;".into());
+                    body.push("setp.gt.u32 hw_p, hw_spin, %2;".into());
+                    body.push("@hw_p bra HW_HANG;".into());
+                }
+            }
+            Statement::Instr(ins) => body.extend(gen.instruction(ins, st.span)?),
+        }
+    }
+    body.push("bra.uni HW_END;".into());
+    body.push("HW_HANG:".into());
+    body.push("mov.b32 %1, 1;".into());
+    body.push("HW_END:".into());
+    for (slot, k) in &outputs {
+        let Observable::Register(_, r) = obs[*k] else { continue };
+        let name = ThreadGen::reg_name(&th.registers[r]);
+        let idx = outputs.iter().position(|(s, _)| s == slot).unwrap_or(0) + 3;
+        body.push(match gen.regs.get(&name) {
+            Some(RegKind::Pred) => format!("selp.u64 %{idx}, 1, 0, {name};"),
+            Some(RegKind::B64) => format!("mov.b64 %{idx}, {name};"),
+            _ => format!("cvt.u64.u32 %{idx}, {name};"),
+        });
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "// P{} @ cta {}, cluster {}, gpu {}", th.id, th.placement.cta, th.placement.cluster, th.placement.gpu);
+    let _ = writeln!(out, "__device__ __noinline__ void thread_P{}(unsigned char* gbase, unsigned char* smem, unsigned long long* res, unsigned* hang, unsigned bound) {{", th.id);
+    for (k, _) in &outputs {
+        let _ = writeln!(out, "  unsigned long long out{k};");
+    }
+    let _ = writeln!(out, "  unsigned hung;");
+    let _ = writeln!(out, "  asm volatile(\"{{\\n\\t\"");
+    // Renumber: the template was written with %1 = hang, %2 = bound, %(k+2)... for outputs, and
+    // inputs from first_input; the real order is outputs, hang, bound, addresses.
+    let n_out = outputs.len();
+    let text = body.join("\n");
+    let text = renumber(&text, n_out, gen.first_input);
+    for line in text.lines() {
+        let indent = if line.ends_with(':') { "" } else { "  " };
+        out.push_str(&asm_line(&format!("{indent}{line}")));
+    }
+    out.push_str("      \"}\"\n");
+    let mut outs: Vec<String> = outputs.iter().map(|(k, _)| format!("\"=l\"(out{k})")).collect();
+    outs.push("\"=r\"(hung)".into());
+    let mut ins = vec!["\"r\"(bound)".to_string()];
+    for &(v, form) in &gen.addr_operands {
+        let (expr, c) = address_expr(test, layout, dense_cta, v, form);
+        ins.push(format!("\"{c}\"({expr})"));
+    }
+    let _ = writeln!(out, "      : {}", outs.join(", "));
+    let _ = writeln!(out, "      : {}", ins.join(", "));
+    let _ = writeln!(out, "      : \"memory\");");
+    for (k, _) in &outputs {
+        let _ = writeln!(out, "  res[{k}] = out{k};");
+    }
+    let _ = writeln!(out, "  if (hung) atomicOr(hang, 1u << {thread});");
+    let _ = writeln!(out, "}}");
+    Ok(out)
+}
+
+/// Map template operand numbers (1 = hang, 2 = bound, 3.. = outputs, first_input.. = addresses)
+/// to asm order (outputs, hang, bound, addresses).
+fn renumber(text: &str, n_out: usize, first_input: usize) -> String {
+    let mut out = String::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let digits: String = text[i + 1..].chars().take_while(char::is_ascii_digit).collect();
+        if digits.is_empty() {
+            out.push_str("%%");
+            continue;
+        }
+        for _ in 0..digits.len() {
+            chars.next();
+        }
+        let n: usize = digits.parse().unwrap_or(0);
+        let mapped = match n {
+            1 => n_out,
+            2 => n_out + 1,
+            n if n < first_input => n - 3,
+            n => n_out + 2 + (n - first_input),
+        };
+        let _ = write!(out, "%{mapped}");
+    }
+    out
+}
