@@ -32,7 +32,7 @@ pub struct FamilyPoint {
 }
 
 /// The family names, in the order [`all_points`] lists them.
-pub const FAMILIES: [&str; 6] = ["tma-ring", "cp.async-loop", "SB", "IRIW", "ISA2", "independent"];
+pub const FAMILIES: [&str; 7] = ["tma-ring", "cp.async-loop", "SB", "IRIW", "ISA2", "independent", "loops"];
 
 /// Lay out one column of instructions per thread in the litmus format: a header row
 /// (`P0@cta 0,gpu 0 | ...`) and one row per instruction, shorter columns padded with empty cells.
@@ -188,6 +188,65 @@ pub fn cp_async_loop(tiles: usize) -> FamilyPoint {
     FamilyPoint { family: "cp.async-loop", params: format!("k={k}"), name, source, unroll: k, expected: ("Forbidden", "ok") }
 }
 
+/// The loop shapes of the `loops` family, as its flags spell them.
+pub const LOOP_SHAPES: [&str; 4] = ["exch", "spin", "tiles", "ktile"];
+
+/// A loop program of the `loops` family, decided at the fixed unrolling bound `bound` (`B`):
+///
+/// - `exch`: the CADP retry loop of Dat3M's `CADP/2_threads_2_instructions/0_simple.litmus`: P0
+///   exchanges 0 into `m` until it reads something other than 1, P1 exchanges 1 until it reads
+///   something other than 0. Each attempt writes, and the two can keep undoing each other, so
+///   runs are cut at every bound; a complete run needs one iteration back. Allowed (`0 == 0`).
+/// - `spin`: CADP `68_simple`'s shape: P0 spins on `m1` then stores `m0`, P1 stores `m1` then
+///   spins on `m0` (awaits: never unrolled). The bound changes nothing. Allowed.
+/// - `tiles`: a persistent kernel's tile scheduler: two workers take tile indices with `atom.add`
+///   on a counter until it passes `B` tiles, and store to each tile they take. Every tile is
+///   stored: some tile left unwritten is Forbidden; a worker iterates back at most `B` times.
+/// - `ktile`: the cp.async double buffer over `B` k-tiles ([`cp_async_loop`]). Forbidden.
+pub fn loop_point(shape: &str, bound: usize) -> FamilyPoint {
+    let b = bound.max(1);
+    let name = format!("loop-{shape}-b{b}");
+    let (source, expected) = match shape {
+        "exch" => {
+            let col = |v: usize, leave: usize| {
+                ["L:", &format!("atom.relaxed.gpu.exch r0, m, {v}"), &format!("bne r0, {leave}, DONE"), "goto L", "DONE:"]
+                    .map(String::from)
+                    .to_vec()
+            };
+            (litmus(&name, &["m = 0;".to_string()], &heads(2, |_| 0), &[col(0, 1), col(1, 0)], "exists (0 == 0)"), "Allowed")
+        }
+        "spin" => {
+            let p0 = ["L:", "ld.relaxed.gpu r0, m1", "beq r0, 0, L", "st.relaxed.gpu m0, 1"].map(String::from).to_vec();
+            let p1 = ["st.relaxed.gpu m1, 1", "L:", "ld.relaxed.gpu r1, m0", "beq r1, 0, L"].map(String::from).to_vec();
+            (litmus(&name, &["m0 = 0;".to_string(), "m1 = 0;".to_string()], &heads(2, |_| 0), &[p0, p1], "exists (0 == 0)"), "Allowed")
+        }
+        "tiles" => {
+            let col = [
+                "L:",
+                "atom.relaxed.gpu.add r0, counter, 1",
+                &format!("bge r0, {b}, DONE"),
+                "mul r1, r0, 4",
+                "add r1, r1, r5",
+                "st.relaxed.gpu [r1], 1",
+                "goto L",
+                "DONE:",
+            ]
+            .map(String::from)
+            .to_vec();
+            let init =
+                ["counter = 0;".to_string(), format!("tile[{}];", 4 * b), "P0:r5 = &tile;".to_string(), "P1:r5 = &tile;".to_string()];
+            let done: Vec<String> = (0..b).map(|i| if i == 0 { "tile == 1".to_string() } else { format!("tile+{} == 1", 4 * i) }).collect();
+            (litmus(&name, &init, &heads(2, |_| 0), &[col.clone(), col], &format!("exists (~({}))", done.join(" /\\ "))), "Forbidden")
+        }
+        "ktile" => {
+            let p = cp_async_loop(b);
+            (p.source.replace(&format!("PTX {}", p.name), &format!("PTX {name}")), p.expected.0)
+        }
+        other => panic!("loop_point: unknown shape `{other}` (one of {LOOP_SHAPES:?})"),
+    };
+    FamilyPoint { family: "loops", params: format!("B={b} {shape}"), name, source, unroll: b, expected: (expected, "ok") }
+}
+
 /// The `fence.sc` flag of a parameter string.
 fn fence_flag(fence_sc: bool) -> &'static str {
     if fence_sc {
@@ -323,6 +382,9 @@ pub fn all_points() -> Vec<FamilyPoint> {
     }
     v.extend((2..=16).map(isa2));
     v.extend([10, 25, 50, 100, 150, 200].into_iter().map(independent));
+    for shape in LOOP_SHAPES {
+        v.extend([1, 2, 4, 8, 16].into_iter().map(|b| loop_point(shape, b)));
+    }
     v
 }
 
@@ -341,6 +403,8 @@ pub fn quick_points() -> Vec<FamilyPoint> {
         iriw(3, true),
         isa2(8),
         independent(50),
+        loop_point("exch", 4),
+        loop_point("tiles", 4),
     ]
 }
 
@@ -410,6 +474,12 @@ pub fn point(family: &str, params: &str) -> Result<FamilyPoint, String> {
         "independent" => {
             let n = take("n", &mut values)?;
             ((n >= 2).then(|| independent(n)), "n at least 2")
+        }
+        "loops" => {
+            let b = take("B", &mut values)?;
+            let shape = LOOP_SHAPES.iter().copied().find(|s| flag(s));
+            let Some(shape) = shape else { return Err(format!("loops: one shape flag is needed ({})", LOOP_SHAPES.join(", "))) };
+            ((b >= 1).then(|| loop_point(shape, b)), "B at least 1")
         }
         _ => unreachable!("family_name returns one of FAMILIES"),
     };
@@ -506,7 +576,7 @@ impl Measurement {
 /// (no shared deadline).
 pub fn point_config(point: &FamilyPoint, config: &Config) -> Config {
     let mut c = config.clone();
-    c.limits.unroll = point.unroll;
+    c.limits = c.limits.with_fixed_unroll(point.unroll);
     c
 }
 
@@ -695,12 +765,22 @@ mod tests {
     }
 
     #[test]
+    fn loop_points_come_back_from_their_parameters() {
+        for shape in LOOP_SHAPES {
+            let p = loop_point(shape, 4);
+            assert_eq!(point("loops", &p.params).map(|q| q.name), Ok(p.name.clone()));
+        }
+        assert!(point("loops", "B=2").unwrap_err().contains("shape"));
+        assert!(point("loops", "B=0 exch").is_err());
+    }
+
+    #[test]
     fn names_are_unique() {
         let mut names: Vec<String> = all_points().into_iter().map(|p| p.name).collect();
         let n = names.len();
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n);
-        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6);
+        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6 + 4 * 5);
     }
 }

@@ -171,9 +171,15 @@ impl ModelArgs {
 
 #[derive(Args)]
 pub(crate) struct LimitArgs {
-    /// How often a loop that is not a side-effect-free spin loop may iterate back.
-    #[arg(long, default_value_t = LimitOptions::default().unroll)]
-    pub(crate) unroll: usize,
+    /// How often one instance of a loop (other than a side-effect-free spin loop or a retry
+    /// loop's failed attempts) may iterate back: a run that iterates once more is cut. Without
+    /// it, the bound is raised automatically (1, 2, 4, ...) while runs are cut and the verdict
+    /// or the final states still change, up to --max-unroll.
+    #[arg(long, value_name = "N")]
+    pub(crate) unroll: Option<usize>,
+    /// The largest unrolling bound tried automatically (without --unroll).
+    #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_unroll)]
+    pub(crate) max_unroll: usize,
     /// The search budget of one test, in model evaluations, partial candidates included (trace
     /// combinations and mbarrier states count too); beyond it the search stops, what was found
     /// by then is reported, and the verdict is Unknown unless it is Undefined.
@@ -186,6 +192,10 @@ pub(crate) struct LimitArgs {
     /// The most memory events one run of one thread may have.
     #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_events)]
     pub(crate) max_events: usize,
+    /// The most runs of one thread explored (each branch on a value read, each way through
+    /// a loop, is a run).
+    #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_traces)]
+    pub(crate) max_traces: usize,
     /// The most distinct final states kept for one test; beyond it the search stops and what
     /// was found is reported (each state costs memory in proportion to the observables).
     #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_states)]
@@ -208,9 +218,11 @@ impl LimitArgs {
     pub(crate) fn options(&self) -> LimitOptions {
         LimitOptions {
             unroll: self.unroll,
+            max_unroll: self.max_unroll,
             max_candidates: self.max_candidates,
             timeout: self.timeout,
             max_events: self.max_events,
+            max_traces: self.max_traces,
             max_states: self.max_states,
             max_file_size: self.max_file_size,
             max_instructions: self.max_instructions,

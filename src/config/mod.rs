@@ -18,15 +18,24 @@ use std::time::Duration;
 /// [`Limits::default`] has no deadline).
 pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
 
+/// `--max-unroll`'s default: the largest unrolling bound tried automatically.
+pub const DEFAULT_MAX_UNROLL: usize = 16;
+
 /// Limits that keep exploration finite and report, rather than hang, when exceeded. Each names
 /// the flag that raises it in its error.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Limits {
-    /// How often a non-spin loop's back edge may be taken (`--unroll`).
+    /// How often the back edge of a loop that is not an await may be taken in one instance of
+    /// the loop (`--unroll N`): a run that takes it once more is cut. With `max_unroll`, the
+    /// first bound tried.
     pub unroll: usize,
+    /// Raise the unrolling bound automatically (doubling from `unroll`) while runs are cut and
+    /// the answer still changes, up to this bound (`--max-unroll`); None: `unroll` is the one
+    /// bound (`--unroll N` given).
+    pub max_unroll: Option<usize>,
     /// Maximum distinct values per location in the value domain.
     pub max_domain: usize,
-    /// Maximum traces per thread.
+    /// Maximum runs of one thread (`--max-traces`).
     pub max_traces: usize,
     /// Maximum memory events in one trace (`--max-events`).
     pub max_trace_events: usize,
@@ -44,6 +53,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             unroll: 1,
+            max_unroll: Some(DEFAULT_MAX_UNROLL),
             max_domain: 64,
             max_traces: 20_000,
             max_trace_events: 1024,
@@ -55,6 +65,11 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// These limits with the one unrolling bound `unroll` (no automatic raising).
+    pub fn with_fixed_unroll(self, unroll: usize) -> Limits {
+        Limits { unroll, max_unroll: None, ..self }
+    }
+
     /// A timeout in seconds as the command line gives it: 0 (or anything not positive and
     /// finite) means no limit.
     pub fn timeout_from_secs(seconds: f64) -> Option<Duration> {
@@ -86,11 +101,14 @@ impl Default for InputLimits {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LimitOptions {
-    pub unroll: usize,
+    /// None: the bound is raised automatically, up to `max_unroll`.
+    pub unroll: Option<usize>,
+    pub max_unroll: usize,
     pub max_candidates: u64,
     /// Seconds; 0 for no limit.
     pub timeout: f64,
     pub max_events: usize,
+    pub max_traces: usize,
     pub max_states: usize,
     pub max_file_size: u64,
     pub max_instructions: usize,
@@ -101,10 +119,12 @@ impl Default for LimitOptions {
     fn default() -> Self {
         let (l, i) = (Limits::default(), InputLimits::default());
         LimitOptions {
-            unroll: l.unroll,
+            unroll: None,
+            max_unroll: DEFAULT_MAX_UNROLL,
             max_candidates: l.max_candidates,
             timeout: DEFAULT_TIMEOUT_SECS,
             max_events: l.max_trace_events,
+            max_traces: l.max_traces,
             max_states: l.max_states,
             max_file_size: i.max_file_bytes,
             max_instructions: i.max_instructions,
@@ -115,14 +135,26 @@ impl Default for LimitOptions {
 
 impl LimitOptions {
     /// The names [`LimitOptions`] reads (as JSON keys; `--` and `-` for `_` on the command line).
-    pub const NAMES: &'static [&'static str] =
-        &["unroll", "max_candidates", "timeout", "max_events", "max_states", "max_file_size", "max_instructions", "max_threads"];
+    pub const NAMES: &'static [&'static str] = &[
+        "unroll",
+        "max_unroll",
+        "max_candidates",
+        "timeout",
+        "max_events",
+        "max_traces",
+        "max_states",
+        "max_file_size",
+        "max_instructions",
+        "max_threads",
+    ];
 
     pub fn limits(&self) -> Limits {
         Limits {
-            unroll: self.unroll,
+            unroll: self.unroll.unwrap_or(1),
+            max_unroll: self.unroll.is_none().then_some(self.max_unroll),
             max_candidates: self.max_candidates,
             max_trace_events: self.max_events,
+            max_traces: self.max_traces,
             max_states: self.max_states,
             timeout: Limits::timeout_from_secs(self.timeout),
             ..Limits::default()

@@ -2,7 +2,7 @@
 
 use crate::exec::trace::{Trace, TraceOp};
 use crate::program::Program;
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::ControlFlow;
 
 /// The combinations of one trace per thread whose reads can all be satisfied by some write.
@@ -10,22 +10,75 @@ use std::ops::ControlFlow;
 /// Threads are chosen one at a time; a read of value v at location l survives only if v is the
 /// initial value of l, is written to l by a trace already chosen, or can be written to l by some
 /// trace of a thread not chosen yet. Most value guesses die here, before any event structure
-/// or model evaluation exists.
+/// or model evaluation exists. The last thread's runs are looked up by what they write: only
+/// those that write every value the chosen runs still need are tried.
 pub(super) struct TraceCombinations<'a> {
     program: &'a Program,
     /// The runs each thread may contribute.
     per_thread: Vec<Vec<&'a Trace>>,
+    /// What each run reads and writes, in `per_thread` order.
+    runs: Vec<Vec<RunValues>>,
     /// For each thread, every (physical location, value) some trace of it writes (None: any).
-    may_write: Vec<HashSet<(usize, Option<i64>)>>,
+    may_write: Vec<FxHashSet<(usize, Option<i64>)>>,
+    /// For the last thread: per (physical location, value) written, the runs that write it, as a
+    /// bit set over the thread's runs (runs writing an open value with no bound are in every set).
+    last_writers: FxHashMap<(usize, i64), Vec<u64>>,
+    /// For the last thread: per physical location, the runs that write an open value with no
+    /// bound there (they may write any value).
+    last_open_writers: FxHashMap<usize, Vec<u64>>,
     /// For each thread, an earlier thread interchangeable with it (see [`TraceCombinations::up_to_symmetry`]).
     same_as: Vec<Option<usize>>,
+    /// Combinations left out because two runs claim the same value of a counter.
+    claims_shared: std::cell::Cell<u64>,
+}
+
+/// The values one run reads (that another write must provide) and writes.
+struct RunValues {
+    reads: Vec<(usize, i64)>,
+    writes: FxHashSet<(usize, Option<i64>)>,
 }
 
 impl<'a> TraceCombinations<'a> {
     pub(super) fn new(program: &'a Program, per_thread: Vec<Vec<&'a Trace>>) -> Self {
-        let may_write = per_thread.iter().map(|tt| tt.iter().flat_map(|tr| writes_of(program, tr)).collect::<HashSet<_>>()).collect();
+        let runs: Vec<Vec<RunValues>> = per_thread
+            .iter()
+            .map(|tt| {
+                tt.iter()
+                    .map(|tr| {
+                        let mut reads: Vec<(usize, i64)> = reads_of(program, tr).collect();
+                        reads.sort_unstable();
+                        reads.dedup();
+                        RunValues { reads, writes: writes_of(program, tr).collect() }
+                    })
+                    .collect()
+            })
+            .collect();
+        let may_write = runs.iter().map(|rs| rs.iter().flat_map(|r| r.writes.iter().copied()).collect()).collect();
+        let mut last_writers: FxHashMap<(usize, i64), Vec<u64>> = FxHashMap::default();
+        let mut last_open_writers: FxHashMap<usize, Vec<u64>> = FxHashMap::default();
+        if let Some(last) = runs.last() {
+            let words = last.len().div_ceil(64);
+            for (k, r) in last.iter().enumerate() {
+                for &(p, v) in &r.writes {
+                    let set = match v {
+                        Some(v) => last_writers.entry((p, v)).or_insert_with(|| vec![0; words]),
+                        None => last_open_writers.entry(p).or_insert_with(|| vec![0; words]),
+                    };
+                    set[k / 64] |= 1 << (k % 64);
+                }
+            }
+        }
         let same_as = vec![None; per_thread.len()];
-        TraceCombinations { program, per_thread, may_write, same_as }
+        TraceCombinations {
+            program,
+            per_thread,
+            runs,
+            may_write,
+            last_writers,
+            last_open_writers,
+            same_as,
+            claims_shared: Default::default(),
+        }
     }
 
     /// Only one combination per multiset of runs of interchangeable threads: threads with the
@@ -47,6 +100,11 @@ impl<'a> TraceCombinations<'a> {
         self
     }
 
+    /// How many combinations were left out because two runs claim the same value of a counter.
+    pub(super) fn claims_shared(&self) -> u64 {
+        self.claims_shared.get()
+    }
+
     /// Call `f` with each combination until it breaks or fails.
     pub(super) fn try_for_each<E>(&self, f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>) -> Result<(), E> {
         let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
@@ -54,11 +112,13 @@ impl<'a> TraceCombinations<'a> {
         self.go(&mut chosen, &mut index, f).map(|_| ())
     }
 
-    fn satisfiable(&self, chosen: &[&'a Trace], p: usize, v: i64) -> bool {
-        let writes = |w: (usize, Option<i64>)| w == (p, Some(v)) || w == (p, None);
+    /// Whether value `v` of physical location `p` is written by the initial state, by one of the
+    /// runs chosen (`index`, one per thread so far), or by some run of a thread after them.
+    fn satisfiable(&self, index: &[usize], p: usize, v: i64) -> bool {
+        let written = |w: &FxHashSet<(usize, Option<i64>)>| w.contains(&(p, Some(v))) || w.contains(&(p, None));
         self.program.physical[p].init == v
-            || chosen.iter().any(|tr| writes_of(self.program, tr).any(writes))
-            || self.may_write[chosen.len()..].iter().any(|m| m.contains(&(p, Some(v))) || m.contains(&(p, None)))
+            || index.iter().enumerate().any(|(t, &k)| written(&self.runs[t][k].writes))
+            || self.may_write[index.len()..].iter().any(written)
     }
 
     fn go<E>(&self, chosen: &mut Vec<&'a Trace>, index: &mut Vec<usize>, f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>) -> Flow<E> {
@@ -67,11 +127,20 @@ impl<'a> TraceCombinations<'a> {
             return f(chosen);
         }
         let first = self.same_as[t].map_or(0, |s| index[s]);
+        let candidates = if t + 1 == self.per_thread.len() { self.last_candidates(index) } else { None };
         for (k, &tr) in self.per_thread[t].iter().enumerate().skip(first) {
+            if candidates.as_ref().is_some_and(|c| c[k / 64] & (1 << (k % 64)) == 0) {
+                continue;
+            }
             chosen.push(tr);
             index.push(k);
-            // Reads of every chosen trace must remain satisfiable by what is chosen or still open.
-            let ok = chosen.iter().all(|t| reads_of(self.program, t).all(|(p, v)| self.satisfiable(chosen, p, v)));
+            // Reads of every chosen trace must remain satisfiable by what is chosen or still open,
+            // and no two runs claim the same value of a counter (`Trace::counter_claims`).
+            let claims_apart = chosen[..t].iter().all(|other| other.counter_claims.iter().all(|c| !tr.counter_claims.contains(c)));
+            if !claims_apart {
+                self.claims_shared.set(self.claims_shared.get() + 1);
+            }
+            let ok = claims_apart && (0..=t).all(|u| self.runs[u][index[u]].reads.iter().all(|&(p, v)| self.satisfiable(index, p, v)));
             let flow = if ok { self.go(chosen, index, f)? } else { ControlFlow::Continue(()) };
             chosen.pop();
             index.pop();
@@ -80,6 +149,37 @@ impl<'a> TraceCombinations<'a> {
             }
         }
         Ok(ControlFlow::Continue(()))
+    }
+
+    /// The runs of the last thread that write every value the runs chosen so far (`index`) read
+    /// and neither the initial state nor they themselves write; None when nothing narrows it.
+    fn last_candidates(&self, index: &[usize]) -> Option<Vec<u64>> {
+        let mut needed: Vec<(usize, i64)> = Vec::new();
+        for (u, &k) in index.iter().enumerate() {
+            for &(p, v) in &self.runs[u][k].reads {
+                let inside = self.program.physical[p].init == v
+                    || index.iter().enumerate().any(|(w, &j)| {
+                        let writes = &self.runs[w][j].writes;
+                        writes.contains(&(p, Some(v))) || writes.contains(&(p, None))
+                    });
+                if !inside {
+                    needed.push((p, v));
+                }
+            }
+        }
+        let words = self.per_thread.last()?.len().div_ceil(64);
+        let mut set: Option<Vec<u64>> = None;
+        for key in needed {
+            let mut writers = self.last_writers.get(&key).cloned().unwrap_or_else(|| vec![0; words]);
+            if let Some(open) = self.last_open_writers.get(&key.0) {
+                writers.iter_mut().zip(open).for_each(|(a, b)| *a |= b);
+            }
+            match set.as_mut() {
+                None => set = Some(writers),
+                Some(s) => s.iter_mut().zip(&writers).for_each(|(a, b)| *a &= b),
+            }
+        }
+        set
     }
 }
 
@@ -91,12 +191,7 @@ pub(super) type Flow<E> = Result<ControlFlow<()>, E>;
 fn writes_of<'t>(program: &'t Program, tr: &'t Trace) -> impl Iterator<Item = (usize, Option<i64>)> + 't {
     tr.events.iter().filter(|e| e.op == TraceOp::Write && e.mb_op.is_none()).flat_map(move |e| {
         let p = program.locations[e.location.expect("writes have a location")].physical;
-        let values: Vec<Option<i64>> = match (&e.sym, &e.possible) {
-            (None, _) => vec![Some(e.value)],
-            (Some(_), Some(vs)) => vs.iter().map(|&v| Some(v)).collect(),
-            (Some(_), None) => vec![None],
-        };
-        values.into_iter().map(move |v| (p, v))
+        e.written_values().into_iter().map(move |v| (p, v))
     })
 }
 

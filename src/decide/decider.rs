@@ -3,7 +3,7 @@
 
 use super::driver::{drive, RunError};
 use super::explain::{ExplainHooks, Explanation};
-use super::liveness::{LivenessHooks, LivenessOutcome};
+use super::liveness::{LivenessHooks, LivenessOutcome, LivenessStatus};
 use super::verdict::{Outcome, VerdictHooks};
 use crate::clock::Instant;
 use crate::config::Config;
@@ -57,24 +57,147 @@ impl<'c> Decider<'c> {
     }
 
     /// The condition's verdict. A limit that stops the search leaves the outcome `incomplete`
-    /// with what was found by then (see [`Outcome::verdict`]).
+    /// with what was found by then (see [`Outcome::verdict`]). Unless the unrolling bound is
+    /// fixed, it is raised while runs are cut and the answer changes (see [`Decider::raising`]).
     pub fn verdict(&self, program: &Program) -> Result<Outcome, RunError> {
+        let start = Instant::now();
+        let raised = self.raising(
+            |d| d.verdict_at_bound(program),
+            |o| Progress {
+                cut: o.loop_cut,
+                stopped: o.incomplete.clone(),
+                settled: !o.undefined.is_empty() || o.speedcheck_stopped,
+                key: (o.stats.consistent > 0).then(|| (o.verdict(), o.states.clone())),
+            },
+        )?;
+        let Raised { mut answer, tried, why } = raised;
+        answer.bounds_tried = tried;
+        answer.unroll_stop = why;
+        answer.elapsed = start.elapsed();
+        Ok(answer)
+    }
+
+    fn verdict_at_bound(&self, program: &Program) -> Result<Outcome, RunError> {
         let mut hooks = VerdictHooks::new(program, self.config);
         let result = drive(program, self.config, self.deadline, &mut hooks);
         hooks.finish(result)
     }
 
-    /// Whether some fair execution hangs.
+    /// Whether some fair execution hangs; with the bound raised as for the verdict (a hang found
+    /// at one bound is a hang).
     pub fn liveness(&self, program: &Program) -> Result<LivenessOutcome, RunError> {
-        let mut hooks = LivenessHooks::new(program);
-        drive(program, self.config, self.deadline, &mut hooks)?;
-        Ok(hooks.finish())
+        let raised = self.raising(
+            |d| {
+                let mut hooks = LivenessHooks::new(program, d.config.limits.unroll);
+                drive(program, d.config, d.deadline, &mut hooks)?;
+                Ok(hooks.finish())
+            },
+            |l| Progress { cut: l.loop_cut, stopped: None, settled: l.status == LivenessStatus::MayHang, key: Some(l.status.clone()) },
+        )?;
+        let Raised { mut answer, tried, .. } = raised;
+        answer.bounds_tried = tried;
+        Ok(answer)
     }
 
-    /// The explanation of the verdict, with the program's verdict decided in the same pass.
+    /// The explanation of the verdict, with the program's verdict decided in the same pass (at
+    /// the unrolling bound the verdict settles on).
     pub fn explain(&self, program: &Program) -> Result<Explanation, RunError> {
-        let mut hooks = ExplainHooks::new(program, self.config, self.deadline);
-        let result = drive(program, self.config, self.deadline, &mut hooks);
-        hooks.finish(result)
+        let raised = self.raising(
+            |d| {
+                let mut hooks = ExplainHooks::new(program, d.config, d.deadline);
+                let result = drive(program, d.config, d.deadline, &mut hooks);
+                hooks.finish(result)
+            },
+            |x| match &x.whole {
+                Some(o) => Progress {
+                    cut: o.loop_cut,
+                    stopped: o.incomplete.clone(),
+                    settled: !o.undefined.is_empty(),
+                    key: (o.stats.consistent > 0).then(|| (o.verdict(), o.states.clone())),
+                },
+                None => Progress { cut: false, stopped: None, settled: true, key: None },
+            },
+        )?;
+        let Raised { mut answer, tried, why } = raised;
+        if let Some(o) = answer.whole.as_mut() {
+            o.bounds_tried = tried;
+            o.unroll_stop = why;
+        }
+        Ok(answer.write_up())
     }
+
+    /// The answer of `at` under the configured unrolling bound; when the bound is raised
+    /// automatically (`Limits::max_unroll`), under bounds doubling from it while runs are cut
+    /// and the answer still changes: until no run is cut (the answer is exact), the answer is
+    /// settled whatever longer runs do (`Progress::settled`), it is the same at two bounds in a
+    /// row, or the largest bound is reached. When a limit or an error stops a raised bound's
+    /// search, the previous bound's answer stands, and `why` says so. Every bound shares the
+    /// decider's deadline.
+    fn raising<T, K: PartialEq>(
+        &self,
+        mut at: impl FnMut(&Decider) -> Result<T, RunError>,
+        progress: impl Fn(&T) -> Progress<K>,
+    ) -> Result<Raised<T>, RunError> {
+        // An answer with no complete execution is never stable: longer runs may complete.
+        let limits = &self.config.limits;
+        let Some(max) = limits.max_unroll else {
+            return Ok(Raised { answer: at(self)?, tried: Vec::new(), why: None });
+        };
+        let mut bound = limits.unroll;
+        let mut tried = Vec::new();
+        let mut last: Option<(T, Option<K>)> = None;
+        loop {
+            let config = Config { limits: limits.with_fixed_unroll(bound), ..self.config.clone() };
+            let answer = match at(&Decider { config: &config, deadline: self.deadline }) {
+                Ok(a) => a,
+                Err(e) => match last {
+                    Some((previous, _)) => {
+                        return Ok(Raised { answer: previous, tried, why: Some(format!("raising the bound to {bound} failed: {e}")) })
+                    }
+                    None => return Err(e),
+                },
+            };
+            let p = progress(&answer);
+            if let Some(stop) = p.stopped {
+                if let Some((previous, _)) = last {
+                    return Ok(Raised { answer: previous, tried, why: Some(format!("raising the bound to {bound} was stopped: {stop}")) });
+                }
+                tried.push(bound);
+                return Ok(Raised { answer, tried, why: None });
+            }
+            tried.push(bound);
+            if !p.cut || p.settled {
+                return Ok(Raised { answer, tried, why: None });
+            }
+            if p.key.is_some() && last.as_ref().is_some_and(|(_, k)| *k == p.key) {
+                return Ok(Raised { answer, tried, why: Some("the answer did not change between the last two bounds".to_string()) });
+            }
+            if bound >= max {
+                return Ok(Raised { answer, tried, why: Some(format!("the largest bound, --max-unroll {max}")) });
+            }
+            last = Some((answer, p.key));
+            bound = (bound * 2).clamp(1, max);
+        }
+    }
+}
+
+/// What [`Decider::raising`] looks at in an answer.
+struct Progress<K> {
+    /// Some run was cut by the unrolling bound.
+    cut: bool,
+    /// A limit stopped the search (the message).
+    stopped: Option<String>,
+    /// Longer runs cannot change the answer (undefined behaviour found, a hang found).
+    settled: bool,
+    /// What must stay the same for the answer to be stable (the verdict and final states);
+    /// None when nothing completed (such an answer is never stable).
+    key: Option<K>,
+}
+
+/// An answer of [`Decider::raising`], with the bounds tried and why the bound was not raised
+/// further while runs were still cut.
+struct Raised<T> {
+    answer: T,
+    tried: Vec<usize>,
+    why: Option<String>,
 }

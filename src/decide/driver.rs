@@ -92,8 +92,10 @@ pub(super) trait Hooks<'p> {
     /// Search the candidates of one resolution, charging `budget`; `Break` ends the decision.
     fn search(&mut self, site: &SearchSite<'_, 'p, '_>, budget: &mut Budget) -> Result<ControlFlow<()>, RunError>;
 
-    /// The driver's budget once the loop is over (its statistics).
-    fn finished(&mut self, _budget: Budget) {}
+    /// The driver's budget once the loop is over (its statistics), and whether runs or
+    /// combinations were left out before any search because coherence and atomicity rule them
+    /// out on a counter (see `exec::trace` counters).
+    fn finished(&mut self, _budget: Budget, _counters_pruned: bool) {}
 }
 
 /// A fresh budget for one search of a decision (`--max-candidates`, the deadline).
@@ -111,6 +113,7 @@ pub(super) fn drive<'p>(
 ) -> Result<(), RunError> {
     let (_domains, per_thread) = explore_until(program, &config.limits, hooks.stuck_runs(), deadline)?;
     hooks.explored(&per_thread);
+    let counter_pruned = per_thread.iter().any(|t| t.counter_pruned);
     let runs: Vec<Vec<&Trace>> = per_thread
         .iter()
         .map(|t| if hooks.stuck_runs() { t.traces.iter().chain(&t.stuck).collect() } else { t.traces.iter().collect() })
@@ -152,6 +155,6 @@ pub(super) fn drive<'p>(
         }
         Ok(ControlFlow::Continue(()))
     });
-    hooks.finished(budget);
+    hooks.finished(budget, counter_pruned || combos.claims_shared() > 0);
     result
 }

@@ -53,6 +53,10 @@ pub struct LivenessOutcome {
     /// Some run of a loop with side effects was cut at the unrolling bound: hangs inside such
     /// loops are not searched for.
     pub loop_cut: bool,
+    /// The unrolling bound of the runs searched (the last one tried).
+    pub unroll: usize,
+    /// The bounds tried when the bound was raised automatically (empty with `--unroll N`).
+    pub bounds_tried: Vec<usize>,
     /// Undefined behaviour in the hanging execution reported (before the threads stop): such
     /// an execution has no final state, so the verdict's search never sees it.
     pub undefined: Vec<crate::decide::findings::Finding>,
@@ -83,7 +87,10 @@ impl LivenessOutcome {
             }
         }
         if self.loop_cut {
-            s.push_str("  (a loop with side effects was cut by the unrolling bound; hangs inside it are not searched)\n");
+            s.push_str(&format!(
+                "  (a loop with side effects was cut at the unrolling bound {}; hangs inside it are not searched)\n",
+                self.unroll
+            ));
         }
         s
     }
@@ -94,6 +101,7 @@ impl LivenessOutcome {
 pub(super) struct LivenessHooks<'p> {
     program: &'p Program,
     start: crate::clock::Instant,
+    unroll: usize,
     loop_cut: bool,
     /// What each thread (its async operations included) writes in some run, for the hints.
     written: Vec<BTreeSet<usize>>,
@@ -107,10 +115,11 @@ pub(super) struct LivenessHooks<'p> {
 }
 
 impl<'p> LivenessHooks<'p> {
-    pub(super) fn new(program: &'p Program) -> Self {
+    pub(super) fn new(program: &'p Program, unroll: usize) -> Self {
         LivenessHooks {
             program,
             start: crate::clock::Instant::now(),
+            unroll,
             loop_cut: false,
             written: Vec::new(),
             polls_can_fail: PollFilter::new(program),
@@ -126,7 +135,15 @@ impl<'p> LivenessHooks<'p> {
             Some(h) => (LivenessStatus::MayHang, h),
             None => (LivenessStatus::Ok, Vec::new()),
         };
-        LivenessOutcome { status, hang, loop_cut: self.loop_cut, undefined: self.undefined, elapsed: self.start.elapsed() }
+        LivenessOutcome {
+            status,
+            hang,
+            loop_cut: self.loop_cut,
+            unroll: self.unroll,
+            bounds_tried: Vec::new(),
+            undefined: self.undefined,
+            elapsed: self.start.elapsed(),
+        }
     }
 }
 

@@ -113,6 +113,7 @@ pub fn verdict_block(o: &Outcome) -> String {
     if !o.skipped_checks.is_empty() {
         let _ = writeln!(s, "Skipped checks (not applied): {}", o.skipped_checks.join(", "));
     }
+    s.push_str(&loops_block(o));
     if o.readings.iter().any(|r| r.contains(" alternative ")) {
         let _ = writeln!(s, "Readings:");
         for r in &o.readings {
@@ -120,6 +121,41 @@ pub fn verdict_block(o: &Outcome) -> String {
         }
     } else if !o.readings.is_empty() {
         let _ = writeln!(s, "Readings: defaults of every ambiguity (see --reading)");
+    }
+    s
+}
+
+/// The loops the runs iterated in: the unrolling bound (how it was chosen), and per loop the
+/// most iterations a complete run needed, or that its runs were cut.
+pub fn loops_block(o: &Outcome) -> String {
+    let mut s = String::new();
+    if o.loops.is_empty() {
+        return s;
+    }
+    let how = if o.bounds_tried.is_empty() {
+        "--unroll".to_string()
+    } else {
+        let tried = o.bounds_tried.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        format!("raised automatically: {tried}")
+    };
+    let cut = if o.loop_cut { "runs cut" } else { "no run cut" };
+    let _ = writeln!(s, "Loops: unrolling bound {} ({how}; {cut})", o.unroll);
+    for l in &o.loops {
+        if l.cut {
+            let complete = match l.iterations {
+                0 => "no complete run iterates back".to_string(),
+                n => format!("complete runs iterate back up to {n} time(s)"),
+            };
+            let why = o.unroll_stop.as_deref().map(|w| format!("; not raised further: {w}")).unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "  {}: runs cut at {} iterations back ({complete}): the answer covers runs up to that bound{why}",
+                l.place(),
+                o.unroll
+            );
+        } else {
+            let _ = writeln!(s, "  {}: every complete run iterates back at most {} time(s)", l.place(), l.iterations);
+        }
     }
     s
 }
@@ -190,6 +226,10 @@ struct JsonOutcome<'a> {
     ok: bool,
     result: &'static str,
     loop_cut: bool,
+    unroll: usize,
+    bounds_tried: &'a [usize],
+    unroll_stop: Option<&'a str>,
+    loops: &'a [crate::decide::verdict::LoopReport],
     states: Vec<JsonState>,
     positive: u64,
     negative: u64,
@@ -237,6 +277,10 @@ pub fn json(o: &Outcome, file: &str, model: &str, options: JsonOptions) -> serde
         ok: o.ok(),
         result: result(o),
         loop_cut: o.loop_cut,
+        unroll: o.unroll,
+        bounds_tried: &o.bounds_tried,
+        unroll_stop: o.unroll_stop.as_deref(),
+        loops: &o.loops,
         states,
         positive: o.positive,
         negative: o.negative,

@@ -42,8 +42,16 @@ pub struct Outcome {
     pub negative: u64,
     /// Some run was cut by the loop unrolling bound (herd7's `Loop`).
     pub loop_cut: bool,
-    /// The unrolling bound the runs were explored with (`--unroll`).
+    /// The unrolling bound the runs were explored with (`--unroll`, or the last bound tried).
     pub unroll: usize,
+    /// The loops (other than awaits) some run iterated in, with what the runs did there.
+    pub loops: Vec<LoopReport>,
+    /// The unrolling bounds tried, in order, when the bound was raised automatically (empty
+    /// with `--unroll N`).
+    pub bounds_tried: Vec<usize>,
+    /// Why the bound was not raised further while runs were still cut: the answer stopped
+    /// changing, the largest bound was reached, or a limit stopped the next bound's search.
+    pub unroll_stop: Option<String>,
     /// Trace combinations in which some barrier can never complete (these executions hang).
     pub blocked_combinations: u64,
     pub stats: SearchStats,
@@ -62,6 +70,27 @@ pub struct Outcome {
     /// Set when a limit (`--timeout`, `--max-candidates`) stopped the search: the message. The
     /// outcome then holds what was found before, and decides nothing but Undefined.
     pub incomplete: Option<String>,
+}
+
+/// One loop of one thread (other than an await: those are never unrolled), and what the runs
+/// did there.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LoopReport {
+    /// `P<id>` as written in the test.
+    pub thread: String,
+    /// The lines of the loop's first instruction and of its back edge.
+    pub lines: (usize, usize),
+    /// The most times one instance of the loop iterated back in a complete run.
+    pub iterations: usize,
+    /// Some run iterated back more often than the bound allows and was cut.
+    pub cut: bool,
+}
+
+impl LoopReport {
+    /// `P1 lines 4-6`.
+    pub fn place(&self) -> String {
+        format!("{} lines {}-{}", self.thread, self.lines.0, self.lines.1)
+    }
 }
 
 /// The answer to the question a litmus test asks, with undefined behaviour taking precedence.
@@ -119,14 +148,42 @@ impl Outcome {
         }
         if self.loop_cut {
             let none = if self.stats.consistent == 0 { "no run completes within it" } else { "no complete run reaches the outcome" };
-            Some(format!(
-                "the unrolling bound (--unroll {}) cut some runs and {none}; a longer run might reach it (raise --unroll)",
-                self.unroll
-            ))
+            Some(format!("{} and {none}; a longer run might reach it ({})", self.bound_cut(), self.raise_hint()))
         } else if self.stats.consistent == 0 {
-            Some("no execution completes: in every execution some thread waits forever at a barrier or in a polling loop, so no final state exists to satisfy the condition".to_string())
+            let barriers = match self.blocked_combinations {
+                0 => String::new(),
+                n => format!(" ({n} combination(s) of runs wait at a barrier that never completes)"),
+            };
+            Some(format!("no execution completes: no consistent execution runs every thread to its end{barriers}, so no final state exists to satisfy the condition"))
         } else {
             None
+        }
+    }
+
+    /// Which loops the unrolling bound cut, at which bound (and, raised automatically, why it
+    /// was not raised further).
+    pub fn bound_cut(&self) -> String {
+        let cut: Vec<String> = self.loops.iter().filter(|l| l.cut).map(LoopReport::place).collect();
+        let loops = match cut.len() {
+            0 => "some loop".to_string(),
+            1 => format!("the loop at {}", cut[0]),
+            _ => format!("the loops at {}", cut.join(", ")),
+        };
+        if self.bounds_tried.is_empty() {
+            format!("the unrolling bound (--unroll {}) cut runs of {loops}", self.unroll)
+        } else {
+            let tried = self.bounds_tried.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+            let why = self.unroll_stop.as_deref().map(|w| format!("; {w}")).unwrap_or_default();
+            format!("runs of {loops} were cut at every unrolling bound tried ({tried}{why})")
+        }
+    }
+
+    /// The flag that explores longer runs.
+    fn raise_hint(&self) -> &'static str {
+        if self.bounds_tried.is_empty() {
+            "raise --unroll"
+        } else {
+            "raise --max-unroll, or give --unroll N"
         }
     }
 
@@ -195,6 +252,9 @@ impl<'p> VerdictHooks<'p> {
             negative: 0,
             loop_cut: false,
             unroll: config.limits.unroll,
+            loops: Vec::new(),
+            bounds_tried: Vec::new(),
+            unroll_stop: None,
             blocked_combinations: 0,
             stats: SearchStats::default(),
             elapsed: Duration::ZERO,
@@ -264,6 +324,7 @@ impl<'p> VerdictHooks<'p> {
 impl<'p> Hooks<'p> for VerdictHooks<'p> {
     fn explored(&mut self, per_thread: &[ThreadTraces]) {
         self.outcome.loop_cut = per_thread.iter().any(|t| t.cut);
+        self.outcome.loops = loop_reports(self.program, per_thread);
     }
 
     fn resolution(&mut self, resolution: &BarrierResolution) -> AtResolution {
@@ -293,9 +354,30 @@ impl<'p> Hooks<'p> for VerdictHooks<'p> {
         Ok(if self.settled { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
     }
 
-    fn finished(&mut self, budget: Budget) {
+    fn finished(&mut self, budget: Budget, _counters_pruned: bool) {
         self.outcome.stats = budget.stats;
     }
+}
+
+/// What the runs of every thread did at each of its loops, in thread and line order.
+pub(super) fn loop_reports(program: &Program, per_thread: &[ThreadTraces]) -> Vec<LoopReport> {
+    let mut out = Vec::new();
+    for (thread, runs) in program.threads.iter().zip(per_thread) {
+        for (&back_edge, l) in &runs.loops {
+            let header = match thread.code[back_edge].op {
+                crate::program::Op::Branch { target, .. } => target.min(back_edge),
+                _ => back_edge,
+            };
+            let line = |i: usize| thread.code.get(i).map_or(0, |instr| instr.line);
+            out.push(LoopReport {
+                thread: format!("P{}", thread.id),
+                lines: (line(header), line(back_edge)),
+                iterations: l.iterations,
+                cut: l.cut,
+            });
+        }
+    }
+    out
 }
 
 /// Whether the executions tallied so far settle the condition whatever the others do: a

@@ -195,7 +195,9 @@ pub fn judge(program: &Program, outcome: &Outcome, hist: &HwHistogram) -> Result
     // Position of each harness observable in the model's state vectors.
     let index: Vec<Option<usize>> = obs.iter().map(|o| outcome.observables.iter().position(|m| m == o)).collect();
     let undefined = !outcome.undefined.is_empty();
-    let bounded = outcome.incomplete.is_some() || outcome.loop_cut;
+    // A search a limit or the unrolling bound stopped, or that found no complete execution, decides
+    // nothing: a state it did not reach may still be one the program has.
+    let bounded = outcome.incomplete.is_some() || outcome.loop_cut || outcome.inconclusive().is_some();
     let mut states = Vec::new();
     for s in &hist.states {
         let model = outcome.states.iter().find(|(ms, _)| {

@@ -154,6 +154,8 @@ pub(super) struct ExplainHooks<'p> {
     verdict_done: bool,
     /// Why the verdict's search stopped early, if it did.
     verdict_error: Option<RunError>,
+    /// Candidates were left out before the search on a counter (coherence and atomicity).
+    counters_pruned: bool,
 }
 
 impl<'p> ExplainHooks<'p> {
@@ -169,6 +171,7 @@ impl<'p> ExplainHooks<'p> {
             verdict_budget: budget(config, deadline),
             verdict_done: false,
             verdict_error: None,
+            counters_pruned: false,
         }
     }
 
@@ -180,7 +183,8 @@ impl<'p> ExplainHooks<'p> {
         }
     }
 
-    pub(in crate::decide) fn finish(mut self, result: Result<(), RunError>) -> Result<Explanation, RunError> {
+    /// What the pass found, once the driver's loop ended with `result`.
+    pub(in crate::decide) fn finish(mut self, result: Result<(), RunError>) -> Result<Explained<'p>, RunError> {
         if let Err(e) = result {
             if !self.explained {
                 return Err(e);
@@ -188,16 +192,43 @@ impl<'p> ExplainHooks<'p> {
             // The explanation was complete; only the verdict's search was cut.
             self.stop_verdict(e);
         }
-        let ExplainHooks { program, collected, hanging, mut verdict, verdict_budget, verdict_error, .. } = self;
-        verdict.finished(verdict_budget);
+        let ExplainHooks { program, collected, hanging, mut verdict, verdict_budget, verdict_error, counters_pruned, .. } = self;
+        verdict.finished(verdict_budget, counters_pruned);
         let whole = verdict.finish(verdict_error.map_or(Ok(()), Err)).ok();
-        Ok(assemble(program, collected, hanging, whole))
+        Ok(Explained { program, collected, hanging, whole, counters_pruned })
+    }
+}
+
+/// What one explain pass found, before it is written up: the steered search's witness or
+/// rejections, and the program's verdict (None when its search failed).
+pub(in crate::decide) struct Explained<'p> {
+    program: &'p Program,
+    collected: Collected,
+    hanging: u64,
+    pub(in crate::decide) whole: Option<crate::decide::verdict::Outcome>,
+    counters_pruned: bool,
+}
+
+impl Explained<'_> {
+    /// The explanation, in the program's own terms.
+    pub(in crate::decide) fn write_up(self) -> Explanation {
+        let mut x = assemble(self.program, self.collected, self.hanging, self.whole);
+        if self.counters_pruned && x.verdict == Verdict::Forbidden && !x.rejections.is_empty() {
+            x.text.push_str(
+                "Not shown: candidates in which a thread reads a counter below a value it saw there (coherence), or two read-modify-writes take the same value of it (atomicity), were left out before the search.\n",
+            );
+        }
+        x
     }
 }
 
 impl<'p> Hooks<'p> for ExplainHooks<'p> {
     fn explored(&mut self, per_thread: &[ThreadTraces]) {
         self.verdict.explored(per_thread);
+    }
+
+    fn finished(&mut self, _budget: Budget, counters_pruned: bool) {
+        self.counters_pruned = counters_pruned;
     }
 
     fn structure(&mut self, _traces: &[&Trace], _structure: &EventStructure<'p>) -> Result<SearchGoal, RunError> {

@@ -137,6 +137,18 @@ pub struct TraceEvent {
     pub possible: Option<Vec<i64>>,
 }
 
+impl TraceEvent {
+    /// The values a write may write: its value, every value an open value can take, or None
+    /// (any value) when there are more than the domain limit.
+    pub fn written_values(&self) -> Vec<Option<i64>> {
+        match (&self.sym, &self.possible) {
+            (None, _) => vec![Some(self.value)],
+            (Some(_), Some(vs)) => vs.iter().map(|&v| Some(v)).collect(),
+            (Some(_), None) => vec![None],
+        }
+    }
+}
+
 /// One complete (or cut) run of a thread.
 #[derive(Clone, Debug)]
 pub struct Trace {
@@ -151,6 +163,10 @@ pub struct Trace {
     pub waits: Vec<GroupWait>,
     /// Registers whose final value is left open: the expression over the trace's reads.
     pub symbolic_registers: Vec<(Reg, SymExpr)>,
+    /// The values the thread's read-modify-writes of counters read (physical location, value):
+    /// on a counter every value is written once, and two read-modify-writes cannot both read
+    /// the same write (atomicity), so no two runs of one execution share a pair.
+    pub counter_claims: Vec<(usize, i64)>,
 }
 
 /// How a thread can be stuck forever.
@@ -171,4 +187,87 @@ pub struct ThreadTraces {
     pub stuck: Vec<Trace>,
     /// Some run took a non-spin back edge more than the unroll bound allows.
     pub cut: bool,
+    /// What the runs dropped before their end (the failed poll of an await loop, a loop cut at
+    /// the unrolling bound) wrote: (location, value) pairs, None for an open value with more
+    /// values than the domain limit. No trace keeps those runs, but their prefixes happen in
+    /// executions where the thread goes on, so another thread may read what they wrote: the
+    /// value domains must hold it.
+    pub dropped_writes: std::collections::BTreeSet<(usize, Option<i64>)>,
+    /// The most writes one dropped run made (for the number of fixpoint rounds).
+    pub dropped_max_writes: usize,
+    /// Per back edge (instruction index) of a loop that is not an await: what the runs did there.
+    pub loops: std::collections::BTreeMap<usize, LoopRuns>,
+    /// The runs cut at the unrolling bound, until [`ThreadTraces::resolve_cuts`] keeps those
+    /// some execution can have (and sets `cut`).
+    pub(super) cut_runs: Vec<CutRun>,
+    /// Per location (virtual), the most one run, kept or dropped, added to it with the thread's
+    /// own read-modify-writes (the written minus the read values, where both are known): a
+    /// counter's value in an execution is at most its initial value plus every thread's most.
+    pub(super) increments: std::collections::BTreeMap<usize, i64>,
+    /// Some run was left out because it read a counter below what the thread saw there.
+    pub counter_pruned: bool,
+}
+
+/// A run cut at the unrolling bound: the loop, and the values its reads can only get from a
+/// write of another thread (or of an async agent): reads of a location after the thread's own
+/// write of another value to it. Coherence puts such a write after the thread's own; when no
+/// other writer can write the value, the run cannot happen, and its cut hides nothing.
+#[derive(Clone, Debug)]
+pub(super) struct CutRun {
+    pub(super) back_edge: usize,
+    /// (physical location, value) pairs.
+    pub(super) needs: Vec<(usize, i64)>,
+}
+
+/// What the runs of one thread did at one loop (identified by its back edge).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoopRuns {
+    /// The most times one instance of the loop took its back edge in a complete run.
+    pub iterations: usize,
+    /// Some run took the back edge more often than the unrolling bound allows, and was cut.
+    pub cut: bool,
+}
+
+impl ThreadTraces {
+    /// Record what one run added to each location with the thread's own read-modify-writes (see
+    /// [`ThreadTraces::increments`]).
+    pub(super) fn record_increments(&mut self, events: &[TraceEvent]) {
+        let mut sums: std::collections::BTreeMap<usize, i64> = Default::default();
+        for e in events.iter().filter(|e| e.op == TraceOp::Write && e.agent.is_none()) {
+            let Some(read) = e.rmw_partner.map(|r| &events[r]) else { continue };
+            let known = read.op == TraceOp::Read && !read.symbolic && read.sym.is_none() && e.sym.is_none();
+            // An open increment adds its constant; any other open update, anything.
+            let added =
+                if known { e.value.saturating_sub(read.value) } else { e.sym.as_ref().and_then(SymExpr::increment).unwrap_or(i64::MAX) };
+            let sum = sums.entry(e.location.expect("writes have a location")).or_default();
+            *sum = sum.saturating_add(added);
+        }
+        for (l, s) in sums {
+            let most = self.increments.entry(l).or_insert(s);
+            *most = (*most).max(s);
+        }
+    }
+
+    /// Keep the cut runs whose reads some other writer can satisfy (`may_write(location, value)`):
+    /// they set `cut`, for the thread and for their loop.
+    pub(super) fn resolve_cuts(&mut self, may_write: &dyn Fn(usize, i64) -> bool) {
+        for run in std::mem::take(&mut self.cut_runs) {
+            if run.needs.iter().all(|&(p, v)| may_write(p, v)) {
+                self.cut = true;
+                self.loops.entry(run.back_edge).or_default().cut = true;
+            }
+        }
+    }
+
+    /// Record what a run dropped before its end wrote (see [`ThreadTraces::dropped_writes`]).
+    pub(super) fn record_dropped(&mut self, events: &[TraceEvent]) {
+        self.record_increments(events);
+        let mut writes = 0;
+        for e in events.iter().filter(|e| e.op == TraceOp::Write && e.mb_op.is_none()) {
+            writes += 1;
+            let loc = e.location.expect("writes have a location");
+            self.dropped_writes.extend(e.written_values().into_iter().map(|v| (loc, v)));
+        }
+        self.dropped_max_writes = self.dropped_max_writes.max(writes);
+    }
 }

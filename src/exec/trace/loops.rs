@@ -1,15 +1,29 @@
-//! Spin loops: which back edges close a side-effect-free loop (an await, whose failed
-//! iterations are dropped).
+//! Spin and retry loops: which back edges close a side-effect-free loop (an await, whose failed
+//! iterations are dropped), or a loop whose only effects are read-modify-writes (a retry loop,
+//! whose failed attempts are dropped: see `Cx::branch`).
 
 use crate::program::{Address, Instr, MbOp, Op, Reg, Value};
 use std::collections::BTreeSet;
 
 /// For each instruction index, whether it is the back edge of a side-effect-free loop.
 pub(super) fn spin_back_edges(code: &[Instr]) -> Vec<bool> {
+    back_edges_where(code, |body| is_spin_body(body, false))
+}
+
+/// For each instruction index, whether it is the back edge of a retry loop: a loop that is not
+/// side-effect free, whose only effects are read-modify-writes and which carries no register
+/// value from one iteration to the next (`L: atom.cas r, [x], 0, 1; bne r, 0, L`). An iteration
+/// of it whose read-modify-writes all wrote back the value they read (a failed attempt) changed
+/// nothing.
+pub(super) fn retry_back_edges(code: &[Instr]) -> Vec<bool> {
+    back_edges_where(code, |body| !is_spin_body(body, false) && is_spin_body(body, true))
+}
+
+fn back_edges_where(code: &[Instr], body_is: impl Fn(&[Instr]) -> bool) -> Vec<bool> {
     code.iter()
         .enumerate()
         .map(|(j, instr)| match instr.op {
-            Op::Branch { target, .. } if target <= j => is_spin_body(&code[target..=j]),
+            Op::Branch { target, .. } if target <= j => body_is(&code[target..=j]),
             _ => false,
         })
         .collect()
@@ -17,8 +31,9 @@ pub(super) fn spin_back_edges(code: &[Instr]) -> Vec<bool> {
 
 /// A loop body is side-effect free when it writes no memory, crosses no barrier, and carries no
 /// register value from one iteration to the next (so every iteration computes the same thing
-/// from fresh reads).
-fn is_spin_body(body: &[Instr]) -> bool {
+/// from fresh reads). With `rmw`, read-modify-writes are allowed too (at their own address,
+/// computed afresh).
+fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
     let mut written: BTreeSet<Reg> = BTreeSet::new();
     let mut read_before_write: BTreeSet<Reg> = BTreeSet::new();
     let use_value = |v: &Value, written: &BTreeSet<Reg>, rbw: &mut BTreeSet<Reg>| {
@@ -30,6 +45,15 @@ fn is_spin_body(body: &[Instr]) -> bool {
     };
     for instr in body {
         match &instr.op {
+            Op::Rmw { dst, addr, operands, .. } if rmw => {
+                if let Address::Reg(r, _) = addr {
+                    use_value(&Value::Reg(*r), &written, &mut read_before_write);
+                }
+                for o in operands {
+                    use_value(o, &written, &mut read_before_write);
+                }
+                written.extend(dst.iter().copied());
+            }
             Op::Store { .. }
             | Op::StoreVector { .. }
             | Op::Rmw { .. }

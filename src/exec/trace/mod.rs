@@ -25,6 +25,7 @@
 mod arith;
 mod async_copy;
 mod control;
+mod counters;
 mod deps;
 mod error;
 mod event;
@@ -38,7 +39,7 @@ mod words;
 pub use arith::{compare, join64, local_result, rmw_result};
 pub use deps::DepMask;
 pub use error::ExploreError;
-pub use event::{AsyncKind, AsyncOp, GroupWait, MbKind, Role, Stuck, ThreadTraces, Trace, TraceEvent, TraceOp};
+pub use event::{AsyncKind, AsyncOp, GroupWait, LoopRuns, MbKind, Role, Stuck, ThreadTraces, Trace, TraceEvent, TraceOp};
 pub use thread::{thread_traces, ProgramFacts};
 pub use values::{advance, Domains, RegVal, SymExpr};
 pub use words::redundant_words;
@@ -74,27 +75,30 @@ pub fn explore_until(
             let traces = thread_traces(program, &facts, t, thread, &domains, limits, liveness)?;
             all.push(traces);
         }
+        // A counter never holds more than its initial value plus what every thread's runs add
+        // to it: larger values no read can return are left out (they would only grow, round
+        // after round, from reads of ever larger values).
+        let caps = counter_caps(program, &facts.counters, &all);
         for tt in &all {
-            for tr in tt.traces.iter().chain(&tt.stuck) {
-                for e in &tr.events {
-                    if e.op == TraceOp::Write && e.mb_op.is_none() {
-                        let p = program.locations[e.location.expect("writes have a location")].physical;
-                        let too_many =
-                            || ExploreError::DomainTooLarge { location: program.physical[p].name.clone(), limit: limits.max_domain };
-                        // An open value adds every value it can take.
-                        let values = match (&e.sym, &e.possible) {
-                            (None, _) => vec![e.value],
-                            (Some(_), Some(vs)) => vs.clone(),
-                            (Some(_), None) => return Err(too_many()),
-                        };
-                        for v in values {
-                            if domains[p].insert(v) {
-                                changed = true;
-                                if domains[p].len() > limits.max_domain {
-                                    return Err(too_many());
-                                }
-                            }
-                        }
+            let kept = tt.traces.iter().chain(&tt.stuck).flat_map(|tr| &tr.events).filter(|e| e.op == TraceOp::Write && e.mb_op.is_none());
+            // An open value adds every value it can take.
+            let written = kept
+                .flat_map(|e| {
+                    let loc = e.location.expect("writes have a location");
+                    e.written_values().into_iter().map(move |v| (loc, v))
+                })
+                .chain(tt.dropped_writes.iter().copied());
+            for (loc, value) in written {
+                let p = program.locations[loc].physical;
+                let too_many = || ExploreError::DomainTooLarge { location: program.physical[p].name.clone(), limit: limits.max_domain };
+                let Some(v) = value else { return Err(too_many()) };
+                if caps[p].is_some_and(|cap| v > cap) {
+                    continue;
+                }
+                if domains[p].insert(v) {
+                    changed = true;
+                    if domains[p].len() > limits.max_domain {
+                        return Err(too_many());
                     }
                 }
             }
@@ -106,23 +110,69 @@ pub fn explore_until(
         let writes_per_execution: usize = all
             .iter()
             .map(|tt: &ThreadTraces| {
-                tt.traces.iter().chain(&tt.stuck).map(|tr| tr.events.iter().filter(|e| e.op == TraceOp::Write).count()).max().unwrap_or(0)
+                let kept = tt.traces.iter().chain(&tt.stuck).map(|tr| tr.events.iter().filter(|e| e.op == TraceOp::Write).count());
+                kept.max().unwrap_or(0).max(tt.dropped_max_writes)
             })
             .sum();
         if !changed || round > writes_per_execution {
             if changed {
                 // The domains grew in the last round: recompute the traces so reads may return
                 // the newest values too.
-                let all = program
+                all = program
                     .threads
                     .iter()
                     .enumerate()
                     .map(|(t, th)| thread_traces(program, &facts, t, th, &domains, limits, liveness))
                     .collect::<Result<Vec<_>, _>>()?;
-                return Ok((domains, all));
             }
+            resolve_cuts(program, &mut all);
             return Ok((domains, all));
         }
+    }
+}
+
+/// Per physical location, for counters, the largest value an execution can give it: its
+/// initial value plus the most each thread's runs add to it.
+fn counter_caps(program: &Program, counters: &[bool], all: &[ThreadTraces]) -> Vec<Option<i64>> {
+    let mut caps: Vec<Option<i64>> = program.physical.iter().zip(counters).map(|(p, &counter)| counter.then_some(p.init)).collect();
+    for tt in all {
+        for (&l, &added) in &tt.increments {
+            if let Some(cap) = caps[program.locations[l].physical].as_mut() {
+                *cap = cap.saturating_add(added.max(0));
+            }
+        }
+    }
+    caps
+}
+
+/// Keep the runs cut at the unrolling bound that some execution can have: a cut run whose read
+/// needs a value that no other thread (nor an async agent) ever writes at that location cannot
+/// happen (see [`event::CutRun`]).
+fn resolve_cuts(program: &Program, all: &mut [ThreadTraces]) {
+    // Per thread: what its own plain writes (not its async agents') write, and what everything
+    // writes; None for an open value with more values than the domain limit (any value).
+    let writes = |tt: &ThreadTraces, plain: bool| -> BTreeSet<(usize, Option<i64>)> {
+        let kept = tt.traces.iter().chain(&tt.stuck).flat_map(|tr| &tr.events);
+        let mut out: BTreeSet<(usize, Option<i64>)> = kept
+            .filter(|e| e.op == TraceOp::Write && e.mb_op.is_none() && (e.agent.is_none()) == plain)
+            .flat_map(|e| {
+                let p = program.locations[e.location.expect("writes have a location")].physical;
+                e.written_values().into_iter().map(move |v| (p, v))
+            })
+            .collect();
+        if plain {
+            out.extend(tt.dropped_writes.iter().map(|&(l, v)| (program.locations[l].physical, v)));
+        }
+        out
+    };
+    let plain: Vec<_> = all.iter().map(|tt| writes(tt, true)).collect();
+    let agents: Vec<_> = all.iter().map(|tt| writes(tt, false)).collect();
+    for (t, tt) in all.iter_mut().enumerate() {
+        let may_write = |p: usize, v: i64| {
+            let has = |set: &BTreeSet<(usize, Option<i64>)>| set.contains(&(p, Some(v))) || set.contains(&(p, None));
+            has(&agents[t]) || (0..plain.len()).any(|u| (u != t && has(&plain[u])) || has(&agents[u]))
+        };
+        tt.resolve_cuts(&may_write);
     }
 }
 

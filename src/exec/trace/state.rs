@@ -4,7 +4,7 @@
 
 use super::deps::DepMask;
 use super::error::{bad_address, ExploreError};
-use super::event::{AsyncOp, GroupWait, MbKind, Role, Stuck, Trace, TraceEvent, TraceOp};
+use super::event::{AsyncOp, GroupWait, MbKind, Role, Stuck, ThreadTraces, Trace, TraceEvent, TraceOp};
 use super::values::{Domains, RegVal, SymExpr};
 use crate::config::Limits;
 use crate::program::mbarrier::MbUpdate;
@@ -18,7 +18,10 @@ pub(super) struct State {
     pub(super) regs: Vec<(RegVal, DepMask)>,
     pub(super) events: Vec<TraceEvent>,
     pub(super) ctrl: DepMask,
+    /// Per back edge of a loop (not an await): how often the current instance of the loop took
+    /// it, and the most any instance of it took it in this run.
     pub(super) back_edges: HashMap<usize, usize>,
+    pub(super) most_back_edges: HashMap<usize, usize>,
     pub(super) path: Vec<usize>,
     /// Event index at which the current iteration of each spin loop began.
     pub(super) iteration_start: HashMap<usize, usize>,
@@ -38,6 +41,7 @@ impl State {
             events: Vec::new(),
             ctrl: DepMask::none(),
             back_edges: HashMap::new(),
+            most_back_edges: HashMap::new(),
             path: Vec::new(),
             iteration_start: HashMap::new(),
             ops: Vec::new(),
@@ -62,6 +66,7 @@ impl State {
             ops: self.ops,
             waits: self.waits,
             symbolic_registers,
+            counter_claims: Vec::new(),
         }
     }
 
@@ -167,9 +172,17 @@ pub(super) struct Cx<'a> {
     pub(super) elided: &'a [bool],
     /// The largest phase an arrive can return: one phase per mbarrier update instruction.
     pub(super) max_phase: i64,
+    /// Physical locations only increments write (see `counters`).
+    pub(super) counters: &'a [bool],
+    /// The runs left out because a counter's read could only go below what the thread saw:
+    /// what they wrote before (see `ThreadTraces::dropped_writes`).
+    pub(super) pruned: std::cell::RefCell<ThreadTraces>,
     pub(super) limits: &'a Limits,
     /// For each instruction, whether it is the back edge of a side-effect-free loop.
     pub(super) spin: Vec<bool>,
+    /// For each instruction, whether it is the back edge of a retry loop (see
+    /// [`retry_back_edges`](super::loops::retry_back_edges)).
+    pub(super) retry: Vec<bool>,
     /// Whether runs that stop forever are collected too.
     pub(super) liveness: bool,
 }
@@ -239,7 +252,16 @@ impl Cx<'_> {
     /// Push one read per value the location may hold; each result is a state with the read as
     /// its last event, paired with the value read.
     pub(super) fn branch_read(&self, st: State, acc: Access, pc: usize, role: Role, agent: Option<usize>) -> Vec<(State, i64)> {
-        let values: Vec<i64> = self.domains[self.program.locations[acc.loc].physical].iter().copied().collect();
+        let p = self.program.locations[acc.loc].physical;
+        // A counter's thread never reads below what it already saw there (coherence).
+        let floor = if self.counters[p] && agent.is_none() { self.seen_on(&st, p) } else { None };
+        let values: Vec<i64> = self.domains[p].iter().copied().filter(|v| floor.is_none_or(|f| *v >= f)).collect();
+        if values.len() < self.domains[p].len() {
+            // The run's prefix still happens (in executions where the read sees a larger value).
+            let mut pruned = self.pruned.borrow_mut();
+            pruned.record_dropped(&st.events);
+            pruned.counter_pruned = true;
+        }
         let mut out = Vec::with_capacity(values.len());
         for v in &values {
             let mut s = st.clone();
@@ -249,6 +271,18 @@ impl Cx<'_> {
             out.push((s, *v));
         }
         out
+    }
+
+    /// The largest known value the thread itself (not its async agents) read or wrote at
+    /// physical location `p` so far.
+    fn seen_on(&self, st: &State, p: usize) -> Option<i64> {
+        st.events
+            .iter()
+            .filter(|e| e.agent.is_none() && e.mb_op.is_none() && e.sym.is_none() && !e.symbolic)
+            .filter(|e| matches!(e.op, TraceOp::Read | TraceOp::Write))
+            .filter(|e| e.location.is_some_and(|l| self.program.locations[l].physical == p))
+            .map(|e| e.value)
+            .max()
     }
 
     /// A write of `value`; an open value also records every value it can take (from the

@@ -6,7 +6,7 @@ use super::control::control_registers;
 use super::deps::DepMask;
 use super::error::ExploreError;
 use super::event::{AsyncKind, AsyncOp, GroupWait, Role, Stuck, ThreadTraces, TraceOp};
-use super::loops::spin_back_edges;
+use super::loops::{retry_back_edges, spin_back_edges};
 use super::state::{data_val, val, Cx, State};
 use super::values::{typed, Domains, RegVal, SymExpr};
 use super::words::redundant_words;
@@ -22,11 +22,13 @@ pub struct ProgramFacts {
     pub elided: Vec<bool>,
     /// The largest phase an arrive can return.
     pub max_phase: i64,
+    /// Physical locations only increments write (see `counters`).
+    pub counters: Vec<bool>,
 }
 
 impl ProgramFacts {
     pub fn of(program: &Program) -> Self {
-        ProgramFacts { elided: redundant_words(program), max_phase: max_phase(program) }
+        ProgramFacts { elided: redundant_words(program), max_phase: max_phase(program), counters: super::counters::counters(program) }
     }
 }
 
@@ -42,13 +44,14 @@ pub fn thread_traces(
 ) -> Result<ThreadTraces, ExploreError> {
     let _ = t;
     let spin = spin_back_edges(&thread.code);
-    // Loop headers of spin loops: where each iteration's reads start.
+    let retry = retry_back_edges(&thread.code);
+    // Loop headers of spin and retry loops: where each iteration's events start.
     let spin_headers: BTreeSet<usize> = thread
         .code
         .iter()
         .enumerate()
         .filter_map(|(j, i)| match i.op {
-            Op::Branch { target, .. } if spin[j] => Some(target),
+            Op::Branch { target, .. } if spin[j] || retry[j] => Some(target),
             _ => None,
         })
         .collect();
@@ -61,15 +64,24 @@ pub fn thread_traces(
         control: control_registers(&thread.code),
         elided: &facts.elided,
         max_phase: facts.max_phase,
+        counters: &facts.counters,
+        pruned: Default::default(),
         limits,
         spin,
+        retry,
         liveness,
     };
     let mut stack = vec![init];
     while let Some(mut st) = stack.pop() {
         loop {
             if st.pc >= thread.code.len() {
-                out.traces.push(st.finish(None));
+                for (&back_edge, &n) in &st.most_back_edges {
+                    let l = out.loops.entry(back_edge).or_default();
+                    l.iterations = l.iterations.max(n);
+                }
+                let mut trace = st.finish(None);
+                trace.counter_claims = cx.counter_claims(&trace.events);
+                out.traces.push(trace);
                 if out.traces.len() > limits.max_traces {
                     return Err(ExploreError::TooManyTraces { thread: thread.id, limit: limits.max_traces });
                 }
@@ -88,6 +100,18 @@ pub fn thread_traces(
                 None => break,
             }
         }
+    }
+    let pruned = cx.pruned.into_inner();
+    out.dropped_writes.extend(pruned.dropped_writes);
+    out.dropped_max_writes = out.dropped_max_writes.max(pruned.dropped_max_writes);
+    out.counter_pruned |= pruned.counter_pruned;
+    for (l, s) in pruned.increments {
+        let most = out.increments.entry(l).or_insert(s);
+        *most = (*most).max(s);
+    }
+    let kept: Vec<Vec<super::event::TraceEvent>> = out.traces.iter().chain(&out.stuck).map(|t| t.events.clone()).collect();
+    for events in &kept {
+        out.record_increments(events);
     }
     Ok(out)
 }
@@ -476,7 +500,9 @@ impl Cx<'_> {
     }
 
     /// A branch: taken or not by the values it tests. A taken back edge of an await loop ends
-    /// the run; one of another loop is taken at most `unroll` times.
+    /// the run, as does the failed attempt of a retry loop (for the verdict); one of another
+    /// loop is taken at most `unroll` times per instance of the loop (entering an outer loop's
+    /// next iteration starts the inner loops afresh).
     fn branch(&self, mut st: State, cond: Option<(CmpOp, Value, Value)>, target: usize, out: &mut ThreadTraces) -> Option<State> {
         let pc = st.pc;
         let taken = match cond {
@@ -503,19 +529,91 @@ impl Cx<'_> {
                     let reads = (from..st.events.len()).filter(|&i| st.events[i].op == TraceOp::Read).collect();
                     let stuck = Stuck::Spin { back_edge: pc, header: target, reads };
                     out.stuck.push(st.finish(Some(stuck)));
+                } else {
+                    out.record_dropped(&st.events);
                 }
                 return None;
             }
+            if self.retry[pc] && !self.liveness {
+                let from = st.iteration_start.get(&target).copied().unwrap_or(0);
+                if failed_attempt(&st.events, from) {
+                    // The iteration read and wrote back what it read: an execution with it has
+                    // the same final state as the one without it, whose sibling run (the
+                    // attempt succeeding) is explored. For liveness the loop is unrolled.
+                    out.record_dropped(&st.events);
+                    return None;
+                }
+            }
             let n = st.back_edges.entry(pc).or_insert(0);
             *n += 1;
-            if *n > self.limits.unroll {
-                out.cut = true;
+            let exceeded = *n > self.limits.unroll;
+            let most = st.most_back_edges.entry(pc).or_insert(0);
+            *most = (*most).max(*n);
+            // Loops nested in this one start a new instance with its next iteration.
+            for (inner, count) in st.back_edges.iter_mut() {
+                let nested = matches!(self.thread.code[*inner].op, Op::Branch { target: t, .. } if t >= target);
+                if *inner != pc && (target..pc).contains(inner) && nested {
+                    *count = 0;
+                }
+            }
+            if exceeded {
+                let needs = self.needs_other_writers(&st.events);
+                out.cut_runs.push(super::event::CutRun { back_edge: pc, needs });
+                out.record_dropped(&st.events);
                 return None;
             }
         }
         st.pc = target;
         Some(st)
     }
+}
+
+impl Cx<'_> {
+    /// The values the run's own read-modify-writes of counters read (see `Trace::counter_claims`).
+    fn counter_claims(&self, events: &[super::event::TraceEvent]) -> Vec<(usize, i64)> {
+        events
+            .iter()
+            .filter(|e| e.op == TraceOp::Read && e.rmw_partner.is_some() && e.agent.is_none() && !e.symbolic && e.mb_op.is_none())
+            .filter_map(|e| e.location.map(|l| (self.program.locations[l].physical, e.value)))
+            .filter(|&(p, _)| self.counters[p])
+            .collect()
+    }
+
+    /// The (physical location, value) pairs the run's reads can only get from another writer:
+    /// each read by the thread itself of a value other than its own last write of that location
+    /// (coherence puts the write it reads after the thread's own).
+    fn needs_other_writers(&self, events: &[super::event::TraceEvent]) -> Vec<(usize, i64)> {
+        let mut own: std::collections::HashMap<usize, Option<i64>> = std::collections::HashMap::new();
+        let mut needs = Vec::new();
+        for e in events.iter().filter(|e| e.agent.is_none() && e.mb_op.is_none()) {
+            let Some(p) = e.location.map(|l| self.program.locations[l].physical) else { continue };
+            match e.op {
+                TraceOp::Write => {
+                    own.insert(p, e.sym.is_none().then_some(e.value));
+                }
+                TraceOp::Read if !e.symbolic => {
+                    if let Some(Some(w)) = own.get(&p) {
+                        if *w != e.value {
+                            needs.push((p, e.value));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        needs
+    }
+}
+
+/// Whether the events of a run from index `from` on (one iteration of a retry loop) are a failed
+/// attempt: reads, and read-modify-writes that wrote back the value they read, performed by the
+/// thread itself, with known values and no undefined behaviour.
+fn failed_attempt(events: &[super::event::TraceEvent], from: usize) -> bool {
+    events[from..].iter().all(|e| {
+        let plain = e.agent.is_none() && e.mb_op.is_none() && e.ub.is_none() && e.sym.is_none() && !e.symbolic;
+        let wrote_back = || e.rmw_partner.is_some_and(|r| r >= from && events[r].op == TraceOp::Read && events[r].value == e.value);
+        plain && (e.op == TraceOp::Read || (e.op == TraceOp::Write && wrote_back()))
+    })
 }
 
 /// `cp.async.wait_group` / `cp.async.bulk.wait_group` / `wgmma.wait_group` (and `wait_all`): a

@@ -49,6 +49,19 @@ pub enum SymExpr {
 }
 
 impl SymExpr {
+    /// What an increment writes over what it read: `c` for an RMW adding the constant `c` (a
+    /// typed write of it may wrap: the caller decides whether it can).
+    pub fn increment(&self) -> Option<i64> {
+        let norm = |e: &SymExpr| if let SymExpr::Norm(_, inner) = e { inner.as_ref().clone() } else { e.clone() };
+        match norm(self) {
+            SymExpr::Rmw(RmwOp::Add, _, args) | SymExpr::TRmw(_, RmwOp::Add, _, args) => match args.as_slice() {
+                [SymExpr::Const(c)] => Some(*c),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The value, given the value each read returns (None: not known yet).
     pub fn eval(&self, read: &mut dyn FnMut(usize) -> Option<i64>) -> Option<i64> {
         Some(match self {

@@ -1,0 +1,155 @@
+//! What an NVIDIA H200 printed for the harnesses of `ptxmm hw` (`../shared/hw/`, whose README
+//! says how they were made), judged by today's model: a state the GPU showed is FORBIDDEN only
+//! where the model decided the test. Needs `tar` and `../shared/hw/`; skips, with a visible
+//! message, where either is missing.
+//!
+//! The Dat3M harnesses were generated ten chunks to a program (`hw gen DAT3M/litmus/PTX
+//! --chunks 10`) and run one test name per process (`CHUNK.NAME.out`; a name that repeats in a
+//! chunk ran every test of that name, in the chunk's order), so the chunks are rebuilt here to
+//! know which file each histogram belongs to.
+
+use ptxmm::config::Config;
+use ptxmm::decide::{Decider, Verdict};
+use ptxmm::hw::report::{judge, parse_output, Judgement};
+use ptxmm::hw::{codegen, Incantations, LoadedTest};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
+}
+
+/// The recorded outputs, unpacked once into the target folder; None (and a message) when the
+/// archive or `tar` is missing.
+fn recorded() -> Option<PathBuf> {
+    let archive =
+        std::fs::read_dir(shared().join("hw")).ok()?.flatten().map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "tgz"));
+    let Some(archive) = archive else {
+        println!("SKIPPED: no recorded GPU outputs in {} (../shared/hw)", shared().join("hw").display());
+        return None;
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hw-recorded");
+    let done = dir.join(".unpacked");
+    if !done.exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        match std::process::Command::new("tar").arg("xzf").arg(&archive).arg("-C").arg(&dir).status() {
+            Ok(s) if s.success() => std::fs::write(&done, "").unwrap(),
+            other => {
+                println!("SKIPPED: cannot unpack {} with tar ({other:?})", archive.display());
+                return None;
+            }
+        }
+    }
+    Some(dir)
+}
+
+/// A recorded output without the runner's last line (`exit RC wall_ms MS`, not harness output).
+fn harness_text(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().filter(|l| !l.starts_with("exit ")).map(|l| format!("{l}\n")).collect()
+}
+
+/// Per (chunk, test name): the tests of that name in the chunk, in the chunk's order.
+fn dat3m_chunks(config: &Config) -> BTreeMap<(usize, String), Vec<LoadedTest>> {
+    let files = ptxmm::hw::expand_paths(&[shared().join("peers/dat3m/litmus/PTX")]).unwrap();
+    let loaded: Vec<LoadedTest> = files.iter().filter_map(|f| ptxmm::hw::load(f, &config.input).ok()).collect();
+    let per = loaded.len().div_ceil(10).max(1);
+    let mut out: BTreeMap<(usize, String), Vec<LoadedTest>> = BTreeMap::new();
+    for (k, chunk) in loaded.chunks(per).enumerate() {
+        let hw: Vec<ptxmm::hw::HwTest> = chunk.iter().map(|t| t.hw()).collect();
+        let included = codegen::generate(&hw, &Incantations::default(), "sm_90a", "chunk.cu", config).included;
+        for t in chunk.iter().filter(|t| included.contains(&t.program.name)) {
+            let again = ptxmm::hw::load(&t.path, &config.input).unwrap();
+            out.entry((k, t.program.name.clone())).or_default().push(again);
+        }
+    }
+    out
+}
+
+#[test]
+fn dat3m_states_seen_on_the_gpu_are_forbidden_only_where_the_model_decided() {
+    let Some(dir) = recorded() else { return };
+    let config = Config::default_model();
+    let chunks = dat3m_chunks(&config);
+    let outputs = dir.join("run2/dat3mrest");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&outputs).unwrap().flatten().map(|e| e.path()).collect();
+    files.sort();
+    let (mut judged, mut states, mut forbidden) = (0, 0, Vec::new());
+    let mut verdicts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for out in &files {
+        let stem = out.file_stem().unwrap().to_string_lossy().to_string();
+        let (chunk, name) = stem.split_once('.').unwrap();
+        let k: usize = chunk.trim_start_matches("chunk_").parse().unwrap();
+        let tests = chunks.get(&(k, name.to_string())).unwrap_or_else(|| panic!("{}: no test {name} in chunk {k}", out.display()));
+        let parsed = parse_output(&harness_text(out)).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+        // One histogram per test of that name, unless a launch timed out (the harness then
+        // stops, and the tests after it did not run).
+        let stopped = parsed.tests.last().is_some_and(|h| h.timeout);
+        assert!(parsed.tests.len() == tests.len() || (stopped && parsed.tests.len() < tests.len()), "{}", out.display());
+        for (hist, test) in parsed.tests.iter().zip(tests) {
+            let outcome = Decider::new(&config).verdict(&test.program).unwrap();
+            let verdict = outcome.verdict();
+            *verdicts.entry(verdict.name()).or_default() += 1;
+            let j = judge(&test.program, &outcome, hist).unwrap();
+            judged += 1;
+            states += j.states.len();
+            for s in j.states.iter().filter(|s| s.judgement == Judgement::Forbidden) {
+                assert_ne!(verdict, Verdict::Inconclusive, "{}: a state of an undecided test judged FORBIDDEN", test.path.display());
+                forbidden.push(format!("{}: {:?} seen {} times", test.path.display(), s.state.values, s.state.count));
+            }
+        }
+    }
+    println!(
+        "recorded H200 outputs, Dat3M: {judged} tests, {states} states judged, {} FORBIDDEN; model verdicts {verdicts:?}",
+        forbidden.len()
+    );
+    assert!(judged > 400, "{judged} tests judged");
+    assert!(forbidden.is_empty(), "states the model forbids, seen on the GPU:\n{}", forbidden.join("\n"));
+}
+
+/// The repository's own tests (tests/async and the folders the README of ../shared/hw names),
+/// one program per test: what the GPU showed, judged today.
+#[test]
+fn own_tests_seen_on_the_gpu() {
+    let Some(dir) = recorded() else { return };
+    let config = Config::default_model();
+    let (files, _) = ptxmm::litmus_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"));
+    let by_name: BTreeMap<String, &PathBuf> = files.iter().map(|f| (f.file_stem().unwrap().to_string_lossy().to_string(), f)).collect();
+    let (mut judged, mut forbidden) = (0, Vec::new());
+    for folder in ["run1/async", "run1/own"] {
+        let mut outputs: Vec<PathBuf> = std::fs::read_dir(dir.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
+        outputs.sort();
+        for out in outputs {
+            let stem = out.file_stem().unwrap().to_string_lossy().to_string();
+            let Some(path) = by_name.get(&stem) else { continue };
+            let test = ptxmm::hw::load(path, &config.input).unwrap();
+            let parsed = parse_output(&harness_text(&out)).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+            let outcome = Decider::new(&config).verdict(&test.program).unwrap();
+            for hist in &parsed.tests {
+                let j = judge(&test.program, &outcome, hist).unwrap();
+                judged += 1;
+                for s in j.states.iter().filter(|s| s.judgement == Judgement::Forbidden) {
+                    assert_ne!(
+                        outcome.verdict(),
+                        Verdict::Inconclusive,
+                        "{}: a state of an undecided test judged FORBIDDEN",
+                        path.display()
+                    );
+                    forbidden.push(format!("{}: {:?} seen {} times", path.display(), s.state.values, s.state.count));
+                }
+            }
+        }
+    }
+    println!("recorded H200 outputs, own tests: {judged} tests judged, {} FORBIDDEN", forbidden.len());
+    for f in &forbidden {
+        println!("  FORBIDDEN {f}");
+    }
+    assert!(judged > 100, "{judged} tests judged");
+    // Known, and open: the f32 reduction does not flush subnormals on the H200 (issue 23,
+    // item 6); the harness read the `.f64` register of float-decimal back as 32 bits (the
+    // recorded harness is older than today's generator).
+    let known = ["tests/async_section/reduce-f32.litmus", "tests/typed/float-decimal.litmus"];
+    let unexpected: Vec<&String> = forbidden.iter().filter(|f| !known.iter().any(|k| f.contains(k))).collect();
+    assert!(unexpected.is_empty(), "states the model forbids, seen on the GPU:\n{unexpected:#?}");
+    assert_eq!(forbidden.len(), known.len(), "a known mismatch is gone: update `known` (and the issue): {forbidden:#?}");
+}
