@@ -75,7 +75,7 @@ fn expr_polarity(e: &IExpr, slot: u32, defs: &[Polarity]) -> Polarity {
         IKind::Def(d) => defs[*d as usize],
         // Parameters are substituted away when calls are inlined; should one remain, claim
         // nothing rather than something unsound.
-        IKind::Param(_) => Polarity::Mixed,
+        IKind::Param => Polarity::Mixed,
         IKind::Un(op, a) => {
             let p = expr_polarity(a, slot, defs);
             match op {
@@ -155,23 +155,27 @@ pub(crate) fn acyclic_unions(prog: &Program) -> Vec<Option<Vec<u32>>> {
                 return None;
             }
             let mut names = Vec::new();
-            union_of_env(prog, &check.expr, &mut names).then_some(names)
+            let mut seen = super::resolve::SlotSet::default();
+            union_of_env(prog, &check.expr, &mut names, &mut seen).then_some(names)
         })
         .collect()
 }
 
 /// Collect the environment names of a union of names (through plain definitions); false when
-/// `e` is anything else.
-fn union_of_env(prog: &Program, e: &IExpr, out: &mut Vec<u32>) -> bool {
+/// `e` is anything else. A definition met again (`seen`) adds nothing new: it is followed once,
+/// so that definitions naming the previous one twice stay linear.
+fn union_of_env(prog: &Program, e: &IExpr, out: &mut Vec<u32>, seen: &mut super::resolve::SlotSet) -> bool {
     match &e.kind {
         IKind::Env(s) => {
             out.push(*s);
             true
         }
-        IKind::Bin(BinOp::Union, a, b) => union_of_env(prog, a, out) && union_of_env(prog, b, out),
+        IKind::Bin(BinOp::Union, a, b) => union_of_env(prog, a, out, seen) && union_of_env(prog, b, out, seen),
+        IKind::Def(d) if seen.contains(*d) => true,
         IKind::Def(d) => {
+            seen.insert(*d);
             let unit = &prog.units[prog.defs[*d as usize].unit as usize];
-            !unit.rec && unit.bodies.len() == 1 && union_of_env(prog, &unit.bodies[0], out)
+            !unit.rec && unit.bodies.len() == 1 && union_of_env(prog, &unit.bodies[0], out, seen)
         }
         _ => false,
     }

@@ -33,6 +33,8 @@ pub mod lexer;
 pub mod parser;
 mod polarity;
 mod resolve;
+mod scope;
+mod source;
 
 pub use ast::{CheckKind, FlagKind};
 pub use interp::{CheckOutcome, Evaluation, Prepared, Stage};
@@ -203,10 +205,11 @@ pub struct Skip {
 
 impl CatModel {
     /// Loads a model from a file. `include "x"` is resolved relative to the including file's
-    /// directory, then in each of `include_dirs`.
+    /// directory, then in each of `include_dirs`; included files must lie in the model's folder
+    /// or one of `include_dirs`. Only regular files of at most 1 MiB are read.
     pub fn load(path: &Path, include_dirs: &[PathBuf]) -> Result<CatModel, FileDiagnostic> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = source::read_cat_file(path).map_err(|e| {
             let file = SourceFile::new(name.clone(), "");
             FileDiagnostic::new(&file, Diagnostic::error(Span::default(), format!("cannot read cat model: {e}")))
         })?;

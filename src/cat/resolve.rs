@@ -7,6 +7,8 @@
 use super::ast::{BinOp, CheckKind, Expr, ExprKind, FlagKind, Item, UnOp};
 use super::parser::parse_file;
 use super::polarity::Polarity;
+use super::scope::Scope;
+use super::source::{include_roots, read_cat_file};
 use crate::diag::{Diagnostic, FileDiagnostic, SourceFile, Span};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -17,6 +19,18 @@ const MAX_CALL_EXPANSION: usize = 100_000;
 
 /// Guards against runaway `include` chains that are not literal cycles (e.g. through symlinks).
 const MAX_INCLUDE_DEPTH: usize = 64;
+
+/// The most `include`s one model may perform in all: a file that includes the next one twice,
+/// 40 deep, would otherwise be read 2^40 times although nesting stays shallow.
+const MAX_INCLUDES: usize = 1_000;
+
+/// The most bytes of cat source one model may read, its includes counted each time.
+const MAX_MODEL_BYTES: usize = 16 << 20;
+
+/// The most expression nodes function calls may expand to in one model. Arguments used more
+/// than once are shared (bound to a definition) rather than copied, so only genuinely large
+/// expansions (a function applying another twice, nested many levels) reach it.
+const MAX_INLINED_NODES: usize = 1_000_000;
 
 /// The files of one model, each mapped to its own range of global offsets so that a bare
 /// [`Span`] identifies its file.
@@ -106,8 +120,9 @@ pub(crate) enum IKind {
     Env(u32),
     /// A `let`-bound definition.
     Def(u32),
-    /// A function parameter; only occurs inside function bodies before inlining.
-    Param(u32),
+    /// A function parameter; only occurs while a function's body is checked at its definition
+    /// (calls resolve the body anew with the arguments in place).
+    Param,
     /// A static subexpression evaluated once by `prepare` (an index into its constants);
     /// only occurs in the expressions a `Prepared` rewrites, never in a `Program`.
     Const(u32),
@@ -128,17 +143,6 @@ impl IExpr {
             IKind::Un(_, a) => a.visit_slots(f),
             k => f(k),
         }
-    }
-
-    /// The expression with every parameter replaced by the corresponding argument.
-    fn substitute(&self, args: &[IExpr]) -> IExpr {
-        let kind = match &self.kind {
-            IKind::Param(i) => return args[*i as usize].clone(),
-            IKind::Bin(op, a, b) => IKind::Bin(*op, Box::new(a.substitute(args)), Box::new(b.substitute(args))),
-            IKind::Un(op, a) => IKind::Un(*op, Box::new(a.substitute(args))),
-            k => k.clone(),
-        };
-        IExpr { kind, span: self.span }
     }
 }
 
@@ -196,20 +200,23 @@ pub(crate) enum Bound {
 
 /// A `procedure`: its body and the scope it was defined in (procedures are lexically scoped,
 /// and a procedure is not in its own scope, so calls cannot recurse).
-#[derive(Clone, Debug)]
 struct ProcDef {
     params: Vec<(String, Span)>,
     body: Vec<Item>,
-    scope: HashMap<String, Bound>,
-    procs: HashMap<String, std::rc::Rc<ProcDef>>,
+    scope: Scope<Bound, ProcDef>,
     dir: Option<PathBuf>,
 }
 
-#[derive(Clone, Debug)]
+/// A function: its body, resolved anew at each call in the scope it was defined in (so that
+/// calls nested in functions are expanded once per call, not copied into every caller).
 struct FunDef {
     name: String,
-    arity: usize,
-    body: IExpr,
+    params: Vec<String>,
+    /// How often each parameter occurs in the body: an argument used more than once is bound
+    /// to a definition and shared.
+    uses: Vec<usize>,
+    body: Expr,
+    scope: Scope<Bound, ProcDef>,
 }
 
 /// A fully resolved model.
@@ -235,17 +242,21 @@ impl Program {
 pub(crate) fn compile(root: SourceFile, root_dir: Option<PathBuf>, include_dirs: &[PathBuf]) -> Result<Program, FileDiagnostic> {
     let mut c = Compiler {
         files: Files::default(),
+        include_roots: include_roots(root_dir.as_deref(), include_dirs),
         include_dirs: include_dirs.to_vec(),
         include_stack: Vec::new(),
-        scope: HashMap::new(),
+        includes: 0,
+        scope: Scope::default(),
         env: Vec::new(),
         env_index: HashMap::new(),
         defs: Vec::new(),
         units: Vec::new(),
         funs: Vec::new(),
         checks: Vec::new(),
-        procs: HashMap::new(),
         expanded: 0,
+        inlined_nodes: 0,
+        defining_function: 0,
+        in_rec: false,
     };
     // The root counts for cycle detection too (when its name is a real path).
     if let Ok(canonical) = Path::new(root.name()).canonicalize() {
@@ -260,25 +271,37 @@ pub(crate) fn compile(root: SourceFile, root_dir: Option<PathBuf>, include_dirs:
             ch.name = format!("{}#{}", ch.kind.keyword(), i + 1);
         }
     }
-    Ok(Program { files: c.files, title, env: c.env, defs: c.defs, units: c.units, checks: c.checks, scope: c.scope })
+    let scope = c.scope.flatten();
+    Ok(Program { files: c.files, title, env: c.env, defs: c.defs, units: c.units, checks: c.checks, scope })
 }
 
 struct Compiler {
     files: Files,
+    /// Canonical folders includes may come from: the model's and the `-I` / `--set-libdir` ones.
+    include_roots: Vec<PathBuf>,
     include_dirs: Vec<PathBuf>,
     /// Canonical paths of the files currently being processed, to reject include cycles.
     include_stack: Vec<PathBuf>,
-    scope: HashMap<String, Bound>,
+    /// Includes performed so far (at most [`MAX_INCLUDES`]).
+    includes: usize,
+    /// The names and procedures in scope.
+    scope: Scope<Bound, ProcDef>,
     env: Vec<EnvName>,
     env_index: HashMap<String, u32>,
     defs: Vec<DefInfo>,
     units: Vec<Unit>,
     funs: Vec<FunDef>,
     checks: Vec<Check>,
-    /// The procedures in scope.
-    procs: HashMap<String, std::rc::Rc<ProcDef>>,
     /// Items expanded by procedure calls so far (at most [`MAX_CALL_EXPANSION`]).
     expanded: usize,
+    /// Expression nodes built by function calls so far (at most [`MAX_INLINED_NODES`]).
+    inlined_nodes: usize,
+    /// Nonzero while a function's body is checked at its definition: calls are checked, not
+    /// expanded (the body is expanded at each call).
+    defining_function: usize,
+    /// While the bodies of a `let rec` are resolved: arguments are copied, not bound to
+    /// definitions (a definition outside the group would be evaluated outside its fixpoint).
+    in_rec: bool,
 }
 
 impl Compiler {
@@ -331,22 +354,39 @@ impl Compiler {
                     self.scope.insert(b.name.clone(), Bound::Def(slot));
                 }
                 let mut bodies = Vec::new();
+                let was_in_rec = std::mem::replace(&mut self.in_rec, true);
                 for b in &bindings {
-                    bodies.push(self.expr(&b.body, &[])?);
+                    match self.expr(&b.body, &[]) {
+                        Ok(e) => bodies.push(e),
+                        Err(d) => {
+                            self.in_rec = was_in_rec;
+                            return Err(d);
+                        }
+                    }
                 }
+                self.in_rec = was_in_rec;
                 self.finish_unit(unit, bodies);
                 Ok(())
             }
             Item::LetFun { name, name_span: _, params, body } => {
-                let pnames: Vec<String> = params.iter().map(|(p, _)| p.clone()).collect();
-                let body = self.expr(&body, &pnames)?;
-                self.funs.push(FunDef { name: name.clone(), arity: pnames.len(), body });
+                // Checked here, so that errors show even in a function never called; the
+                // result is dropped (each call resolves the body anew).
+                let bound: Vec<(String, IExpr)> = params.iter().map(|(p, s)| (p.clone(), IExpr { kind: IKind::Param, span: *s })).collect();
+                self.defining_function += 1;
+                let checked = self.expr(&body, &bound);
+                self.defining_function -= 1;
+                checked?;
+                let params: Vec<String> = params.into_iter().map(|(p, _)| p).collect();
+                let mut uses = vec![0; params.len()];
+                count_uses(&body, &params, &mut uses);
+                let scope = self.scope.snapshot();
+                self.funs.push(FunDef { name: name.clone(), params, uses, body, scope });
                 self.scope.insert(name, Bound::Fun(self.funs.len() as u32 - 1));
                 Ok(())
             }
             Item::Procedure { name, name_span: _, params, body } => {
-                let def = ProcDef { params, body, scope: self.scope.clone(), procs: self.procs.clone(), dir: dir.map(Path::to_path_buf) };
-                self.procs.insert(name, std::rc::Rc::new(def));
+                let def = ProcDef { params, body, scope: self.scope.snapshot(), dir: dir.map(Path::to_path_buf) };
+                self.scope.insert_proc(name, def);
                 Ok(())
             }
             Item::Call { name, name_span, args, as_name, span } => self.call(&name, name_span, &args, as_name, span),
@@ -375,7 +415,7 @@ impl Compiler {
     /// bound to its argument (evaluated in the caller's scope); its definitions are dropped
     /// afterwards and its checks stay. Checks of the body without an `as` name take the call's.
     fn call(&mut self, name: &str, name_span: Span, args: &[Expr], as_name: Option<String>, span: Span) -> Result<(), Diagnostic> {
-        let Some(def) = self.procs.get(name).cloned() else {
+        let Some(def) = self.scope.proc(name) else {
             return Err(Diagnostic::error(name_span, format!("unknown procedure `{name}`"))
                 .with_note("define it before the call with `procedure NAME(PARAMS) = ... end`"));
         };
@@ -395,7 +435,6 @@ impl Compiler {
             bound.push(self.expr(a, &[])?);
         }
         let saved_scope = std::mem::replace(&mut self.scope, def.scope.clone());
-        let saved_procs = std::mem::replace(&mut self.procs, def.procs.clone());
         for ((p, p_span), body) in def.params.iter().zip(bound) {
             let unit = self.new_unit(vec![(p.clone(), *p_span)], false);
             self.finish_unit(unit, vec![body]);
@@ -411,7 +450,6 @@ impl Compiler {
             }
         }
         self.scope = saved_scope;
-        self.procs = saved_procs;
         result?;
         if let Some(call_name) = as_name {
             for c in &mut self.checks[first_check..] {
@@ -445,14 +483,30 @@ impl Compiler {
             return Err(d);
         };
         let canonical = found.canonicalize().unwrap_or_else(|_| found.clone());
+        if !self.include_roots.iter().any(|r| canonical.starts_with(r)) {
+            return Err(Diagnostic::error(span, format!("\"{path}\" is outside the model's folder and the include folders")).with_note(
+                "includes are read only from the model's own folder and the -I DIR / --set-libdir DIR folders: add its folder with -I DIR",
+            ));
+        }
         if self.include_stack.contains(&canonical) {
             return Err(Diagnostic::error(span, format!("\"{path}\" includes itself (include cycle)")));
         }
         if self.include_stack.len() >= MAX_INCLUDE_DEPTH {
             return Err(Diagnostic::error(span, "includes nested too deeply"));
         }
-        let text = std::fs::read_to_string(found)
-            .map_err(|e| Diagnostic::error(span, format!("cannot read included file {}: {e}", found.display())))?;
+        self.includes += 1;
+        if self.includes > MAX_INCLUDES {
+            return Err(Diagnostic::error(span, format!("the model performs more than {MAX_INCLUDES} includes in all (internal limit)"))
+                .with_note("a file included twice is read twice; files that include the next one more than once multiply"));
+        }
+        let text =
+            read_cat_file(found).map_err(|e| Diagnostic::error(span, format!("cannot read included file {}: {e}", found.display())))?;
+        if self.files.next_base + text.len() > MAX_MODEL_BYTES {
+            return Err(Diagnostic::error(
+                span,
+                format!("the model's files, includes counted each time, exceed {MAX_MODEL_BYTES} bytes (internal limit)"),
+            ));
+        }
         let file = SourceFile::new(found.display().to_string(), text);
         self.include_stack.push(canonical);
         let result = self.process_file(file, found.parent().map(Path::to_path_buf));
@@ -524,31 +578,38 @@ impl Compiler {
         (env, all)
     }
 
-    /// Resolves an expression; `params` are the parameters in scope inside a function body.
-    fn expr(&mut self, e: &Expr, params: &[String]) -> Result<IExpr, Diagnostic> {
+    /// Resolves an expression; `params` binds the parameters in scope inside a function body
+    /// (to `Param` slots while a definition is checked, to the arguments at a call).
+    fn expr(&mut self, e: &Expr, params: &[(String, IExpr)]) -> Result<IExpr, Diagnostic> {
+        if self.defining_function == 0 && !params.is_empty() {
+            self.charge_inlined(1, e.span)?;
+        }
         let kind = match &e.kind {
             ExprKind::Name(n) => {
-                if let Some(i) = params.iter().position(|p| p == n) {
-                    IKind::Param(i as u32)
-                } else {
-                    match self.scope.get(n) {
-                        Some(Bound::Def(d)) => IKind::Def(*d),
-                        Some(Bound::Env(s)) => IKind::Env(*s),
-                        Some(Bound::Fun(_)) => {
-                            return Err(Diagnostic::error(e.span, format!("`{n}` is a function, not a set or relation"))
-                                .with_note(format!("call it with arguments: `{n}(...)`")));
-                        }
-                        None if n == "0" => IKind::Zero,
-                        None => IKind::Env(self.env_slot(n, e.span)),
+                if let Some((_, arg)) = params.iter().find(|(p, _)| p == n) {
+                    if self.defining_function == 0 {
+                        self.charge_inlined(size(arg), e.span)?;
                     }
+                    return Ok(arg.clone());
+                }
+                match self.scope.get(n) {
+                    Some(Bound::Def(d)) => IKind::Def(d),
+                    Some(Bound::Env(s)) => IKind::Env(s),
+                    Some(Bound::Fun(_)) => {
+                        return Err(Diagnostic::error(e.span, format!("`{n}` is a function, not a set or relation"))
+                            .with_note(format!("call it with arguments: `{n}(...)`")));
+                    }
+                    None if n == "0" => IKind::Zero,
+                    None => IKind::Env(self.env_slot(n, e.span)),
                 }
             }
             ExprKind::Binary(op, a, b) => IKind::Bin(*op, Box::new(self.expr(a, params)?), Box::new(self.expr(b, params)?)),
             ExprKind::Unary(op, a) => IKind::Un(*op, Box::new(self.expr(a, params)?)),
             ExprKind::Call { name, name_span, args } => {
+                let is_param = params.iter().any(|(p, _)| p == name);
                 let fun = match self.scope.get(name) {
-                    Some(Bound::Fun(f)) if !params.contains(name) => *f as usize,
-                    _ if params.contains(name) => {
+                    Some(Bound::Fun(f)) if !is_param => f as usize,
+                    _ if is_param => {
                         return Err(Diagnostic::error(*name_span, "calling a function parameter is not supported")
                             .with_note("functions cannot be passed as arguments"));
                     }
@@ -557,7 +618,7 @@ impl Compiler {
                     }
                     None => return Err(Diagnostic::error(*name_span, format!("unknown function `{name}`"))),
                 };
-                let (arity, fname) = (self.funs[fun].arity, self.funs[fun].name.clone());
+                let (arity, fname) = (self.funs[fun].params.len(), self.funs[fun].name.clone());
                 if args.len() != arity {
                     return Err(Diagnostic::error(e.span, format!("`{fname}` takes {arity} argument(s) but {} were given", args.len())));
                 }
@@ -565,9 +626,11 @@ impl Compiler {
                 for a in args {
                     resolved.push(self.expr(a, params)?);
                 }
-                // Inline: the body was resolved in the function's own (definition-time) scope, so
-                // substituting arguments gives lexical scoping without runtime closures.
-                return Ok(self.funs[fun].body.substitute(&resolved));
+                if self.defining_function > 0 {
+                    // Checked only; the body is expanded when the enclosing function is called.
+                    return Ok(IExpr { kind: IKind::Zero, span: e.span });
+                }
+                return self.inline(fun, resolved, e.span);
             }
             ExprKind::NewSet | ExprKind::NewRelation => {
                 return Err(Diagnostic::error(e.span, "`newSet()`/`newRelation()` can only be the whole body of a `let`")
@@ -575,5 +638,81 @@ impl Compiler {
             }
         };
         Ok(IExpr { kind, span: e.span })
+    }
+
+    /// Charges `nodes` expression nodes built by function calls to [`MAX_INLINED_NODES`].
+    fn charge_inlined(&mut self, nodes: usize, span: Span) -> Result<(), Diagnostic> {
+        self.inlined_nodes += nodes;
+        if self.inlined_nodes > MAX_INLINED_NODES {
+            return Err(Diagnostic::error(
+                span,
+                format!("function calls expand to more than {MAX_INLINED_NODES} expression nodes (internal limit)"),
+            )
+            .with_note("a function that applies another more than once multiplies its size at each level of nesting"));
+        }
+        Ok(())
+    }
+
+    /// The call of function `fun` on `args` (resolved in the caller's scope): its body resolved
+    /// in its own (definition-time) scope, which gives lexical scoping without runtime closures.
+    /// An argument the body uses more than once is bound to a definition named after the
+    /// parameter and shared, so that nested calls such as `f(f(f(po)))` stay linear.
+    fn inline(&mut self, fun: usize, args: Vec<IExpr>, span: Span) -> Result<IExpr, Diagnostic> {
+        let mut bound = Vec::with_capacity(args.len());
+        for (i, arg) in args.into_iter().enumerate() {
+            let name = self.funs[fun].params[i].clone();
+            let leaf = matches!(arg.kind, IKind::Env(_) | IKind::Def(_) | IKind::Zero);
+            if leaf || self.in_rec || self.funs[fun].uses[i] <= 1 {
+                bound.push((name, arg));
+                continue;
+            }
+            let arg_span = arg.span;
+            let unit = self.new_unit(vec![(name.clone(), arg_span)], false);
+            self.finish_unit(unit, vec![arg]);
+            let slot = self.units[unit as usize].slots[0];
+            bound.push((name, IExpr { kind: IKind::Def(slot), span: arg_span }));
+        }
+        self.charge_inlined(1, span)?;
+        let body = self.funs[fun].body.clone();
+        let saved_scope = std::mem::replace(&mut self.scope, self.funs[fun].scope.clone());
+        let result = self.expr(&body, &bound);
+        self.scope = saved_scope;
+        result
+    }
+}
+
+/// The number of nodes of `e`.
+fn size(e: &IExpr) -> usize {
+    let mut n = 0;
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        n += 1;
+        match &e.kind {
+            IKind::Bin(_, a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            IKind::Un(_, a) => stack.push(a),
+            _ => {}
+        }
+    }
+    n
+}
+
+/// Adds to `uses[i]` the occurrences of parameter `params[i]` in `e`.
+fn count_uses(e: &Expr, params: &[String], uses: &mut [usize]) {
+    match &e.kind {
+        ExprKind::Name(n) => {
+            if let Some(i) = params.iter().position(|p| p == n) {
+                uses[i] += 1;
+            }
+        }
+        ExprKind::Binary(_, a, b) => {
+            count_uses(a, params, uses);
+            count_uses(b, params, uses);
+        }
+        ExprKind::Unary(_, a) => count_uses(a, params, uses),
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| count_uses(a, params, uses)),
+        ExprKind::NewSet | ExprKind::NewRelation => {}
     }
 }

@@ -816,7 +816,7 @@ mod reference {
                 IKind::Env(s) => self.env[*s as usize].clone().ok_or("missing environment value")?,
                 IKind::Def(d) => self.defs[*d as usize].clone().ok_or("definition out of order")?,
                 IKind::Zero => V::Empty,
-                IKind::Param(_) | IKind::Const(_) => return Err("not an expression of a program".into()),
+                IKind::Param | IKind::Const(_) => return Err("not an expression of a program".into()),
                 IKind::Un(op, a) => match (op, self.eval(a)?) {
                     (UnOp::Complement, V::Set(s)) => V::Set(EventSet::from_fn(n, |i| !s.contains(i))),
                     (UnOp::Complement, V::Rel(r)) => V::Rel(Relation::from_fn(n, |a, b| !r.contains(a, b))),

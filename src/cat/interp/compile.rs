@@ -86,7 +86,7 @@ impl<'a> Compiler<'a> {
             IKind::Def(d) => Node::DynDef(self.def_cell[*d as usize]),
             IKind::Const(c) => Node::Const(*c),
             IKind::Zero => Node::Zero,
-            IKind::Param(_) => Node::Param,
+            IKind::Param => Node::Param,
             IKind::Un(..) | IKind::Bin(..) => return None,
         })
     }
@@ -258,7 +258,7 @@ impl<'a> Compiler<'a> {
                 (e.clone(), self.unit_static[unit as usize])
             }
             IKind::Zero => (e.clone(), true),
-            IKind::Param(_) | IKind::Const(_) => (e.clone(), false),
+            IKind::Param | IKind::Const(_) => (e.clone(), false),
             IKind::Un(op, a) => {
                 let (a, sa) = self.walk(a)?;
                 (IExpr { kind: IKind::Un(*op, Box::new(a)), span }, sa)
