@@ -15,8 +15,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/litmus" "$work/cat"
 find tests examples -name '*.litmus' -size -8k -exec cp {} "$work/litmus/" \; 2>/dev/null || true
 cp models/*.cat tests/cat/*.cat "$work/cat/" 2>/dev/null || true
-for target in parse_lower decide explain_liveness cat_model; do
-    if [ "$target" = cat_model ]; then seeds="$work/cat"; dict=fuzz/cat.dict; else seeds="$work/litmus"; dict=fuzz/litmus.dict; fi
+for target in parse_lower decide explain_liveness cat_model cat_defs; do
+    if [ "$target" = cat_model ] || [ "$target" = cat_defs ]; then seeds="$work/cat"; dict=fuzz/cat.dict; else seeds="$work/litmus"; dict=fuzz/litmus.dict; fi
     mkdir -p "$work/corpus-$target"
     echo "fuzz smoke: $target ($RUNS runs or ${SECONDS_EACH}s)"
     cargo +nightly fuzz run --fuzz-dir fuzz "$target" "$work/corpus-$target" "$seeds" -- \
