@@ -51,6 +51,24 @@ const CASES: &[(&str, &str, &str)] = &[
     ("async-fence-proxy-bad-space.litmus", "5:20", "expected a state space (.global, .shared::cta, .shared::cluster), found `.local`"),
     ("async-mbarrier-init-fence-scope.litmus", "5:8", "the only form is `fence.mbarrier_init.release.cluster`"),
     ("async-cluster-wait-relaxed.litmus", "6:23", "`barrier.cluster.wait` does not take `.relaxed`"),
+    // PTX statement syntax in code blocks, PTX declarations and their instances (issue 22).
+    ("ptx-block-missing-semicolon.litmus", "6:2", "expected `,` or `;` after an operand, found `ret`"),
+    ("ptx-block-unclosed.litmus", "7:2", "expected `}` to close this block, found end of file"),
+    (
+        "ptx-block-global-declaration.litmus",
+        "5:2",
+        "expected `.reg`, `.shared` or `.local` (the declarations of a code block), found `.global`",
+    ),
+    ("ptx-thread-blocks-order.litmus", "4:1", "expected thread `P0` and its block `P0 { ... }`, found `P1`"),
+    ("ptx-reg-parameterized-name.litmus", "5:15", "expected the number of registers (`%r<15>` declares %r0 to %r14), found `n`"),
+    ("ptx-unterminated-comment.litmus", "5:7", "expected `*/` to close this comment"),
+    ("ptx-ret-operand.litmus", "5:6", "expected no operand for `ret`"),
+    ("ptx-scoped-register-undefined.litmus", "8:15", "undefined register `P_OUT`"),
+    ("ptx-declaration-too-large.litmus", "2:30", "`tile` is 8192 bytes, more than the 4096 ptxmm models per variable"),
+    ("ptx-mbarrier-array-misaligned.litmus", "5:24", "`bars` is used as an mbarrier at line 8, but it is 4-byte aligned"),
+    ("ptx-param-unknown.litmus", "5:21", "unknown kernel parameter `in`"),
+    ("ptx-instance-ambiguous.litmus", "7:9", "`s` does not name one instance of `s`"),
+    ("ptx-instance-bad-suffix.litmus", "7:11", "expected an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`, found `gpu1`"),
 ];
 
 #[test]

@@ -115,8 +115,9 @@ pub enum Space {
 pub enum VariableKind {
     /// Data words (each 4-byte word is one location).
     Data,
-    /// An 8-byte mbarrier object (PTX ISA §9.7.13.15.1): one location whose value is the
-    /// encoded [`crate::program::mbarrier::MbState`].
+    /// 8-byte mbarrier objects (PTX ISA §9.7.13.15.1), one per 8-byte slot (an array of
+    /// mbarriers, addressed by register arithmetic, holds several): one location per object,
+    /// whose value is the encoded [`crate::program::mbarrier::MbState`].
     Mbarrier,
 }
 
@@ -124,7 +125,7 @@ pub enum VariableKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Variable {
     pub name: String,
-    /// Size in bytes (a multiple of 4; 8 for mbarriers).
+    /// Size in bytes (a multiple of 4; of 8 for mbarriers).
     pub size: i64,
     pub space: Space,
     pub align: i64,
@@ -723,7 +724,8 @@ impl Program {
         let (v, o) = self.decode_address(value)?;
         let var = &self.variables[v];
         if var.kind == VariableKind::Mbarrier {
-            return (o == 0).then_some(var.first_location);
+            // One object per 8-byte slot (an array of mbarriers).
+            return (o % 8 == 0).then_some(var.first_location + (o / 8) as usize);
         }
         (o % 4 == 0).then_some(var.first_location + (o / 4) as usize)
     }

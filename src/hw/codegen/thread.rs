@@ -281,6 +281,7 @@ fn backward_labels(p: &Program, thread: usize, code: &[crate::diag::Spanned<Stat
             Statement::Label(l) => {
                 seen.insert(l.clone());
             }
+            Statement::Decl(_) | Statement::Open | Statement::Close => {}
             Statement::Instr(ins) => {
                 if !lowered(p, thread, ins, st.span).ops.iter().any(|i| matches!(i.op, Op::Branch { .. })) {
                     continue;
@@ -376,6 +377,10 @@ pub(super) fn thread_function(
                 }
             }
             Statement::Instr(ins) => body.extend(gen.instruction(ins, st.span)?),
+            // `check_test` rejects code blocks before any thread is generated.
+            Statement::Decl(_) | Statement::Open | Statement::Close => {
+                return Err(reject(p, st.span, "declarations and scopes of code blocks are not generated"));
+            }
         }
     }
     body.push("bra.uni HW_END;".into());

@@ -3,6 +3,7 @@
 //! thread is placed.
 
 use super::operands::{describe, InstrLowerer};
+use super::params::is_param_load;
 use super::state::{Lowerer, RegTable};
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, Operand, Statement};
@@ -43,10 +44,17 @@ impl Lowerer<'_> {
                     }
                 }
                 Statement::Instr(i) => n += width(i) + usize::from(guarded(i)),
+                Statement::Decl(_) | Statement::Open | Statement::Close => {}
             }
         }
         let mut code = Vec::new();
         for s in stmts {
+            match &s.node {
+                Statement::Decl(d) if d.space.node == ast::DeclSpace::Reg => regs.declare(d)?,
+                Statement::Open => regs.open_scope(),
+                Statement::Close => regs.close_scope(),
+                _ => {}
+            }
             if let Statement::Instr(i) = &s.node {
                 let (line, _) = self.source.line_col(s.span.start);
                 let text = self.source.slice(s.span).trim().to_string();
@@ -58,6 +66,11 @@ impl Lowerer<'_> {
                     let skip = if *negated { ast::CmpOp::Ne } else { ast::CmpOp::Eq };
                     let op = Op::Branch { cond: Some((skip, Value::Reg(r), Value::Const(0))), target: code.len() + 1 + width(i) };
                     code.push(Instr { op, span: s.span, text: text.clone(), line });
+                }
+                if matches!(i.opcode[0].node.as_str(), "ret" | "exit") {
+                    let op = thread_end(i, regs, n)?;
+                    code.push(Instr { op, span: s.span, text, line });
+                    continue;
                 }
                 if i.opcode[0].node == "elect" {
                     for mut op in self.elect(i, s.span, regs, warp)? {
@@ -149,10 +162,31 @@ fn is_cache_hint(q: &str) -> bool {
     )
 }
 
-/// Whether an instruction has a guard that lowering turns into a branch around it (`bra` takes
-/// its guard as its condition).
+/// Whether an instruction has a guard that lowering turns into a branch around it (`bra`, `ret`
+/// and `exit` take their guard as their condition).
 fn guarded(i: &ast::Instruction) -> bool {
-    i.guard.is_some() && i.opcode[0].node != "bra"
+    i.guard.is_some() && !matches!(i.opcode[0].node.as_str(), "bra" | "ret" | "exit")
+}
+
+/// `ret` and `exit` (`ret.uni`): the thread ends, as a jump to the end of its code (`end`). A
+/// kernel's `ret` returns from the kernel, which ends the thread (PTX ISA, `ret`, `exit`); a
+/// guard (`@p ret;`) is the jump's condition.
+fn thread_end(i: &ast::Instruction, regs: &mut RegTable, end: usize) -> Result<Op, Diagnostic> {
+    let head = i.opcode[0].node.as_str();
+    if let Some(q) = i.opcode[1..].iter().find(|q| !(head == "ret" && q.node == "uni")) {
+        let accepted = if head == "ret" { "`.uni`" } else { "none" };
+        return Err(Diagnostic::error(q.span, format!("unsupported qualifier `.{}` on `{head}`", q.node))
+            .with_note(format!("accepted qualifiers: {accepted}")));
+    }
+    if let Some(o) = i.operands.first() {
+        return Err(Diagnostic::expected(o.span, format!("no operand for `{head}` (a kernel returns nothing)"), describe(&o.node)));
+    }
+    let cond = i.guard.as_ref().map(|(p, negated)| {
+        let r = regs.use_(&p.node, p.span);
+        let cmp = if *negated { ast::CmpOp::Eq } else { ast::CmpOp::Ne };
+        (cmp, Value::Reg(r), Value::Const(0))
+    });
+    Ok(Op::Branch { cond, target: end })
 }
 
 /// Where a thread sits in its warp: ptxmm has no warps of its own, so the threads of one CTA,
@@ -222,6 +256,7 @@ impl InstrLowerer<'_, '_> {
         match head.as_str() {
             "createpolicy" => self.createpolicy(rest),
             "mapa" => self.mapa(rest),
+            "ld" if is_param_load(rest) => self.param_load(rest),
             "ld" | "tld" | "suld" | "cold" => self.load(&head, rest),
             "st" | "red" if rest.first().is_some_and(|p| p.node == "async") => Err(Diagnostic::error(
                 self.instr.opcode_span(),
