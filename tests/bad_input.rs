@@ -54,6 +54,12 @@ const CASES: &[(&str, &str, &str)] = &[
     // PTX statement syntax in code blocks, PTX declarations and their instances (issue 22).
     ("ptx-block-missing-semicolon.litmus", "6:2", "expected `,` or `;` after an operand, found `ret`"),
     ("ptx-block-unclosed.litmus", "7:2", "expected `}` to close this block, found end of file"),
+    ("ptx-special-clock.litmus", "6:15", "`%clock` reads a value that differs from run to run"),
+    ("ptx-special-no-component.litmus", "6:15", "`%ctaid` is a vector: read `%ctaid.x`, `%ctaid.y` or `%ctaid.z`"),
+    ("ptx-special-written.litmus", "5:10", "`%tid.x` is a special register: read-only"),
+    ("ptx-tid-twice.litmus", "3:24", "P0 and P1 are both thread 5 of CTA 0"),
+    ("ptx-tid-range.litmus", "3:20", "expected a thread id in [0, 1024)"),
+    ("ptx-warp-column.litmus", "3:16", "warp columns (`warp W`) are not supported yet"),
     (
         "ptx-block-global-declaration.litmus",
         "5:2",

@@ -774,16 +774,8 @@ impl Program {
     /// The CTA of cluster rank `rank` in `cluster`: the CTAs of a cluster (those with threads or
     /// shared variables in the test) ranked by id (`%cluster_ctarank`, digest AMBIG-22).
     pub fn cta_of_rank(&self, cluster: i64, rank: i64) -> Option<i64> {
-        let mut ctas: Vec<i64> = self.threads.iter().filter(|t| t.placement.cluster == cluster).map(|t| t.placement.cta).collect();
-        for v in &self.variables {
-            if let Space::Shared { cta } = v.space {
-                if self.cluster_of_cta(cta) == cluster {
-                    ctas.push(cta);
-                }
-            }
-        }
-        ctas.sort_unstable();
-        ctas.dedup();
+        let placements: Vec<Placement> = self.threads.iter().map(|t| t.placement).collect();
+        let ctas = cluster_ctas(&placements, &self.variables, cluster);
         usize::try_from(rank).ok().and_then(|r| ctas.get(r).copied())
     }
 
@@ -804,4 +796,21 @@ impl Program {
             Observable::Location(p) => self.physical[*p].name.clone(),
         }
     }
+}
+
+/// The CTAs of a cluster in rank order (`%cluster_ctarank`, `mapa`): the CTAs of its threads and of
+/// its shared variables, by CTA id. A CTA no thread runs in is its own cluster.
+pub fn cluster_ctas(placements: &[Placement], variables: &[Variable], cluster: i64) -> Vec<i64> {
+    let cluster_of = |cta: i64| placements.iter().find(|p| p.cta == cta).map_or(-1 - cta, |p| p.cluster);
+    let mut ctas: Vec<i64> = placements.iter().filter(|p| p.cluster == cluster).map(|p| p.cta).collect();
+    for v in variables {
+        if let Space::Shared { cta } = v.space {
+            if cluster_of(cta) == cluster {
+                ctas.push(cta);
+            }
+        }
+    }
+    ctas.sort_unstable();
+    ctas.dedup();
+    ctas
 }

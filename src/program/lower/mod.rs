@@ -20,7 +20,7 @@ use declarations::DeclPlan;
 use locations::type_words;
 use state::{Lowerer, RegTable};
 use std::collections::HashMap;
-use threads::{resolve_mapa, Warp};
+use threads::resolve_mapa;
 
 mod async_ops;
 mod condition;
@@ -31,6 +31,7 @@ mod locations;
 mod memory;
 mod operands;
 mod params;
+mod special;
 mod state;
 mod tensor_ops;
 mod threads;
@@ -48,6 +49,7 @@ pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Dia
         params: HashMap::new(),
         views: vec![Vec::new(); test.threads.len()],
         instances: HashMap::new(),
+        specials: Default::default(),
     }
     .run(test)
 }
@@ -96,20 +98,13 @@ impl Lowerer<'_> {
             }
             seen.push((p, header));
         }
+        let placements: Vec<Placement> = seen.iter().map(|(p, _)| *p).collect();
+        let positions = special::positions(&test.threads, &placements, &self.variables)?;
         let mut mapa = Vec::new();
         for (i, header) in test.threads.iter().enumerate() {
-            let placement = self.placement(header)?;
-            // Lanes (for `elect.sync`): the threads of a CTA, by id, in warps of 32 consecutive ones.
-            let mut mates: Vec<usize> = test
-                .threads
-                .iter()
-                .filter(|h| self.placement(h).is_ok_and(|q| q.cta == placement.cta && q.gpu == placement.gpu))
-                .map(|h| h.id.node)
-                .collect();
-            mates.sort_unstable();
-            let pos = mates.iter().position(|&m| m == header.id.node).unwrap_or(0);
-            let in_warp = mates.iter().enumerate().filter(|(k, _)| k / 32 == pos / 32).fold(0u32, |acc, (k, _)| acc | 1 << (k % 32));
-            let warp = Warp { lane: (pos % 32) as u32, lanes: in_warp };
+            let placement = placements[i];
+            let warp = positions[i].warp;
+            self.specials = positions[i].specials;
             let saved = self.enter_view(i);
             let code = self.lower_thread(test.column(i), &mut regs[i], warp);
             self.leave_view(saved);
@@ -264,8 +259,8 @@ mod tests {
 
     #[test]
     fn rejections_name_the_problem() {
-        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,warp 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n").unwrap_err();
-        assert!(e.contains("t.litmus:3:11") && e.contains("`warp`"), "{e}");
+        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,sm 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n").unwrap_err();
+        assert!(e.contains("t.litmus:3:11") && e.contains("`sm`"), "{e}");
         let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.relaxed.gpu.cas x, 1, 2 ;\nexists (x == 1)\n").unwrap_err();
         assert!(e.contains("`red` has no `.cas` form"), "{e}");
         let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n tcgen05.fence.sync.aligned ;\nexists (x == 1)\n").unwrap_err();

@@ -111,6 +111,9 @@ impl<'l> InstrLowerer<'l, '_> {
     pub(super) fn dest_reg(&mut self, op: &Spanned<Operand>) -> Result<Reg, Diagnostic> {
         match &op.node {
             Operand::Name(n) if !self.l.by_name.contains_key(n) || is_register_shaped(n) => Ok(self.regs.def(n)),
+            Operand::PercentName(n) if !matches!(self.l.specials.read(n), Ok(None)) => {
+                Err(Diagnostic::error(op.span, format!("`{n}` is a special register: read-only (PTX ISA §10)")))
+            }
             Operand::PercentName(n) => Ok(self.regs.def(n)),
             other => Err(Diagnostic::expected(op.span, "a destination register", describe(other))),
         }
@@ -119,7 +122,11 @@ impl<'l> InstrLowerer<'l, '_> {
     pub(super) fn value(&mut self, op: &Spanned<Operand>) -> Result<Value, Diagnostic> {
         match &op.node {
             Operand::Int(v) => Ok(Value::Const(*v)),
-            Operand::PercentName(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
+            Operand::PercentName(n) => match self.l.specials.read(n) {
+                Ok(Some(v)) => Ok(Value::Const(v)),
+                Ok(None) => Ok(Value::Reg(self.regs.use_(n, op.span))),
+                Err(why) => Err(Diagnostic::error(op.span, why)),
+            },
             Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
             Operand::Name(n) | Operand::AddressOf(n) if self.l.by_name.contains_key(n) => {
                 Ok(Value::Const(self.l.address_of(self.l.by_name[n])))

@@ -25,6 +25,8 @@ pub(super) struct Lowerer<'a> {
     pub(super) views: Vec<Vec<(String, usize)>>,
     /// The instances of each PTX `.shared`/`.local` declaration: (`cta1` or `P0`, instance name).
     pub(super) instances: HashMap<String, Vec<(String, String)>>,
+    /// The special registers of the thread being lowered.
+    pub(super) specials: super::special::Specials,
 }
 
 /// A kernel parameter: its type and its bound value (`.param .u64 p = &g;`).

@@ -23,7 +23,20 @@ impl Lowerer<'_> {
                 "cta" => p.cta = id.node,
                 "gpu" => p.gpu = id.node,
                 "cluster" => cluster = Some(id.node),
-                other => return Err(Diagnostic::expected(level.span, "a placement level `cta`, `cluster` or `gpu`", format!("`{other}`"))),
+                // Checked with the other threads' (`special::positions`).
+                "tid" => {}
+                "warp" => {
+                    return Err(Diagnostic::error(level.span, "warp columns (`warp W`) are not supported yet").with_note(
+                        "write one column per thread, placed with `tid N`; counts (`mbarrier.init`, `bar.sync`) then count those threads",
+                    ))
+                }
+                other => {
+                    return Err(Diagnostic::expected(
+                        level.span,
+                        "a placement level `cta`, `cluster`, `gpu` or `tid`",
+                        format!("`{other}`"),
+                    ))
+                }
             }
         }
         // Without an explicit cluster, each CTA is its own cluster: derive a cluster id that no
