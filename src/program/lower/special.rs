@@ -7,13 +7,21 @@
 //! 32`); registers whose values differ from run to run (`%clock`, `%smid`, ...) are rejected, since
 //! no placement fixes them.
 
-use super::threads::Warp;
 use crate::diag::Diagnostic;
 use crate::litmus::ast;
 use crate::program::{cluster_ctas, Placement, Variable};
 
 /// Threads a CTA may have (PTX ISA: at most 1024 threads per CTA).
 const MAX_CTA_THREADS: i64 = 1024;
+
+/// Where a thread sits in its warp: the threads of a CTA with tids 32w..32w+31 form warp w, and a
+/// thread's lane is its tid mod 32. `lanes` has a bit for each lane of this thread's warp that
+/// some thread of the test occupies.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Warp {
+    pub(super) lane: u32,
+    pub(super) lanes: u32,
+}
 
 /// Where a thread runs, as its special registers see it.
 #[derive(Clone, Copy, Debug, Default)]

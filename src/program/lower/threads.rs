@@ -4,6 +4,7 @@
 
 use super::operands::{describe, InstrLowerer};
 use super::params::is_param_load;
+use super::special::Warp;
 use super::state::{Lowerer, RegTable};
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, Operand, Statement};
@@ -131,7 +132,7 @@ impl Lowerer<'_> {
                     warp.lane
                 ),
             )
-            .with_note("ptxmm's lanes: the threads of one CTA, ordered by id, in warps of 32 consecutive threads"));
+            .with_note("a thread's lane is its tid mod 32 (`tid N` in its placement, or its position among its CTA's threads by id)"));
         }
         let leader = (m & warp.lanes).trailing_zeros() as i64;
         let mut ops = Vec::new();
@@ -200,15 +201,6 @@ fn thread_end(i: &ast::Instruction, regs: &mut RegTable, end: usize) -> Result<O
         (cmp, Value::Reg(r), Value::Const(0))
     });
     Ok(Op::Branch { cond, target: end })
-}
-
-/// Where a thread sits in its warp: ptxmm has no warps of its own, so the threads of one CTA,
-/// ordered by id, form warps of 32 consecutive threads (lane = position mod 32). `lanes` has a
-/// bit for each lane of this thread's warp that some thread of the test occupies.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Warp {
-    pub(super) lane: u32,
-    pub(super) lanes: u32,
 }
 
 /// How many lowered instructions an instruction becomes (not counting a guard's branch).
