@@ -628,3 +628,16 @@ fn every_instruction_of_every_test_is_generated_or_rejected_with_a_reason() {
     ];
     assert_eq!(variants.iter().map(String::as_str).collect::<Vec<_>>(), every_op, "the repository's tests lower to every operation");
 }
+
+/// A special register becomes the constant the model gave it: the harness's own thread and CTA
+/// numbers are not the test's placement.
+#[test]
+fn special_registers_are_generated_as_their_placement_values() {
+    let g = generate_text(
+        "special",
+        "PTX special\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0,tid 5 | P1@cta 1,gpu 0 ;\n mov.u32 r0, %tid.x | mov.u32 r0, %ctaid.x ;\n st.relaxed.gpu.u32 [x], r0 | st.relaxed.gpu.u32 [y], r0 ;\nexists (x == 5 /\\ y == 1)\n",
+    );
+    assert!(g.rejected.is_empty(), "{:?}", g.rejected);
+    assert!(g.source.contains("mov.u32 r0, 5;") && g.source.contains("mov.u32 r0, 1;"), "{}", g.source);
+    assert!(!g.source.contains("%tid") && !g.source.contains("%ctaid"), "{}", g.source);
+}

@@ -554,6 +554,8 @@ pub struct Thread {
     pub registers: Vec<String>,
     /// Initial register values (uninitialised registers are 0, as in Dat3M).
     pub reg_init: Vec<i64>,
+    /// The special registers the code reads (`%tid.x`), with the values its placement gives them.
+    pub specials: std::collections::BTreeMap<String, i64>,
     pub span: Span,
 }
 

@@ -144,6 +144,10 @@ impl ThreadGen<'_> {
                 let r = Self::reg_name(n);
                 if self.regs.contains_key(&r) {
                     r
+                } else if let Some(v) = self.program().threads[self.thread].specials.get(n) {
+                    // The value the model gave the special register: the harness's own thread
+                    // and CTA numbers are not the test's placement.
+                    v.to_string()
                 } else if let Some(f) = n.contains('.').then(|| n.parse::<f32>().ok()).flatten() {
                     // A decimal float literal (`createpolicy.fractional … 0.25`): PTX spells
                     // f32 immediates as bit patterns.

@@ -50,6 +50,7 @@ pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Dia
         views: vec![Vec::new(); test.threads.len()],
         instances: HashMap::new(),
         specials: Default::default(),
+        special_reads: Default::default(),
     }
     .run(test)
 }
@@ -124,7 +125,8 @@ impl Lowerer<'_> {
                 }
             }
             let reg_init = (0..table.names.len()).map(|r| *table.init.get(&r).unwrap_or(&0)).collect();
-            threads.push(Thread { id: header.id.node, placement, code, registers: table.names.clone(), reg_init, span: header.span });
+            let specials = std::mem::take(&mut *self.special_reads.borrow_mut());
+            threads.push(Thread { id: header.id.node, placement, code, registers: table.names.clone(), reg_init, specials, span: header.span });
         }
 
         let instances = std::mem::take(&mut self.instances);

@@ -123,7 +123,10 @@ impl<'l> InstrLowerer<'l, '_> {
         match &op.node {
             Operand::Int(v) => Ok(Value::Const(*v)),
             Operand::PercentName(n) => match self.l.specials.read(n) {
-                Ok(Some(v)) => Ok(Value::Const(v)),
+                Ok(Some(v)) => {
+                    self.l.special_reads.borrow_mut().insert(n.clone(), v);
+                    Ok(Value::Const(v))
+                }
                 Ok(None) => Ok(Value::Reg(self.regs.use_(n, op.span))),
                 Err(why) => Err(Diagnostic::error(op.span, why)),
             },

@@ -27,6 +27,8 @@ pub(super) struct Lowerer<'a> {
     pub(super) instances: HashMap<String, Vec<(String, String)>>,
     /// The special registers of the thread being lowered.
     pub(super) specials: super::special::Specials,
+    /// The special registers the thread being lowered reads, with their values.
+    pub(super) special_reads: std::cell::RefCell<std::collections::BTreeMap<String, i64>>,
 }
 
 /// A kernel parameter: its type and its bound value (`.param .u64 p = &g;`).
