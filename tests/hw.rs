@@ -439,7 +439,7 @@ fn hw_run_builds_and_runs_through_nvcc_and_the_harness() {
 fn asm_instructions(part: &str) -> Vec<String> {
     part.lines()
         .filter_map(|l| l.trim_start().strip_prefix("\"  ")?.strip_suffix("\\n\\t\""))
-        .filter(|l| !l.starts_with('.'))
+        .filter(|l| !l.starts_with('.') && *l != "{" && *l != "}")
         .map(str::to_string)
         .collect()
 }

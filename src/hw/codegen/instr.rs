@@ -390,9 +390,13 @@ impl ThreadGen<'_> {
     /// the opcode's state space at their position), then the instruction.
     fn emit(&mut self, e: Emission, guard: &str) -> Result<Vec<String>, Rejection> {
         let spaces = space_tokens(&e.parts);
+        // Without a state space, a 32-bit instruction (`mov.u32 r, s`) takes a variable's
+        // address in the shared window, as PTX gives a `.shared` variable's address.
+        let narrow = e.parts.iter().any(|p| matches!(p.as_str(), "u32" | "b32" | "s32"));
+        let default_form = if narrow { AddrForm::SharedCta } else { AddrForm::Generic };
         let mut k = 0usize;
         let mut next_form = || {
-            let f = spaces.get(k).or(spaces.first()).copied().unwrap_or(AddrForm::Generic);
+            let f = spaces.get(k).or(spaces.first()).copied().unwrap_or(default_form);
             k += 1;
             f
         };

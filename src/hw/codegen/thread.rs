@@ -5,8 +5,8 @@
 use super::super::{reject, HwTest, Rejection};
 use super::layout::{address_expr, AddrForm, Layout};
 use crate::diag::Span;
-use crate::litmus::ast::{InitItem, Instruction, Operand, Statement};
-use crate::program::{Instr, LocalOp, MbOp, Observable, Op, Program, Space};
+use crate::litmus::ast::{DeclInit, DeclSpace, InitItem, Instruction, Operand, Statement};
+use crate::program::{Instr, LocalOp, MbOp, Observable, Op, Program, Space, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -14,8 +14,21 @@ use std::fmt::Write;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum RegKind {
     Pred,
+    B16,
     B32,
     B64,
+}
+
+impl RegKind {
+    /// The kind of a register declared with a PTX type (`.reg .u16 %rs<2>;`).
+    fn of_declared(ty: &str) -> RegKind {
+        match ty {
+            "pred" => RegKind::Pred,
+            "b16" | "u16" | "s16" | "f16" | "bf16" => RegKind::B16,
+            "b64" | "u64" | "s64" | "f64" => RegKind::B64,
+            _ => RegKind::B32,
+        }
+    }
 }
 
 /// The lowered instructions of one statement of the test (lowering keeps each instruction's
@@ -77,8 +90,14 @@ impl ThreadGen<'_> {
         self.test.program
     }
 
+    /// The variable a name means in this thread's code: its own CTA's instance of a `.shared`
+    /// declaration (`s@cta1`), its own instance of a `.local` one (`buf@P0`), or the variable so
+    /// named.
     pub fn variable(&self, name: &str) -> Option<usize> {
-        self.program().variables.iter().position(|v| v.name == name)
+        let p = self.program();
+        let th = &p.threads[self.thread];
+        let own = [format!("{name}@cta{}", th.placement.cta), format!("{name}@P{}", th.id)];
+        own.iter().chain(std::iter::once(&name.to_string())).find_map(|n| p.variables.iter().position(|v| &v.name == n))
     }
 
     /// A register's PTX name: without `%` (it would need escaping in an asm template), other
@@ -232,7 +251,7 @@ fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
             }
         }
     }
-    for st in test.ast.code.get(thread).into_iter().flatten() {
+    for st in test.ast.column(thread) {
         let Statement::Instr(ins) = &st.node else { continue };
         if let Some((g, _)) = &ins.guard {
             set(&g.node, RegKind::Pred);
@@ -264,6 +283,30 @@ fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
                 set(name, RegKind::Pred);
             } else if (cache_hint && i + 1 == ins.operands.len()) || wide {
                 set(name, RegKind::B64);
+            }
+        }
+    }
+    // A code block's `.reg` declarations say the width themselves.
+    for st in test.ast.column(thread) {
+        let Statement::Decl(d) = &st.node else { continue };
+        if d.space.node != DeclSpace::Reg {
+            continue;
+        }
+        let kind = RegKind::of_declared(&d.ty.node);
+        for n in &d.names {
+            match &n.range {
+                Some(count) => {
+                    for k in 0..count.node {
+                        if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(&format!("{}{k}", n.name.node))) {
+                            *e = kind;
+                        }
+                    }
+                }
+                None => {
+                    if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(&n.name.node)) {
+                        *e = kind;
+                    }
+                }
             }
         }
     }
@@ -312,6 +355,7 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
     for (r, kind) in &gen.regs {
         body.push(match kind {
             RegKind::Pred => format!(".reg .pred {r};"),
+            RegKind::B16 => format!(".reg .b16 {r};"),
             RegKind::B32 => format!(".reg .b32 {r};"),
             RegKind::B64 => format!(".reg .b64 {r};"),
         });
@@ -331,6 +375,7 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
         match gen.regs.get(&name) {
             Some(RegKind::Pred) => body.push(format!("setp.ne.u32 {name}, {}, 0;", th.reg_init[i] as u32)),
             Some(RegKind::B64) => body.push(format!("mov.b64 {name}, {};", th.reg_init[i])),
+            Some(RegKind::B16) => body.push(format!("mov.b16 {name}, {};", th.reg_init[i] as u16)),
             _ => body.push(format!("mov.b32 {name}, {};", th.reg_init[i] as u32)),
         }
     }
@@ -367,9 +412,10 @@ pub(super) fn thread_function(
         .collect();
     let mut gen =
         ThreadGen { test, layout, thread, dense_cta, arch_major, regs, addr_operands: Vec::new(), first_input: outputs.len() + 3 };
-    let code = test.ast.code.get(thread).cloned().unwrap_or_default();
+    let code = test.ast.column(thread).to_vec();
     let backward = backward_labels(p, thread, &code);
     let mut body = prologue(&mut gen);
+    let mut depth = 0usize;
     for st in &code {
         match &st.node {
             Statement::Label(l) => {
@@ -380,10 +426,32 @@ pub(super) fn thread_function(
                     body.push("@hw_p bra HW_HANG;".into());
                 }
             }
-            Statement::Instr(ins) => body.extend(gen.instruction(ins, st.span)?),
-            // `check_test` rejects code blocks before any thread is generated.
-            Statement::Decl(_) | Statement::Open | Statement::Close => {
-                return Err(reject(p, st.span, "declarations and scopes of code blocks are not generated"));
+            Statement::Instr(ins) => match block_instruction(&mut gen, ins, st.span) {
+                Some(lines) => body.extend(lines?),
+                None => body.extend(gen.instruction(ins, st.span)?),
+            },
+            // A nested scope's registers are its own (they shadow the prologue's); the top
+            // scope's are declared by the prologue, at the widths the declarations give;
+            // variables are placed by the layout.
+            Statement::Decl(d) if depth > 0 && d.space.node == DeclSpace::Reg => {
+                let names: Vec<String> = d
+                    .names
+                    .iter()
+                    .map(|n| match &n.range {
+                        Some(count) => format!("{}<{}>", ThreadGen::reg_name(&n.name.node), count.node),
+                        None => ThreadGen::reg_name(&n.name.node),
+                    })
+                    .collect();
+                body.push(format!(".reg .{} {};", d.ty.node, names.join(", ")));
+            }
+            Statement::Decl(_) => {}
+            Statement::Open => {
+                depth += 1;
+                body.push("{".into());
+            }
+            Statement::Close => {
+                depth = depth.saturating_sub(1);
+                body.push("}".into());
             }
         }
     }
@@ -398,6 +466,7 @@ pub(super) fn thread_function(
         body.push(match gen.regs.get(&name) {
             Some(RegKind::Pred) => format!("selp.u64 %{idx}, 1, 0, {name};"),
             Some(RegKind::B64) => format!("mov.b64 %{idx}, {name};"),
+            Some(RegKind::B16) => format!("cvt.u64.u16 %{idx}, {name};"),
             _ => format!("cvt.u64.u32 %{idx}, {name};"),
         });
     }
@@ -435,6 +504,58 @@ pub(super) fn thread_function(
     let _ = writeln!(out, "  if (hung) atomicOr(hang, 1u << {thread});");
     let _ = writeln!(out, "}}");
     Ok(out)
+}
+
+/// The instructions of code blocks that the device form writes differently: `ret` and `exit`
+/// end the test thread (the harness's code after it must run), and `ld.param` reads a kernel
+/// parameter of the test, which the harness's function does not have: its bound value, or the
+/// address where the harness placed the bound variable.
+fn block_instruction(gen: &mut ThreadGen, ins: &Instruction, span: Span) -> Option<Result<Vec<String>, Rejection>> {
+    let p = gen.test.program;
+    let guard = match &ins.guard {
+        Some((g, neg)) => format!("@{}{} ", if *neg { "!" } else { "" }, ThreadGen::reg_name(&g.node)),
+        None => String::new(),
+    };
+    let parts: Vec<&str> = ins.opcode.iter().map(|o| o.node.as_str()).collect();
+    if matches!(parts[0], "ret" | "exit") {
+        return Some(Ok(vec![format!("{guard}bra.uni HW_END;")]));
+    }
+    if parts[0] != "ld" || !parts.iter().any(|q| matches!(*q, "param" | "param::entry")) {
+        return None;
+    }
+    let (Some(dst), Some(src)) = (ins.operands.first(), ins.operands.get(1)) else { return None };
+    let Operand::Address(inner, 0) = &src.node else {
+        return Some(Err(reject(p, src.span, "`ld.param` at an offset is not generated")));
+    };
+    let Operand::Name(name) = &inner.node else { return None };
+    let d = ThreadGen::reg_name(match &dst.node {
+        Operand::Name(n) | Operand::PercentName(n) => n,
+        _ => return None,
+    });
+    let wide = gen.regs.get(&d) == Some(&RegKind::B64);
+    let bound = gen.test.ast.init.iter().find_map(|item| match &item.node {
+        InitItem::Declaration(decl) if decl.space.node == DeclSpace::Param && decl.names.first().is_some_and(|n| &n.name.node == name) => {
+            decl.init.as_ref().map(|i| i.node.clone())
+        }
+        _ => None,
+    });
+    Some(match bound {
+        Some(DeclInit::AddressOf(var)) => match gen.variable(&var) {
+            Some(v) if wide => {
+                let k = gen.operand_index(v, AddrForm::Generic);
+                Ok(vec![format!("{guard}mov.b64 {d}, %{k};")])
+            }
+            _ => {
+                Err(reject(p, span, format!("`ld.param` of the address of `{var}` into a register narrower than 64 bits is not generated")))
+            }
+        },
+        // The value lowering gave the load (its bytes at the load's type).
+        _ => match lowered(p, gen.thread, ins, span).ops.first().map(|i| &i.op) {
+            Some(Op::Local { a: Value::Const(v), .. }) if wide => Ok(vec![format!("{guard}mov.b64 {d}, {v};")]),
+            Some(Op::Local { a: Value::Const(v), .. }) => Ok(vec![format!("{guard}mov.b32 {d}, {};", *v as u32)]),
+            _ => Err(reject(p, span, "this `ld.param` is not generated")),
+        },
+    })
 }
 
 /// Map template operand numbers (1 = hang, 2 = bound, 3.. = outputs, first_input.. = addresses)

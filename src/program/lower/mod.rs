@@ -126,7 +126,15 @@ impl Lowerer<'_> {
             }
             let reg_init = (0..table.names.len()).map(|r| *table.init.get(&r).unwrap_or(&0)).collect();
             let specials = std::mem::take(&mut *self.special_reads.borrow_mut());
-            threads.push(Thread { id: header.id.node, placement, code, registers: table.names.clone(), reg_init, specials, span: header.span });
+            threads.push(Thread {
+                id: header.id.node,
+                placement,
+                code,
+                registers: table.names.clone(),
+                reg_init,
+                specials,
+                span: header.span,
+            });
         }
 
         let instances = std::mem::take(&mut self.instances);
