@@ -390,13 +390,12 @@ impl ThreadGen<'_> {
     /// the opcode's state space at their position), then the instruction.
     fn emit(&mut self, e: Emission, guard: &str) -> Result<Vec<String>, Rejection> {
         let spaces = space_tokens(&e.parts);
-        // Without a state space, a 32-bit instruction (`mov.u32 r, s`) takes a variable's
-        // address in the shared window, as PTX gives a `.shared` variable's address.
-        let narrow = e.parts.iter().any(|p| matches!(p.as_str(), "u32" | "b32" | "s32"));
-        let default_form = if narrow { AddrForm::SharedCta } else { AddrForm::Generic };
+        // Without a state space, a 32-bit register operation (`mov.u32 r, s`) takes a shared
+        // variable's address in the shared window, as PTX gives a `.shared` variable's address.
+        let narrow = spaces.is_empty() && e.parts.iter().any(|p| matches!(p.as_str(), "u32" | "b32" | "s32"));
         let mut k = 0usize;
         let mut next_form = || {
-            let f = spaces.get(k).or(spaces.first()).copied().unwrap_or(default_form);
+            let f = spaces.get(k).or(spaces.first()).copied().unwrap_or(AddrForm::Generic);
             k += 1;
             f
         };
@@ -414,6 +413,8 @@ impl ThreadGen<'_> {
             if let (true, Some((var, off))) = (e.address_values, var_at) {
                 self.reachable(var, *sp)?;
                 let form = next_form();
+                let shared = matches!(self.program().variables[var].space, crate::program::Space::Shared { .. });
+                let form = if narrow && shared && matches!(op, Operand::Name(_)) { AddrForm::SharedCta } else { form };
                 let k = self.operand_index(var, form);
                 if off == 0 {
                     texts.push(format!("%{k}"));
