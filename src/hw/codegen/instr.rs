@@ -97,6 +97,16 @@ fn local_opcode(op: LocalOp) -> (String, &'static str) {
         LocalOp::Min => ("min", "s"),
         LocalOp::Max => ("max", "s"),
         LocalOp::Set(cmp) => return (format!("setp.{}", ptx_cmp(cmp)), "s"),
+        // Lowering types these (or evaluates them: `mapa`, `elect.sync`), so they are written as
+        // they stand; the names are for completeness.
+        LocalOp::MulWide => ("mul.wide", "s"),
+        LocalOp::MulHi => ("mul.hi", "s"),
+        LocalOp::Mad => ("mad.lo", "s"),
+        LocalOp::MadWide => ("mad.wide", "s"),
+        LocalOp::Selp => ("selp", "b"),
+        LocalOp::Cvt(_) => ("cvt", "s"),
+        LocalOp::Mapa => ("mapa", "b"),
+        LocalOp::Elect { .. } => ("elect.sync", "b"),
     };
     (name.to_string(), kind)
 }
