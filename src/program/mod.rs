@@ -178,6 +178,9 @@ pub enum Value {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Address {
     Location(usize),
+    /// Byte `1..=3` of the word at a location: the address of an 8- or 16-bit access inside a
+    /// word (`[s+1]`, `[s+2]`).
+    Byte(usize, i64),
     /// The address held in a register plus a byte offset (an address dependency).
     Reg(Reg, i64),
 }
@@ -243,6 +246,31 @@ pub enum LocalOp {
     Max,
     /// `setp.<cmp>`: 1 if the comparison holds, else 0.
     Set(CmpOp),
+    /// `mul.wide`: the whole product of two values of the (16- or 32-bit) type, at twice its width.
+    MulWide,
+    /// `mul.hi`: the high half of the whole product, at the type's width.
+    MulHi,
+    /// `mad.lo`: `a * b + c` at the type's width (`c` is the third operand).
+    Mad,
+    /// `mad.wide`: the whole product of `a` and `b` plus `c`, at twice the type's width.
+    MadWide,
+    /// `selp`: `a` when the predicate `c` is non-zero, else `b`.
+    Selp,
+    /// `cvt.<type>.<from>`: the value read at `from` (truncated, or zero- or sign-extended),
+    /// then written at the instruction's type.
+    Cvt(Ty),
+    /// `mapa` of an address or rank in a register: the address at the same CTA-relative offset
+    /// in the CTA of rank `b` of the thread's cluster (computed by the run, which knows the
+    /// program; constant operands are mapped by lowering instead).
+    Mapa,
+    /// `elect.sync` with a membermask in a register (`a`): the leader is the lowest lane of
+    /// `lanes` (the warp's lanes the test occupies) that the membermask selects; the result is
+    /// its lane id, or with `is_leader` whether it is `lane` (1 or 0).
+    Elect {
+        lanes: u32,
+        lane: u32,
+        is_leader: bool,
+    },
 }
 
 /// Thread fences (PTX ISA §9.7.13.4).
@@ -412,6 +440,8 @@ pub enum Op {
         sem: Sem,
         scope: Option<Scope>,
         space: AccessSpace,
+        /// `ld.global.nc` (see [`Op::Load`]).
+        nc: bool,
     },
     /// `st.v2|v4`: one 4-byte write per element.
     StoreVector {
@@ -465,7 +495,8 @@ pub enum Op {
         sem: Sem,
     },
     /// `ld`: `ty` is the instruction's type (None: untyped, Dat3M's spelling). A 64-bit type
-    /// reads two words (low word at the lower address) as one 8-byte access.
+    /// reads two words (low word at the lower address) as one 8-byte access; an 8- or 16-bit
+    /// type reads its bytes of one word.
     Load {
         dst: Reg,
         ty: Option<Ty>,
@@ -474,8 +505,12 @@ pub enum Op {
         scope: Option<Scope>,
         proxy: Proxy,
         space: AccessSpace,
+        /// `ld.global.nc`: a weak load through the non-coherent read-only cache; the location must
+        /// stay unwritten while the kernel runs (a write in the same execution is undefined).
+        nc: bool,
     },
-    /// `st`: the value truncated to `ty`; a 64-bit type writes two words as one 8-byte access.
+    /// `st`: the value truncated to `ty`; a 64-bit type writes two words as one 8-byte access;
+    /// an 8- or 16-bit type writes its bytes of one word (the word's other bytes unchanged).
     Store {
         ty: Option<Ty>,
         addr: Address,
@@ -488,7 +523,8 @@ pub enum Op {
     /// `atom` (with a destination) or `red` (without). `operands` is `[v]`, or `[cmp, new]` for cas.
     Rmw {
         dst: Option<Reg>,
-        /// The operation's type (None: untyped); at most 32 bits.
+        /// The operation's type (None: untyped); a 64-bit type is one 8-byte access of two
+        /// words, as for `ld`/`st`.
         ty: Option<Ty>,
         addr: Address,
         op: RmwOp,
@@ -527,6 +563,8 @@ pub enum Op {
         ty: Option<Ty>,
         a: Value,
         b: Value,
+        /// The third operand of `mad` (the addend) and `selp` (the predicate).
+        c: Option<Value>,
     },
     /// Conditional or unconditional jump to an instruction index (`code.len()` = thread exit).
     Branch {

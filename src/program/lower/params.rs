@@ -46,6 +46,6 @@ impl InstrLowerer<'_, '_> {
         let value = ty.norm(((param.value as u64) >> (8 * offset)) as i64);
         let dst = self.dest_reg(&ops[0])?;
         self.regs.set_type(dst, Some(ty));
-        Ok(Op::Local { dst, op: LocalOp::Mov, ty: Some(ty), a: Value::Const(value), b: Value::Const(0) })
+        Ok(Op::Local { dst, op: LocalOp::Mov, ty: Some(ty), a: Value::Const(value), b: Value::Const(0), c: None })
     }
 }

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 
 const SUPPORTED: &str = "supported: ld, st, atom, red (and tld/suld/cold/sust/suatom/sured), fence.sc|acq_rel|acquire|release, \
 membar, fence.proxy.<generic|surface|texture|constant|alias>, bar.cta.sync|arrive, bar.sync, barrier.sync, bra, goto, \
-beq/bne/blt/bgt/ble/bge, mov, add, sub, mul, div, rem, and, or, xor, shl, shr, min, max, setp";
+beq/bne/blt/bgt/ble/bge, ret, exit, mov, add, sub, mul, mad, div, rem, and, or, xor, not, neg, shl, shr, min, max, setp, selp, \
+cvt, cvta, mapa, elect.sync, createpolicy, cp.async*, cp.reduce.async.bulk*, mbarrier.*, barrier.cluster, wgmma";
 
 impl Lowerer<'_> {
     pub(super) fn placement(&self, header: &ast::ThreadHeader) -> Result<Placement, Diagnostic> {
@@ -120,21 +121,28 @@ impl Lowerer<'_> {
         let Operand::Vector(dests) = &dp.node else {
             return Err(Diagnostic::expected(dp.span, "`d|p` (a destination, `|`, a predicate; `_` for either)", describe(&dp.node)));
         };
-        let Operand::Int(m) = mask.node else {
-            return Err(Diagnostic::expected(mask.span, "a constant membermask", describe(&mask.node)));
+        // A membermask in a register: the run computes the leader from its value (that the
+        // executing lane is in it is then not checked).
+        let membermask = match &mask.node {
+            Operand::Int(m) => {
+                let m = *m as u32;
+                if m & (1 << warp.lane) == 0 {
+                    return Err(Diagnostic::error(
+                        mask.span,
+                        format!(
+                            "membermask {m:#x} does not select this thread's lane {} (PTX ISA: the executing thread must be in membermask)",
+                            warp.lane
+                        ),
+                    )
+                    .with_note(
+                        "a thread's lane is its tid mod 32 (`tid N` in its placement, or its position among its CTA's threads by id)",
+                    ));
+                }
+                Value::Const(i64::from(m))
+            }
+            Operand::Name(n) | Operand::PercentName(n) => Value::Reg(regs.use_(n, mask.span)),
+            other => return Err(Diagnostic::expected(mask.span, "a membermask (a constant or a register)", describe(other))),
         };
-        let m = m as u32;
-        if m & (1 << warp.lane) == 0 {
-            return Err(Diagnostic::error(
-                mask.span,
-                format!(
-                    "membermask {m:#x} does not select this thread's lane {} (PTX ISA: the executing thread must be in membermask)",
-                    warp.lane
-                ),
-            )
-            .with_note("a thread's lane is its tid mod 32 (`tid N` in its placement, or its position among its CTA's threads by id)"));
-        }
-        let leader = (m & warp.lanes).trailing_zeros() as i64;
         let mut ops = Vec::new();
         for (k, o) in dests.iter().enumerate() {
             let name = match &o.node {
@@ -142,8 +150,11 @@ impl Lowerer<'_> {
                 Operand::Name(n) | Operand::PercentName(n) => n,
                 other => return Err(Diagnostic::expected(o.span, "a destination register or `_`", describe(other))),
             };
-            let value = if k == 0 { leader } else { i64::from(leader == i64::from(warp.lane)) };
-            ops.push(Op::Local { dst: regs.def(name), op: LocalOp::Mov, a: Value::Const(value), b: Value::Const(0), ty: None });
+            let (op, a) = match membermask {
+                Value::Reg(r) => (LocalOp::Elect { lanes: warp.lanes, lane: warp.lane, is_leader: k == 1 }, Value::Reg(r)),
+                Value::Const(m) => (LocalOp::Mov, Value::Const(crate::program::types::elect(warp.lanes, warp.lane, k == 1, m))),
+            };
+            ops.push(Op::Local { dst: regs.def(name), op, a, b: Value::Const(0), ty: None, c: None });
         }
         if ops.is_empty() {
             // `elect.sync _|_, m`: nothing observable; a jump to the next instruction (the
@@ -276,6 +287,11 @@ impl InstrLowerer<'_, '_> {
             "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => self.cond_branch(&head, rest),
             "goto" | "bra" => self.jump(rest),
             "mov" | "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min" | "max" => self.local(&head, rest),
+            "mad" => self.mad(rest),
+            "selp" => self.selp(rest),
+            "cvt" => self.cvt(rest),
+            "cvta" => self.cvta(rest),
+            "not" | "neg" => self.unary(&head, rest),
             "setp" => self.setp(rest),
             "cp" => self.async_copy(rest),
             "mbarrier" => self.mbarrier(rest),
