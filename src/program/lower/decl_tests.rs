@@ -161,3 +161,20 @@ fn declaration_errors_name_the_problem() {
             .unwrap_err();
     assert!(e.contains("t.litmus:8:2") && e.contains("`s` is declared twice, differently"), "{e}");
 }
+
+#[test]
+fn placement_tid_gives_special_registers_and_lanes() {
+    let p = lower_str(
+        "PTX k\n{ }\nP0@cta 0,gpu 0,tid 40 | P1@cta 0,gpu 0 ;\n{\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %laneid;\n mov.u32 %r3, %ntid.x;\n}\nexists (0 == 0)\n",
+    )
+    .unwrap();
+    let consts = |t: usize| -> Vec<i64> {
+        p.threads[t].code.iter().filter_map(|i| if let Op::Local { a: Value::Const(v), .. } = i.op { Some(v) } else { None }).collect()
+    };
+    // P1 takes its position among its CTA's threads by id (1); the CTA's threads go up to tid 40.
+    assert_eq!(consts(0), vec![40, 8, 41]);
+    assert_eq!(consts(1), vec![1, 1, 41]);
+    assert_eq!(p.threads[0].specials.get("%tid.x"), Some(&40));
+    let e = lower_str("PTX k\n{ }\nP0@cta 0,gpu 0,tid 3 | P1@cta 0,gpu 0,tid 3 ;\n{\n ret;\n}\nexists (0 == 0)\n").unwrap_err();
+    assert!(e.contains("t.litmus:3:24") && e.contains("P0 and P1 are both thread 3 of CTA 0"), "{e}");
+}

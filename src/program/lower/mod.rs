@@ -4,8 +4,9 @@
 //! never guesses: an instruction or qualifier the model does not cover is an error, not a no-op.
 //!
 //! Files, each using only those listed before it (`async_ops` and `tensor_ops` use each other):
-//! `state` (the tables being filled, registers and their scopes), `declarations` (PTX
-//! declarations: instances per CTA and per thread, arrays of mbarriers, kernel parameters),
+//! `special` (each thread's tid, warp and special registers), `state` (the tables being filled,
+//! registers and their scopes), `declarations` (PTX declarations: instances per CTA and per
+//! thread, arrays of mbarriers, kernel parameters),
 //! `locations` (the init block), `operands` (one instruction's qualifiers and operands),
 //! `memory`, `local`, `async_ops`, `tensor_ops`, `fences` and `params` (`ld.param`) (the
 //! instructions by kind), `threads` (each thread, its code blocks' scopes, `ret`/`exit`, and the
