@@ -571,7 +571,7 @@ fn every_instruction_of_every_test_is_generated_or_rejected_with_a_reason() {
         &["ld", "st", "atom", "red", "add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr", "min", "max", "mov", "setp"];
     let is_type = |p: &str| {
         let (k, bits) = p.split_at(1.min(p.len()));
-        matches!(k, "b" | "u" | "s" | "f") && matches!(bits, "8" | "16" | "32" | "64") || p == "bf16"
+        matches!(k, "b" | "u" | "s" | "f") && matches!(bits, "8" | "16" | "32" | "64") || p == "bf16" || p == "pred"
     };
     let mut files = Vec::new();
     for dir in ["tests", "examples", "../shared/peers/dat3m/litmus/PTX"] {
