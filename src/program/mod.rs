@@ -407,6 +407,9 @@ pub enum Op {
     /// scalar accesses).
     LoadVector {
         dsts: Vec<Reg>,
+        /// The element type when it is a 32-bit one: each element converts as a scalar load of
+        /// that type does; None keeps the word (no type, or another width).
+        ty: Option<Ty>,
         addr: Address,
         sem: Sem,
         scope: Option<Scope>,
