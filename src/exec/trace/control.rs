@@ -33,6 +33,10 @@ pub(super) fn control_registers(code: &[Instr]) -> BTreeSet<Reg> {
                 }
             }
             Op::CpAsyncArrive { bar, .. } => addr(bar, &mut regs),
+            Op::Prefetch { bulk: Some((src, size)) } => {
+                addr(src, &mut regs);
+                regs.push(*size);
+            }
             Op::Wgmma { a, b } => {
                 addr(a, &mut regs);
                 addr(b, &mut regs);
@@ -57,7 +61,7 @@ pub(super) fn control_registers(code: &[Instr]) -> BTreeSet<Reg> {
             | Op::Fence { .. }
             | Op::ProxyFence { .. }
             | Op::AliasFence
-            | Op::Prefetch
+            | Op::Prefetch { bulk: None }
             | Op::CommitGroup(_)
             | Op::WaitGroup { .. }
             | Op::WgmmaFence

@@ -175,7 +175,8 @@ impl Cx<'_> {
                 let e = st.event(TraceOp::Fence, pc);
                 st.events.push(e);
             }
-            Op::Prefetch => {}
+            Op::Prefetch { bulk: None } => {}
+            Op::Prefetch { bulk: Some((src, size)) } => self.bulk_prefetch(&mut st, src, size, pc, line)?,
             Op::ClusterBarrier { arrive, .. } => {
                 let e = st.event(TraceOp::ClusterBarrier { arrive: *arrive }, pc);
                 st.events.push(e);
