@@ -124,8 +124,7 @@ fn long_cat_chains_long_lines_and_cr_line_endings() {
 #[test]
 fn undefined_behaviour_before_a_hang_is_reported() {
     let (_, out, _) = run(&["run", "tests/liveness/ub-then-hang.litmus"]);
-    assert!(out.starts_with("Verdict: Undefined
-"), "{out}");
+    assert!(out.starts_with("Verdict: Undefined\n"), "{out}");
     let live = out.split("Liveness: may hang").nth(1).unwrap_or_else(|| panic!("a hang:\n{out}"));
     assert!(live.contains("undefined behaviour in this hanging execution (1):") && live.contains("M10: the tx-count"), "{out}");
     let (_, out, _) = run(&["run", "--json", "tests/liveness/ub-then-hang.litmus"]);

@@ -127,8 +127,7 @@ fn no_completing_execution_is_inconclusive() {
 fn undefined_behaviour_before_a_hang_is_undefined() {
     for args in [&["run"][..], &["run", "--liveness", "skip"][..]] {
         let (code, out, _) = run(&[args, &["tests/verdicts/ub-before-hang.litmus"]].concat());
-        assert!(out.starts_with("Verdict: Undefined
-"), "{out}");
+        assert!(out.starts_with("Verdict: Undefined\n"), "{out}");
         assert!(out.contains("[undefined-operation] M10: the tx-count 9223372036854775807"), "{out}");
         assert_eq!(code, Some(0), "{out}");
     }
@@ -143,8 +142,9 @@ fn a_model_that_rejects_everything_is_not_a_hang() {
     let args = ["run", "--cat", "tests/cat/reject-every-execution.cat", "examples/MP.litmus"];
     let (code, out, _) = run(&args);
     assert!(
-        out.starts_with("Verdict: Inconclusive (no consistent execution)
-Inconclusive: no execution is consistent with the model: it rejects every candidate execution, complete or hanging"),
+        out.starts_with(
+            "Verdict: Inconclusive (no consistent execution)\nInconclusive: no execution is consistent with the model: it rejects every candidate execution, complete or hanging"
+        ),
         "{out}"
     );
     assert!(!out.contains("no execution completes") && !out.contains("stuck") && out.contains("Liveness: ok"), "{out}");

@@ -151,7 +151,9 @@ impl Cx<'_> {
                 return Ok(fork(stack, self.load_wide(st, *dst, addr, *space, pc, line)?));
             }
             Op::Load { dst, ty, addr, space, .. } => return self.load(st, stack, *dst, *ty, addr, *space, pc, line),
-            Op::LoadVector { dsts, ty, addr, space, .. } => return Ok(fork(stack, self.load_vector(st, dsts, *ty, addr, *space, pc, line)?)),
+            Op::LoadVector { dsts, ty, addr, space, .. } => {
+                return Ok(fork(stack, self.load_vector(st, dsts, *ty, addr, *space, pc, line)?))
+            }
             Op::Store { ty: Some(ty), addr, value, space, .. } => self.store_typed(&mut st, *ty, addr, value, *space, pc, line)?,
             Op::Store { addr, value, space, .. } => {
                 let acc = self.access(&st, addr, 0, 4, *space, line)?;
