@@ -3,60 +3,26 @@
 //! liveness (ok / hang) in tests/async/expected.csv, under the default model. Needs nothing
 //! outside the repository.
 
+mod common;
+
 use ptxmm::config::Config;
-use ptxmm::decide::{Decider, LivenessStatus};
-use std::collections::BTreeSet;
+use ptxmm::decide::Decider;
+
 use std::path::Path;
 
 fn dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/async")
 }
 
-fn rows() -> Vec<(String, String, String)> {
-    let text = std::fs::read_to_string(dir().join("expected.csv")).unwrap();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').map(str::trim).collect();
-            assert_eq!(f.len(), 3, "bad row `{l}`: expected FILE,Verdict,Liveness");
-            (f[0].to_string(), f[1].to_string(), f[2].to_string())
-        })
-        .collect()
-}
-
 #[test]
 fn async_scenarios_and_user_cases() {
-    let config = Config::default_model();
-    let (mut passed, mut failed) = (0, Vec::new());
-    for (file, verdict, liveness) in rows() {
-        let program = ptxmm::load_program(&dir().join(&file)).unwrap_or_else(|e| panic!("{file}: {}", e.render(false)));
-        let decider = Decider::new(&config);
-        let outcome = decider.verdict(&program).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let live = decider.liveness(&program).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let got_live = if live.status == LivenessStatus::Ok { "ok" } else { "hang" };
-        let got = outcome.verdict().name();
-        if got == verdict && got_live == liveness {
-            passed += 1;
-        } else {
-            failed.push(format!("{file}: expected {verdict}/{liveness}, got {got}/{got_live}"));
-        }
-    }
-    println!("async suite: {passed} passed, {} failed", failed.len());
-    for f in &failed {
-        println!("MISMATCH {f}");
-    }
+    let failed = common::run_verdict_suite("async", &dir());
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn every_async_test_has_an_expectation() {
-    let listed: BTreeSet<String> = rows().into_iter().map(|r| r.0).collect();
-    for entry in std::fs::read_dir(dir()).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().to_string();
-        if name.ends_with(".litmus") {
-            assert!(listed.contains(&name), "tests/async/{name} has no row in tests/async/expected.csv");
-        }
-    }
+    common::assert_every_test_listed(&dir());
 }
 
 /// Each alternative reading of an ambiguity changes the verdict of the scenario that exposes it,

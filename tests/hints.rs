@@ -150,3 +150,8 @@ fn a_cat_flag_that_is_not_a_race_is_reported_as_a_flag() {
     assert!(text.contains("Flagged by the model (2):") && !text.contains("Data races"), "{text}");
     assert!(ptxmm::decide::report::herd_block(&o).contains("Flag has-ext-rf"));
 }
+
+#[test]
+fn written_nc_location_hint_is_a_plain_load() {
+    check("nc-written", "NC-location-written", &["`ld.global`", "instead of `ld.global.nc.u32 %r1, [g]`"], &["fence.proxy"]);
+}

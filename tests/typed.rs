@@ -72,13 +72,14 @@ fn decimal_float_literals() {
 }
 
 #[test]
-fn narrow_and_wide_atomics_are_rejected_with_their_form() {
-    let src = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.add.u64 r0, [x], 1 ;\nexists (x == 1)\n";
+fn narrow_atomics_are_rejected_with_their_form() {
+    // 64-bit atomics are modelled (tests/isa/atom64-*.litmus); 8- and 16-bit ones are not.
+    let src = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.cas.b16 r0, [x], 0, 1 ;\nexists (x == 1)\n";
     let f = std::env::temp_dir().join(format!("ptxmm-typed-{}.litmus", std::process::id()));
     std::fs::write(&f, src).unwrap();
     let out = Command::cargo_bin("ptxmm").unwrap().args(["run", f.to_str().unwrap()]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("64-bit atomic"), "{err}");
+    assert!(err.contains("16-bit atomic"), "{err}");
     let src = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.inc.s32 r0, [x], 1 ;\nexists (x == 1)\n";
     std::fs::write(&f, src).unwrap();
     let out = Command::cargo_bin("ptxmm").unwrap().args(["run", f.to_str().unwrap()]).output().unwrap();

@@ -183,11 +183,33 @@ fn undefined_finding(s: &EventStructure, cand: &Candidate, rule: &str, a: usize,
             )),
         };
     }
+    if rule.starts_with("NC") {
+        return nc_finding(s, rule, a, b);
+    }
     Finding {
         rule: rule.to_string(),
         sites: sites(s, &[a, b]),
         message: format!("{} and {}", describe(s, a), describe(s, b)),
         hint: Some(pair_hint(s, rule, a, b, path)),
+    }
+}
+
+/// `ld.global.nc` of a location that the execution writes (`NC-location-written`): the load
+/// through the read-only cache (`nc`) and the write.
+fn nc_finding(s: &EventStructure, rule: &str, nc: usize, w: usize) -> Finding {
+    let name = object_name(s, nc);
+    Finding {
+        rule: rule.to_string(),
+        sites: sites(s, &[nc, w]),
+        message: format!(
+            "{} reads `{name}` through the non-coherent read-only cache, and {} writes it in the same execution",
+            describe(s, nc),
+            describe(s, w)
+        ),
+        hint: Some(format!(
+            "`ld.global.nc` needs `{name}` unchanged while the kernel runs: load it with `ld.global` (`.relaxed`/`.acquire` with a scope when it is synchronized on) instead of {}, or do not write it during the kernel",
+            describe(s, nc)
+        )),
     }
 }
 
@@ -332,7 +354,7 @@ fn same_object(p: &Program, x: &Address, y: &Address) -> bool {
 fn bar_name(p: &Program, a: &Address) -> String {
     match a {
         Address::Location(l) => p.locations[*l].name.clone(),
-        Address::Reg(..) => "its mbarrier".to_string(),
+        Address::Reg(..) | Address::Byte(..) => "its mbarrier".to_string(),
     }
 }
 
@@ -688,6 +710,8 @@ fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
         format!("align the address of {here}: declare the variable with `align 16` (bulk copies) or the cp-size, and use an offset that is a multiple of it")
     } else if has("U4") {
         format!("give {here} a src-size between 0 and its cp-size")
+    } else if has("mapa:") {
+        format!("give {here} the rank of a CTA of the cluster (the cluster's CTAs ranked by id) and the address of a shared variable that CTA declares at the same CTA-relative offset")
     } else if has("U13") {
         format!("use the state-space qualifier of the variable's space in {here} (`.global` for global variables, `.shared::cta` for the executing CTA's shared memory, `.shared::cluster` for another CTA of the cluster)")
     } else if reason.contains("is the mbarrier object") {

@@ -102,7 +102,7 @@ pub fn objects(s: &EventStructure) -> Vec<usize> {
         .variables
         .iter()
         .filter(|v| v.kind == VariableKind::Mbarrier)
-        .map(|v| program.locations[v.first_location].physical)
+        .flat_map(|v| (0..(v.size / 8) as usize).map(|k| program.locations[v.first_location + k].physical))
         .filter(|p| s.events.iter().any(|e| e.physical == Some(*p) && e.thread.is_some()))
         .collect();
     out.sort_unstable();

@@ -286,6 +286,10 @@ fn static_relations(
     rel.insert("int", int);
     // Complete overlap: the same bytes accessed by both (§8.7): same word, same access range.
     rel.insert("same-range", grouped(n, |i| events[i].physical.map(|p| (p, events[i].range))));
+    // Overlap (§8.2.1): some byte of the word accessed by both (a sub-word access covers only
+    // its own bytes of its word; every other access, the whole word).
+    rel.insert("overlap", overlap(program, events));
+    rel.insert("same-access", same_access(program, events));
     let mut issuer = Relation::empty(n);
     for ids in thread_events {
         let mut own = EventSet::empty(n);
@@ -323,6 +327,67 @@ fn static_relations(
     let po_loc = rel["po"].intersection(&rel["loc"]);
     rel.insert("po-loc", po_loc);
     rel
+}
+
+/// Events of one word that access a common byte of it (both directions, each event with itself).
+fn overlap(program: &Program, events: &[Event]) -> Relation {
+    let n = events.len();
+    // Per physical word, its events grouped by the bytes they access.
+    let mut words: BTreeMap<usize, BTreeMap<u8, (Vec<usize>, EventSet)>> = BTreeMap::new();
+    for (i, e) in events.iter().enumerate() {
+        let Some(p) = e.physical else { continue };
+        let (members, set) = words.entry(p).or_default().entry(word_bytes(program, e)).or_insert_with(|| (Vec::new(), EventSet::empty(n)));
+        members.push(i);
+        set.insert(i);
+    }
+    let mut out = Relation::empty(n);
+    for classes in words.values() {
+        for (a, (members, _)) in classes {
+            for (b, (_, set)) in classes {
+                if a & b != 0 {
+                    members.iter().for_each(|&m| out.insert_row(m, set));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The bytes of its word an event accesses, as a 4-bit mask (bit k: byte k of the word).
+fn word_bytes(program: &Program, e: &Event) -> u8 {
+    let Some(l) = e.location.filter(|_| e.kind != EventKind::Init) else { return 0xF };
+    let off = program.locations[l].offset;
+    let (from, to) = (e.range.0.max(off) - off, e.range.1.min(off + 4) - off);
+    let mask = (from.max(0)..to.min(4)).fold(0u8, |m, b| m | 1 << b);
+    if mask == 0 {
+        0xF
+    } else {
+        mask
+    }
+}
+
+/// The two words of one 8-byte access of a thread (`ld`/`st`/`atom`/`red` of a 64-bit type):
+/// consecutive events of the instruction, both reads or both writes, with the same 8-byte range
+/// (both directions). The model needs it for what holds of the access as a whole: one place in
+/// coherence order, single-copy atomicity.
+fn same_access(program: &Program, events: &[Event]) -> Relation {
+    let mut out = Relation::empty(events.len());
+    for (i, pair) in events.windows(2).enumerate() {
+        let [a, b] = pair else { continue };
+        let wide = |e: &Event| {
+            let (Some(t), Some(k)) = (e.thread, e.instr) else { return false };
+            let op = &program.threads[t].code[k].op;
+            e.agent.is_none()
+                && e.range.1 - e.range.0 == 8
+                && matches!(op, Op::Load { ty: Some(ty), .. } | Op::Store { ty: Some(ty), .. } | Op::Rmw { ty: Some(ty), .. } if ty.bits == 64)
+        };
+        let same = a.thread == b.thread && a.instr == b.instr && a.kind == b.kind && a.range == b.range && a.physical != b.physical;
+        if same && wide(a) && wide(b) {
+            out.insert(i, i + 1);
+            out.insert(i + 1, i);
+        }
+    }
+    out
 }
 
 /// The RMW pairs and the address, data and control dependencies, as event relations.
@@ -429,6 +494,8 @@ pub const ALL_TAGS: &[&str] = &[
     "WGMMA",
     "WGMMAFENCE",
     "RESTRICTED",
+    "NC",
+    "MERGE",
 ];
 
 /// Kind, scope and tags of a trace event (Dat3M's PTX tagging for the instructions Dat3M knows;
@@ -447,13 +514,31 @@ fn classify(instr: &crate::program::Instr, te: &TraceEvent) -> (EventKind, Optio
     }
     match (&instr.op, op) {
         (_, TraceOp::Marker) => (EventKind::Marker, None, tags),
+        // The read half of a sub-word store (`exec::trace::sizes`): how the word keeps its other
+        // bytes, not a read of the program; weak, in no ordering pattern and no race.
+        (Op::Store { ty: Some(ty), proxy, .. }, TraceOp::Read) if ty.bits < 32 => {
+            tags.extend(["MERGE", "WEAK", proxy.tag()]);
+            (EventKind::Read, None, tags)
+        }
         (Op::Load { sem, scope, proxy, .. }, _) | (Op::Store { sem, scope, proxy, .. }, _) => {
             tags.push(sem_tag(*sem));
             scope_tag(*scope, &mut tags);
             tags.push(proxy.tag());
+            if matches!(instr.op, Op::Load { nc: true, .. }) {
+                tags.push("NC");
+            }
             (rw(op), *scope, tags)
         }
-        (Op::LoadVector { sem, scope, .. }, _) | (Op::StoreVector { sem, scope, .. }, _) => {
+        (Op::LoadVector { sem, scope, nc, .. }, _) => {
+            tags.push(sem_tag(*sem));
+            scope_tag(*scope, &mut tags);
+            tags.push(Proxy::Generic.tag());
+            if *nc {
+                tags.push("NC");
+            }
+            (rw(op), *scope, tags)
+        }
+        (Op::StoreVector { sem, scope, .. }, _) => {
             tags.push(sem_tag(*sem));
             scope_tag(*scope, &mut tags);
             tags.push(Proxy::Generic.tag());

@@ -19,12 +19,35 @@ pub struct LitmusTest {
     pub comments: Vec<String>,
     pub init: Vec<Spanned<InitItem>>,
     pub threads: Vec<ThreadHeader>,
-    /// `code[t]` is the column of thread `t`, top to bottom; empty cells are omitted.
+    /// How the program is written: a table of rows, one kernel block, or one block per thread.
+    pub form: CodeForm,
+    /// `code[t]` is the code of thread `t`, top to bottom (empty cells of a table are omitted).
+    /// A kernel block ([`CodeForm::Kernel`]) is stored once, as `code[0]`: read a thread's code
+    /// with [`LitmusTest::column`].
     pub code: Vec<Vec<Spanned<Statement>>>,
     /// `locations [x; P0:r0;]`, if present.
     pub locations: Vec<Spanned<CondValue>>,
     pub filter: Option<Spanned<Prop>>,
     pub condition: Option<Condition>,
+}
+
+impl LitmusTest {
+    /// The code thread `t` runs: its column, or the kernel block every thread runs.
+    pub fn column(&self, t: usize) -> &[Spanned<Statement>] {
+        let index = if self.form == CodeForm::Kernel { 0 } else { t };
+        self.code.get(index).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The three ways to write the program after the thread header row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeForm {
+    /// Rows of cells separated by `|`, one column per thread, each row ending at `;`.
+    Table,
+    /// One block `{ ... }` of PTX statements that every thread runs (SPMD).
+    Kernel,
+    /// One block per thread, in order: `P0 { ... } P1 { ... }`.
+    Blocks,
 }
 
 /// An item of the init block `{ ... }`.
@@ -48,6 +71,60 @@ pub enum InitItem {
     /// `tmap @ tensormap { base = g; dims = {8, 4}; box = {4, 2}; ... }`: a tensor map (a
     /// `CUtensorMap`) describing a tensor in the global variable `base` (see `program::tensor`).
     TensorMap(TensorMapDecl),
+    /// A PTX-spelled declaration: `.shared .align 8 .b64 bar;`, `.global .u32 x = 5;`,
+    /// `.param .u64 p = &g;`.
+    Declaration(Declaration),
+}
+
+/// A PTX declaration (PTX ISA §5.4): `[.visible|.extern] .SPACE [.align N] .TYPE NAME[[N]...]
+/// [= init]`, or `.reg .TYPE NAME, %r<N>, ...` for registers. Checked when lowered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declaration {
+    pub space: Spanned<DeclSpace>,
+    pub align: Option<Spanned<i64>>,
+    /// The type without its dot: `b8`, `u64`, `pred`.
+    pub ty: Spanned<String>,
+    pub names: Vec<DeclName>,
+    pub init: Option<Spanned<DeclInit>>,
+}
+
+/// The state space of a [`Declaration`] (PTX ISA §5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclSpace {
+    Reg,
+    Shared,
+    Global,
+    Local,
+    Param,
+}
+
+impl DeclSpace {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            DeclSpace::Reg => ".reg",
+            DeclSpace::Shared => ".shared",
+            DeclSpace::Global => ".global",
+            DeclSpace::Local => ".local",
+            DeclSpace::Param => ".param",
+        }
+    }
+}
+
+/// One declared name: `x`, `buf[16]` (array dimensions, in elements), or `%r<15>` (a
+/// parameterized name declaring `%r0` to `%r14`, PTX ISA §5.4.6).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclName {
+    pub name: Spanned<String>,
+    pub dims: Vec<Spanned<i64>>,
+    pub range: Option<Spanned<i64>>,
+}
+
+/// An initialiser: `= 5` or `= {1, 2, 3}` (element values), or `= &g` (the address of a variable;
+/// kernel parameters).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeclInit {
+    Values(Vec<i64>),
+    AddressOf(String),
 }
 
 /// A tensor-map declaration: its name and its `key = value` fields as written (checked when
@@ -93,13 +170,19 @@ pub struct ThreadHeader {
     pub span: Span,
 }
 
-/// One cell of a thread column.
+/// One statement of a thread's code (a cell of a table, or a statement of a block).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {
     /// `LC00:`
     Label(String),
     /// An instruction, optionally guarded by a predicate (`@p`, `@!p`).
     Instr(Instruction),
+    /// A declaration inside a code block: `.reg`, `.shared` or `.local`.
+    Decl(Declaration),
+    /// `{`: a nested scope of a code block opens (its `.reg`s are local to it).
+    Open,
+    /// `}`: the innermost nested scope closes.
+    Close,
 }
 
 #[derive(Clone, Debug, PartialEq)]

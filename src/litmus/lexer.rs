@@ -6,7 +6,7 @@
 //!
 //! * An opcode such as `cp.async.bulk.shared::cluster.global` is one [`Tok::Ident`] (a word with
 //!   `.`/`::`-joined parts), so the parser never has to reason about whitespace between parts.
-//! * Lexical errors (an unknown character, a `(*` without `*)`) do not stop lexing: they become
+//! * Lexical errors (an unknown character, a `(*` without `*)`, a `/*` without `*/`) do not stop lexing: they become
 //!   error tokens in the stream, and the parser reports them when it reaches them, where it knows
 //!   what it expected instead.
 //!
@@ -28,6 +28,10 @@ pub enum Tok {
     /// `%r1`, `%p`, `%tid.x`.
     #[regex(r"%[A-Za-z0-9_$]+(\.[A-Za-z0-9_$]+)*")]
     PercentName,
+    /// A PTX directive or declaration keyword: `.reg`, `.shared`, `.align`, `.b32`, `.pragma`.
+    /// A `.` followed by a digit (`0.25`) or by nothing stays [`Tok::Unknown`].
+    #[regex(r"\.[A-Za-z_][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
+    Directive,
     /// A non-negative integer literal, decimal or hex; the sign is a separate [`Tok::Minus`].
     #[regex(r"[0-9]+")]
     #[regex(r"0[xX][0-9a-fA-F]+")]
@@ -41,6 +45,9 @@ pub enum Tok {
     /// `(* ... *)` is skipped; this is only emitted when the comment never ends.
     #[token("(*", block_comment)]
     UnterminatedComment,
+    /// PTX's `/* ... */` is skipped; this is only emitted when the comment never ends.
+    #[token("/*", c_comment)]
+    UnterminatedCComment,
     /// `<< ... >>` (an execution configuration, ignored) is skipped; emitted when unterminated.
     #[token("<<", exec_config)]
     UnterminatedExecConfig,
@@ -120,6 +127,10 @@ fn block_comment(lex: &mut logos::Lexer<Tok>) -> FilterResult<Tok, ()> {
     skip_until(lex, "*)", Tok::UnterminatedComment)
 }
 
+fn c_comment(lex: &mut logos::Lexer<Tok>) -> FilterResult<Tok, ()> {
+    skip_until(lex, "*/", Tok::UnterminatedCComment)
+}
+
 fn exec_config(lex: &mut logos::Lexer<Tok>) -> FilterResult<Tok, ()> {
     skip_until(lex, ">>", Tok::UnterminatedExecConfig)
 }
@@ -180,7 +191,7 @@ fn lex(text: &str, start: usize, limit: usize) -> Vec<Token> {
         let kind = result.unwrap_or(Tok::Unknown);
         match kind {
             // Point at the opener only, not at the rest of the file it swallowed.
-            Tok::UnterminatedComment | Tok::UnterminatedExecConfig => span.end = span.start + 2,
+            Tok::UnterminatedComment | Tok::UnterminatedCComment | Tok::UnterminatedExecConfig => span.end = span.start + 2,
             Tok::UnterminatedStr => span.end = span.start + 1,
             _ => {}
         }
@@ -222,6 +233,19 @@ mod tests {
         assert_eq!(kinds("(* a\n b *) x // c \"\n<< 1,1 >> \"s//t\""), vec![Ident, Str, Eof]);
         assert_eq!(kinds("x (* y"), vec![Ident, UnterminatedComment, Eof]);
         assert_eq!(kinds("x \" y"), vec![Ident, UnterminatedStr, Eof]);
+    }
+
+    #[test]
+    fn lexes_ptx_directives_and_comments() {
+        use Tok::*;
+        assert_eq!(kinds(".reg .b32 %r<15>;"), vec![Directive, Directive, PercentName, Lt, Int, Gt, Semi, Eof]);
+        assert_eq!(kinds(".shared::cta .align 8"), vec![Directive, Directive, Int, Eof]);
+        // A `.` before a digit is not a directive: fractions stay as they were.
+        assert_eq!(kinds("0.25 x.y."), vec![Int, Unknown, Int, Ident, Unknown, Eof]);
+        assert_eq!(kinds("a /* b \n c */ d /\\ e"), vec![Ident, Ident, And, Ident, Eof]);
+        assert_eq!(kinds("x /* y"), vec![Ident, UnterminatedCComment, Eof]);
+        let toks = tokenize("a /* \n */ b", 0);
+        assert!(toks[1].line_start, "a comment spanning lines ends the line");
     }
 
     #[test]

@@ -13,6 +13,9 @@ use super::ast::*;
 use super::lexer::{first_token, tokenize, Tok, Token};
 use crate::diag::{Diagnostic, SourceFile, Span, Spanned};
 
+mod blocks;
+mod declarations;
+
 type PResult<T> = Result<T, Diagnostic>;
 
 /// Deepest nesting of parentheses, `~` and vector braces. Recursion is bounded so that no input
@@ -87,6 +90,7 @@ fn describe(text: &str, tok: Token) -> String {
 fn lexical_error(tok: Token) -> Option<Diagnostic> {
     let (expected, note) = match tok.kind {
         Tok::UnterminatedComment => ("`*)` to close this comment", "comments are written `(* ... *)`"),
+        Tok::UnterminatedCComment => ("`*/` to close this comment", "PTX comments are written `/* ... */` or `// ...`"),
         Tok::UnterminatedStr => ("a closing `\"` for this string", "quoted comments are written `\"...\"`"),
         Tok::UnterminatedExecConfig => ("`>>` to close this `<<`", "execution configurations are written `<< ... >>`"),
         _ => return None,
@@ -277,7 +281,7 @@ impl<'a> Parser<'a> {
         let comments = self.comments();
         let init = self.init_block()?;
         let threads = self.thread_headers()?;
-        let code = self.program(threads.len())?;
+        let (form, code) = self.program_code(threads.len())?;
         let locations = if self.at_word("locations") { self.locations()? } else { Vec::new() };
         let filter = if self.at_word("filter") { Some(self.filter()?) } else { None };
         let condition = if self.at_condition() { Some(self.condition()?) } else { None };
@@ -288,7 +292,7 @@ impl<'a> Parser<'a> {
             }
             return Err(d);
         }
-        Ok(LitmusTest { arch, name, comments, init, threads, code, locations, filter, condition })
+        Ok(LitmusTest { arch, name, comments, init, threads, form, code, locations, filter, condition })
     }
 
     /// The quoted strings between the header line and the init block, without their quotes.
@@ -369,6 +373,10 @@ impl<'a> Parser<'a> {
     /// `unsigned int x`) is accepted and ignored.
     fn init_item(&mut self) -> PResult<Spanned<InitItem>> {
         let start = self.tok().span;
+        if self.at(Tok::Directive) {
+            let decl = self.declaration()?;
+            return Ok(Spanned::new(InitItem::Declaration(decl.node), decl.span));
+        }
         // `bar mbarrier(1)` / `s align 16` are variable declarations missing their `@ space`, not a
         // C type before a name: let the declaration parser report what is missing.
         while self.at(Tok::Ident)
@@ -664,6 +672,18 @@ impl<'a> Parser<'a> {
         Ok(ThreadHeader { id: Spanned::new(id, tok.span), placement, span: tok.span.to(self.prev_span()) })
     }
 
+    /// The program after the thread header row: one kernel block `{ ... }`, one block per
+    /// thread (`P0 { ... } P1 { ... }`), or rows of a table.
+    fn program_code(&mut self, threads: usize) -> PResult<(CodeForm, Vec<Vec<Spanned<Statement>>>)> {
+        if self.at(Tok::LBrace) {
+            return Ok((CodeForm::Kernel, vec![self.code_block()?]));
+        }
+        if self.at_thread_block() {
+            return Ok((CodeForm::Blocks, self.thread_blocks(threads)?));
+        }
+        Ok((CodeForm::Table, self.program(threads)?))
+    }
+
     /// Program rows up to the first section keyword or the end of file.
     fn program(&mut self, threads: usize) -> PResult<Vec<Vec<Spanned<Statement>>>> {
         let mut code = vec![Vec::new(); threads];
@@ -711,7 +731,7 @@ impl<'a> Parser<'a> {
             let expected = match cell.last().map(|s| &s.node) {
                 Some(Statement::Instr(i)) if i.operands.is_empty() => "an operand, `|` or `;`",
                 Some(Statement::Instr(_)) => "`,`, `|` or `;`",
-                Some(Statement::Label(_)) => "an instruction, `|` or `;`",
+                Some(_) => "an instruction, `|` or `;`",
                 None => "an instruction, a label, `|` or `;`",
             };
             cells.push(cell);
@@ -1104,9 +1124,24 @@ impl<'a> Parser<'a> {
 }
 
 impl Parser<'_> {
-    /// `x` or `s+4` (the word at byte offset 4 of `s`), as the name `s+4`.
+    /// `x` or `s+4` (the word at byte offset 4 of `s`), as the name `s+4`; an instance of a
+    /// declaration instantiated per CTA or per thread is `s@cta1`, `s@cta1+4`, `buf@P0`.
     fn word_in_variable(&mut self, expected: &str) -> PResult<Spanned<String>> {
-        let name = self.name(expected)?;
+        let mut name = self.name(expected)?;
+        if self.at(Tok::At) {
+            self.bump();
+            let instance = self.name("an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`")?;
+            let word = instance.node.as_str();
+            let digits = word.strip_prefix("cta").or_else(|| word.strip_prefix('P'));
+            if !digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
+                return Err(Diagnostic::expected(
+                    instance.span,
+                    "an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`",
+                    format!("`{word}`"),
+                ));
+            }
+            name = Spanned::new(format!("{}@{word}", name.node), name.span.to(instance.span));
+        }
         if self.at(Tok::Plus) && self.raw(1).kind == Tok::Int {
             self.bump();
             let off = self.int("a byte offset")?;

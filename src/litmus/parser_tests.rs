@@ -421,3 +421,199 @@ fn hex_float_literals_are_bit_patterns() {
     assert_eq!(hex_float_bits("0f3FC0"), None);
     assert_eq!(hex_float_bits("0x10"), None);
 }
+
+// ---- code blocks and PTX declarations (issue 22) ----------------------------------------------
+
+/// A kernel block as nvcc prints it: declarations, comments, labels, a nested scope.
+const KERNEL: &str = r#"PTX kernel
+{ .shared .align 8 .b8 full[16]; .global .align 4 .b32 g[4] = {1, 2, -3, 0x4}; .visible .global .u32 x = 5; .param .u64 p = &g; P0:%r9 = 1; }
+P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+{
+	.reg .pred 	%p<5>;
+	.reg .b32 	%r<15>, %q;
+	// demoted variable
+	.shared .align 128 .b8 buf[16];
+	.local .align 4 .b8 depot[8];
+	.pragma "nounroll";
+	.loc	1 7 3
+	.loc 1 8 3;
+	ld.param.u64 	%rd2, [p]; /* a
+	   multi-line comment */ mov.u32 	%r1, full;
+$L__BB0_2: bar.sync 	0;
+	{
+	.reg .pred P_OUT;
+	mbarrier.try_wait.parity.shared::cta.b64 P_OUT, [%r1], 0;
+	}
+	@%p1 bra.uni 	$L__BB0_2;
+	ret;
+}
+exists (s@cta1 == 1 /\ s@cta1+4 == 2 /\ buf@P0 == 0 /\ [x@cta0] == 5)
+"#;
+
+#[test]
+fn parses_a_kernel_block() {
+    let t = parse_ok(KERNEL);
+    assert_eq!(t.form, CodeForm::Kernel);
+    assert_eq!(t.code.len(), 1, "a kernel block is stored once");
+    assert_eq!(t.column(1), t.column(0));
+    let kinds: Vec<&str> = t
+        .column(0)
+        .iter()
+        .map(|s| match &s.node {
+            Statement::Label(_) => "label",
+            Statement::Instr(_) => "instr",
+            Statement::Decl(_) => "decl",
+            Statement::Open => "{",
+            Statement::Close => "}",
+        })
+        .collect();
+    // `.pragma`, `.loc` and comments leave nothing.
+    assert_eq!(kinds, ["decl", "decl", "decl", "decl", "instr", "instr", "label", "instr", "{", "decl", "instr", "}", "instr", "instr"]);
+    let Statement::Decl(regs) = &t.column(0)[1].node else { panic!() };
+    assert_eq!(regs.space.node, DeclSpace::Reg);
+    assert_eq!(regs.ty.node, "b32");
+    assert_eq!(regs.names[0].name.node, "%r");
+    assert_eq!(regs.names[0].range.as_ref().map(|r| r.node), Some(15));
+    assert_eq!(regs.names[1].name.node, "%q");
+    let Statement::Decl(buf) = &t.column(0)[2].node else { panic!() };
+    assert_eq!((buf.space.node, buf.align.as_ref().map(|a| a.node), buf.ty.node.as_str()), (DeclSpace::Shared, Some(128), "b8"));
+    assert_eq!(buf.names[0].dims.iter().map(|d| d.node).collect::<Vec<_>>(), [16]);
+    let Statement::Instr(ld) = &t.column(0)[4].node else { panic!() };
+    assert_eq!(ld.mnemonic(), "ld.param.u64");
+    let Statement::Instr(bra) = &t.column(0)[12].node else { panic!() };
+    assert_eq!(bra.guard.as_ref().map(|(p, n)| (p.node.as_str(), *n)), Some(("%p1", false)));
+    let Statement::Instr(ret) = &t.column(0)[13].node else { panic!() };
+    assert!(ret.mnemonic() == "ret" && ret.operands.is_empty());
+}
+
+#[test]
+fn parses_ptx_declarations_in_the_init_block() {
+    let t = parse_ok(KERNEL);
+    let decls: Vec<&Declaration> = t
+        .init
+        .iter()
+        .filter_map(|i| match &i.node {
+            InitItem::Declaration(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(decls.len(), 4);
+    assert_eq!((decls[0].space.node, decls[0].names[0].name.node.as_str()), (DeclSpace::Shared, "full"));
+    assert_eq!(decls[1].init.as_ref().map(|i| i.node.clone()), Some(DeclInit::Values(vec![1, 2, -3, 4])));
+    assert_eq!((decls[2].space.node, decls[2].ty.node.as_str()), (DeclSpace::Global, "u32"));
+    assert_eq!(decls[2].init.as_ref().map(|i| i.node.clone()), Some(DeclInit::Values(vec![5])));
+    assert_eq!(decls[3].init.as_ref().map(|i| i.node.clone()), Some(DeclInit::AddressOf("g".into())));
+    assert!(matches!(t.init[4].node, InitItem::Register { .. }));
+}
+
+#[test]
+fn conditions_name_instances() {
+    let t = parse_ok(KERNEL);
+    let mut names = Vec::new();
+    fn walk(p: &Prop, out: &mut Vec<String>) {
+        match p {
+            Prop::And(a, b) => {
+                walk(&a.node, out);
+                walk(&b.node, out);
+            }
+            Prop::Cmp(a, _, _) => {
+                if let CondValue::Location(l) = &a.node {
+                    out.push(l.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(&t.condition.unwrap().prop.node, &mut names);
+    assert_eq!(names, ["s@cta1", "s@cta1+4", "buf@P0", "x@cta0"]);
+}
+
+#[test]
+fn parses_per_thread_blocks() {
+    let t = parse_ok("PTX b\n{ x = 0; }\nP0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\nP0 {\n st.relaxed.gpu.u32 [x], 1;\n}\nP1 { L: ld.relaxed.gpu.u32 %r1, [x]; };\nexists (P1:%r1 == 1)\n");
+    assert_eq!(t.form, CodeForm::Blocks);
+    assert_eq!(t.code.len(), 2);
+    assert_eq!(t.column(0).len(), 1);
+    assert!(matches!(&t.column(1)[0].node, Statement::Label(l) if l == "L"));
+    // Tables are unchanged.
+    assert_eq!(parse_ok(MP).form, CodeForm::Table);
+}
+
+#[test]
+fn reports_block_errors() {
+    let kernel = |body: &str| format!("PTX k\n{{ x = 0; }}\nP0@cta 0,gpu 0 ;\n{{\n{body}\n}}\nexists (x == 1)\n");
+    assert_eq!(
+        parse_err(&kernel(" st.relaxed.gpu.u32 [x], 1\n ld.relaxed.gpu.u32 %r1, [x];")),
+        "t.litmus:6:2: error: expected `,` or `;` after an operand, found `ld.relaxed.gpu.u32`"
+    );
+    assert_eq!(parse_err(&kernel(" ret")), "t.litmus:6:1: error: expected an operand or `;`, found `}`");
+    assert_eq!(
+        parse_err("PTX k\n{ x = 0; }\nP0@cta 0,gpu 0 ;\n{\n {\n st.relaxed.gpu.u32 [x], 1;\n}\n"),
+        "t.litmus:7:2: error: expected `}` to close this block, found end of file"
+    );
+    assert_eq!(
+        parse_err(&kernel(" .global .u32 y;")),
+        "t.litmus:5:2: error: expected `.reg`, `.shared` or `.local` (the declarations of a code block), found `.global`"
+    );
+    assert_eq!(
+        parse_err(&kernel(" .reg %r<4>;")),
+        "t.litmus:5:7: error: expected a type (`.b8`, `.u32`, `.s64`, `.f32`, `.pred`, ...), found `%r`"
+    );
+    assert_eq!(
+        parse_err(&kernel(" .reg .b32 %r<;")),
+        "t.litmus:5:15: error: expected the number of registers (`%r<15>` declares %r0 to %r14), found `;`"
+    );
+    assert_eq!(
+        parse_err(&kernel(" .maxntid 128, 1, 1;")),
+        "t.litmus:5:2: error: expected a state space (`.shared`, `.global`, `.local`, `.param` or `.reg`), found `.maxntid`"
+    );
+    assert_eq!(parse_err(&kernel(" .shared .b32 s[];")), "t.litmus:5:17: error: expected the number of elements (`buf[16]`), found `]`");
+    assert_eq!(parse_err(&kernel(" .shared .u32 s = 1;")), "t.litmus:5:19: error: a `.shared` declaration takes no initialiser");
+    assert_eq!(
+        parse_err(&kernel(" .pragma nounroll;")),
+        "t.litmus:5:10: error: expected a quoted pragma string (`.pragma \"nounroll\";`), found `nounroll`"
+    );
+    assert_eq!(parse_err(&kernel(" /* never closed")), "t.litmus:5:2: error: expected `*/` to close this comment, found end of file");
+    assert_eq!(parse_err(&kernel(" | st.relaxed.gpu.u32 [x], 1;")), "t.litmus:5:2: error: expected a statement (an instruction, a label, `.reg`/`.shared`/`.local`, `{`, or `}` to close the block), found `|`");
+}
+
+#[test]
+fn reports_thread_block_errors() {
+    let blocks = |rest: &str| format!("PTX b\n{{ x = 0; }}\nP0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n{rest}\nexists (x == 1)\n");
+    assert_eq!(parse_err(&blocks("P1 { }\nP0 { }")), "t.litmus:4:1: error: expected thread `P0` and its block `P0 { ... }`, found `P1`");
+    assert_eq!(parse_err(&blocks("P0 { }")), "t.litmus:5:1: error: expected thread `P1` and its block `P1 { ... }`, found `exists`");
+    assert_eq!(
+        parse_err(&blocks("P0 { } P1 { } P2 { }")),
+        "t.litmus:4:15: error: expected the end of the program (`exists`, `~exists`, `forall`, `locations` or `filter`), found `P2`"
+    );
+    assert_eq!(
+        parse_err(&blocks("P0 { } P1 st.relaxed.gpu.u32 [x], 1;")),
+        "t.litmus:4:11: error: expected `{` to open the block of P1, found `st.relaxed.gpu.u32`"
+    );
+}
+
+#[test]
+fn reports_declaration_and_instance_errors() {
+    let init = |items: &str| format!("PTX d\n{{ {items} }}\nP0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists (x == 1)\n");
+    assert_eq!(
+        parse_err(&init(".shared .align .b8 s[4];")),
+        "t.litmus:2:18: error: expected an alignment in bytes after `.align`, found `.b8`"
+    );
+    assert_eq!(parse_err(&init(".global .v4 .b32 v;")), "t.litmus:2:11: error: vector declarations (`.v4`) are not supported");
+    assert_eq!(
+        parse_err(&init(".global .u32 x = ;")),
+        "t.litmus:2:20: error: expected an initial value (an integer, `{v0, v1, ...}` or `&variable`), found `;`"
+    );
+    assert_eq!(
+        parse_err(&init(".global .u32 x = {1, 2;")),
+        "t.litmus:2:25: error: expected `,` or `}` in the list of element values, found `;`"
+    );
+    assert_eq!(
+        parse_err(&init(".shared .u32 x .global .u32 y;")),
+        "t.litmus:2:18: error: expected `;` or `}` after an init item, found `.global`"
+    );
+    assert_eq!(
+        parse_err("PTX d\n{ x = 0; }\nP0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists (x@gpu0 == 1)\n"),
+        "t.litmus:5:11: error: expected an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`, found `gpu0`"
+    );
+}

@@ -84,6 +84,10 @@ pub fn read_limited(input: impl std::io::Read, name: &str, limits: &InputLimits)
     })
 }
 
+/// How many times `max_instructions` the statements of a kernel block, counted once per thread
+/// that runs it, may total.
+const KERNEL_FACTOR: usize = 100;
+
 /// Parse and lower litmus source text under the default [`InputLimits`].
 pub fn parse_program(file: SourceFile) -> Result<super::Program, LoadError> {
     parse_program_with(file, &InputLimits::default())
@@ -113,6 +117,22 @@ pub fn parse_program_with(file: SourceFile, limits: &InputLimits) -> Result<supe
                 "thread P{} has {} instructions, more than {}",
                 ast.threads.get(t).map_or(t, |h| h.id.node),
                 column.len(),
+                limits.max_instructions
+            ),
+            flag: "--max-instructions",
+        });
+    }
+    // A kernel block is written once and lowered once per thread: bound the whole, as the file
+    // size bounds the cells of a table.
+    let total = ast.code.first().map_or(0, Vec::len).saturating_mul(ast.threads.len());
+    let bound = limits.max_instructions.saturating_mul(KERNEL_FACTOR);
+    if ast.form == crate::litmus::ast::CodeForm::Kernel && total > bound {
+        return Err(LoadError::TooLarge {
+            path: file.name().to_string(),
+            what: format!(
+                "a kernel block of {} statements run by {} threads ({total} in all), more than {KERNEL_FACTOR} x {}",
+                ast.code[0].len(),
+                ast.threads.len(),
                 limits.max_instructions
             ),
             flag: "--max-instructions",

@@ -115,8 +115,9 @@ pub enum Space {
 pub enum VariableKind {
     /// Data words (each 4-byte word is one location).
     Data,
-    /// An 8-byte mbarrier object (PTX ISA §9.7.13.15.1): one location whose value is the
-    /// encoded [`crate::program::mbarrier::MbState`].
+    /// 8-byte mbarrier objects (PTX ISA §9.7.13.15.1), one per 8-byte slot (an array of
+    /// mbarriers, addressed by register arithmetic, holds several): one location per object,
+    /// whose value is the encoded [`crate::program::mbarrier::MbState`].
     Mbarrier,
 }
 
@@ -124,7 +125,7 @@ pub enum VariableKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Variable {
     pub name: String,
-    /// Size in bytes (a multiple of 4; 8 for mbarriers).
+    /// Size in bytes (a multiple of 4; of 8 for mbarriers).
     pub size: i64,
     pub space: Space,
     pub align: i64,
@@ -177,6 +178,9 @@ pub enum Value {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Address {
     Location(usize),
+    /// Byte `1..=3` of the word at a location: the address of an 8- or 16-bit access inside a
+    /// word (`[s+1]`, `[s+2]`).
+    Byte(usize, i64),
     /// The address held in a register plus a byte offset (an address dependency).
     Reg(Reg, i64),
 }
@@ -242,6 +246,31 @@ pub enum LocalOp {
     Max,
     /// `setp.<cmp>`: 1 if the comparison holds, else 0.
     Set(CmpOp),
+    /// `mul.wide`: the whole product of two values of the (16- or 32-bit) type, at twice its width.
+    MulWide,
+    /// `mul.hi`: the high half of the whole product, at the type's width.
+    MulHi,
+    /// `mad.lo`: `a * b + c` at the type's width (`c` is the third operand).
+    Mad,
+    /// `mad.wide`: the whole product of `a` and `b` plus `c`, at twice the type's width.
+    MadWide,
+    /// `selp`: `a` when the predicate `c` is non-zero, else `b`.
+    Selp,
+    /// `cvt.<type>.<from>`: the value read at `from` (truncated, or zero- or sign-extended),
+    /// then written at the instruction's type.
+    Cvt(Ty),
+    /// `mapa` of an address or rank in a register: the address at the same CTA-relative offset
+    /// in the CTA of rank `b` of the thread's cluster (computed by the run, which knows the
+    /// program; constant operands are mapped by lowering instead).
+    Mapa,
+    /// `elect.sync` with a membermask in a register (`a`): the leader is the lowest lane of
+    /// `lanes` (the warp's lanes the test occupies) that the membermask selects; the result is
+    /// its lane id, or with `is_leader` whether it is `lane` (1 or 0).
+    Elect {
+        lanes: u32,
+        lane: u32,
+        is_leader: bool,
+    },
 }
 
 /// Thread fences (PTX ISA §9.7.13.4).
@@ -414,6 +443,8 @@ pub enum Op {
         sem: Sem,
         scope: Option<Scope>,
         space: AccessSpace,
+        /// `ld.global.nc` (see [`Op::Load`]).
+        nc: bool,
     },
     /// `st.v2|v4`: one 4-byte write per element.
     StoreVector {
@@ -471,7 +502,8 @@ pub enum Op {
         sem: Sem,
     },
     /// `ld`: `ty` is the instruction's type (None: untyped, Dat3M's spelling). A 64-bit type
-    /// reads two words (low word at the lower address) as one 8-byte access.
+    /// reads two words (low word at the lower address) as one 8-byte access; an 8- or 16-bit
+    /// type reads its bytes of one word.
     Load {
         dst: Reg,
         ty: Option<Ty>,
@@ -480,8 +512,12 @@ pub enum Op {
         scope: Option<Scope>,
         proxy: Proxy,
         space: AccessSpace,
+        /// `ld.global.nc`: a weak load through the non-coherent read-only cache; the location must
+        /// stay unwritten while the kernel runs (a write in the same execution is undefined).
+        nc: bool,
     },
-    /// `st`: the value truncated to `ty`; a 64-bit type writes two words as one 8-byte access.
+    /// `st`: the value truncated to `ty`; a 64-bit type writes two words as one 8-byte access;
+    /// an 8- or 16-bit type writes its bytes of one word (the word's other bytes unchanged).
     Store {
         ty: Option<Ty>,
         addr: Address,
@@ -494,7 +530,8 @@ pub enum Op {
     /// `atom` (with a destination) or `red` (without). `operands` is `[v]`, or `[cmp, new]` for cas.
     Rmw {
         dst: Option<Reg>,
-        /// The operation's type (None: untyped); at most 32 bits.
+        /// The operation's type (None: untyped); a 64-bit type is one 8-byte access of two
+        /// words, as for `ld`/`st`.
         ty: Option<Ty>,
         addr: Address,
         op: RmwOp,
@@ -533,6 +570,8 @@ pub enum Op {
         ty: Option<Ty>,
         a: Value,
         b: Value,
+        /// The third operand of `mad` (the addend) and `selp` (the predicate).
+        c: Option<Value>,
     },
     /// Conditional or unconditional jump to an instruction index (`code.len()` = thread exit).
     Branch {
@@ -560,6 +599,8 @@ pub struct Thread {
     pub registers: Vec<String>,
     /// Initial register values (uninitialised registers are 0, as in Dat3M).
     pub reg_init: Vec<i64>,
+    /// The special registers the code reads (`%tid.x`), with the values its placement gives them.
+    pub specials: std::collections::BTreeMap<String, i64>,
     pub span: Span,
 }
 
@@ -730,7 +771,8 @@ impl Program {
         let (v, o) = self.decode_address(value)?;
         let var = &self.variables[v];
         if var.kind == VariableKind::Mbarrier {
-            return (o == 0).then_some(var.first_location);
+            // One object per 8-byte slot (an array of mbarriers).
+            return (o % 8 == 0).then_some(var.first_location + (o / 8) as usize);
         }
         (o % 4 == 0).then_some(var.first_location + (o / 4) as usize)
     }
@@ -779,16 +821,8 @@ impl Program {
     /// The CTA of cluster rank `rank` in `cluster`: the CTAs of a cluster (those with threads or
     /// shared variables in the test) ranked by id (`%cluster_ctarank`, digest AMBIG-22).
     pub fn cta_of_rank(&self, cluster: i64, rank: i64) -> Option<i64> {
-        let mut ctas: Vec<i64> = self.threads.iter().filter(|t| t.placement.cluster == cluster).map(|t| t.placement.cta).collect();
-        for v in &self.variables {
-            if let Space::Shared { cta } = v.space {
-                if self.cluster_of_cta(cta) == cluster {
-                    ctas.push(cta);
-                }
-            }
-        }
-        ctas.sort_unstable();
-        ctas.dedup();
+        let placements: Vec<Placement> = self.threads.iter().map(|t| t.placement).collect();
+        let ctas = cluster_ctas(&placements, &self.variables, cluster);
         usize::try_from(rank).ok().and_then(|r| ctas.get(r).copied())
     }
 
@@ -809,4 +843,21 @@ impl Program {
             Observable::Location(p) => self.physical[*p].name.clone(),
         }
     }
+}
+
+/// The CTAs of a cluster in rank order (`%cluster_ctarank`, `mapa`): the CTAs of its threads and of
+/// its shared variables, by CTA id. A CTA no thread runs in is its own cluster.
+pub fn cluster_ctas(placements: &[Placement], variables: &[Variable], cluster: i64) -> Vec<i64> {
+    let cluster_of = |cta: i64| placements.iter().find(|p| p.cta == cta).map_or(-1 - cta, |p| p.cluster);
+    let mut ctas: Vec<i64> = placements.iter().filter(|p| p.cluster == cluster).map(|p| p.cta).collect();
+    for v in variables {
+        if let Space::Shared { cta } = v.space {
+            if cluster_of(cta) == cluster {
+                ctas.push(cta);
+            }
+        }
+    }
+    ctas.sort_unstable();
+    ctas.dedup();
+    ctas
 }

@@ -49,8 +49,17 @@ fn register_log_name(registers: &[String], name: &str) -> String {
     candidate
 }
 
-/// `s+8` → `s[2]` (the words of a location are 4 bytes; `lower` names word `w` `s+4w`).
+/// `s+8` → `s[2]` (the words of a location are 4 bytes; `lower` names word `w` `s+4w`); an
+/// instance `s@cta1` → `s.cta1` (the lexer's names take `.`, never `@`, and no PTX identifier
+/// has a `.`, so the name stays unique).
 fn location_log_name(name: &str) -> String {
+    let dotted;
+    let name = if name.contains('@') {
+        dotted = name.replace('@', ".");
+        dotted.as_str()
+    } else {
+        name
+    };
     match name.rsplit_once('+') {
         Some((base, off)) if !base.is_empty() => match off.parse::<u64>() {
             Ok(bytes) if bytes % 4 == 0 => format!("{base}[{}]", bytes / 4),
@@ -69,7 +78,7 @@ pub fn log_condition(condition: &str, names: &[String], log_names: &[String]) ->
         return condition.to_string();
     }
     pairs.sort_by_key(|(n, _)| std::cmp::Reverse(n.len()));
-    let is_name_char = |c: char| c.is_ascii_alphanumeric() || "_.%$:".contains(c);
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || "_.%$:@".contains(c);
     let mut out = String::with_capacity(condition.len());
     let mut i = 0;
     'scan: while i < condition.len() {
@@ -136,6 +145,9 @@ mod tests {
         assert_eq!(location_log_name("s+4"), "s[1]");
         assert_eq!(location_log_name("s+12"), "s[3]");
         assert_eq!(location_log_name("x"), "x");
+        assert_eq!(location_log_name("s@cta1"), "s.cta1");
+        assert_eq!(location_log_name("s@cta1+4"), "s.cta1[1]");
+        assert_eq!(location_log_name("buf@P0+8"), "buf.P0[2]");
         let regs = vec!["%r3".to_string(), "r3".to_string()];
         assert_eq!(register_log_name(&regs, "%r3"), "_r3");
         assert_eq!(register_log_name(&regs, "r3"), "r3");
@@ -147,5 +159,8 @@ mod tests {
         let names = ["s".to_string(), "s+4".to_string(), "1:%r3".to_string()];
         let logs = ["s".to_string(), "s[1]".to_string(), "1:r3".to_string()];
         assert_eq!(log_condition("s!=1 \\/ s+4!=2 /\\ 1:%r3=5", &names, &logs), "s!=1 \\/ s[1]!=2 /\\ 1:r3=5");
+        let names = ["s@cta0".to_string(), "s@cta1+4".to_string()];
+        let logs = ["s.cta0".to_string(), "s.cta1[1]".to_string()];
+        assert_eq!(log_condition("s@cta0=1 /\\ s@cta1+4=2", &names, &logs), "s.cta0=1 /\\ s.cta1[1]=2");
     }
 }

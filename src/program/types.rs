@@ -140,8 +140,34 @@ impl Ty {
         }
     }
 
+    /// The type of the same kind at twice the width (the result of `mul.wide`, `mad.wide`).
+    pub fn wide(self) -> Ty {
+        Ty { kind: self.kind, bits: (self.bits * 2).min(64) }
+    }
+
+    /// The whole product of two values of this type (at most 64 bits wide), as a 128-bit number.
+    fn product(self, x: i64, y: i64) -> i128 {
+        let (x, y) = (self.norm(x), self.norm(y));
+        if self.signed() {
+            x as i128 * y as i128
+        } else {
+            (x as u64 as u128 * y as u64 as u128) as i128
+        }
+    }
+
     /// Register arithmetic at this type: operands normalized first, result wrapped at the width.
     pub fn local(self, op: LocalOp, x: i64, y: i64) -> i64 {
+        match op {
+            // The source is read at its own type, then written at this one.
+            LocalOp::Cvt(from) => return self.norm(from.norm(x)),
+            LocalOp::MulWide => return self.wide().norm(self.product(x, y) as i64),
+            LocalOp::MulHi => return self.norm((self.product(x, y) >> self.bits) as i64),
+            LocalOp::Mad | LocalOp::MadWide | LocalOp::Selp => return self.local3(op, x, y, 0),
+            // Not typed: `mapa` is computed by the run, `elect.sync` has no type.
+            LocalOp::Mapa => return x,
+            LocalOp::Elect { lanes, lane, is_leader } => return elect(lanes, lane, is_leader, x),
+            _ => {}
+        }
         let (x, y) = (self.norm(x), self.norm(y));
         let bits = self.bits as i64;
         if self.is_float() {
@@ -198,8 +224,29 @@ impl Ty {
             LocalOp::Min => self.min_max(x, y, false),
             LocalOp::Max => self.min_max(x, y, true),
             LocalOp::Set(c) => return self.compare(c, x, y) as i64,
+            // Returned above.
+            LocalOp::MulWide
+            | LocalOp::MulHi
+            | LocalOp::Mad
+            | LocalOp::MadWide
+            | LocalOp::Selp
+            | LocalOp::Cvt(_)
+            | LocalOp::Mapa
+            | LocalOp::Elect { .. } => x,
         };
         self.norm(r)
+    }
+
+    /// The operations with three operands at this type (`mad`, `selp`; the others ignore `z`):
+    /// `mad.lo` wraps `x * y + z` at the width, `mad.wide` adds `z` to the whole product at
+    /// twice the width, `selp` is `x` when the predicate `z` is non-zero, else `y`.
+    pub fn local3(self, op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
+        match op {
+            LocalOp::Mad => self.local(LocalOp::Add, self.local(LocalOp::Mul, x, y), z),
+            LocalOp::MadWide => self.wide().local(LocalOp::Add, self.local(LocalOp::MulWide, x, y), z),
+            LocalOp::Selp => self.norm(if z != 0 { x } else { y }),
+            _ => self.local(op, x, y),
+        }
     }
 
     /// The value an `atom`/`red` of this type writes (PTX ISA §9.7.13.5): `old` and the operands
@@ -272,6 +319,17 @@ impl Ty {
             (Kind::F, 64) => text.parse::<f64>().ok().map(|x| x.to_bits() as i64),
             _ => text.parse::<f64>().ok().map(|x| unfloat(self, x)),
         }
+    }
+}
+
+/// `elect.sync`'s result for membermask `mask` (PTX ISA, `elect.sync`): the lowest lane of
+/// `lanes` it selects, or with `is_leader` whether that lane is `lane` (1 or 0).
+pub fn elect(lanes: u32, lane: u32, is_leader: bool, mask: i64) -> i64 {
+    let leader = (mask as u32 & lanes).trailing_zeros();
+    if is_leader {
+        i64::from(leader == lane)
+    } else {
+        i64::from(leader)
     }
 }
 
@@ -405,6 +463,39 @@ mod tests {
         assert_eq!(t("b32").local(LocalOp::Shl, 0x8000_0001, 1), 2);
         assert_eq!(t("u32").local(LocalOp::Div, -2, 2), 0x7FFF_FFFF);
         assert_eq!(t("s32").local(LocalOp::Div, -2, 2), -1);
+    }
+
+    #[test]
+    fn wide_products_mad_cvt_and_selp() {
+        // mul.wide: the whole product at twice the width, by the signedness of the sources.
+        assert_eq!(t("u32").local(LocalOp::MulWide, 0xFFFF_FFFF, 0xFFFF_FFFF), -0x1_FFFF_FFFF); // 0xFFFFFFFE_00000001
+        assert_eq!(t("s32").local(LocalOp::MulWide, 0xFFFF_FFFF, 7), -7);
+        assert_eq!(t("u16").local(LocalOp::MulWide, 0xFFFF, 0xFFFF), 0xFFFE_0001);
+        assert_eq!(t("s16").local(LocalOp::MulWide, -2, 3), -6);
+        // mul.hi: the high half.
+        assert_eq!(t("u32").local(LocalOp::MulHi, 0xFFFF_FFFF, 0xFFFF_FFFF), 0xFFFF_FFFE);
+        assert_eq!(t("s32").local(LocalOp::MulHi, -1, 7), -1);
+        assert_eq!(t("u64").local(LocalOp::MulHi, -1, 2), 1);
+        assert_eq!(t("s64").local(LocalOp::MulHi, -1, 2), -1);
+        // mad.lo wraps at the width; mad.wide adds at twice the width.
+        assert_eq!(t("u32").local3(LocalOp::Mad, 0xFFFF_FFFF, 2, 5), 3);
+        assert_eq!(t("u32").local3(LocalOp::MadWide, 0xFFFF_FFFF, 2, 5), 0x2_0000_0003);
+        assert_eq!(t("s32").local3(LocalOp::MadWide, -1, 7, 100), 93);
+        // cvt: the source at its type, then the destination's.
+        assert_eq!(t("s64").local(LocalOp::Cvt(t("s32")), 0xFFFF_FFFF, 0), -1);
+        assert_eq!(t("u64").local(LocalOp::Cvt(t("u32")), -1, 0), 0xFFFF_FFFF);
+        assert_eq!(t("u64").local(LocalOp::Cvt(t("s32")), 0xFFFF_FFFF, 0), -1);
+        assert_eq!(t("u32").local(LocalOp::Cvt(t("u64")), 0x12_3456_7890, 0), 0x3456_7890);
+        assert_eq!(t("s32").local(LocalOp::Cvt(t("s8")), 0x80, 0), -128);
+        assert_eq!(t("s8").local(LocalOp::Cvt(t("u32")), 0xFFFF_FFFF, 0), -1);
+        // selp: by the predicate.
+        assert_eq!(t("b32").local3(LocalOp::Selp, 10, 20, 1), 10);
+        assert_eq!(t("b32").local3(LocalOp::Selp, 10, 20, 0), 20);
+        assert_eq!(t("u16").local3(LocalOp::Selp, 70000, 1, 1), 4464);
+        // elect.sync: the lowest selected lane of the occupied ones.
+        assert_eq!(elect(0b111, 1, false, 0b110), 1);
+        assert_eq!(elect(0b111, 1, true, 0b110), 1);
+        assert_eq!(elect(0b111, 2, true, 0b110), 0);
     }
 
     #[test]

@@ -43,3 +43,53 @@ pub fn run_csv_kind(label: &str, csv: &Path, root: &Path, model: &CatModel, kind
     println!("{label}: {} passed, {} failed ({:.2}s)", report.passed(), report.failed(), report.elapsed.as_secs_f64());
     failures
 }
+
+/// The rows `FILE,Verdict,Liveness` of a suite folder's expected.csv (tests/async, tests/ptx, ...).
+pub fn verdict_rows(dir: &Path) -> Vec<(String, String, String)> {
+    let text = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').map(str::trim).collect();
+            assert_eq!(f.len(), 3, "bad row `{l}`: expected FILE,Verdict,Liveness");
+            (f[0].to_string(), f[1].to_string(), f[2].to_string())
+        })
+        .collect()
+}
+
+/// Decide every row of a suite folder's expected.csv under the default model, print
+/// `LABEL suite: N passed, M failed` and every mismatch; return the mismatches.
+pub fn run_verdict_suite(label: &str, dir: &Path) -> Vec<String> {
+    use ptxmm::decide::{Decider, LivenessStatus};
+    let config = ptxmm::Config::default_model();
+    let (mut passed, mut failed) = (0, Vec::new());
+    for (file, verdict, liveness) in verdict_rows(dir) {
+        let program = ptxmm::load_program(&dir.join(&file)).unwrap_or_else(|e| panic!("{file}: {}", e.render(false)));
+        let decider = Decider::new(&config);
+        let outcome = decider.verdict(&program).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let live = decider.liveness(&program).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let got_live = if live.status == LivenessStatus::Ok { "ok" } else { "hang" };
+        let got = outcome.verdict().name();
+        if got == verdict && got_live == liveness {
+            passed += 1;
+        } else {
+            failed.push(format!("{file}: expected {verdict}/{liveness}, got {got}/{got_live}"));
+        }
+    }
+    println!("{label} suite: {passed} passed, {} failed", failed.len());
+    for f in &failed {
+        println!("MISMATCH {f}");
+    }
+    failed
+}
+
+/// Every `.litmus` file of a suite folder has a row in its expected.csv.
+pub fn assert_every_test_listed(dir: &Path) {
+    let listed: std::collections::BTreeSet<String> = verdict_rows(dir).into_iter().map(|r| r.0).collect();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        if name.ends_with(".litmus") {
+            assert!(listed.contains(&name), "{}/{name} has no row in its expected.csv", dir.display());
+        }
+    }
+}

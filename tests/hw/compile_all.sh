@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile the hardware harness (`ptxmm hw gen`) of every test in tests/async (and the own tests of
-# tests/async_section, tests/litmus, tests/hw and tests/tensor) and of every Dat3M
+# tests/async_section, tests/litmus, tests/hw, tests/isa, tests/tensor, tests/ptx and tests/kernels) and of every Dat3M
 # PTX test in ../shared for sm_90a, with nvcc from PyPI (no GPU needed): ptxas must accept every
 # instruction the generator emits. Skips, with a visible message, where nvcc cannot be installed
 # or ../shared is absent. Tests are generated many per program (`--chunks`) and the programs are
@@ -69,8 +69,9 @@ gen() {
 }
 
 gen async 2 tests/async
-gen own 1 tests/async_section tests/litmus tests/hw
+gen own 1 tests/async_section tests/litmus tests/hw tests/isa
 gen tensor 1 tests/tensor
+gen ptx 1 tests/ptx tests/kernels
 # The families `ptxmm gen` writes (docs/for-researchers.md): every cycle of size 4 over the
 # generic edges, the asynchronous ones and the read-modify-write ones, as a researcher would run
 # them on a GPU.

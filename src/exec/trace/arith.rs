@@ -63,6 +63,21 @@ pub fn local_result(op: LocalOp, x: i64, y: i64) -> i64 {
         LocalOp::Min => x.min(y),
         LocalOp::Max => x.max(y),
         LocalOp::Set(c) => compare(c, x, y) as i64,
+        // Lowering gives these a type; untyped, they compute on the unbounded integers.
+        LocalOp::MulWide | LocalOp::Mad | LocalOp::MadWide => x.wrapping_mul(y),
+        LocalOp::MulHi => ((x as i128 * y as i128) >> 64) as i64,
+        LocalOp::Selp | LocalOp::Cvt(_) | LocalOp::Mapa => x,
+        LocalOp::Elect { lanes, lane, is_leader } => crate::program::types::elect(lanes, lane, is_leader, x),
+    }
+}
+
+/// [`local_result`] with a third operand: the addend of `mad`, the predicate of `selp`.
+pub fn local3_result(op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
+    match op {
+        LocalOp::Mad | LocalOp::MadWide => x.wrapping_mul(y).wrapping_add(z),
+        LocalOp::Selp if z != 0 => x,
+        LocalOp::Selp => y,
+        _ => local_result(op, x, y),
     }
 }
 

@@ -330,7 +330,9 @@ impl Cx<'_> {
                         let b_addr = b_addr.expect("an mbarrier completion has an mbarrier");
                         let bad = || bad_address(self.program, self.thread.id, line, b_addr);
                         let loc = self.program.location_at(b_addr).ok_or_else(bad)?;
-                        let mut acc = Access { loc, range: (0, 8), deps: DepMask::none(), ub: None };
+                        // The object's bytes in its variable (an array of mbarriers holds several).
+                        let off = self.program.locations[loc].offset;
+                        let mut acc = Access { loc, range: (off, off + 8), deps: DepMask::none(), ub: None };
                         let dst_var = self.program.decode_address(d_addr).map(|(v, _)| self.program.variables[v].space);
                         if Some(self.program.variable_of(loc).space) != dst_var {
                             acc.ub = Some("the mbarrier of a bulk copy must be in the same CTA as the destination (PTX ISA §9.7.9.25.4.1)");

@@ -1,7 +1,7 @@
 //! Control registers: the registers whose values decide something, so that reads into them
 //! branch over their values while every other read stays open.
 
-use crate::program::{Address, Completion, Instr, MbOp, Op, Reg, Value};
+use crate::program::{Address, Completion, Instr, LocalOp, MbOp, Op, Reg, Value};
 use std::collections::BTreeSet;
 
 /// Registers whose values decide something: an address, a branch condition, an operand of an
@@ -10,80 +10,119 @@ use std::collections::BTreeSet;
 /// data (into stores, other data registers, the final state), so reads into it stay open
 /// instead of branching the trace over every value they might return.
 pub(super) fn control_registers(code: &[Instr]) -> BTreeSet<Reg> {
-    let mut regs: Vec<Value> = Vec::new();
-    let addr = |a: &Address, regs: &mut Vec<Value>| {
-        if let Address::Reg(r, _) = a {
-            regs.push(Value::Reg(*r));
-        }
-    };
+    let mut values: Vec<Value> = Vec::new();
     for i in code {
-        match &i.op {
-            Op::Load { addr: a, .. } | Op::LoadVector { addr: a, .. } | Op::Store { addr: a, .. } | Op::StoreVector { addr: a, .. } => {
-                addr(a, &mut regs)
-            }
-            Op::Rmw { addr: a, .. } => addr(a, &mut regs),
-            Op::AsyncCopy(c) => {
-                addr(&c.dst, &mut regs);
-                addr(&c.src, &mut regs);
-                regs.push(c.size);
-                regs.extend(c.src_size.iter().chain(c.ignore_src.iter()).chain(c.multicast.iter()).copied());
-                regs.extend(c.tensor.iter().flat_map(|t| t.coords.iter()).copied());
-                if let Completion::Mbarrier(b) = &c.completion {
-                    addr(b, &mut regs);
-                }
-            }
-            Op::CpAsyncArrive { bar, .. } => addr(bar, &mut regs),
-            Op::Prefetch { bulk: Some((src, size)) } => {
-                addr(src, &mut regs);
-                regs.push(*size);
-            }
-            Op::Wgmma { a, b } => {
-                addr(a, &mut regs);
-                addr(b, &mut regs);
-            }
-            Op::Mbarrier { op, bar, .. } => {
-                addr(bar, &mut regs);
-                match op {
-                    MbOp::Init { count } => regs.push(*count),
-                    MbOp::Arrive { count, expect_tx, .. } => {
-                        regs.push(*count);
-                        regs.extend(expect_tx.iter().copied());
-                    }
-                    MbOp::ExpectTx { bytes } | MbOp::CompleteTx { bytes } => regs.push(*bytes),
-                    MbOp::Wait { operand, .. } => regs.push(*operand),
-                    MbOp::Inval => {}
-                }
-            }
-            Op::Barrier { id, count, .. } => regs.extend(id.iter().chain(count.iter()).copied()),
-            Op::Branch { cond: Some((_, a, b)), .. } => regs.extend([*a, *b]),
-            Op::Local { .. }
-            | Op::Branch { cond: None, .. }
-            | Op::Fence { .. }
-            | Op::ProxyFence { .. }
-            | Op::AliasFence
-            | Op::Prefetch { bulk: None }
-            | Op::CommitGroup(_)
-            | Op::WaitGroup { .. }
-            | Op::WgmmaFence
-            | Op::ClusterBarrier { .. } => {}
-        }
+        deciding_operands(&i.op, &mut values);
     }
-    let mut out: BTreeSet<Reg> = regs.iter().filter_map(|v| if let Value::Reg(r) = v { Some(*r) } else { None }).collect();
+    let mut out = registers(&values);
     // An instruction that writes a control register needs its operands known.
     loop {
         let before = out.len();
         for i in code {
             let (dst, operands): (Option<Reg>, Vec<Value>) = match &i.op {
-                Op::Local { dst, a, b, .. } => (Some(*dst), vec![*a, *b]),
+                Op::Local { dst, a, b, c, .. } => (Some(*dst), [*a, *b].into_iter().chain(*c).collect()),
                 Op::Rmw { dst, operands, .. } => (*dst, operands.clone()),
                 _ => continue,
             };
             if dst.is_some_and(|d| out.contains(&d)) {
-                out.extend(operands.iter().filter_map(|v| if let Value::Reg(r) = v { Some(*r) } else { None }));
+                out.extend(registers(&operands));
             }
         }
         if out.len() == before {
             return out;
         }
+    }
+}
+
+/// Registers whose value something needs: those an instruction reads (any operand, address or
+/// condition) and those the final state shows (`shown`). A result written to no such register
+/// (the state an `mbarrier.arrive` returns into a register nvcc writes and nothing reads) is
+/// not enumerated.
+pub(super) fn needed_registers(code: &[Instr], shown: impl IntoIterator<Item = Reg>) -> BTreeSet<Reg> {
+    let mut values: Vec<Value> = Vec::new();
+    for i in code {
+        deciding_operands(&i.op, &mut values);
+        data_operands(&i.op, &mut values);
+    }
+    let mut out = registers(&values);
+    out.extend(shown);
+    out
+}
+
+fn registers(values: &[Value]) -> BTreeSet<Reg> {
+    values.iter().filter_map(|v| if let Value::Reg(r) = v { Some(*r) } else { None }).collect()
+}
+
+/// The operands whose values decide what an instruction does: addresses, branch conditions,
+/// the operands of mbarrier, barrier, wgmma and async-copy instructions, and those `mapa` and
+/// `elect.sync` compute from.
+fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
+    let addr = |a: &Address, values: &mut Vec<Value>| {
+        if let Address::Reg(r, _) = a {
+            values.push(Value::Reg(*r));
+        }
+    };
+    match op {
+        Op::Load { addr: a, .. }
+        | Op::LoadVector { addr: a, .. }
+        | Op::Store { addr: a, .. }
+        | Op::StoreVector { addr: a, .. }
+        | Op::Rmw { addr: a, .. }
+        | Op::CpAsyncArrive { bar: a, .. } => addr(a, values),
+        Op::AsyncCopy(c) => {
+            addr(&c.dst, values);
+            addr(&c.src, values);
+            values.push(c.size);
+            values.extend(c.src_size.iter().chain(c.ignore_src.iter()).chain(c.multicast.iter()).copied());
+            values.extend(c.tensor.iter().flat_map(|t| t.coords.iter()).copied());
+            if let Completion::Mbarrier(b) = &c.completion {
+                addr(b, values);
+            }
+        }
+        Op::Prefetch { bulk: Some((src, size)) } => {
+            addr(src, values);
+            values.push(*size);
+        }
+        Op::Wgmma { a, b } => {
+            addr(a, values);
+            addr(b, values);
+        }
+        Op::Mbarrier { op, bar, .. } => {
+            addr(bar, values);
+            match op {
+                MbOp::Init { count } => values.push(*count),
+                MbOp::Arrive { count, expect_tx, .. } => values.extend(std::iter::once(*count).chain(*expect_tx)),
+                MbOp::ExpectTx { bytes } | MbOp::CompleteTx { bytes } => values.push(*bytes),
+                MbOp::Wait { operand, .. } => values.push(*operand),
+                MbOp::Inval => {}
+            }
+        }
+        Op::Barrier { id, count, .. } => values.extend(id.iter().chain(count.iter()).copied()),
+        Op::Branch { cond: Some((_, a, b)), .. } => values.extend([*a, *b]),
+        // `mapa` of a register is computed by the run, from known values.
+        Op::Local { op: LocalOp::Mapa | LocalOp::Elect { .. }, a, b, .. } => values.extend([*a, *b]),
+        Op::Local { .. }
+        | Op::Branch { cond: None, .. }
+        | Op::Fence { .. }
+        | Op::ProxyFence { .. }
+        | Op::AliasFence
+        | Op::Prefetch { bulk: None }
+        | Op::CommitGroup(_)
+        | Op::WaitGroup { .. }
+        | Op::WgmmaFence
+        | Op::ClusterBarrier { .. } => {}
+    }
+}
+
+/// The operands an instruction only carries as data: stored values, RMW operands, the operands
+/// of register arithmetic, a copy's byte mask.
+fn data_operands(op: &Op, values: &mut Vec<Value>) {
+    match op {
+        Op::Store { value, .. } => values.push(*value),
+        Op::StoreVector { values: vs, .. } => values.extend(vs.iter().copied()),
+        Op::Rmw { operands, .. } => values.extend(operands.iter().copied()),
+        Op::Local { a, b, c, .. } => values.extend([*a, *b].into_iter().chain(*c)),
+        Op::AsyncCopy(c) => values.extend(c.byte_mask.iter().copied()),
+        _ => {}
     }
 }

@@ -52,7 +52,7 @@ pub(super) fn counters(program: &Program) -> Vec<bool> {
             _ => continue,
         };
         match written {
-            Address::Location(l) => clear_variable(program.locations[*l].variable, &mut counter),
+            Address::Location(l) | Address::Byte(l, _) => clear_variable(program.locations[*l].variable, &mut counter),
             Address::Reg(..) => through_register = true,
         }
     }
@@ -89,7 +89,7 @@ fn addressed_variables(program: &Program) -> Option<Vec<usize>> {
 /// The constant operands of an operation that could hold an address.
 fn constants(op: &Op) -> Vec<i64> {
     let values: Vec<&Value> = match op {
-        Op::Local { a, b, .. } => vec![a, b],
+        Op::Local { a, b, c, .. } => [a, b].into_iter().chain(c).collect(),
         Op::Store { value, .. } => vec![value],
         Op::StoreVector { values, .. } => values.iter().collect(),
         Op::Rmw { operands, .. } => operands.iter().collect(),

@@ -86,9 +86,12 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
                 }
                 written.extend(dsts.iter().copied());
             }
-            Op::Local { dst, a, b, .. } => {
+            Op::Local { dst, a, b, c, .. } => {
                 use_value(a, &written, &mut read_before_write);
                 use_value(b, &written, &mut read_before_write);
+                if let Some(c) = c {
+                    use_value(c, &written, &mut read_before_write);
+                }
                 written.insert(*dst);
             }
             Op::Branch { cond: Some((_, a, b)), .. } => {

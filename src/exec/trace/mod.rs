@@ -19,7 +19,8 @@
 //! - `loops`, `control`, `words`: static facts about the code (spin loops, control registers,
 //!   elided words);
 //! - `state`: a run in progress and the primitives that add events to it; `async_copy` and
-//!   `tensor`: the events of asynchronous operations;
+//!   `tensor`: the events of asynchronous operations; `sizes`: accesses that are not one whole
+//!   word (8- and 16-bit loads and stores, 64-bit atomics);
 //! - `thread`: the per-thread interpreter; this file: the value-domain fixpoint over all threads.
 
 mod arith;
@@ -30,13 +31,14 @@ mod deps;
 mod error;
 mod event;
 mod loops;
+mod sizes;
 mod state;
 mod tensor;
 mod thread;
 mod values;
 mod words;
 
-pub use arith::{compare, join64, local_result, rmw_result};
+pub use arith::{compare, join64, local3_result, local_result, rmw_result};
 pub use deps::DepMask;
 pub use error::ExploreError;
 pub use event::{AsyncKind, AsyncOp, GroupWait, LoopRuns, MbKind, Role, Stuck, ThreadTraces, Trace, TraceEvent, TraceOp};

@@ -8,7 +8,7 @@ use super::event::{AsyncOp, GroupWait, MbKind, Role, Stuck, ThreadTraces, Trace,
 use super::values::{Domains, RegVal, SymExpr};
 use crate::config::Limits;
 use crate::program::mbarrier::MbUpdate;
-use crate::program::{AccessSpace, Address, GroupKind, Program, Reg, Space, Thread, Value};
+use crate::program::{AccessSpace, Address, GroupKind, Program, Reg, Space, Thread, Value, VariableKind};
 use std::collections::{BTreeSet, HashMap};
 
 /// One run of a thread in progress.
@@ -167,6 +167,10 @@ pub(super) struct Cx<'a> {
     /// [`control_registers`](super::control::control_registers)): the reads into them branch
     /// over their values.
     pub(super) control: BTreeSet<Reg>,
+    /// Registers something reads or the final state shows (see
+    /// [`needed_registers`](super::control::needed_registers)): an mbarrier result written to
+    /// another register is not enumerated.
+    pub(super) needed: BTreeSet<Reg>,
     /// Words whose events would mirror those of a kept word (see
     /// [`redundant_words`](super::words::redundant_words)).
     pub(super) elided: &'a [bool],
@@ -372,11 +376,45 @@ impl Cx<'_> {
     pub(super) fn address_value(&self, st: &State, a: &Address) -> (i64, DepMask) {
         match a {
             Address::Location(l) => (self.program.address_of(*l), DepMask::none()),
+            Address::Byte(l, b) => (self.program.address_of(*l) + b, DepMask::none()),
             Address::Reg(r, off) => {
                 let (v, d) = val(st, &Value::Reg(*r));
                 (v + off, d)
             }
         }
+    }
+
+    /// The word holding an access of `bytes` (1 or 2) at an address operand, and the access's
+    /// first byte in that word (little-endian: byte k is bits 8k..8k+8 of the word's pattern).
+    /// The access's range is its own bytes, so it overlaps a 4-byte access of the word only partly.
+    pub(super) fn sub_word_access(
+        &self,
+        st: &State,
+        addr: &Address,
+        bytes: i64,
+        space: AccessSpace,
+        line: usize,
+    ) -> Result<(Access, i64), ExploreError> {
+        let (value, deps) = self.address_value(st, addr);
+        let byte = value.rem_euclid(4);
+        let detail = match self.program.decode_address(value) {
+            _ if value.rem_euclid(bytes) != 0 => Some(format!("the address of a {bytes}-byte access is not {bytes}-byte aligned")),
+            Some((var, _)) if self.program.variables[var].kind == VariableKind::Mbarrier => {
+                Some(format!("a {bytes}-byte access of the mbarrier object `{}`", self.program.variables[var].name))
+            }
+            Some((var, off)) => {
+                if let Some(loc) = self.program.location_at(value - byte) {
+                    return Ok((Access { loc, range: (off, off + bytes), deps, ub: self.space_violation(var, space) }, byte));
+                }
+                None
+            }
+            None => None,
+        };
+        let mut e = bad_address(self.program, self.thread.id, line, value);
+        if let (ExploreError::BadAddress { detail: d, .. }, Some(detail)) = (&mut e, detail) {
+            *d = detail;
+        }
+        Err(e)
     }
 
     /// The word at absolute address `addr` of an access starting at `base` of `size` bytes.

@@ -98,3 +98,43 @@ fn long_threads_are_not_capped_at_128_events() {
     let err = explore(&p, &Limits { max_trace_events: 100, ..Limits::default() }, false).unwrap_err();
     assert!(err.to_string().contains("more than 100 memory events"), "{err}");
 }
+
+#[test]
+fn an_unread_arrive_state_is_not_enumerated() {
+    // The state of an arrive goes to a register nothing reads: one run, not one per phase.
+    let unread = program("PTX t\n{ bar @ shared cta 0 mbarrier(2); }\n P0@cta 0,gpu 0 ;\n mbarrier.arrive.shared::cta.b64 %rd1, [bar] ;\n mbarrier.arrive.shared::cta.b64 %rd2, [bar] ;\nexists (0 == 0)\n");
+    let (_, t) = explore(&unread, &Limits::default(), false).unwrap();
+    assert_eq!(t[0].traces.len(), 1);
+    // Shown by the condition, it is.
+    let shown = program("PTX t\n{ bar @ shared cta 0 mbarrier(2); }\n P0@cta 0,gpu 0 ;\n mbarrier.arrive.shared::cta.b64 %rd1, [bar] ;\n mbarrier.arrive.shared::cta.b64 %rd2, [bar] ;\nexists (P0:%rd1 == 0)\n");
+    let (_, t) = explore(&shown, &Limits::default(), false).unwrap();
+    assert!(t[0].traces.len() > 1);
+}
+
+#[test]
+fn a_sub_word_store_is_a_merge_of_its_word() {
+    // st.u8 [s+1] reads the word (symbolically) and writes it with byte 1 replaced.
+    let p = program("PTX t\n{ s = 0x11223344; }\n P0@cta 0,gpu 0 ;\n st.u8 [s+1], 0xAB ;\nexists (s == 0x1122AB44)\n");
+    let (_, t) = explore(&p, &Limits::default(), false).unwrap();
+    let tr = &t[0].traces[0];
+    assert_eq!(tr.events.len(), 2);
+    assert!(tr.events[0].symbolic && tr.events[0].rmw_partner == Some(1));
+    assert_eq!(tr.events[0].range, (1, 2));
+    let written = tr.events[1].sym.as_ref().unwrap().eval(&mut |_| Some(0x11223344));
+    assert_eq!(written, Some(0x1122AB44));
+}
+
+#[test]
+fn a_64_bit_atomic_is_two_rmw_pairs() {
+    // Reads of both words, then their writes; each write the partner of its word's read.
+    let p = program("PTX t\n{ c[8]; }\n P0@cta 0,gpu 0 ;\n atom.global.add.u64 %rd0, [c], 0xFFFFFFFF ;\nexists (c == 0)\n");
+    let (_, t) = explore(&p, &Limits::default(), false).unwrap();
+    let e = &t[0].traces[0].events;
+    assert_eq!(e.len(), 4);
+    assert_eq!([e[0].rmw_partner, e[1].rmw_partner, e[2].rmw_partner, e[3].rmw_partner], [Some(2), Some(3), Some(0), Some(1)]);
+    assert!(e.iter().all(|x| x.range == (0, 8)));
+    // Old value 0x00000001_FFFFFFFF: adding 0xFFFFFFFF carries into the high word.
+    let old = |i: usize| Some(if i == 0 { 0xFFFF_FFFF } else { 1 });
+    assert_eq!(e[2].sym.as_ref().unwrap().eval(&mut |i| old(i)), Some(0xFFFF_FFFE));
+    assert_eq!(e[3].sym.as_ref().unwrap().eval(&mut |i| old(i)), Some(2));
+}

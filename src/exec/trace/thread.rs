@@ -1,8 +1,8 @@
 //! The per-thread interpreter: every run of one thread under fixed value domains, one
 //! instruction at a time (`Cx::step`), forking the run where a read's value decides something.
 
-use super::arith::{compare, join64, local_result, rmw_result};
-use super::control::control_registers;
+use super::arith::{compare, join64, local3_result, rmw_result};
+use super::control::{control_registers, needed_registers};
 use super::deps::DepMask;
 use super::error::ExploreError;
 use super::event::{AsyncKind, AsyncOp, GroupWait, Role, Stuck, ThreadTraces, TraceOp};
@@ -42,7 +42,13 @@ pub fn thread_traces(
     limits: &Limits,
     liveness: bool,
 ) -> Result<ThreadTraces, ExploreError> {
-    let _ = t;
+    let shown = crate::program::naming::observables(program).into_iter().filter_map(|o| {
+        if let crate::program::Observable::Register(u, r) = o {
+            (u == t).then_some(r)
+        } else {
+            None
+        }
+    });
     let spin = spin_back_edges(&thread.code);
     let retry = retry_back_edges(&thread.code);
     // Loop headers of spin and retry loops: where each iteration's events start.
@@ -62,6 +68,7 @@ pub fn thread_traces(
         thread,
         domains,
         control: control_registers(&thread.code),
+        needed: needed_registers(&thread.code, shown),
         elided: &facts.elided,
         max_phase: facts.max_phase,
         counters: &facts.counters,
@@ -150,6 +157,15 @@ impl Cx<'_> {
             Op::Load { dst, ty: Some(ty), addr, space, .. } if ty.bits == 64 => {
                 return Ok(fork(stack, self.load_wide(st, *dst, addr, *space, pc, line)?));
             }
+            Op::Load { dst, ty: Some(ty), addr, space, .. } if ty.bits < 32 => {
+                return self.load_sub_word(st, stack, *dst, *ty, addr, *space, pc, line);
+            }
+            Op::Store { ty: Some(ty), addr, value, space, .. } if ty.bits < 32 => {
+                self.store_sub_word(&mut st, *ty, addr, value, *space, pc, line)?
+            }
+            Op::Rmw { dst, ty: Some(ty), addr, op, operands, space, .. } if ty.bits == 64 => {
+                return self.rmw_wide(st, stack, *dst, *ty, addr, *op, operands, *space, pc, line);
+            }
             Op::Load { dst, ty, addr, space, .. } => return self.load(st, stack, *dst, *ty, addr, *space, pc, line),
             Op::LoadVector { dsts, ty, addr, space, .. } => {
                 return Ok(fork(stack, self.load_vector(st, dsts, *ty, addr, *space, pc, line)?))
@@ -210,7 +226,8 @@ impl Cx<'_> {
             }
             Op::CpAsyncArrive { bar, space, noinc } => return Ok(fork(stack, self.cp_async_arrive(st, bar, *space, *noinc, pc, line)?)),
             Op::Mbarrier { op, bar, space, dst, .. } => return Ok(fork(stack, self.mbarrier(st, op, bar, *space, *dst, pc, line)?)),
-            Op::Local { dst, op, ty, a, b } => local(&mut st, *dst, *op, *ty, a, b),
+            Op::Local { dst, op: LocalOp::Mapa, a, b, .. } => self.mapa(&mut st, *dst, a, b),
+            Op::Local { dst, op, ty, a, b, c } => local(&mut st, *dst, *op, *ty, [a, b, c.as_ref().unwrap_or(&Value::Const(0))]),
             Op::Branch { cond, target } => return Ok(self.branch(st, *cond, *target, out)),
         }
         st.pc += 1;
@@ -358,7 +375,7 @@ impl Cx<'_> {
         let words = if ty.bits == 64 { 2 } else { 1 };
         for k in 0..words {
             let acc = self.access_word(st, addr, k, 4 * words, space, line)?;
-            let wty = self.program.physical[self.program.locations[acc.loc].physical].ty.unwrap_or(Ty::U32);
+            let wty = self.word_type(&acc);
             let part = match (&v, k) {
                 (RegVal::Known(x), 0) => RegVal::Known(*x),
                 (RegVal::Known(x), _) => RegVal::Known(x >> 32),
@@ -388,7 +405,7 @@ impl Cx<'_> {
     ) -> Result<Option<State>, ExploreError> {
         let acc = self.access(&st, addr, 0, 4, space, line)?;
         // A typed RMW computes at its type and stores at the word's type.
-        let wty = ty.map(|_| self.program.physical[self.program.locations[acc.loc].physical].ty.unwrap_or(Ty::U32));
+        let wty = ty.map(|_| self.word_type(&acc));
         let ops: Vec<(RegVal, DepMask)> = operands.iter().map(|o| data_val(&st, o)).collect();
         let data: DepMask = ops.iter().fold(DepMask::none(), |m, (_, d)| m.union(d));
         let known: Option<Vec<(i64, DepMask)>> =
@@ -498,6 +515,8 @@ impl Cx<'_> {
             MbOp::Wait { parity, operand } => MbUpdate::Wait { parity: *parity, operand: v(&st, operand) },
         };
         let mut out = Vec::new();
+        // A result no instruction reads and the final state does not show stays unenumerated.
+        let dst = dst.filter(|d| self.needed.contains(d));
         for (mut s, result) in self.mb_update(st, acc, update, pc, Role::Thread, None, dst.is_some()) {
             if let Some(d) = dst {
                 // The result depends on the value read (the read half of the update).
@@ -579,6 +598,32 @@ impl Cx<'_> {
 }
 
 impl Cx<'_> {
+    /// `mapa` with an operand in a register: the address at the same CTA-relative offset in the
+    /// shared memory of the CTA of rank `b` in the thread's cluster. A rank outside the cluster
+    /// or an address with no counterpart there is undefined behaviour (a marker event with the
+    /// reason); the register then keeps the address unmapped.
+    fn mapa(&self, st: &mut State, dst: Reg, a: &Value, b: &Value) {
+        let (addr, da) = val(st, a);
+        let (rank, db) = val(st, b);
+        let cluster = self.thread.placement.cluster;
+        let mapped = match self.program.cta_of_rank(cluster, rank) {
+            None => Err(format!("mapa: rank {rank} names no CTA of the cluster of P{} (PTX ISA, `mapa`)", self.thread.id)),
+            Some(cta) => self.program.same_offset_in_cta(addr, cta).ok_or_else(|| {
+                format!("mapa: the address is of no shared variable with a counterpart in CTA {cta} (rank {rank}) (PTX ISA, `mapa`)")
+            }),
+        };
+        let value = match mapped {
+            Ok(v) => v,
+            Err(reason) => {
+                let mut e = st.event(TraceOp::Marker, st.pc);
+                e.ub = Some(reason);
+                st.events.push(e);
+                addr
+            }
+        };
+        st.regs[dst] = (RegVal::Known(value), da.union(&db));
+    }
+
     /// The values the run's own read-modify-writes of counters read (see `Trace::counter_claims`).
     fn counter_claims(&self, events: &[super::event::TraceEvent]) -> Vec<(usize, i64)> {
         events
@@ -643,15 +688,19 @@ fn wait_group(st: &mut State, kind: GroupKind, n: i64, read: bool, all: bool, pc
     st.waits.push(GroupWait { marker, ops: covered, read_only: read });
 }
 
-/// Register arithmetic: known when both operands are, else an open expression.
-fn local(st: &mut State, dst: Reg, op: LocalOp, ty: Option<Ty>, a: &Value, b: &Value) {
+/// Register arithmetic: known when the operands are, else an open expression.
+fn local(st: &mut State, dst: Reg, op: LocalOp, ty: Option<Ty>, [a, b, c]: [&Value; 3]) {
     let (x, dx) = data_val(st, a);
     let (y, dy) = data_val(st, b);
-    let value = match (x, y, ty) {
-        (RegVal::Known(x), RegVal::Known(y), None) => RegVal::Known(local_result(op, x, y)),
-        (RegVal::Known(x), RegVal::Known(y), Some(t)) => RegVal::Known(t.local(op, x, y)),
-        (x, y, None) => RegVal::Open(SymExpr::Local(op, Box::new(x.expr()), Box::new(y.expr()))),
-        (x, y, Some(t)) => RegVal::Open(SymExpr::TLocal(t, op, Box::new(x.expr()), Box::new(y.expr()))),
+    let (z, dz) = data_val(st, c);
+    let value = match (x, y, z, ty) {
+        (RegVal::Known(x), RegVal::Known(y), RegVal::Known(z), None) => RegVal::Known(local3_result(op, x, y, z)),
+        (RegVal::Known(x), RegVal::Known(y), RegVal::Known(z), Some(t)) => RegVal::Known(t.local3(op, x, y, z)),
+        (x, y, z, _) if matches!(op, LocalOp::Mad | LocalOp::MadWide | LocalOp::Selp) => {
+            RegVal::Open(SymExpr::Local3(ty, op, Box::new([x.expr(), y.expr(), z.expr()])))
+        }
+        (x, y, _, None) => RegVal::Open(SymExpr::Local(op, Box::new(x.expr()), Box::new(y.expr()))),
+        (x, y, _, Some(t)) => RegVal::Open(SymExpr::TLocal(t, op, Box::new(x.expr()), Box::new(y.expr()))),
     };
-    st.regs[dst] = (value, dx.union(&dy));
+    st.regs[dst] = (value, dx.union(&dy).union(&dz));
 }

@@ -1,7 +1,7 @@
 //! The values a trace computes: known numbers, or symbolic expressions over the trace's reads
 //! (left open until reads-from is chosen), and the value domains reads range over.
 
-use super::arith::{join64, local_result, low_bytes, rmw_result};
+use super::arith::{join64, local3_result, local_result, low_bytes, rmw_result};
 use super::deps::DepMask;
 use crate::program::{LocalOp, RmwOp, Ty};
 use std::collections::BTreeSet;
@@ -35,6 +35,8 @@ pub enum SymExpr {
     Low(Box<SymExpr>, i64),
     /// Typed register arithmetic ([`Ty::local`]).
     TLocal(Ty, LocalOp, Box<SymExpr>, Box<SymExpr>),
+    /// Register arithmetic with three operands (`mad`, `selp`: [`Ty::local3`], or untyped).
+    Local3(Option<Ty>, LocalOp, Box<[SymExpr; 3]>),
     /// What a typed RMW computes ([`Ty::rmw`]).
     TRmw(Ty, RmwOp, Box<SymExpr>, Vec<SymExpr>),
     /// The value normalized to a type (a typed load's register, a typed store's word).
@@ -75,6 +77,13 @@ impl SymExpr {
             }
             SymExpr::Low(a, bytes) => low_bytes(a.eval(read)?, *bytes),
             SymExpr::TLocal(t, op, a, b) => t.local(*op, a.eval(read)?, b.eval(read)?),
+            SymExpr::Local3(t, op, args) => {
+                let [x, y, z] = [args[0].eval(read)?, args[1].eval(read)?, args[2].eval(read)?];
+                match t {
+                    Some(t) => t.local3(*op, x, y, z),
+                    None => local3_result(*op, x, y, z),
+                }
+            }
             SymExpr::TRmw(t, op, old, ops) => {
                 let old = old.eval(read)?;
                 let ops = ops.iter().map(|o| o.eval(read)).collect::<Option<Vec<_>>>()?;
@@ -100,6 +109,7 @@ impl SymExpr {
             SymExpr::Rmw(op, old, ops) => SymExpr::Rmw(*op, Box::new(old.shifted(base)), ops.iter().map(|o| o.shifted(base)).collect()),
             SymExpr::Low(a, bytes) => SymExpr::Low(Box::new(a.shifted(base)), *bytes),
             SymExpr::TLocal(t, op, a, b) => SymExpr::TLocal(*t, *op, Box::new(a.shifted(base)), Box::new(b.shifted(base))),
+            SymExpr::Local3(t, op, args) => SymExpr::Local3(*t, *op, Box::new(args.clone().map(|a| a.shifted(base)))),
             SymExpr::TRmw(t, op, old, ops) => {
                 SymExpr::TRmw(*t, *op, Box::new(old.shifted(base)), ops.iter().map(|o| o.shifted(base)).collect())
             }
@@ -129,6 +139,7 @@ impl SymExpr {
                 old.reads(out);
                 ops.iter().for_each(|o| o.reads(out));
             }
+            SymExpr::Local3(_, _, args) => args.iter().for_each(|a| a.reads(out)),
             SymExpr::Low(a, _) | SymExpr::Norm(_, a) | SymExpr::High(a) => a.reads(out),
             SymExpr::Reduce(_, _, _, old, src) => old.iter().chain(src).for_each(|o| o.reads(out)),
         }

@@ -15,7 +15,8 @@ use std::collections::BTreeSet;
 pub fn redundant_words(program: &Program) -> Vec<bool> {
     let n = program.locations.len();
     // A 64-bit access reads or writes two words as one: keep every word.
-    let wide = |op: &Op| matches!(op, Op::Load { ty: Some(t), .. } | Op::Store { ty: Some(t), .. } if t.bits == 64);
+    let wide =
+        |op: &Op| matches!(op, Op::Load { ty: Some(t), .. } | Op::Store { ty: Some(t), .. } | Op::Rmw { ty: Some(t), .. } if t.bits == 64);
     if program.threads.iter().any(|t| t.code.iter().any(|i| wide(&i.op))) {
         return vec![false; n];
     }
@@ -24,7 +25,7 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
     // (source word, destination word) of every copy: a kept destination needs its source's value.
     let mut flows: Vec<(usize, usize)> = Vec::new();
     let words = |a: &Address, from: i64, bytes: i64| -> Option<Vec<usize>> {
-        let Address::Location(l) = a else { return None };
+        let (Address::Location(l) | Address::Byte(l, _)) = a else { return None };
         let var = program.variable_of(*l);
         let start = program.locations[*l].offset + from;
         Some(

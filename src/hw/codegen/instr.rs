@@ -97,6 +97,16 @@ fn local_opcode(op: LocalOp) -> (String, &'static str) {
         LocalOp::Min => ("min", "s"),
         LocalOp::Max => ("max", "s"),
         LocalOp::Set(cmp) => return (format!("setp.{}", ptx_cmp(cmp)), "s"),
+        // Lowering types these (or evaluates them: `mapa`, `elect.sync`), so they are written as
+        // they stand; the names are for completeness.
+        LocalOp::MulWide => ("mul.wide", "s"),
+        LocalOp::MulHi => ("mul.hi", "s"),
+        LocalOp::Mad => ("mad.lo", "s"),
+        LocalOp::MadWide => ("mad.wide", "s"),
+        LocalOp::Selp => ("selp", "b"),
+        LocalOp::Cvt(_) => ("cvt", "s"),
+        LocalOp::Mapa => ("mapa", "b"),
+        LocalOp::Elect { .. } => ("elect.sync", "b"),
     };
     (name.to_string(), kind)
 }
@@ -205,12 +215,17 @@ impl ThreadGen<'_> {
                 Some(Evaluated::Elect) => not_generated(ELECT),
                 Some(Evaluated::Mapa) => self.emit(Emission { address_values: true, ..written }, &guard),
                 Some(Evaluated::CreatePolicy) => self.createpolicy(written, &guard),
-                // A typed register operation is PTX as written.
-                None if ty.is_some() => self.emit(Emission { address_values: true, ..written }, &guard),
+                // A typed register operation, or one of predicates (`not.pred`), is PTX as written.
+                None if ty.is_some() || ins.opcode.iter().any(|q| q.node == "pred") => {
+                    self.emit(Emission { address_values: true, ..written }, &guard)
+                }
                 None => self.untyped_local(written, *op, ins, &guard),
             },
             Op::Branch { cond, .. } => match (evaluated(ins), cond) {
                 (Some(Evaluated::Elect), _) => not_generated(ELECT),
+                // `ret`/`exit` end the test's code, not the device thread: the harness still
+                // records the registers and joins its barriers after HW_END.
+                _ if matches!(ins.opcode[0].node.as_str(), "ret" | "exit") => Ok(vec![format!("{guard}bra HW_END;")]),
                 // `@p bra L`: PTX's own conditional branch.
                 (_, Some(_)) if ins.guard.is_some() && !lowered.guard_branch => self.jump(ins, span, &guard),
                 (_, Some(c)) => self.compare_and_branch(*c, ins, span),
@@ -398,6 +413,16 @@ impl ThreadGen<'_> {
         };
         let mut lines = Vec::new();
         let mut texts = Vec::new();
+        let narrow = e.parts.iter().any(|p| matches!(p.as_str(), "u32" | "b32" | "s32"));
+        // Immediate values of a floating-point type are bit patterns, as the model reads them
+        // (PTX spells them `0f…`/`0d…`, PTX ISA 4.5.1); a size or count stays an integer.
+        let values_typed =
+            matches!(e.parts[0].as_str(), "atom" | "red" | "st" | "mov" | "add" | "sub" | "mul" | "div" | "min" | "max" | "setp" | "selp");
+        let float = e.parts.iter().filter(|_| values_typed).find_map(|p| match p.as_str() {
+            "f32" => Some(32),
+            "f64" => Some(64),
+            _ => None,
+        });
         for (op, sp) in &e.operands {
             let var_at = match op {
                 Operand::Name(n) if !self.regs.contains_key(&Self::reg_name(n)) => self.variable(n).map(|v| (v, 0)),
@@ -410,6 +435,13 @@ impl ThreadGen<'_> {
             if let (true, Some((var, off))) = (e.address_values, var_at) {
                 self.reachable(var, *sp)?;
                 let form = next_form();
+                // `mov.u32 r, s` of the thread's own shared variable (what nvcc writes before
+                // an mbarrier or a `mapa`): its 32-bit `.shared::cta` window address.
+                let form = if spaces.is_empty() && matches!(op, Operand::Name(_)) && narrow && self.own_shared(var) {
+                    AddrForm::SharedCta
+                } else {
+                    form
+                };
                 let k = self.operand_index(var, form);
                 if off == 0 {
                     texts.push(format!("%{k}"));
@@ -421,7 +453,11 @@ impl ThreadGen<'_> {
                 }
                 continue;
             }
-            let text = self.operand(op, &mut next_form, *sp)?;
+            let text = match (op, float) {
+                (Operand::Int(i), Some(32)) => format!("0f{:08X}", *i as u32),
+                (Operand::Int(i), Some(64)) => format!("0d{:016X}", *i as u64),
+                _ => self.operand(op, &mut next_form, *sp)?,
+            };
             let narrow_register = matches!(op, Operand::Name(n) | Operand::PercentName(n)
                 if matches!(self.regs.get(&Self::reg_name(n)), Some(RegKind::B32)));
             if e.widen.contains(&texts.len()) && narrow_register {

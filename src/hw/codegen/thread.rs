@@ -5,17 +5,33 @@
 use super::super::{reject, HwTest, Rejection};
 use super::layout::{address_expr, AddrForm, Layout};
 use crate::diag::Span;
-use crate::litmus::ast::{InitItem, Instruction, Operand, Statement};
-use crate::program::{Instr, LocalOp, MbOp, Observable, Op, Program, Space};
+use crate::litmus::ast::{DeclInit, DeclSpace, InitItem, Instruction, Operand, Statement};
+use crate::program::{Instr, LocalOp, MbOp, Observable, Op, Program, Space, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// The width a test register is declared with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum RegKind {
     Pred,
+    B16,
+    /// A 16-bit register that signed types write: its value is reported sign-extended, as the
+    /// model holds it.
+    S16,
     B32,
     B64,
+}
+
+impl RegKind {
+    /// The kind of a register declared with a PTX type (`.reg .u16 %rs<2>;`).
+    fn of_declared(ty: &str) -> RegKind {
+        match ty {
+            "pred" => RegKind::Pred,
+            "b16" | "u16" | "s16" | "f16" | "bf16" => RegKind::B16,
+            "b64" | "u64" | "s64" | "f64" => RegKind::B64,
+            _ => RegKind::B32,
+        }
+    }
 }
 
 /// The lowered instructions of one statement of the test (lowering keeps each instruction's
@@ -77,8 +93,20 @@ impl ThreadGen<'_> {
         self.test.program
     }
 
+    /// The variable a name means in this thread's code: its own CTA's instance of a `.shared`
+    /// declaration (`s@cta1`), its own instance of a `.local` one (`buf@P0`), or the variable so
+    /// named.
     pub fn variable(&self, name: &str) -> Option<usize> {
-        self.program().variables.iter().position(|v| v.name == name)
+        let p = self.program();
+        let th = &p.threads[self.thread];
+        let own = [format!("{name}@cta{}", th.placement.cta), format!("{name}@P{}", th.id)];
+        own.iter().chain(std::iter::once(&name.to_string())).find_map(|n| p.variables.iter().position(|v| &v.name == n))
+    }
+
+    /// Whether a variable is in the shared memory of this thread's CTA.
+    pub fn own_shared(&self, var: usize) -> bool {
+        let p = self.program();
+        matches!(p.variables[var].space, Space::Shared { cta } if cta == p.threads[self.thread].placement.cta)
     }
 
     /// A register's PTX name: without `%` (it would need escaping in an asm template), other
@@ -144,6 +172,10 @@ impl ThreadGen<'_> {
                 let r = Self::reg_name(n);
                 if self.regs.contains_key(&r) {
                     r
+                } else if let Some(v) = self.program().threads[self.thread].specials.get(n) {
+                    // The value the model gave the special register: the harness's own thread
+                    // and CTA numbers are not the test's placement.
+                    v.to_string()
                 } else if let Some(f) = n.contains('.').then(|| n.parse::<f32>().ok()).flatten() {
                     // A decimal float literal (`createpolicy.fractional … 0.25`): PTX spells
                     // f32 immediates as bit patterns.
@@ -205,65 +237,193 @@ impl ThreadGen<'_> {
     }
 }
 
+/// What the instructions of a column need of one register: to be a predicate, the widest exact
+/// width, the widest lower bound, and whether a signed type writes it.
+#[derive(Default)]
+struct Uses {
+    pred: bool,
+    exact: Option<RegKind>,
+    at_least: Option<RegKind>,
+    signed: bool,
+}
+
 /// Register kinds of one thread column: predicates (guards, the destinations of `setp` and of
-/// the mbarrier waits), 64-bit (operands of instructions typed 64-bit, addresses), else 32-bit.
+/// the mbarrier waits), else the width the instructions using the register give it
+/// ([`operand_widths`]; an exact width wins over an "at least" one, the widest of each), 32-bit
+/// where none does. A 16-bit register that a signed instruction type writes is [`RegKind::S16`].
 fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
     let p = test.program;
-    let mut kinds: BTreeMap<String, RegKind> = BTreeMap::new();
     let is_var = |n: &str| p.variables.iter().any(|v| v.name == n);
-    for r in &p.threads[thread].registers {
-        kinds.insert(ThreadGen::reg_name(r), RegKind::B32);
-    }
-    let mut set = |name: &str, kind: RegKind| {
-        if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(name)) {
-            if *e != RegKind::Pred && kind != RegKind::B32 {
-                *e = kind;
-            }
-        }
-    };
+    let mut uses: BTreeMap<String, Uses> = p.threads[thread].registers.iter().map(|r| (ThreadGen::reg_name(r), Uses::default())).collect();
+    let key = |n: &str| (!is_var(n)).then(|| ThreadGen::reg_name(n));
     for item in &test.ast.init {
         if let InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
             if t.node == p.threads[thread].id {
-                set(&reg.node, RegKind::B64);
+                if let Some(u) = key(&reg.node).and_then(|k| uses.get_mut(&k)) {
+                    u.exact = u.exact.max(Some(RegKind::B64));
+                }
             }
         }
     }
-    for st in test.ast.code.get(thread).into_iter().flatten() {
+    for st in test.ast.column(thread) {
         let Statement::Instr(ins) = &st.node else { continue };
         if let Some((g, _)) = &ins.guard {
-            set(&g.node, RegKind::Pred);
+            if let Some(u) = key(&g.node).and_then(|k| uses.get_mut(&k)) {
+                u.pred = true;
+            }
         }
         let pred_dst = lowered(p, thread, ins, st.span)
             .ops
             .iter()
             .any(|i| matches!(i.op, Op::Local { op: LocalOp::Set(_), .. } | Op::Mbarrier { op: MbOp::Wait { .. }, .. }));
         let parts: Vec<String> = ins.opcode.iter().map(|o| o.node.clone()).collect();
-        let wide = has_64bit_type(&parts);
-        // The cache-policy operand of `.L2::cache_hint` (always last) is a .b64.
-        let cache_hint = parts.iter().any(|p| p == "L2::cache_hint");
-        for (i, o) in ins.operands.iter().enumerate() {
-            let name = match &o.node {
-                Operand::Name(n) | Operand::PercentName(n) if !is_var(n) => n,
-                Operand::Address(inner, _) => {
-                    // An address register is 64-bit unless it is a shared-window address.
-                    let shared = space_tokens(&parts).iter().any(|f| matches!(f, AddrForm::SharedCta | AddrForm::SharedCluster));
-                    if let Operand::Name(n) | Operand::PercentName(n) = &inner.node {
-                        if !is_var(n) && !shared {
-                            set(n, RegKind::B64);
-                        }
-                    }
-                    continue;
+        let signed_dst = parts.iter().find(|t| is_type_part(t)).is_some_and(|t| t.starts_with('s'));
+        for (i, (o, width)) in ins.operands.iter().zip(operand_widths(&parts, &ins.operands)).enumerate() {
+            let name = |x: &Operand| if let Operand::Name(n) | Operand::PercentName(n) = x { Some(n.clone()) } else { None };
+            let names: Vec<(String, Option<Width>)> = match &o.node {
+                Operand::Name(_) | Operand::PercentName(_) => name(&o.node).map(|n| (n, width)).into_iter().collect(),
+                Operand::Vector(items) => items.iter().filter_map(|x| name(&x.node)).map(|n| (n, width)).collect(),
+                Operand::Address(inner, _) => name(&inner.node).map(|n| (n, width)).into_iter().collect(),
+                // Tensor coordinates are .s32 (9.7.9.27).
+                Operand::TensorAddress(_, coords) => {
+                    coords.iter().filter_map(|x| name(&x.node)).map(|n| (n, Some(Width::Exact(RegKind::B32)))).collect()
                 }
                 _ => continue,
             };
-            if i == 0 && pred_dst {
-                set(name, RegKind::Pred);
-            } else if (cache_hint && i + 1 == ins.operands.len()) || wide {
-                set(name, RegKind::B64);
+            for (n, width) in names {
+                let Some(u) = key(&n).and_then(|k| uses.get_mut(&k)) else { continue };
+                match width {
+                    _ if i == 0 && pred_dst => u.pred = true,
+                    Some(Width::Pred) => u.pred = true,
+                    Some(Width::Exact(k)) => u.exact = u.exact.max(Some(k)),
+                    Some(Width::AtLeast(k)) => u.at_least = u.at_least.max(Some(k)),
+                    None => {}
+                }
+                u.signed |= i == 0 && signed_dst;
             }
         }
     }
+    let mut kinds: BTreeMap<String, RegKind> = uses
+        .into_iter()
+        .map(|(name, u)| {
+            let kind = match (u.pred, u.exact.or(u.at_least).unwrap_or(RegKind::B32)) {
+                (true, _) => RegKind::Pred,
+                (false, RegKind::B16) if u.signed => RegKind::S16,
+                (false, k) => k,
+            };
+            (name, kind)
+        })
+        .collect();
+    declared_kinds(test, thread, &mut kinds);
     kinds
+}
+
+/// A code block's `.reg` declarations say the width themselves (a 16-bit register that signed
+/// types write stays sign-extended).
+fn declared_kinds(test: &HwTest, thread: usize, kinds: &mut BTreeMap<String, RegKind>) {
+    let mut declare = |name: &str, declared: RegKind| {
+        if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(name)) {
+            *e = match (declared, *e) {
+                (RegKind::B16, RegKind::S16) => RegKind::S16,
+                (d, _) => d,
+            };
+        }
+    };
+    for st in test.ast.column(thread) {
+        let Statement::Decl(d) = &st.node else { continue };
+        if d.space.node != DeclSpace::Reg {
+            continue;
+        }
+        let kind = RegKind::of_declared(&d.ty.node);
+        for n in &d.names {
+            match &n.range {
+                Some(count) => (0..count.node).for_each(|k| declare(&format!("{}{k}", n.name.node), kind)),
+                None => declare(&n.name.node, kind),
+            }
+        }
+    }
+}
+
+/// What an instruction needs of the register in one operand position.
+#[derive(Clone, Copy, Debug)]
+enum Width {
+    Pred,
+    /// The instruction's type size (PTX ISA 6.4.1: the register has the size of the type).
+    Exact(RegKind),
+    /// `ld`, `st` and `cvt` also take a wider register (PTX ISA 6.4.1, "Operand Size Exceeding
+    /// Instruction-Type Size").
+    AtLeast(RegKind),
+}
+
+/// The width of a type part (`u16` → 16 bits; an 8-bit type needs a 16-bit register, PTX ISA
+/// 5.2.2).
+fn type_width(part: &str) -> Option<RegKind> {
+    if !is_type_part(part) {
+        return None;
+    }
+    Some(match part.trim_start_matches(|c: char| c.is_ascii_alphabetic()) {
+        "8" | "16" => RegKind::B16,
+        "64" => RegKind::B64,
+        _ => RegKind::B32,
+    })
+}
+
+/// What each operand of an instruction (by its opcode parts) needs of a register there: the
+/// operand types of each form as PTX ISA chapter 9 gives them. Addresses (`[r]`) need 64 bits
+/// unless the instruction names a shared-window state space; forms not listed keep what their
+/// type says (64 bits for a 64-bit type, else nothing).
+fn operand_widths(parts: &[String], operands: &[crate::diag::Spanned<Operand>]) -> Vec<Option<Width>> {
+    use RegKind::{B16, B32, B64};
+    use Width::{AtLeast, Exact};
+    let n = operands.len();
+    let types: Vec<RegKind> = parts.iter().filter_map(|p| type_width(p)).collect();
+    let ty = types.first().copied();
+    let twice = |k: RegKind| if k == B16 { B32 } else { B64 };
+    let has = |q: &str| parts.iter().any(|p| p == q);
+    let is_address = |o: &Operand| matches!(o, Operand::Address(..) | Operand::TensorAddress(..));
+    let last_address = operands.iter().rposition(|o| is_address(&o.node));
+    let mut w: Vec<Option<Width>> = match (parts[0].as_str(), ty) {
+        ("mul" | "mad", Some(t)) if has("wide") => (0..n).map(|i| Some(Exact(if i == 0 || i == 3 { twice(t) } else { t }))).collect(),
+        ("cvt", _) => types.iter().map(|&t| Some(AtLeast(t))).chain(std::iter::repeat(None)).take(n).collect(),
+        ("ld" | "st", Some(t)) => vec![Some(AtLeast(t)); n],
+        ("cvta", Some(t)) => vec![Some(Exact(t)); n],
+        ("mapa", t) => (0..n).map(|i| Some(Exact(if i == 2 { B32 } else { t.unwrap_or(B64) }))).collect(),
+        ("selp", Some(t)) => (0..n).map(|i| Some(if i == 3 { Width::Pred } else { Exact(t) })).collect(),
+        ("setp", Some(t)) => (0..n).map(|i| (i > 0).then_some(Exact(t))).collect(),
+        ("shl" | "shr", Some(t)) => (0..n).map(|i| Some(Exact(if i == 2 { B32 } else { t }))).collect(),
+        (
+            "mov" | "add" | "sub" | "mul" | "mad" | "div" | "rem" | "and" | "or" | "xor" | "not" | "neg" | "min" | "max" | "atom" | "red",
+            Some(t),
+        ) => {
+            vec![Some(Exact(t)); n]
+        }
+        // The state an arrive returns and a wait without `.parity` takes is a .b64; counts,
+        // parities and byte counts are .u32 (9.7.13.15).
+        ("mbarrier", _) if has("pending_count") => vec![Some(Exact(B32)), Some(Exact(B64))],
+        ("mbarrier", _) => (0..n)
+            .map(|i| Some(Exact(if i == 0 || (i == 2 && !has("parity") && (has("test_wait") || has("try_wait"))) { B64 } else { B32 })))
+            .collect(),
+        // Sizes are .u32, the ctaMask of a multicast a .b16 (9.7.9.25).
+        ("cp", _) => (0..n)
+            .map(|i| Some(Exact(if has("multicast::cluster") && Some(i) == last_address.map(|a| a + 1) { B16 } else { B32 })))
+            .collect(),
+        ("bar" | "barrier" | "elect", _) => vec![Some(Exact(B32)); n],
+        ("mov" | "and" | "or" | "xor" | "not", None) if has("pred") => vec![Some(Width::Pred); n],
+        _ if has_64bit_type(parts) => vec![Some(Exact(B64)); n],
+        _ => vec![None; n],
+    };
+    w.resize(n, None);
+    // The cache-policy operand of `.L2::cache_hint` (always last) is a .b64.
+    if has("L2::cache_hint") && n > 0 {
+        w[n - 1] = Some(Exact(B64));
+    }
+    let shared = space_tokens(parts).iter().any(|f| matches!(f, AddrForm::SharedCta | AddrForm::SharedCluster));
+    for (i, o) in operands.iter().enumerate() {
+        if matches!(o.node, Operand::Address(..)) {
+            w[i] = (!shared).then_some(Exact(B64));
+        }
+    }
+    w
 }
 
 /// A C++ string literal line of an asm template.
@@ -281,6 +441,7 @@ fn backward_labels(p: &Program, thread: usize, code: &[crate::diag::Spanned<Stat
             Statement::Label(l) => {
                 seen.insert(l.clone());
             }
+            Statement::Decl(_) | Statement::Open | Statement::Close => {}
             Statement::Instr(ins) => {
                 if !lowered(p, thread, ins, st.span).ops.iter().any(|i| matches!(i.op, Op::Branch { .. })) {
                     continue;
@@ -307,6 +468,7 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
     for (r, kind) in &gen.regs {
         body.push(match kind {
             RegKind::Pred => format!(".reg .pred {r};"),
+            RegKind::B16 | RegKind::S16 => format!(".reg .b16 {r};"),
             RegKind::B32 => format!(".reg .b32 {r};"),
             RegKind::B64 => format!(".reg .b64 {r};"),
         });
@@ -326,6 +488,7 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
         match gen.regs.get(&name) {
             Some(RegKind::Pred) => body.push(format!("setp.ne.u32 {name}, {}, 0;", th.reg_init[i] as u32)),
             Some(RegKind::B64) => body.push(format!("mov.b64 {name}, {};", th.reg_init[i])),
+            Some(RegKind::B16 | RegKind::S16) => body.push(format!("mov.b16 {name}, {};", th.reg_init[i] as u16)),
             _ => body.push(format!("mov.b32 {name}, {};", th.reg_init[i] as u32)),
         }
     }
@@ -362,9 +525,10 @@ pub(super) fn thread_function(
         .collect();
     let mut gen =
         ThreadGen { test, layout, thread, dense_cta, arch_major, regs, addr_operands: Vec::new(), first_input: outputs.len() + 3 };
-    let code = test.ast.code.get(thread).cloned().unwrap_or_default();
+    let code = test.ast.column(thread).to_vec();
     let backward = backward_labels(p, thread, &code);
     let mut body = prologue(&mut gen);
+    let mut depth = 0usize;
     for st in &code {
         match &st.node {
             Statement::Label(l) => {
@@ -375,7 +539,33 @@ pub(super) fn thread_function(
                     body.push("@hw_p bra HW_HANG;".into());
                 }
             }
-            Statement::Instr(ins) => body.extend(gen.instruction(ins, st.span)?),
+            Statement::Instr(ins) => match block_instruction(&mut gen, ins, st.span) {
+                Some(lines) => body.extend(lines?),
+                None => body.extend(gen.instruction(ins, st.span)?),
+            },
+            // A nested scope's registers are its own (they shadow the prologue's); the top
+            // scope's are declared by the prologue, at the widths the declarations give;
+            // variables are placed by the layout.
+            Statement::Decl(d) if depth > 0 && d.space.node == DeclSpace::Reg => {
+                let names: Vec<String> = d
+                    .names
+                    .iter()
+                    .map(|n| match &n.range {
+                        Some(count) => format!("{}<{}>", ThreadGen::reg_name(&n.name.node), count.node),
+                        None => ThreadGen::reg_name(&n.name.node),
+                    })
+                    .collect();
+                body.push(format!(".reg .{} {};", d.ty.node, names.join(", ")));
+            }
+            Statement::Decl(_) => {}
+            Statement::Open => {
+                depth += 1;
+                body.push("{".into());
+            }
+            Statement::Close => {
+                depth = depth.saturating_sub(1);
+                body.push("}".into());
+            }
         }
     }
     body.push("bra.uni HW_END;".into());
@@ -389,6 +579,8 @@ pub(super) fn thread_function(
         body.push(match gen.regs.get(&name) {
             Some(RegKind::Pred) => format!("selp.u64 %{idx}, 1, 0, {name};"),
             Some(RegKind::B64) => format!("mov.b64 %{idx}, {name};"),
+            Some(RegKind::B16) => format!("cvt.u64.u16 %{idx}, {name};"),
+            Some(RegKind::S16) => format!("cvt.s64.s16 %{idx}, {name};"),
             _ => format!("cvt.u64.u32 %{idx}, {name};"),
         });
     }
@@ -426,6 +618,53 @@ pub(super) fn thread_function(
     let _ = writeln!(out, "  if (hung) atomicOr(hang, 1u << {thread});");
     let _ = writeln!(out, "}}");
     Ok(out)
+}
+
+/// `ld.param` reads a kernel parameter of the test, which the harness's function does not have:
+/// it becomes the bound value, or the address where the harness placed the bound variable.
+fn block_instruction(gen: &mut ThreadGen, ins: &Instruction, span: Span) -> Option<Result<Vec<String>, Rejection>> {
+    let p = gen.test.program;
+    let guard = match &ins.guard {
+        Some((g, neg)) => format!("@{}{} ", if *neg { "!" } else { "" }, ThreadGen::reg_name(&g.node)),
+        None => String::new(),
+    };
+    let parts: Vec<&str> = ins.opcode.iter().map(|o| o.node.as_str()).collect();
+    if parts[0] != "ld" || !parts.iter().any(|q| matches!(*q, "param" | "param::entry")) {
+        return None;
+    }
+    let (Some(dst), Some(src)) = (ins.operands.first(), ins.operands.get(1)) else { return None };
+    let Operand::Address(inner, 0) = &src.node else {
+        return Some(Err(reject(p, src.span, "`ld.param` at an offset is not generated")));
+    };
+    let Operand::Name(name) = &inner.node else { return None };
+    let d = ThreadGen::reg_name(match &dst.node {
+        Operand::Name(n) | Operand::PercentName(n) => n,
+        _ => return None,
+    });
+    let wide = gen.regs.get(&d) == Some(&RegKind::B64);
+    let bound = gen.test.ast.init.iter().find_map(|item| match &item.node {
+        InitItem::Declaration(decl) if decl.space.node == DeclSpace::Param && decl.names.first().is_some_and(|n| &n.name.node == name) => {
+            decl.init.as_ref().map(|i| i.node.clone())
+        }
+        _ => None,
+    });
+    Some(match bound {
+        Some(DeclInit::AddressOf(var)) => match gen.variable(&var) {
+            Some(v) if wide => {
+                let k = gen.operand_index(v, AddrForm::Generic);
+                Ok(vec![format!("{guard}mov.b64 {d}, %{k};")])
+            }
+            _ => {
+                Err(reject(p, span, format!("`ld.param` of the address of `{var}` into a register narrower than 64 bits is not generated")))
+            }
+        },
+        // The value lowering gave the load (its bytes at the load's type).
+        _ => match lowered(p, gen.thread, ins, span).ops.first().map(|i| &i.op) {
+            Some(Op::Local { a: Value::Const(v), .. }) if wide => Ok(vec![format!("{guard}mov.b64 {d}, {v};")]),
+            Some(Op::Local { a: Value::Const(v), .. }) => Ok(vec![format!("{guard}mov.b32 {d}, {};", *v as u32)]),
+            _ => Err(reject(p, span, "this `ld.param` is not generated")),
+        },
+    })
 }
 
 /// Map template operand numbers (1 = hang, 2 = bound, 3.. = outputs, first_input.. = addresses)

@@ -321,11 +321,20 @@ impl InstrLowerer<'_, '_> {
         let list = valid.iter().map(|t| format!(".{t}")).collect::<Vec<_>>().join(" ");
         let dst_name = if global { ".global" } else { ".shared::cluster" };
         if !valid.contains(&tname) {
-            return Err(Diagnostic::expected(
+            let mut d = Diagnostic::expected(
                 tspan,
                 format!("an element type of `.{opname}` to `{dst_name}`: {list} (PTX ISA §9.7.9.25.4.2, valid combinations of .redOp and element type)"),
                 format!("`.{tname}`"),
-            ));
+            );
+            if matches!(opname, "and" | "or" | "xor") && matches!(tname, "u32" | "s32" | "u64" | "s64") {
+                // The section's own example is `cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.xor.s32`:
+                // the table is the rule (ptxas rejects the example too), and the bits are the same.
+                d = d.with_note(format!(
+                    "the text's own example `cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.xor.s32` disagrees with the table; ptxmm follows the table (as ptxas does): write `.{opname}.b{}`, the same bit operation",
+                    &tname[1..]
+                ));
+            }
+            return Err(d);
         }
         let half = matches!(ty, RedType::F16 | RedType::Bf16);
         match (noftz, op == RmwOp::Add && half) {

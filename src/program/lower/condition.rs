@@ -1,6 +1,7 @@
 //! The final condition, the filter and the `locations` of a test, resolved to observables,
 //! and the condition's text as herd7 prints it.
 
+use super::declarations::canonical_location;
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, CondValue};
 use crate::program::*;
@@ -8,6 +9,8 @@ use std::collections::HashMap;
 
 pub(super) struct CondResolver<'p> {
     pub(super) reg_types: &'p [HashMap<Reg, Option<Ty>>],
+    /// The instances of each PTX `.shared`/`.local` declaration (`s` → `s@cta0`, `s@cta1`).
+    pub(super) instances: &'p HashMap<String, Vec<(String, String)>>,
     pub(super) program: &'p Program,
     pub(super) thread_index: &'p HashMap<usize, usize>,
     pub(super) source: &'p SourceFile,
@@ -47,7 +50,17 @@ impl CondResolver<'_> {
         match &v.node {
             CondValue::Const(c) => Ok(CondTerm::Const(*c)),
             CondValue::Location(name) => {
-                let Some(loc) = self.program.locations.iter().position(|l| &l.name == name) else {
+                let find = |n: &str| self.program.locations.iter().position(|l| l.name == n);
+                let Some(loc) = find(name).or_else(|| canonical_location(self.instances, name).and_then(|n| find(&n))) else {
+                    let base = name.split(['@', '+']).next().unwrap_or(name);
+                    if let Some(instances) = self.instances.get(base) {
+                        let names: Vec<String> = instances.iter().map(|(_, n)| format!("`{n}`")).collect();
+                        return Err(Diagnostic::error(
+                            v.span,
+                            format!("`{name}` does not name one instance of `{base}`, which has one per CTA or per thread"),
+                        )
+                        .with_note(format!("its instances: {}", names.join(", "))));
+                    }
                     return Err(Diagnostic::error(v.span, format!("unknown location `{name}` in the condition"))
                         .with_note("declare it in the init block"));
                 };
@@ -68,36 +81,39 @@ impl CondResolver<'_> {
     }
 }
 
-/// Print a proposition the way herd7 prints conditions: `0:r0=1 /\ 1:r0=0`.
-pub fn format_prop(p: &ast::Prop) -> String {
-    fn val(v: &CondValue) -> String {
+/// Print a proposition the way herd7 prints conditions: `0:r0=1 /\ 1:r0=0`. A location is
+/// printed by the name reports give it (`s@cta0` of a declaration with one instance is `s`).
+pub fn format_prop(p: &ast::Prop, instances: &HashMap<String, Vec<(String, String)>>) -> String {
+    let val = |v: &CondValue| -> String {
         match v {
             CondValue::Register { thread, reg } => format!("{thread}:{reg}"),
-            CondValue::Location(l) => l.clone(),
+            CondValue::Location(l) => canonical_location(instances, l).unwrap_or_else(|| l.clone()),
             CondValue::Const(c) => c.to_string(),
         }
-    }
-    fn go(p: &ast::Prop, top: bool) -> String {
-        let s = match p {
-            ast::Prop::True => return "true".into(),
-            ast::Prop::False => return "false".into(),
-            ast::Prop::Not(q) => return format!("~{}", go(&q.node, false)),
-            // Chains of one connective print flat, as herd7 does: `a /\\ b /\\ c`.
-            ast::Prop::And(a, b) => {
-                let side = |p: &ast::Prop| go(p, matches!(p, ast::Prop::And(..)));
-                format!("{} /\\ {}", side(&a.node), side(&b.node))
-            }
-            ast::Prop::Or(a, b) => {
-                let side = |p: &ast::Prop| go(p, matches!(p, ast::Prop::Or(..)));
-                format!("{} \\/ {}", side(&a.node), side(&b.node))
-            }
-            ast::Prop::Cmp(a, op, b) => return format!("{}{}{}", val(&a.node), op.symbol(), val(&b.node)),
-        };
-        if top {
-            s
-        } else {
-            format!("({s})")
+    };
+    go(p, true, &val)
+}
+
+/// `p` printed, in parentheses unless `top`.
+fn go(p: &ast::Prop, top: bool, val: &dyn Fn(&CondValue) -> String) -> String {
+    let s = match p {
+        ast::Prop::True => return "true".into(),
+        ast::Prop::False => return "false".into(),
+        ast::Prop::Not(q) => return format!("~{}", go(&q.node, false, val)),
+        // Chains of one connective print flat, as herd7 does: `a /\\ b /\\ c`.
+        ast::Prop::And(a, b) => {
+            let side = |p: &ast::Prop| go(p, matches!(p, ast::Prop::And(..)), val);
+            format!("{} /\\ {}", side(&a.node), side(&b.node))
         }
+        ast::Prop::Or(a, b) => {
+            let side = |p: &ast::Prop| go(p, matches!(p, ast::Prop::Or(..)), val);
+            format!("{} \\/ {}", side(&a.node), side(&b.node))
+        }
+        ast::Prop::Cmp(a, op, b) => return format!("{}{}{}", val(&a.node), op.symbol(), val(&b.node)),
+    };
+    if top {
+        s
+    } else {
+        format!("({s})")
     }
-    go(p, true)
 }

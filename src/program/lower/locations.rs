@@ -1,7 +1,8 @@
 //! Variables and locations: the declarations of the init block, the locations herd7 and Dat3M
 //! declare implicitly, and the type of each word (from its first typed access).
 
-use super::state::{is_register_shaped, Lowerer};
+use super::declarations::DeclPlan;
+use super::state::{is_register_shaped, Lowerer, VariableShape};
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, CondValue, InitItem, Operand, Statement};
 use crate::program::*;
@@ -9,7 +10,7 @@ use crate::program::*;
 impl Lowerer<'_> {
     /// A scalar word variable (the Dat3M kind of location).
     pub(super) fn new_location(&mut self, name: &Spanned<String>, physical: usize, generic: Option<usize>) -> Result<usize, Diagnostic> {
-        if self.by_name.contains_key(&name.node) {
+        if self.by_name.contains_key(&name.node) || self.instances.contains_key(&name.node) {
             return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
         }
         let idx = self.locations.len();
@@ -39,7 +40,7 @@ impl Lowerer<'_> {
     /// an mbarrier.
     fn declare_variable(&mut self, d: &ast::VariableDecl) -> Result<(), Diagnostic> {
         let name = &d.name;
-        if self.by_name.contains_key(&name.node) {
+        if self.by_name.contains_key(&name.node) || self.instances.contains_key(&name.node) {
             return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
         }
         let space = match &d.shared_cta {
@@ -116,24 +117,34 @@ impl Lowerer<'_> {
                 v.node.clone()
             }
         };
+        self.push_variable(&name.node, VariableShape { size, space, align, kind }, values, name.span);
+        Ok(())
+    }
+
+    /// A variable and its locations: one per 4-byte word (`s`, `s+4`, ...), or one per 8-byte
+    /// mbarrier object (`bar`, `bar+8`, ...), named in `by_name`, with initial values `values`
+    /// (one per location). Returns the variable's index.
+    pub(super) fn push_variable(&mut self, name: &str, shape: VariableShape, values: Vec<i64>, span: Span) -> usize {
+        let VariableShape { size, space, align, kind } = shape;
         let variable = self.variables.len();
         let first = self.locations.len();
-        self.variables.push(Variable { name: name.node.clone(), size, space, align, kind, first_location: first, span: name.span });
+        self.variables.push(Variable { name: name.to_string(), size, space, align, kind, first_location: first, span });
+        let stride = if kind == VariableKind::Mbarrier { 8 } else { 4 };
         for (w, value) in values.into_iter().enumerate() {
-            let word_name = if w == 0 { name.node.clone() } else { format!("{}+{}", name.node, w * 4) };
+            let word_name = if w == 0 { name.to_string() } else { format!("{name}+{}", w * stride) };
             let p = self.new_physical(&word_name, value);
             let idx = self.locations.len();
             self.locations.push(Location {
                 name: word_name.clone(),
                 variable,
-                offset: w as i64 * 4,
+                offset: (w * stride) as i64,
                 physical: p,
                 generic: idx,
-                span: name.span,
+                span,
             });
             self.by_name.insert(word_name, idx);
         }
-        Ok(())
+        variable
     }
 
     pub(super) fn new_physical(&mut self, name: &str, init: i64) -> usize {
@@ -141,8 +152,9 @@ impl Lowerer<'_> {
         self.physical.len() - 1
     }
 
-    pub(super) fn declare_locations(&mut self, init: &[Spanned<InitItem>]) -> Result<(), Diagnostic> {
-        // Plain locations first, so that later items may copy or alias them in any order.
+    pub(super) fn declare_locations(&mut self, init: &[Spanned<InitItem>], plan: &DeclPlan) -> Result<(), Diagnostic> {
+        // Plain locations first, so that later items may copy or alias them in any order; then
+        // the function-scope declarations of code blocks.
         for item in init {
             match &item.node {
                 InitItem::Location { name, value } => {
@@ -150,8 +162,12 @@ impl Lowerer<'_> {
                     self.new_location(name, p, None)?;
                 }
                 InitItem::Variable(d) => self.declare_variable(d)?,
+                InitItem::Declaration(d) => self.declare_ptx(d, None, plan)?,
                 _ => {}
             }
+        }
+        for (d, _, threads) in &plan.block_decls {
+            self.declare_ptx(d, Some(threads), plan)?;
         }
         // `y = x` copies, `y @ proxy aliases x` aliases; resolve in order, retrying items that
         // refer to names declared later.
@@ -223,8 +239,9 @@ impl Lowerer<'_> {
                 wanted.push(location.clone());
             }
         }
-        for (t, stmts) in test.code.iter().enumerate() {
-            // Names a thread writes or initialises are its registers.
+        for t in 0..test.threads.len() {
+            let stmts = test.column(t);
+            // Names a thread writes, initialises or declares (`.reg`) are its registers.
             let id = test.threads.get(t).map(|h| h.id.node);
             let mut registers: Vec<&str> = test
                 .init
@@ -236,10 +253,15 @@ impl Lowerer<'_> {
                     _ => None,
                 })
                 .collect();
+            for s in stmts {
+                if let Statement::Decl(d) = &s.node {
+                    registers.extend(d.names.iter().filter(|_| d.space.node == ast::DeclSpace::Reg).map(|n| n.name.node.as_str()));
+                }
+            }
             let instrs = || {
                 stmts.iter().filter_map(|s| match &s.node {
                     Statement::Instr(i) => Some(i),
-                    Statement::Label(_) => None,
+                    _ => None,
                 })
             };
             for i in instrs().filter(|i| !matches!(i.opcode[0].node.as_str(), "st" | "sust" | "red" | "sured")) {
@@ -309,7 +331,9 @@ impl Lowerer<'_> {
             // `s+4` names a word of a declared variable: never implicit.
             let plain = name.node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && name.node.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-            if plain && !self.by_name.contains_key(&name.node) {
+            let declared =
+                self.by_name.contains_key(&name.node) || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node);
+            if plain && !declared {
                 let p = self.new_physical(&name.node, 0);
                 // Cannot fail: the name is not declared.
                 let _ = self.new_location(&name, p, None);

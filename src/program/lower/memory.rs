@@ -66,16 +66,29 @@ impl InstrLowerer<'_, '_> {
                 let a = self.value(&ops[1])?;
                 let dst = self.dest_reg(&ops[0])?;
                 self.regs.set_type(dst, None);
-                return Ok(Op::Local { dst, op: LocalOp::Mov, ty: None, a, b: Value::Const(0) });
+                return Ok(Op::Local { dst, op: LocalOp::Mov, ty: None, a, b: Value::Const(0), c: None });
             }
         }
         let mut q = Quals::new(rest);
+        let nc = if head == "ld" { q.take(&["nc"]) } else { None };
         let (sem, scope) = self.access_sem(&mut q, &["weak", "relaxed", "acquire", "volatile"], "load")?;
         let space = space_of(&mut q);
         let vector = q.take(&["v2", "v4", "v8"]);
         let ty = if vector.is_some() { self.word_type(&mut q)? } else { self.access_type(&mut q)? };
-        q.finish(head, ".weak/.relaxed/.acquire/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b32, ...)")?;
-        let addr = self.address(&ops[1])?;
+        q.finish(
+            head,
+            ".weak/.relaxed/.acquire/.volatile, a scope, a state space (.global, .shared), .nc (with .global), a type (.u32, .b32, ...)",
+        )?;
+        if let Some((_, span)) = nc {
+            // `ld.global{.cop}.nc...` (PTX ISA, `ld.global.nc`): a weak load of the global space only.
+            if space != AccessSpace::Global || sem != Sem::Weak {
+                return Err(Diagnostic::error(span, "`.nc` is a weak load of the global state space: `ld.global.nc.<type>`").with_note(
+                    "accepted: ld.global{.weak}.nc{.L1::…}{.v2|.v4}.<type> d, [a]; no .relaxed/.acquire/.volatile and no scope",
+                ));
+            }
+        }
+        let nc = nc.is_some();
+        let addr = self.address_of_size(&ops[1], ty.map_or(4, |t| i64::from(t.bits / 8)))?;
         if let Some((v, span)) = vector {
             let n = vector_len(v, span, head)?;
             let Operand::Vector(items) = &ops[0].node else {
@@ -92,11 +105,11 @@ impl InstrLowerer<'_, '_> {
             for &dst in &dsts {
                 self.regs.set_type(dst, ty);
             }
-            return Ok(Op::LoadVector { dsts, ty, addr, sem, scope, space });
+            return Ok(Op::LoadVector { dsts, ty, addr, sem, scope, space, nc });
         }
         let dst = self.dest_reg(&ops[0])?;
         self.regs.set_type(dst, ty);
-        Ok(Op::Load { dst, ty, addr, sem, scope, proxy: Self::proxy_of(head), space })
+        Ok(Op::Load { dst, ty, addr, sem, scope, proxy: Self::proxy_of(head), space, nc })
     }
 
     pub(super) fn store(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
@@ -112,7 +125,7 @@ impl InstrLowerer<'_, '_> {
             self.access_type(&mut q)?
         };
         q.finish(head, ".weak/.relaxed/.release/.volatile, a scope, a state space (.global, .shared), a type (.u32, .b32, ...)")?;
-        let addr = self.address(&ops[0])?;
+        let addr = self.address_of_size(&ops[0], ty.map_or(4, |t| i64::from(t.bits / 8)))?;
         if let Some((v, span)) = vector {
             let n = vector_len(v, span, head)?;
             let Operand::Vector(items) = &ops[1].node else {
@@ -166,15 +179,16 @@ impl InstrLowerer<'_, '_> {
                 .with_note("use `atom` for exchange and compare-and-swap"));
         }
         if let Some((t, span)) = ty {
-            if t.bits != 32 {
+            if t.bits < 32 {
                 return Err(Diagnostic::error(
                     span,
                     format!("`{}` is a {}-bit atomic, which ptxmm does not model", self.mnemonic(), t.bits),
                 )
-                .with_note("atom and red are modelled on one 4-byte word: use .u32, .s32, .b32 or .f32 (64-bit ld/st are supported)"));
+                .with_note("atom and red are modelled on 4-byte words: use a 32-bit (.u32, .s32, .b32, .f32) or 64-bit (.u64, .s64, .b64, .f64) type"));
             }
             if matches!(op, RmwOp::Inc | RmwOp::Dec) && t != Ty::U32 {
-                return Err(Diagnostic::error(span, format!("`.{opname}` is defined only for `.u32`, found `.{}`", t.name())));
+                return Err(Diagnostic::error(span, format!("`.{opname}` is defined only for `.u32`, found `.{}`", t.name()))
+                    .with_note("64-bit atom/red: .add .exch .cas .min .max .and .or .xor on .u64, .s64 or .b64 (PTX ISA, atom)"));
             }
         }
         let ty = ty.map(|(t, _)| t);

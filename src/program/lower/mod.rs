@@ -4,27 +4,35 @@
 //! never guesses: an instruction or qualifier the model does not cover is an error, not a no-op.
 //!
 //! Files, each using only those listed before it (`async_ops` and `tensor_ops` use each other):
-//! `state` (the tables being filled), `locations` (the init block), `operands` (one
-//! instruction's qualifiers and operands), `memory`, `local`, `async_ops`, `tensor_ops` and
-//! `fences` (the instructions by kind), `threads` (each thread, and the dispatch of its
-//! instructions), `condition` (the condition and filter), and this file, the driver.
+//! `special` (each thread's tid, warp and special registers), `state` (the tables being filled,
+//! registers and their scopes), `declarations` (PTX declarations: instances per CTA and per
+//! thread, arrays of mbarriers, kernel parameters),
+//! `locations` (the init block), `operands` (one instruction's qualifiers and operands),
+//! `memory`, `local`, `async_ops`, `tensor_ops`, `fences` and `params` (`ld.param`) (the
+//! instructions by kind), `threads` (each thread, its code blocks' scopes, `ret`/`exit`, and the
+//! dispatch of its instructions), `condition` (the condition and filter), and this file, the
+//! driver.
 
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, InitItem};
 use crate::program::*;
 use condition::{format_prop, CondResolver};
+use declarations::DeclPlan;
 use locations::type_words;
 use state::{Lowerer, RegTable};
 use std::collections::HashMap;
-use threads::{resolve_mapa, Warp};
+use threads::resolve_mapa;
 
 mod async_ops;
 mod condition;
+mod declarations;
 mod fences;
 mod local;
 mod locations;
 mod memory;
 mod operands;
+mod params;
+mod special;
 mod state;
 mod tensor_ops;
 mod threads;
@@ -39,6 +47,11 @@ pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Dia
         by_name: HashMap::new(),
         tensor_maps: Vec::new(),
         mapa_sites: Default::default(),
+        params: HashMap::new(),
+        views: vec![Vec::new(); test.threads.len()],
+        instances: HashMap::new(),
+        specials: Default::default(),
+        special_reads: Default::default(),
     }
     .run(test)
 }
@@ -57,26 +70,15 @@ impl Lowerer<'_> {
         }
         let mut regs: Vec<RegTable> = test.threads.iter().map(|_| RegTable::default()).collect();
 
-        // Locations first (aliases may refer to locations declared later), then registers.
-        self.declare_locations(&test.init)?;
+        // Locations first (aliases may refer to locations declared later), then kernel
+        // parameters, then registers. A placement error is reported below, in header order.
+        let placements = test.threads.iter().map(|h| self.placement(h).unwrap_or(Placement { cta: 0, cluster: -1, gpu: 0 })).collect();
+        let plan = DeclPlan::new(test, self.source, placements)?;
+        self.declare_locations(&test.init, &plan)?;
+        self.declare_params(&test.init)?;
         self.declare_tensor_maps(&test.init)?;
         self.declare_implicit(test);
-        for item in &test.init {
-            match &item.node {
-                InitItem::Register { thread, reg, value } => {
-                    let t = self.thread_of(&thread_index, thread)?;
-                    let r = regs[t].get(&reg.node);
-                    regs[t].init.insert(r, value.node);
-                }
-                InitItem::RegisterAddress { thread, reg, location } => {
-                    let t = self.thread_of(&thread_index, thread)?;
-                    let loc = self.location(location)?;
-                    let r = regs[t].get(&reg.node);
-                    regs[t].init.insert(r, self.address_of(loc));
-                }
-                _ => {}
-            }
-        }
+        self.init_registers(test, &thread_index, &mut regs)?;
 
         let mut threads = Vec::new();
         // A CTA (ids are per GPU, as in Dat3M) belongs to one cluster (PTX ISA §2.2.2).
@@ -98,21 +100,17 @@ impl Lowerer<'_> {
             }
             seen.push((p, header));
         }
+        let placements: Vec<Placement> = seen.iter().map(|(p, _)| *p).collect();
+        let positions = special::positions(&test.threads, &placements, &self.variables)?;
         let mut mapa = Vec::new();
         for (i, header) in test.threads.iter().enumerate() {
-            let placement = self.placement(header)?;
-            // Lanes (for `elect.sync`): the threads of a CTA, by id, in warps of 32 consecutive ones.
-            let mut mates: Vec<usize> = test
-                .threads
-                .iter()
-                .filter(|h| self.placement(h).is_ok_and(|q| q.cta == placement.cta && q.gpu == placement.gpu))
-                .map(|h| h.id.node)
-                .collect();
-            mates.sort_unstable();
-            let pos = mates.iter().position(|&m| m == header.id.node).unwrap_or(0);
-            let in_warp = mates.iter().enumerate().filter(|(k, _)| k / 32 == pos / 32).fold(0u32, |acc, (k, _)| acc | 1 << (k % 32));
-            let warp = Warp { lane: (pos % 32) as u32, lanes: in_warp };
-            let code = self.lower_thread(&test.code[i], &mut regs[i], warp)?;
+            let placement = placements[i];
+            let warp = positions[i].warp;
+            self.specials = positions[i].specials;
+            let saved = self.enter_view(i);
+            let code = self.lower_thread(test.column(i), &mut regs[i], warp);
+            self.leave_view(saved);
+            let code = code?;
             mapa.extend(self.mapa_sites.borrow_mut().drain(..).map(|(k, span)| (i, k, span)));
             let table = &regs[i];
             for (r, span) in &table.first_read {
@@ -128,9 +126,19 @@ impl Lowerer<'_> {
                 }
             }
             let reg_init = (0..table.names.len()).map(|r| *table.init.get(&r).unwrap_or(&0)).collect();
-            threads.push(Thread { id: header.id.node, placement, code, registers: table.names.clone(), reg_init, span: header.span });
+            let specials = std::mem::take(&mut *self.special_reads.borrow_mut());
+            threads.push(Thread {
+                id: header.id.node,
+                placement,
+                code,
+                registers: table.names.clone(),
+                reg_init,
+                specials,
+                span: header.span,
+            });
         }
 
+        let instances = std::mem::take(&mut self.instances);
         let mut program = Program {
             name: test.name.node.clone(),
             source: self.source.clone(),
@@ -146,9 +154,17 @@ impl Lowerer<'_> {
         resolve_mapa(&mut program, &mapa)?;
         type_words(&mut program);
         let reg_types: Vec<HashMap<Reg, Option<Ty>>> = regs.iter().map(|t| t.types.clone()).collect();
-        let resolver = CondResolver { program: &program, thread_index: &thread_index, source: self.source, reg_types: &reg_types };
+        let resolver = CondResolver {
+            program: &program,
+            thread_index: &thread_index,
+            source: self.source,
+            reg_types: &reg_types,
+            instances: &instances,
+        };
         let condition = match &test.condition {
-            Some(c) => Condition { quantifier: c.quantifier.node, prop: resolver.prop(&c.prop)?, text: format_prop(&c.prop.node) },
+            Some(c) => {
+                Condition { quantifier: c.quantifier.node, prop: resolver.prop(&c.prop)?, text: format_prop(&c.prop.node, &instances) }
+            }
             None => Condition { quantifier: ast::Quantifier::Exists, prop: Prop::True, text: "true".into() },
         };
         let filter = test.filter.as_ref().map(|f| resolver.prop(f)).transpose()?;
@@ -164,6 +180,35 @@ impl Lowerer<'_> {
         Ok(program)
     }
 
+    /// The registers' initial values of the init block (`P0:r0 = 1;`, `P1:r1 = &s;`).
+    fn init_registers(
+        &mut self,
+        test: &ast::LitmusTest,
+        thread_index: &HashMap<usize, usize>,
+        regs: &mut [RegTable],
+    ) -> Result<(), Diagnostic> {
+        for item in &test.init {
+            match &item.node {
+                InitItem::Register { thread, reg, value } => {
+                    let t = self.thread_of(thread_index, thread)?;
+                    let r = regs[t].get(&reg.node);
+                    regs[t].init.insert(r, value.node);
+                }
+                InitItem::RegisterAddress { thread, reg, location } => {
+                    let t = self.thread_of(thread_index, thread)?;
+                    // `P1:r = &s` is the address of P1's own instance of `s`.
+                    let saved = self.enter_view(t);
+                    let loc = self.location(location);
+                    self.leave_view(saved);
+                    let r = regs[t].get(&reg.node);
+                    regs[t].init.insert(r, self.address_of(loc?));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     fn thread_of(&self, index: &HashMap<usize, usize>, t: &Spanned<usize>) -> Result<usize, Diagnostic> {
         index.get(&t.node).copied().ok_or_else(|| {
             Diagnostic::error(t.span, format!("unknown thread P{}", t.node))
@@ -171,6 +216,9 @@ impl Lowerer<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod decl_tests;
 
 #[cfg(test)]
 mod tests {
@@ -222,8 +270,8 @@ mod tests {
 
     #[test]
     fn rejections_name_the_problem() {
-        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,warp 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n").unwrap_err();
-        assert!(e.contains("t.litmus:3:11") && e.contains("`warp`"), "{e}");
+        let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,sm 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n").unwrap_err();
+        assert!(e.contains("t.litmus:3:11") && e.contains("`sm`"), "{e}");
         let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.relaxed.gpu.cas x, 1, 2 ;\nexists (x == 1)\n").unwrap_err();
         assert!(e.contains("`red` has no `.cas` form"), "{e}");
         let e = lower_str("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n tcgen05.fence.sync.aligned ;\nexists (x == 1)\n").unwrap_err();

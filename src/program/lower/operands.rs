@@ -86,15 +86,22 @@ impl<'l> InstrLowerer<'l, '_> {
         Ok(Ty::parse(t).map(|ty| (ty, span)))
     }
 
-    /// The type of a memory access: 32 or 64 bits (locations are 4-byte words; a 64-bit access
-    /// is two of them), or none.
-    pub(super) fn access_type(&self, q: &mut Quals) -> Result<Option<Ty>, Diagnostic> {
-        let Some((ty, span)) = self.one_type(q)? else { return Ok(None) };
-        if ty.bits < 32 {
-            return Err(Diagnostic::error(span, format!("`{}` is a {}-bit access, which ptxmm does not model", self.mnemonic(), ty.bits))
-                .with_note("locations are 4-byte words: use a 32-bit (.u32, .s32, .b32, .f32) or 64-bit type"));
+    /// The type of an instruction on registers (`mov`, `add`, `selp`, `setp`, ...), or none: not
+    /// an 8-bit type, which PTX keeps for memory and conversions (PTX ISA 5.2.2: "The .u8, .s8,
+    /// and .b8 instruction types are restricted to ld, st, and cvt instructions").
+    pub(super) fn register_type(&self, q: &mut Quals) -> Result<Option<(Ty, Span)>, Diagnostic> {
+        let typed = self.one_type(q)?;
+        if let Some((t, span)) = typed.filter(|(t, _)| t.bits == 8) {
+            return Err(Diagnostic::error(span, format!("`.{}` is not a type of `{}`", t.name(), self.instr.opcode[0].node))
+                .with_note("PTX restricts .u8, .s8 and .b8 to ld, st and cvt (PTX ISA 5.2.2); use a 16-bit type (.u16, .s16, .b16)"));
         }
-        Ok(Some(ty))
+        Ok(typed)
+    }
+
+    /// The type of a memory access, or none. Locations are 4-byte words: a 64-bit access is two of
+    /// them, an 8- or 16-bit one a part of one.
+    pub(super) fn access_type(&self, q: &mut Quals) -> Result<Option<Ty>, Diagnostic> {
+        Ok(self.one_type(q)?.map(|(ty, _)| ty))
     }
 
     pub(super) fn operands(&self, n: usize, shape: &str) -> Result<&'l [Spanned<Operand>], Diagnostic> {
@@ -114,6 +121,9 @@ impl<'l> InstrLowerer<'l, '_> {
     pub(super) fn dest_reg(&mut self, op: &Spanned<Operand>) -> Result<Reg, Diagnostic> {
         match &op.node {
             Operand::Name(n) if !self.l.by_name.contains_key(n) || is_register_shaped(n) => Ok(self.regs.def(n)),
+            Operand::PercentName(n) if !matches!(self.l.specials.read(n), Ok(None)) => {
+                Err(Diagnostic::error(op.span, format!("`{n}` is a special register: read-only (PTX ISA §10)")))
+            }
             Operand::PercentName(n) => Ok(self.regs.def(n)),
             other => Err(Diagnostic::expected(op.span, "a destination register", describe(other))),
         }
@@ -122,7 +132,14 @@ impl<'l> InstrLowerer<'l, '_> {
     pub(super) fn value(&mut self, op: &Spanned<Operand>) -> Result<Value, Diagnostic> {
         match &op.node {
             Operand::Int(v) => Ok(Value::Const(*v)),
-            Operand::PercentName(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
+            Operand::PercentName(n) => match self.l.specials.read(n) {
+                Ok(Some(v)) => {
+                    self.l.special_reads.borrow_mut().insert(n.clone(), v);
+                    Ok(Value::Const(v))
+                }
+                Ok(None) => Ok(Value::Reg(self.regs.use_(n, op.span))),
+                Err(why) => Err(Diagnostic::error(op.span, why)),
+            },
             Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
             Operand::Name(n) | Operand::AddressOf(n) if self.l.by_name.contains_key(n) => {
                 Ok(Value::Const(self.l.address_of(self.l.by_name[n])))
@@ -148,6 +165,12 @@ impl<'l> InstrLowerer<'l, '_> {
     }
 
     pub(super) fn address(&mut self, op: &Spanned<Operand>) -> Result<Address, Diagnostic> {
+        self.address_of_size(op, 4)
+    }
+
+    /// The address of an access of `size` bytes: a word, or for an 8- or 16-bit access any byte
+    /// of a word aligned to its size.
+    pub(super) fn address_of_size(&mut self, op: &Spanned<Operand>, size: i64) -> Result<Address, Diagnostic> {
         let (inner, offset) = match &op.node {
             Operand::Address(inner, off) => (inner.as_ref(), *off),
             _ => (op, 0),
@@ -161,14 +184,22 @@ impl<'l> InstrLowerer<'l, '_> {
                 let l = &self.l.locations[loc];
                 let var = &self.l.variables[l.variable];
                 let byte = l.offset + offset;
-                if byte < 0 || byte >= var.size || byte % 4 != 0 || var.kind == VariableKind::Mbarrier {
+                let size = size.clamp(1, 4);
+                if byte < 0 || byte >= var.size || byte % size != 0 || var.kind == VariableKind::Mbarrier {
+                    let what = if size < 4 { format!("a {size}-byte aligned byte") } else { "a word".to_string() };
+                    let offsets = if size < 4 {
+                        format!("offsets are byte offsets inside the variable, multiples of {size} for a {}-bit access", 8 * size)
+                    } else {
+                        "offsets are byte offsets of 4-byte words inside the variable: 0, 4, 8, ...".to_string()
+                    };
                     return Err(Diagnostic::error(
                         op.span,
-                        format!("`{n}{offset:+}` is not a word of `{}` ({} bytes)", var.name, var.size),
+                        format!("`{n}{offset:+}` is not {what} of `{}` ({} bytes)", var.name, var.size),
                     )
-                    .with_note("offsets are byte offsets of 4-byte words inside the variable: 0, 4, 8, ..."));
+                    .with_note(offsets));
                 }
-                Ok(Address::Location(var.first_location + (byte / 4) as usize))
+                let word = var.first_location + (byte / 4) as usize;
+                Ok(if byte % 4 == 0 { Address::Location(word) } else { Address::Byte(word, byte % 4) })
             }
             Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => {
                 Ok(Address::Reg(self.regs.use_(n, inner.span), offset))

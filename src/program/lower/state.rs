@@ -2,6 +2,7 @@
 //! locations by name, tensor maps) and each thread's registers.
 
 use crate::diag::{Diagnostic, Spanned};
+use crate::litmus::ast::Declaration;
 use crate::program::*;
 use std::collections::HashMap;
 
@@ -17,6 +18,35 @@ pub(super) struct Lowerer<'a> {
     /// `mapa` instructions of the thread being lowered (code index, span): their result needs
     /// the cluster ranks, known once every thread is placed (`resolve_mapa`).
     pub(super) mapa_sites: std::cell::RefCell<Vec<(usize, Span)>>,
+    /// Kernel parameters (`.param` in the init block), read by `ld.param`.
+    pub(super) params: HashMap<String, Param>,
+    /// For each thread (by index), the names its code uses for the instances it sees of
+    /// declarations instantiated per CTA or per thread (`s` for `s@cta1`), with their locations.
+    pub(super) views: Vec<Vec<(String, usize)>>,
+    /// The instances of each PTX `.shared`/`.local` declaration: (`cta1` or `P0`, instance name).
+    pub(super) instances: HashMap<String, Vec<(String, String)>>,
+    /// The special registers of the thread being lowered.
+    pub(super) specials: super::special::Specials,
+    /// The special registers the thread being lowered reads, with their values.
+    pub(super) special_reads: std::cell::RefCell<std::collections::BTreeMap<String, i64>>,
+}
+
+/// A kernel parameter: its type and its bound value (`.param .u64 p = &g;`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Param {
+    pub(super) ty: Ty,
+    pub(super) value: i64,
+}
+
+/// Most registers a parameterized name may declare in a nested scope (`%r<N>`).
+pub(super) const MAX_REG_RANGE: i64 = 1 << 16;
+
+/// The shape of a variable: its size in bytes, state space, alignment and kind.
+pub(super) struct VariableShape {
+    pub(super) size: i64,
+    pub(super) space: Space,
+    pub(super) align: i64,
+    pub(super) kind: VariableKind,
 }
 
 /// Per-thread register bookkeeping during lowering.
@@ -31,6 +61,9 @@ pub(super) struct RegTable {
     /// The type of the last instruction (in program text) writing each register: how a
     /// condition compares it.
     pub(super) types: HashMap<Reg, Option<Ty>>,
+    /// For each open nested scope of a code block, innermost last: the names it declares with
+    /// the register each shadowed (restored when the scope closes).
+    scopes: Vec<Vec<(String, Option<Reg>)>>,
 }
 
 impl RegTable {
@@ -53,6 +86,44 @@ impl RegTable {
 
     pub(super) fn set_type(&mut self, r: Reg, ty: Option<Ty>) {
         self.types.insert(r, ty);
+    }
+
+    /// A nested scope of a code block opens: the registers it declares are its own.
+    pub(super) fn open_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    /// The innermost scope closes: the names it declared mean what they meant before it.
+    pub(super) fn close_scope(&mut self) {
+        for (name, shadowed) in self.scopes.pop().unwrap_or_default().into_iter().rev() {
+            match shadowed {
+                Some(r) => self.index.insert(name, r),
+                None => self.index.remove(&name),
+            };
+        }
+    }
+
+    /// `.reg .TYPE a, b, %r<N>;`. In the thread's outermost scope a declaration changes nothing
+    /// (registers need no declaration, as in tables); in a nested scope each name becomes a new
+    /// register on its first use there, distinct from any register of that name outside.
+    pub(super) fn declare(&mut self, d: &Declaration) -> Result<(), Diagnostic> {
+        let Some(frame) = self.scopes.last_mut() else { return Ok(()) };
+        for n in &d.names {
+            let names: Vec<String> = match &n.range {
+                Some(count) if !(0..=MAX_REG_RANGE).contains(&count.node) => {
+                    return Err(Diagnostic::expected(count.span, format!("at most {MAX_REG_RANGE} registers"), count.node));
+                }
+                Some(count) => (0..count.node).map(|k| format!("{}{k}", n.name.node)).collect(),
+                None => vec![n.name.node.clone()],
+            };
+            for name in names {
+                if !frame.iter().any(|(declared, _)| *declared == name) {
+                    let shadowed = self.index.remove(&name);
+                    frame.push((name, shadowed));
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn use_(&mut self, name: &str, span: Span) -> Reg {

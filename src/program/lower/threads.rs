@@ -3,6 +3,8 @@
 //! thread is placed.
 
 use super::operands::{describe, InstrLowerer};
+use super::params::is_param_load;
+use super::special::Warp;
 use super::state::{Lowerer, RegTable};
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, Operand, Statement};
@@ -11,7 +13,8 @@ use std::collections::HashMap;
 
 const SUPPORTED: &str = "supported: ld, st, atom, red (and tld/suld/cold/sust/suatom/sured), fence.sc|acq_rel|acquire|release, \
 membar, fence.proxy.<generic|surface|texture|constant|alias>, bar.cta.sync|arrive, bar.sync, barrier.sync, bra, goto, \
-beq/bne/blt/bgt/ble/bge, mov, add, sub, mul, div, rem, and, or, xor, shl, shr, min, max, setp";
+beq/bne/blt/bgt/ble/bge, ret, exit, mov, add, sub, mul, mad, div, rem, and, or, xor, not, neg, shl, shr, min, max, setp, selp, \
+cvt, cvta, mapa, elect.sync, createpolicy, cp.async*, cp.reduce.async.bulk*, mbarrier.*, barrier.cluster, wgmma";
 
 impl Lowerer<'_> {
     pub(super) fn placement(&self, header: &ast::ThreadHeader) -> Result<Placement, Diagnostic> {
@@ -22,7 +25,20 @@ impl Lowerer<'_> {
                 "cta" => p.cta = id.node,
                 "gpu" => p.gpu = id.node,
                 "cluster" => cluster = Some(id.node),
-                other => return Err(Diagnostic::expected(level.span, "a placement level `cta`, `cluster` or `gpu`", format!("`{other}`"))),
+                // Checked with the other threads' (`special::positions`).
+                "tid" => {}
+                "warp" => {
+                    return Err(Diagnostic::error(level.span, "warp columns (`warp W`) are not supported yet").with_note(
+                        "write one column per thread, placed with `tid N`; counts (`mbarrier.init`, `bar.sync`) then count those threads",
+                    ))
+                }
+                other => {
+                    return Err(Diagnostic::expected(
+                        level.span,
+                        "a placement level `cta`, `cluster`, `gpu` or `tid`",
+                        format!("`{other}`"),
+                    ))
+                }
             }
         }
         // Without an explicit cluster, each CTA is its own cluster: derive a cluster id that no
@@ -43,10 +59,17 @@ impl Lowerer<'_> {
                     }
                 }
                 Statement::Instr(i) => n += width(i) + usize::from(guarded(i)),
+                Statement::Decl(_) | Statement::Open | Statement::Close => {}
             }
         }
         let mut code = Vec::new();
         for s in stmts {
+            match &s.node {
+                Statement::Decl(d) if d.space.node == ast::DeclSpace::Reg => regs.declare(d)?,
+                Statement::Open => regs.open_scope(),
+                Statement::Close => regs.close_scope(),
+                _ => {}
+            }
             if let Statement::Instr(i) = &s.node {
                 let (line, _) = self.source.line_col(s.span.start);
                 let text = self.source.slice(s.span).trim().to_string();
@@ -58,6 +81,11 @@ impl Lowerer<'_> {
                     let skip = if *negated { ast::CmpOp::Ne } else { ast::CmpOp::Eq };
                     let op = Op::Branch { cond: Some((skip, Value::Reg(r), Value::Const(0))), target: code.len() + 1 + width(i) };
                     code.push(Instr { op, span: s.span, text: text.clone(), line });
+                }
+                if matches!(i.opcode[0].node.as_str(), "ret" | "exit") {
+                    let op = thread_end(i, regs, n)?;
+                    code.push(Instr { op, span: s.span, text, line });
+                    continue;
                 }
                 if i.opcode[0].node == "elect" {
                     for mut op in self.elect(i, s.span, regs, warp)? {
@@ -93,21 +121,28 @@ impl Lowerer<'_> {
         let Operand::Vector(dests) = &dp.node else {
             return Err(Diagnostic::expected(dp.span, "`d|p` (a destination, `|`, a predicate; `_` for either)", describe(&dp.node)));
         };
-        let Operand::Int(m) = mask.node else {
-            return Err(Diagnostic::expected(mask.span, "a constant membermask", describe(&mask.node)));
+        // A membermask in a register: the run computes the leader from its value (that the
+        // executing lane is in it is then not checked).
+        let membermask = match &mask.node {
+            Operand::Int(m) => {
+                let m = *m as u32;
+                if m & (1 << warp.lane) == 0 {
+                    return Err(Diagnostic::error(
+                        mask.span,
+                        format!(
+                            "membermask {m:#x} does not select this thread's lane {} (PTX ISA: the executing thread must be in membermask)",
+                            warp.lane
+                        ),
+                    )
+                    .with_note(
+                        "a thread's lane is its tid mod 32 (`tid N` in its placement, or its position among its CTA's threads by id)",
+                    ));
+                }
+                Value::Const(i64::from(m))
+            }
+            Operand::Name(n) | Operand::PercentName(n) => Value::Reg(regs.use_(n, mask.span)),
+            other => return Err(Diagnostic::expected(mask.span, "a membermask (a constant or a register)", describe(other))),
         };
-        let m = m as u32;
-        if m & (1 << warp.lane) == 0 {
-            return Err(Diagnostic::error(
-                mask.span,
-                format!(
-                    "membermask {m:#x} does not select this thread's lane {} (PTX ISA: the executing thread must be in membermask)",
-                    warp.lane
-                ),
-            )
-            .with_note("ptxmm's lanes: the threads of one CTA, ordered by id, in warps of 32 consecutive threads"));
-        }
-        let leader = (m & warp.lanes).trailing_zeros() as i64;
         let mut ops = Vec::new();
         for (k, o) in dests.iter().enumerate() {
             let name = match &o.node {
@@ -115,8 +150,11 @@ impl Lowerer<'_> {
                 Operand::Name(n) | Operand::PercentName(n) => n,
                 other => return Err(Diagnostic::expected(o.span, "a destination register or `_`", describe(other))),
             };
-            let value = if k == 0 { leader } else { i64::from(leader == i64::from(warp.lane)) };
-            ops.push(Op::Local { dst: regs.def(name), op: LocalOp::Mov, a: Value::Const(value), b: Value::Const(0), ty: None });
+            let (op, a) = match membermask {
+                Value::Reg(r) => (LocalOp::Elect { lanes: warp.lanes, lane: warp.lane, is_leader: k == 1 }, Value::Reg(r)),
+                Value::Const(m) => (LocalOp::Mov, Value::Const(crate::program::types::elect(warp.lanes, warp.lane, k == 1, m))),
+            };
+            ops.push(Op::Local { dst: regs.def(name), op, a, b: Value::Const(0), ty: None, c: None });
         }
         if ops.is_empty() {
             // `elect.sync _|_, m`: nothing observable; a jump to the next instruction (the
@@ -149,19 +187,31 @@ fn is_cache_hint(q: &str) -> bool {
     )
 }
 
-/// Whether an instruction has a guard that lowering turns into a branch around it (`bra` takes
-/// its guard as its condition).
+/// Whether an instruction has a guard that lowering turns into a branch around it (`bra`, `ret`
+/// and `exit` take their guard as their condition).
 fn guarded(i: &ast::Instruction) -> bool {
-    i.guard.is_some() && i.opcode[0].node != "bra"
+    i.guard.is_some() && !matches!(i.opcode[0].node.as_str(), "bra" | "ret" | "exit")
 }
 
-/// Where a thread sits in its warp: ptxmm has no warps of its own, so the threads of one CTA,
-/// ordered by id, form warps of 32 consecutive threads (lane = position mod 32). `lanes` has a
-/// bit for each lane of this thread's warp that some thread of the test occupies.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Warp {
-    pub(super) lane: u32,
-    pub(super) lanes: u32,
+/// `ret` and `exit` (`ret.uni`): the thread ends, as a jump to the end of its code (`end`). A
+/// kernel's `ret` returns from the kernel, which ends the thread (PTX ISA, `ret`, `exit`); a
+/// guard (`@p ret;`) is the jump's condition.
+fn thread_end(i: &ast::Instruction, regs: &mut RegTable, end: usize) -> Result<Op, Diagnostic> {
+    let head = i.opcode[0].node.as_str();
+    if let Some(q) = i.opcode[1..].iter().find(|q| !(head == "ret" && q.node == "uni")) {
+        let accepted = if head == "ret" { "`.uni`" } else { "none" };
+        return Err(Diagnostic::error(q.span, format!("unsupported qualifier `.{}` on `{head}`", q.node))
+            .with_note(format!("accepted qualifiers: {accepted}")));
+    }
+    if let Some(o) = i.operands.first() {
+        return Err(Diagnostic::expected(o.span, format!("no operand for `{head}` (a kernel returns nothing)"), describe(&o.node)));
+    }
+    let cond = i.guard.as_ref().map(|(p, negated)| {
+        let r = regs.use_(&p.node, p.span);
+        let cmp = if *negated { ast::CmpOp::Eq } else { ast::CmpOp::Ne };
+        (cmp, Value::Reg(r), Value::Const(0))
+    });
+    Ok(Op::Branch { cond, target: end })
 }
 
 /// How many lowered instructions an instruction becomes (not counting a guard's branch).
@@ -222,6 +272,7 @@ impl InstrLowerer<'_, '_> {
         match head.as_str() {
             "createpolicy" => self.createpolicy(rest),
             "mapa" => self.mapa(rest),
+            "ld" if is_param_load(rest) => self.param_load(rest),
             "ld" | "tld" | "suld" | "cold" => self.load(&head, rest),
             "st" | "red" if rest.first().is_some_and(|p| p.node == "async") => Err(Diagnostic::error(
                 self.instr.opcode_span(),
@@ -236,6 +287,11 @@ impl InstrLowerer<'_, '_> {
             "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => self.cond_branch(&head, rest),
             "goto" | "bra" => self.jump(rest),
             "mov" | "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min" | "max" => self.local(&head, rest),
+            "mad" => self.mad(rest),
+            "selp" => self.selp(rest),
+            "cvt" => self.cvt(rest),
+            "cvta" => self.cvta(rest),
+            "not" | "neg" => self.unary(&head, rest),
             "setp" => self.setp(rest),
             "cp" => self.async_copy(rest),
             "mbarrier" => self.mbarrier(rest),
