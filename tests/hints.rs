@@ -119,6 +119,11 @@ fn copy_size_hint_is_multiple_of_16() {
 }
 
 #[test]
+fn prefetch_size_hint_is_multiple_of_16() {
+    check("prefetch-size", "undefined-operation", &["multiple of 16", "cp.async.bulk.prefetch"], &["positive"]);
+}
+
+#[test]
 fn one_finding_per_instruction_pair() {
     // A 16-byte copy read word by word in several executions: one U1, no race beside it.
     let model = models::builtin(models::DEFAULT_MODEL).unwrap();

@@ -119,11 +119,12 @@ fn long_cat_chains_long_lines_and_cr_line_endings() {
     assert!(err.contains("cr.litmus:5:23: expected"), "{err}");
 }
 
-/// Point 5: undefined behaviour in an execution that hangs (no final state, so the verdict's
-/// search never sees it) is reported with the hang.
+/// Point 5: undefined behaviour in an execution that hangs (no final state) is reported with
+/// the hang, and makes the program Undefined (issue 23 item 4).
 #[test]
 fn undefined_behaviour_before_a_hang_is_reported() {
     let (_, out, _) = run(&["run", "tests/liveness/ub-then-hang.litmus"]);
+    assert!(out.starts_with("Verdict: Undefined\n"), "{out}");
     let live = out.split("Liveness: may hang").nth(1).unwrap_or_else(|| panic!("a hang:\n{out}"));
     assert!(live.contains("undefined behaviour in this hanging execution (1):") && live.contains("M10: the tx-count"), "{out}");
     let (_, out, _) = run(&["run", "--json", "tests/liveness/ub-then-hang.litmus"]);

@@ -87,3 +87,8 @@ fn narrow_atomics_are_rejected_with_their_form() {
     assert!(err.contains("only for `.u32`"), "{err}");
     let _ = std::fs::remove_file(&f);
 }
+
+#[test]
+fn ld_vector_elements_convert_like_scalar_loads() {
+    expect("ld-vector-extend.litmus", "Allowed", &["0:r0=4294967295; 0:r1=4294967294; 0:r4=4294967295; 0:r6=-1; 0:r7=-2;"]);
+}

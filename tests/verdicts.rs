@@ -121,12 +121,44 @@ fn no_completing_execution_is_inconclusive() {
     assert!(v["program_verdict_reason"].as_str().unwrap().contains("no execution completes"));
 }
 
+/// Undefined behaviour that every execution performs before it hangs: the program is Undefined,
+/// not Inconclusive, in `run` (with or without the liveness check) and in `explain`.
+#[test]
+fn undefined_behaviour_before_a_hang_is_undefined() {
+    for args in [&["run"][..], &["run", "--liveness", "skip"][..]] {
+        let (code, out, _) = run(&[args, &["tests/verdicts/ub-before-hang.litmus"]].concat());
+        assert!(out.starts_with("Verdict: Undefined\n"), "{out}");
+        assert!(out.contains("[undefined-operation] M10: the tx-count 9223372036854775807"), "{out}");
+        assert_eq!(code, Some(0), "{out}");
+    }
+    let (_, out, _) = run(&["explain", "tests/verdicts/ub-before-hang.litmus"]);
+    assert!(out.starts_with("Test ub-before-hang is Undefined"), "{out}");
+}
+
+/// A model that rejects every execution, complete or hanging: the verdict says so, and does not
+/// speak of a hang (the liveness check finds none).
+#[test]
+fn a_model_that_rejects_everything_is_not_a_hang() {
+    let args = ["run", "--cat", "tests/cat/reject-every-execution.cat", "examples/MP.litmus"];
+    let (code, out, _) = run(&args);
+    assert!(
+        out.starts_with(
+            "Verdict: Inconclusive (no consistent execution)\nInconclusive: no execution is consistent with the model: it rejects every candidate execution, complete or hanging"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("no execution completes") && !out.contains("stuck") && out.contains("Liveness: ok"), "{out}");
+    assert_eq!(code, Some(1));
+    let (_, out, _) = run(&["explain", "--cat", "tests/cat/reject-every-execution.cat", "examples/MP.litmus"]);
+    assert!(out.starts_with("Test MP: Inconclusive: no execution is consistent with the model"), "{out}");
+}
+
 /// A verdict CSV can expect Inconclusive, and a row expecting Forbidden for a vacuous test fails.
 #[test]
 fn suites_tell_inconclusive_from_forbidden() {
     let (code, out, _) = run(&["suite", "tests/verdicts/expected.csv"]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("3 passed, 0 failed"), "{out}");
+    assert!(out.contains("4 passed, 0 failed"), "{out}");
 
     let dir = std::env::temp_dir().join(format!("ptxmm-verdicts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

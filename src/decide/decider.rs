@@ -73,8 +73,27 @@ impl<'c> Decider<'c> {
         let Raised { mut answer, tried, why } = raised;
         answer.bounds_tried = tried;
         answer.unroll_stop = why;
+        self.settle_without_completions(program, &mut answer);
         answer.elapsed = start.elapsed();
         Ok(answer)
+    }
+
+    /// When no execution completes, the verdict asks the hanging executions (the liveness
+    /// search): undefined behaviour in a hanging execution makes the program undefined as in a
+    /// complete one (digest §14.8 item 6, C-style: an operation with undefined behaviour that
+    /// every execution performs is undefined whether or not a later wait hangs); and when no
+    /// execution hangs either, the model rejects every execution, which is said as such
+    /// (`Outcome::no_consistent_execution`), not as a hang. Costs nothing when some execution
+    /// completes. A liveness search stopped by a limit leaves the outcome as it was.
+    fn settle_without_completions(&self, program: &Program, o: &mut Outcome) {
+        if o.stats.consistent > 0 || o.loop_cut || o.incomplete.is_some() || !o.undefined.is_empty() {
+            return;
+        }
+        let Ok(live) = self.liveness(program) else { return };
+        o.no_consistent_execution = live.status == LivenessStatus::Ok && !live.loop_cut;
+        for f in live.undefined {
+            super::findings::insert(&mut o.undefined, f);
+        }
     }
 
     fn verdict_at_bound(&self, program: &Program) -> Result<Outcome, RunError> {
@@ -122,6 +141,7 @@ impl<'c> Decider<'c> {
         if let Some(o) = answer.whole.as_mut() {
             o.bounds_tried = tried;
             o.unroll_stop = why;
+            self.settle_without_completions(program, o);
         }
         Ok(answer.write_up())
     }

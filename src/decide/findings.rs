@@ -702,6 +702,8 @@ fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
         "keep the tx-count within ±(2^20-1): make the expect_tx byte count match the bytes the copies complete, split large transfers over several phases".to_string()
     } else if has("U6: bulk copy size") {
         format!("give {here} a size that is a positive multiple of 16 bytes")
+    } else if has("U6: bulk prefetch size") {
+        format!("give {here} a size that is a multiple of 16 bytes")
     } else if has("U6: the") {
         format!("make the copied range fit its variable: reduce the size of {here} or enlarge the variable")
     } else if has("U5/U6") {

@@ -52,7 +52,13 @@ pub fn headline(o: &Outcome, live: Option<&crate::decide::liveness::LivenessOutc
     let mut s = String::new();
     match o.inconclusive() {
         Some(why) => {
-            let short = if o.loop_cut { "the unrolling bound cut the runs" } else { "no execution completes" };
+            let short = if o.loop_cut {
+                "the unrolling bound cut the runs"
+            } else if o.no_consistent_execution {
+                "no consistent execution"
+            } else {
+                "no execution completes"
+            };
             let _ = writeln!(s, "Verdict: {} ({short})", o.verdict().name());
             let _ = writeln!(s, "Inconclusive: {why}");
             if !o.loop_cut {

@@ -54,6 +54,10 @@ pub struct Outcome {
     pub unroll_stop: Option<String>,
     /// Trace combinations in which some barrier can never complete (these executions hang).
     pub blocked_combinations: u64,
+    /// No execution completes, and the liveness search found no hanging execution either: the
+    /// model rejects every candidate execution, complete or not (set by
+    /// `Decider::settle_without_completions`, only when no execution completes).
+    pub no_consistent_execution: bool,
     pub stats: SearchStats,
     pub elapsed: Duration,
     /// Names of model flags (`flag ~empty ...`) that fired in some consistent execution.
@@ -105,8 +109,9 @@ pub enum Verdict {
     /// A limit stopped the search before it could decide.
     Unknown,
     /// The search finished, but what it explored cannot answer the question: the unrolling
-    /// bound cut runs and no complete run reaches the outcome, or no execution completes at
-    /// all (every one hangs). `Outcome::inconclusive` says which.
+    /// bound cut runs and no complete run reaches the outcome, no execution completes at all
+    /// (every one hangs), or the model rejects every execution. `Outcome::inconclusive` says
+    /// which.
     Inconclusive,
 }
 
@@ -149,6 +154,8 @@ impl Outcome {
         if self.loop_cut {
             let none = if self.stats.consistent == 0 { "no run completes within it" } else { "no complete run reaches the outcome" };
             Some(format!("{} and {none}; a longer run might reach it ({})", self.bound_cut(), self.raise_hint()))
+        } else if self.stats.consistent == 0 && self.no_consistent_execution {
+            Some("no execution is consistent with the model: it rejects every candidate execution, complete or hanging, so no final state exists to satisfy the condition".to_string())
         } else if self.stats.consistent == 0 {
             let barriers = match self.blocked_combinations {
                 0 => String::new(),
@@ -256,6 +263,7 @@ impl<'p> VerdictHooks<'p> {
             bounds_tried: Vec::new(),
             unroll_stop: None,
             blocked_combinations: 0,
+            no_consistent_execution: false,
             stats: SearchStats::default(),
             elapsed: Duration::ZERO,
             flags: Vec::new(),

@@ -436,6 +436,9 @@ pub enum Op {
     /// scalar accesses).
     LoadVector {
         dsts: Vec<Reg>,
+        /// The element type when it is a 32-bit one: each element converts as a scalar load of
+        /// that type does; None keeps the word (no type, or another width).
+        ty: Option<Ty>,
         addr: Address,
         sem: Sem,
         scope: Option<Scope>,
@@ -453,8 +456,12 @@ pub enum Op {
     },
     /// `cp.async`, `cp.async.bulk`, `cp.reduce.async.bulk`.
     AsyncCopy(AsyncCopy),
-    /// `cp.async.bulk.prefetch`: no memory effect the model can observe.
-    Prefetch,
+    /// `cp.async.bulk.prefetch{.tensor}`: no memory effect the model can observe. `bulk`: the
+    /// non-tensor form's source and size, checked as a bulk copy's are (§9.7.9.25.4.3: a
+    /// size that is not a multiple of 16, or a source not aligned to 16 bytes, is undefined).
+    Prefetch {
+        bulk: Option<(Address, Value)>,
+    },
     /// `cp.async.commit_group` / `cp.async.bulk.commit_group`.
     CommitGroup(GroupKind),
     /// `cp.async.wait_group N` / `cp.async.wait_all` (`all`: commit first, then wait for 0) /

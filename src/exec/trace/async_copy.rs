@@ -8,7 +8,7 @@ use super::event::{AsyncKind, AsyncOp, Role, TraceOp};
 use super::state::{val, Access, Cx, State};
 use super::values::{RegVal, SymExpr};
 use crate::program::mbarrier::MbUpdate;
-use crate::program::{AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, LocalOp, RedType, RmwOp, VariableKind};
+use crate::program::{AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, LocalOp, RedType, RmwOp, Value, VariableKind};
 
 /// What the destination events of one copy share.
 struct CopyTarget<'c> {
@@ -104,6 +104,32 @@ impl Cx<'_> {
             }
         }
         self.finish_copy(s, copy, agent, &dests, size, pc, line)
+    }
+
+    /// `cp.async.bulk.prefetch`: no event, only the checks of §9.7.9.25.4.3 ("`size` must be a
+    /// multiple of 16. If the value is not a multiple of 16, then the behavior is undefined.
+    /// The address `srcMem` must be aligned to 16 bytes."), read as a bulk copy's (U6, U5/U6).
+    /// An undefined prefetch leaves a marker carrying the reason, as an undefined copy does.
+    pub(super) fn bulk_prefetch(&self, st: &mut State, src: &Address, size: &Value, pc: usize, line: usize) -> Result<(), ExploreError> {
+        let size = val(st, size).0;
+        let (src_addr, _) = self.address_value(st, src);
+        let Some((var, off)) = self.program.decode_address(src_addr) else {
+            return Err(bad_address(self.program, self.thread.id, line, src_addr));
+        };
+        let v = &self.program.variables[var];
+        let ub = if size % 16 != 0 {
+            Some(format!("U6: bulk prefetch size {size} is not a multiple of 16 (PTX ISA §9.7.9.25.4.3)"))
+        } else if off % 16 != 0 || v.align < 16 {
+            Some(format!("U5/U6: the prefetch source `{}+{off}` is not 16-byte aligned (PTX ISA §9.7.9.25.4.3)", v.name))
+        } else {
+            None
+        };
+        if let Some(reason) = ub {
+            let mut e = st.event(TraceOp::Marker, pc);
+            e.ub = Some(reason);
+            st.events.push(e);
+        }
+        Ok(())
     }
 
     /// Whether the copy's range at `addr` (its `what`) is undefined: past its variable, not

@@ -79,6 +79,10 @@ fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
                 addr(b, values);
             }
         }
+        Op::Prefetch { bulk: Some((src, size)) } => {
+            addr(src, values);
+            values.push(*size);
+        }
         Op::Wgmma { a, b } => {
             addr(a, values);
             addr(b, values);
@@ -102,7 +106,7 @@ fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
         | Op::Fence { .. }
         | Op::ProxyFence { .. }
         | Op::AliasFence
-        | Op::Prefetch
+        | Op::Prefetch { bulk: None }
         | Op::CommitGroup(_)
         | Op::WaitGroup { .. }
         | Op::WgmmaFence

@@ -98,7 +98,12 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
                 use_value(a, &written, &mut read_before_write);
                 use_value(b, &written, &mut read_before_write);
             }
-            Op::Branch { cond: None, .. } | Op::Fence { .. } | Op::ProxyFence { .. } | Op::AliasFence | Op::Prefetch | Op::WgmmaFence => {}
+            Op::Branch { cond: None, .. }
+            | Op::Fence { .. }
+            | Op::ProxyFence { .. }
+            | Op::AliasFence
+            | Op::Prefetch { .. }
+            | Op::WgmmaFence => {}
         }
     }
     read_before_write.is_disjoint(&written)

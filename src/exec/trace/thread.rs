@@ -167,7 +167,9 @@ impl Cx<'_> {
                 return self.rmw_wide(st, stack, *dst, *ty, addr, *op, operands, *space, pc, line);
             }
             Op::Load { dst, ty, addr, space, .. } => return self.load(st, stack, *dst, *ty, addr, *space, pc, line),
-            Op::LoadVector { dsts, addr, space, .. } => return Ok(fork(stack, self.load_vector(st, dsts, addr, *space, pc, line)?)),
+            Op::LoadVector { dsts, ty, addr, space, .. } => {
+                return Ok(fork(stack, self.load_vector(st, dsts, *ty, addr, *space, pc, line)?))
+            }
             Op::Store { ty: Some(ty), addr, value, space, .. } => self.store_typed(&mut st, *ty, addr, value, *space, pc, line)?,
             Op::Store { addr, value, space, .. } => {
                 let acc = self.access(&st, addr, 0, 4, *space, line)?;
@@ -191,7 +193,8 @@ impl Cx<'_> {
                 let e = st.event(TraceOp::Fence, pc);
                 st.events.push(e);
             }
-            Op::Prefetch => {}
+            Op::Prefetch { bulk: None } => {}
+            Op::Prefetch { bulk: Some((src, size)) } => self.bulk_prefetch(&mut st, src, size, pc, line)?,
             Op::ClusterBarrier { arrive, .. } => {
                 let e = st.event(TraceOp::ClusterBarrier { arrive: *arrive }, pc);
                 st.events.push(e);
@@ -313,11 +316,14 @@ impl Cx<'_> {
         Ok(fork(stack, out))
     }
 
-    /// A vector load: one read per element (elided words are not read).
+    /// A vector load: one read per element (elided words are not read), each converted to the
+    /// element type as a scalar load converts its word (PTX ISA §8.2.4).
+    #[allow(clippy::too_many_arguments)]
     fn load_vector(
         &self,
         st: State,
         dsts: &[Reg],
+        ty: Option<Ty>,
         addr: &Address,
         space: AccessSpace,
         pc: usize,
@@ -332,14 +338,18 @@ impl Cx<'_> {
                     next.push(s);
                     continue;
                 }
+                // An mbarrier object's state is not a typed word (as for scalar loads).
+                let ty = if self.program.variable_of(acc.loc).kind == VariableKind::Mbarrier { None } else { ty };
                 if !self.control.contains(dst) {
                     self.symbolic_read(&mut s, acc, pc, *dst);
+                    let (v, d) = s.regs[*dst].clone();
+                    s.regs[*dst] = (typed(ty, v), d);
                     next.push(s);
                     continue;
                 }
                 for (mut s, v) in self.branch_read(s, acc, pc, Role::Thread, None) {
                     let idx = s.events.len() - 1;
-                    s.regs[*dst] = (RegVal::Known(v), DepMask::single(idx));
+                    s.regs[*dst] = (typed(ty, RegVal::Known(v)), DepMask::single(idx));
                     next.push(s);
                 }
             }

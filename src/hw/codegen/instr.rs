@@ -200,7 +200,7 @@ impl ThreadGen<'_> {
                 GroupKind::CpAsync | GroupKind::Bulk => self.emit(written, &guard),
             },
             Op::Wgmma { .. } | Op::WgmmaFence => not_generated(WGMMA),
-            Op::Prefetch
+            Op::Prefetch { .. }
             | Op::CpAsyncArrive { .. }
             | Op::Mbarrier { .. }
             | Op::ClusterBarrier { .. }

@@ -89,9 +89,9 @@ impl InstrLowerer<'_, '_> {
                 q.finish("cp.async.bulk.prefetch", ".L2, .global, .L2::cache_hint")?;
                 let ops =
                     self.operands(2 + usize::from(cache_hint), if cache_hint { "[src], size, cache-policy" } else { "[src], size" })?;
-                self.address(&ops[0])?;
-                self.value(&ops[1])?;
-                Ok(Op::Prefetch)
+                let src = self.address(&ops[0])?;
+                let size = self.value(&ops[1])?;
+                Ok(Op::Prefetch { bulk: Some((src, size)) })
             }
             ["async", "bulk", "tensor", ..] => self.tensor_copy(&rest[3..], false),
             ["reduce", "async", "bulk", "tensor", ..] => self.tensor_copy(&rest[4..], true),

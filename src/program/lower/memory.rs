@@ -74,12 +74,7 @@ impl InstrLowerer<'_, '_> {
         let (sem, scope) = self.access_sem(&mut q, &["weak", "relaxed", "acquire", "volatile"], "load")?;
         let space = space_of(&mut q);
         let vector = q.take(&["v2", "v4", "v8"]);
-        let ty = if vector.is_some() {
-            self.word_type(&mut q)?;
-            None
-        } else {
-            self.access_type(&mut q)?
-        };
+        let ty = if vector.is_some() { self.word_type(&mut q)? } else { self.access_type(&mut q)? };
         q.finish(
             head,
             ".weak/.relaxed/.acquire/.volatile, a scope, a state space (.global, .shared), .nc (with .global), a type (.u32, .b32, ...)",
@@ -107,7 +102,10 @@ impl InstrLowerer<'_, '_> {
                 return Err(Diagnostic::expected(ops[0].span, format!("{n} registers for `.{v}`"), items.len()));
             }
             let dsts = items.iter().map(|o| self.dest_reg(o)).collect::<Result<Vec<_>, _>>()?;
-            return Ok(Op::LoadVector { dsts, addr, sem, scope, space, nc });
+            for &dst in &dsts {
+                self.regs.set_type(dst, ty);
+            }
+            return Ok(Op::LoadVector { dsts, ty, addr, sem, scope, space, nc });
         }
         let dst = self.dest_reg(&ops[0])?;
         self.regs.set_type(dst, ty);

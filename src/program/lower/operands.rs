@@ -66,10 +66,13 @@ impl<'l> InstrLowerer<'l, '_> {
         self.instr.mnemonic()
     }
 
-    /// Element types: vector accesses are split into 32-bit elements, whatever their type.
-    pub(super) fn word_type(&self, q: &mut Quals) -> Result<(), Diagnostic> {
+    /// Element types: vector accesses are split into 32-bit elements, whatever their type. The
+    /// element type, when it is a 32-bit one, converts each element read as a scalar load of
+    /// that type does (PTX ISA §8.2.4: a vector access is a set of scalar accesses).
+    pub(super) fn word_type(&self, q: &mut Quals) -> Result<Option<Ty>, Diagnostic> {
+        let first = q.take(TYPES).and_then(|(t, _)| Ty::parse(t));
         q.take_all(TYPES);
-        Ok(())
+        Ok(first.filter(|t| t.bits == 32))
     }
 
     /// The instruction's type (`.u32`, `.s64`, `.f32`, ...), None when it names none (Dat3M's

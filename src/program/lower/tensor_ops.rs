@@ -341,6 +341,6 @@ impl InstrLowerer<'_, '_> {
         q.finish(mnemonic, ".1d-.5d, .L2, .global, .tile, .L2::cache_hint")?;
         let ops = self.operands(1 + usize::from(cache_hint), "[tensorMap, {c0, ...}]")?;
         self.tensor_operand(&ops[0], rank)?;
-        Ok(Op::Prefetch)
+        Ok(Op::Prefetch { bulk: None })
     }
 }
