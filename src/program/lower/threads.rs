@@ -72,7 +72,9 @@ impl Lowerer<'_> {
             }
             if let Statement::Instr(i) = &s.node {
                 let (line, _) = self.source.line_col(s.span.start);
-                let text = self.source.slice(s.span).trim().to_string();
+                // One space between words: nvcc aligns operands with tabs, which reports would
+                // otherwise print verbatim.
+                let text = self.source.slice(s.span).split_whitespace().collect::<Vec<_>>().join(" ");
                 if let (true, Some((p, negated))) = (guarded(i), &i.guard) {
                     // `@p instr` is a branch over the instruction when p is zero (`@!p`: non-zero),
                     // as `@!p bra` is lowered (PTX ISA §9.7.1: a guarded instruction executes only
