@@ -179,3 +179,27 @@ fn config_with_readings_checks_flags_against_the_model() {
     let e = ptxmm::Config::builtin("ptx-7.5").unwrap().with_readings(&["proxy-fence-anywhere"]).unwrap_err();
     assert!(e.contains("ALT-PROXY-FENCE-ANYWHERE"), "{e}");
 }
+
+/// The values one location may take are a limit with a flag: a thread of 70 additions to `x`
+/// (71 values) stops at the default 64 with a message naming `--max-values`, and goes past it when
+/// the flag raises the limit.
+#[test]
+fn the_value_limit_has_a_flag() {
+    let rows = " red.relaxed.gpu.add x, 1 ;\n".repeat(70);
+    let text = format!("PTX adds\n{{ x = 0; }}\nP0@cta 0,gpu 0 ;\n{rows}exists (x == 70)\n");
+    let run = |extra: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("ptxmm")
+            .unwrap()
+            .args(["run", "--liveness", "skip", "--timeout", "3"])
+            .args(extra)
+            .arg("-")
+            .write_stdin(text.clone())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout)
+    };
+    let limited = run(&[]);
+    assert!(limited.contains("can hold more than 64 distinct values") && limited.contains("--max-values"), "{limited}");
+    let raised = run(&["--max-values", "100"]);
+    assert!(!raised.contains("distinct values"), "{raised}");
+}

@@ -200,6 +200,10 @@ pub(crate) struct LimitArgs {
     /// was found is reported (each state costs memory in proportion to the observables).
     #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_states)]
     pub(crate) max_states: usize,
+    /// The most distinct values one location may take in the search (each adds a way for every
+    /// read of it to go); a counter that keeps growing stops at this bound with a message.
+    #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_values)]
+    pub(crate) max_values: usize,
     /// The largest test file read, in bytes; a larger one is refused before it is parsed.
     #[arg(long, value_name = "BYTES", default_value_t = LimitOptions::default().max_file_size)]
     pub(crate) max_file_size: u64,
@@ -224,6 +228,7 @@ impl LimitArgs {
             max_events: self.max_events,
             max_traces: self.max_traces,
             max_states: self.max_states,
+            max_values: self.max_values,
             max_file_size: self.max_file_size,
             max_instructions: self.max_instructions,
             max_threads: self.max_threads,

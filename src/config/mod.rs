@@ -33,7 +33,7 @@ pub struct Limits {
     /// the answer still changes, up to this bound (`--max-unroll`); None: `unroll` is the one
     /// bound (`--unroll N` given).
     pub max_unroll: Option<usize>,
-    /// Maximum distinct values per location in the value domain.
+    /// Maximum distinct values per location in the value domain (`--max-values`).
     pub max_domain: usize,
     /// Maximum runs of one thread (`--max-traces`).
     pub max_traces: usize,
@@ -110,6 +110,7 @@ pub struct LimitOptions {
     pub max_events: usize,
     pub max_traces: usize,
     pub max_states: usize,
+    pub max_values: usize,
     pub max_file_size: u64,
     pub max_instructions: usize,
     pub max_threads: usize,
@@ -126,6 +127,7 @@ impl Default for LimitOptions {
             max_events: l.max_trace_events,
             max_traces: l.max_traces,
             max_states: l.max_states,
+            max_values: l.max_domain,
             max_file_size: i.max_file_bytes,
             max_instructions: i.max_instructions,
             max_threads: i.max_threads,
@@ -143,6 +145,7 @@ impl LimitOptions {
         "max_events",
         "max_traces",
         "max_states",
+        "max_values",
         "max_file_size",
         "max_instructions",
         "max_threads",
@@ -156,8 +159,8 @@ impl LimitOptions {
             max_trace_events: self.max_events,
             max_traces: self.max_traces,
             max_states: self.max_states,
+            max_domain: self.max_values,
             timeout: Limits::timeout_from_secs(self.timeout),
-            ..Limits::default()
         }
     }
 

@@ -7,7 +7,7 @@ use crate::program::Program;
 pub enum ExploreError {
     #[error("thread P{thread}: more than {limit} distinct traces; the test is too large to explore (raise --max-traces)")]
     TooManyTraces { thread: usize, limit: usize },
-    #[error("location `{location}` can hold more than {limit} distinct values; values keep growing (is there an unbounded counter?)")]
+    #[error("location `{location}` can hold more than {limit} distinct values; values keep growing (is there an unbounded counter? raise --max-values)")]
     DomainTooLarge { location: String, limit: usize },
     #[error("thread P{thread}: a trace has more than {limit} memory events (raise --max-events, lower --unroll, or shorten the test)")]
     TraceTooLong { thread: usize, limit: usize },
