@@ -28,8 +28,11 @@ fn timed_load(path: &Path) -> (Result<CatModel, String>, Duration) {
     (result, start.elapsed())
 }
 
+/// Each of these inputs loads in a few seconds in a debug build (docs/robustness.md has the
+/// figures); the bound is loose so that a loaded machine does not fail the test, while a
+/// blow-up (minutes, gigabytes) still does.
 fn assert_fast(d: Duration) {
-    assert!(d < Duration::from_secs(10), "took {d:?}");
+    assert!(d < Duration::from_secs(30), "took {d:?}");
 }
 
 /// 28 (and 4,000) lets each naming the previous one twice: the acyclic-union analysis walked
@@ -71,7 +74,7 @@ fn functions_of_functions_expand_per_call() {
     text += "acyclic f14(po)\n";
     let (model, took) = load("fapps14", &text);
     assert_fast(took);
-    let err = model.err().expect("over the budget");
+    let Err(err) = model else { panic!("over the budget") };
     assert!(err.contains("function calls expand to more than") && err.contains("internal limit"), "{err}");
 }
 
@@ -95,7 +98,7 @@ fn include_fan_out_is_bounded() {
     std::fs::write(dir.join("root.cat"), "include \"f0.cat\"\nacyclic po\n").unwrap();
     let (model, took) = timed_load(&dir.join("root.cat"));
     assert_fast(took);
-    let err = model.err().expect("over the budget");
+    let Err(err) = model else { panic!("over the budget") };
     assert!(err.contains("more than 1000 includes"), "{err}");
 }
 
@@ -110,7 +113,7 @@ fn includes_are_confined() {
         let dir_name = dir.file_name().unwrap().to_str().unwrap().to_string();
         let include = include.replace("../outside", &format!("../{}", dir_name.replace("confined", "outside")));
         let (model, _) = load("confined", &format!("include \"{include}\"\nacyclic po\n"));
-        let err = model.err().expect("refused");
+        let Err(err) = model else { panic!("refused") };
         assert!(err.contains("outside the model's folder") && err.contains("-I DIR"), "{err}");
         assert!(!err.contains("SECRET"), "{err}");
     }
@@ -127,7 +130,7 @@ fn only_regular_files_of_bounded_size() {
     let dir = scratch_dir("files");
     let big = dir.join("big.cat");
     std::fs::write(&big, format!("(* {} *)\nacyclic po\n", "x".repeat(1 << 20))).unwrap();
-    let err = CatModel::load(&big, &[]).err().expect("too large").to_string();
+    let Err(err) = CatModel::load(&big, &[]).map_err(|d| d.to_string()) else { panic!("too large") };
     assert!(err.contains("larger than the limit of 1048576 bytes"), "{err}");
     #[cfg(unix)]
     {
@@ -136,7 +139,7 @@ fn only_regular_files_of_bounded_size() {
         if made {
             let (model, took) = timed_load(&fifo);
             assert_fast(took);
-            let err = model.err().expect("not a file");
+            let Err(err) = model else { panic!("not a file") };
             assert!(err.contains("not a regular file"), "{err}");
         }
     }
