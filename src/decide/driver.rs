@@ -134,7 +134,7 @@ pub(super) fn drive<'p>(
         budget.charge()?;
         let structure = EventStructure::build(program, &config.readings, traces);
         let goal = hooks.structure(traces, &structure)?;
-        for resolution in resolve_barriers(&structure) {
+        for resolution in resolve_barriers(&structure, &config.readings) {
             match hooks.resolution(&resolution) {
                 AtResolution::Search => {}
                 AtResolution::Skip => continue,
