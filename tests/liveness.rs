@@ -52,8 +52,8 @@ const CASES: &[(&str, &str)] = &[
         "spin-writer-blocked",
         "Liveness: may hang
   P0 stuck at line 7 `beq r0, 0, LC00`: spins forever in the loop of lines 6-7: it keeps reading flag=0 (the final value in this execution) and never exits (every other writer of it is stuck: P1)
-  P1 stuck at line 5 `bar.cta.sync 1, 1, 3`: bar.cta.sync 1, 1, 3 expects 3 threads, 2 can arrive
-  P2 stuck at line 5 `bar.cta.sync 1, 1, 3`: bar.cta.sync 1, 1, 3 expects 3 threads, 2 can arrive
+  P1 stuck at line 5 `bar.cta.sync 1, 1, 3`: bar.cta.sync 1, 1, 3 expects 3 threads, 2 can arrive: P0 is stuck in a loop
+  P2 stuck at line 5 `bar.cta.sync 1, 1, 3`: bar.cta.sync 1, 1, 3 expects 3 threads, 2 can arrive: P0 is stuck in a loop
 ",
     ),
     (
