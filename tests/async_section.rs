@@ -33,6 +33,21 @@ fn async_section_verdicts() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+/// f32 bulk reductions and subnormals (issue 23, item 6): by default a subnormal input and result
+/// are kept, as an H200 did in every run (reduce-f32.litmus); the reading `f32-reduce-flushes`
+/// follows the text ("flushes subnormal inputs and results to sign-preserving zero") and turns the
+/// two around.
+#[test]
+fn the_f32_flush_is_a_reading() {
+    let flushing = Config::default_model().with_readings(&["f32-reduce-flushes"]).unwrap();
+    for (file, verdict) in [("reduce-f32.litmus", "Forbidden"), ("reduce-f32-flush.litmus", "Allowed")] {
+        let program = ptxmm::load_program(&dir().join(file)).unwrap();
+        let outcome = Decider::new(&flushing).verdict(&program).unwrap();
+        assert_eq!(outcome.verdict().name(), verdict, "{file} under --reading f32-reduce-flushes");
+        assert!(outcome.readings.iter().any(|r| r.contains("--reading f32-reduce-flushes")), "{:?}", outcome.readings);
+    }
+}
+
 /// Every litmus file of the folder is either in expected.csv or rejected in `REJECTED`.
 #[test]
 fn every_file_is_covered() {

@@ -45,6 +45,9 @@ fn readings_change_the_verdicts_they_should() {
         ("A17-wgmma-after-acquire.litmus", "wgmma-issue-fences", "Allowed", "Undefined"),
         // AMBIG-14: a .cta arrive of another CTA between release and acquire breaks a strict chain.
         ("A14-mbarrier-chain-through-cta-arrive.litmus", "mbarrier-chain-strict", "Forbidden", "Allowed"),
+        // AMBIG-24: the mbarrier hand-off of CUTLASS's PipelineTmaAsync orders the read before the refill.
+        ("A24-pipeline-tma-async-consumer-release.litmus", "mbarrier-handoff", "Undefined", "Forbidden"),
+        ("pipeline-ring-no-proxy-fence.litmus", "mbarrier-handoff", "Undefined", "Forbidden"),
     ];
     for (file, flag, default, alternative) in cases {
         let program = ptxmm::load_program(&dir().join(file)).unwrap();
@@ -55,4 +58,37 @@ fn readings_change_the_verdicts_they_should() {
         assert_eq!(a.verdict().name(), alternative, "{file} under --reading {flag}");
         assert!(a.readings.iter().any(|r| r.contains(flag)), "{:?}", a.readings);
     }
+}
+
+/// A finding that exists under one reading only says so, in the report and in JSON: the reading,
+/// the other one and its flag, and why (issue 23, item 8). A finding that no reading removes
+/// (a `bar.sync` is no mbarrier hand-off) names none.
+#[test]
+fn findings_that_depend_on_a_reading_name_it() {
+    let config = Config::default_model();
+    let program = ptxmm::load_program(&dir().join("A24-pipeline-tma-async-consumer-release.litmus")).unwrap();
+    let d = Decider::new(&config).verdict(&program).unwrap();
+    assert_eq!(d.verdict().name(), "Undefined");
+    let f = d.undefined.iter().next().unwrap();
+    assert_eq!(f.readings.len(), 1, "{f:?}");
+    let r = &f.readings[0];
+    assert_eq!((r.id, r.flag, r.in_effect), ("AMBIG-24", "mbarrier-handoff", "default"));
+    let text = ptxmm::decide::report::verdict_block(&d);
+    for words in
+        ["reading: depends on the reading AMBIG-24", "with --reading mbarrier-handoff", "requires fence.proxy.async", "PipelineTmaAsync"]
+    {
+        assert!(text.contains(words), "{words:?} missing from\n{text}");
+    }
+    // Under the alternative, the alternative of AMBIG-13 names the way back to the default.
+    let s7 = ptxmm::load_program(&dir().join("S7-wait-read-then-overwrite.litmus")).unwrap();
+    let alt = config.clone().with_readings(&["read-wait-without-fence"]).unwrap();
+    let d = Decider::new(&alt).verdict(&s7).unwrap();
+    let r = &d.undefined.iter().next().unwrap().readings[0];
+    assert_eq!((r.id, r.in_effect), ("AMBIG-13", "alternative"));
+    assert!(r.line().contains("without --reading read-wait-without-fence"), "{}", r.line());
+    // No reading removes the race of a bar.sync hand-off.
+    let u05 = ptxmm::load_program(&dir().join("U05-lds-bar-sync-tma-refill-no-fence.litmus")).unwrap();
+    let d = Decider::new(&config).verdict(&u05).unwrap();
+    assert_eq!(d.verdict().name(), "Undefined");
+    assert!(d.undefined.iter().all(|f| f.readings.is_empty()), "{:?}", d.undefined);
 }

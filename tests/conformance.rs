@@ -1,13 +1,16 @@
-//! Conformance: Dat3M's expectation CSVs under our models and under Dat3M's own cat files.
+//! Conformance: Dat3M's expectation CSVs under our models and under Dat3M's own cat files, with
+//! Dat3M's meaning of barriers (`--reading dat3m-barriers`, which its expectations assume).
 //! Skips (with a visible message) when ../shared is absent.
 
 mod common;
 
 use ptxmm::config::models;
+use ptxmm::decide::suite::SuiteKind;
 
 fn suite(csv: &str, model: ptxmm::cat::CatModel, label: &str) {
     let Some(root) = common::dat3m() else { return };
-    let failures = common::run_csv(label, &root.join("expected").join(csv), &root, &model);
+    let failures =
+        common::run_csv_with(label, &root.join("expected").join(csv), &root, &model, SuiteKind::Condition, common::DAT3M_READINGS);
     assert!(failures.is_empty(), "{label}: {} mismatches", failures.len());
 }
 

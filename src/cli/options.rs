@@ -121,7 +121,8 @@ pub(crate) struct ModelArgs {
     /// Select the alternative reading of an ambiguity of the spec (repeatable):
     /// proxy-fence-anywhere (AMBIG-1), signal-by-issuer (AMBIG-3), ct-needs-release-arrive
     /// (AMBIG-7), read-wait-without-fence (AMBIG-13), mbarrier-chain-strict (AMBIG-14),
-    /// wgmma-issue-fences (AMBIG-17), commit-order (AMBIG-18). See docs/async-model.md.
+    /// wgmma-issue-fences (AMBIG-17), commit-order (AMBIG-18), mbarrier-handoff (AMBIG-24),
+    /// f32-reduce-flushes (AMBIG-25), dat3m-barriers (AMBIG-26). See docs/async-model.md.
     #[arg(long = "reading", value_name = "FLAG")]
     pub(crate) readings: Vec<String>,
     /// A folder to search for a cat file's includes (herd7's `-I`; repeatable), before the

@@ -220,7 +220,7 @@ impl Config {
             let flag = flag.as_ref();
             let ambiguity = self.readings.select(flag)?;
             let read_as = ambiguity.cat_set.unwrap_or("AGENT");
-            if !free.contains(read_as) {
+            if !ambiguity.any_model && !free.contains(read_as) {
                 return Err(format!(
                     "the reading `{}` ({}) is not expressed by the model `{}`: it never reads `{read_as}`{}, so the reading would change nothing; use a model that reads it (the default `{}`)",
                     ambiguity.flag,

@@ -32,6 +32,19 @@ pub struct Readings {
     /// AMBIG-18: async copies of earlier-committed groups are ordered before those of later groups
     /// of the same thread (default: no order, a write-write race).
     pub commit_order: bool,
+    /// AMBIG-24: an mbarrier hand-off (a release arrive read by an acquire wait) orders a generic
+    /// read before a later async write of the same location without a `fence.proxy.async`, as
+    /// CUTLASS's `PipelineTmaAsync` relies on (default: the text's cross-proxy fence is needed).
+    pub mbarrier_handoff: bool,
+    /// AMBIG-25: f32 bulk reductions flush subnormal inputs and results to sign-preserving zero,
+    /// as the text says of "the current implementation" (default: they keep them, as an H200
+    /// did in every run; `docs/divergences.md`).
+    pub f32_reduce_flushes: bool,
+    /// AMBIG-26: Dat3M's meaning of `bar.cta.sync N`: the threads whose code reaches barrier N
+    /// participate, and with a thread count any set of at least that many arrivals completes it
+    /// (default: PTX's, every thread of the CTA participates when no count is given, and arrivals
+    /// complete a counted barrier `count` at a time).
+    pub dat3m_barriers: bool,
 }
 
 /// One ambiguity: its id, flag, and the two readings.
@@ -42,6 +55,12 @@ pub struct Ambiguity {
     pub alternative: &'static str,
     /// The `ALT-…` set a cat model reads, for model-level readings.
     pub cat_set: Option<&'static str>,
+    /// A reading of the engine that every model expresses (barrier matching), rather than one
+    /// of asynchronous operations that only a model with async events can.
+    pub any_model: bool,
+    /// Why the ambiguity matters, in one line: what the text says against what practice
+    /// relies on. Printed with every finding that depends on the reading.
+    pub reason: &'static str,
     pub get: fn(&Readings) -> bool,
     pub set: fn(&mut Readings),
 }
@@ -52,7 +71,9 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
         flag: "proxy-fence-anywhere",
         default: "fence.proxy.async acts on async accesses of its own CTA",
         alternative: "fence.proxy.async anywhere on the path",
+        any_model: false,
         cat_set: Some("ALT-PROXY-FENCE-ANYWHERE"),
+        reason: "the text does not say which CTA's fence.proxy.async converts an async access; ISCA'22 takes the fence's own CTA",
         get: |r| r.proxy_fence_anywhere,
         set: |r| r.proxy_fence_anywhere = true,
     },
@@ -62,6 +83,8 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
         default: "complete-tx/arrive-on performed in the mbarrier's CTA",
         alternative: "performed by the issuing thread",
         cat_set: None,
+        any_model: false,
+        reason: "the text does not say who performs a complete-tx or arrive-on, which decides whether it is morally strong with the waiter",
         get: |r| r.signal_by_issuer,
         set: |r| r.signal_by_issuer = true,
     },
@@ -70,7 +93,9 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
         flag: "ct-needs-release-arrive",
         default: "complete-tx alone publishes a bulk copy",
         alternative: "also needs a release arrive of the issuer in the phase",
+        any_model: false,
         cat_set: Some("ALT-CT-NEEDS-RELEASE-ARRIVE"),
+        reason: "the text says a complete-tx makes the copy visible, but not whether it releases without an arrive of the issuer",
         get: |r| r.ct_needs_release_arrive,
         set: |r| r.ct_needs_release_arrive = true,
     },
@@ -79,7 +104,9 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
         flag: "read-wait-without-fence",
         default: "wait_group.read completion implies the generic-async fence for source reads",
         alternative: "no implied fence after wait_group.read",
+        any_model: false,
         cat_set: Some("ALT-READ-WAIT-WITHOUT-FENCE"),
+        reason: "the text says .read waits for the source reads, not whether that completion carries the implicit proxy fence",
         get: |r| r.read_wait_without_fence,
         set: |r| r.read_wait_without_fence = true,
     },
@@ -88,7 +115,9 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
         flag: "mbarrier-chain-strict",
         default: "mbarrier RMW chain: only endpoints morally strong",
         alternative: "every link morally strong",
+        any_model: false,
         cat_set: Some("ALT-MBARRIER-CHAIN-STRICT"),
+        reason: "the text orders every update of one mbarrier, but does not say whether a chain through links that are not morally strong is observation",
         get: |r| r.mbarrier_chain_strict,
         set: |r| r.mbarrier_chain_strict = true,
     },
@@ -97,7 +126,9 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
         flag: "wgmma-issue-fences",
         default: "wgmma.mma_async is ordered after all prior instructions (for memory)",
         alternative: "wgmma.mma_async is ordered after prior fences and completed waits only",
+        any_model: false,
         cat_set: Some("ALT-WGMMA-ISSUE-FENCES"),
+        reason: "8.9.1.1 says wgmma.mma_async is not ordered after prior instructions, in a passage about registers",
         get: |r| r.wgmma_issue_fences,
         set: |r| r.wgmma_issue_fences = true,
     },
@@ -106,9 +137,44 @@ pub const AMBIGUITIES: &[Ambiguity] = &[
         flag: "commit-order",
         default: "copies of different groups are unordered (WAW race)",
         alternative: "commit order orders their writes",
+        any_model: false,
         cat_set: Some("ALT-COMMIT-ORDER"),
+        reason: "the text orders the completion of bulk async-groups, not the writes of copies in different groups",
         get: |r| r.commit_order,
         set: |r| r.commit_order = true,
+    },
+    Ambiguity {
+        id: "AMBIG-24",
+        flag: "mbarrier-handoff",
+        default: "a generic read then an async write of the same location need fence.proxy.async, even after an mbarrier hand-off",
+        alternative: "an mbarrier hand-off (release arrive, acquire wait) orders a generic read before a later async write (CUTLASS PipelineTmaAsync)",
+        any_model: false,
+        cat_set: Some("ALT-MBARRIER-HANDOFF"),
+        reason: "the PTX text requires fence.proxy.async for a generic read followed by an async write; CUTLASS's PipelineTmaAsync relies on the mbarrier hand-off alone",
+        get: |r| r.mbarrier_handoff,
+        set: |r| r.mbarrier_handoff = true,
+    },
+    Ambiguity {
+        id: "AMBIG-25",
+        flag: "f32-reduce-flushes",
+        default: "an f32 bulk reduction keeps subnormal inputs and results (as an H200 did in every run)",
+        alternative: "an f32 bulk reduction flushes subnormal inputs and results to sign-preserving zero",
+        cat_set: None,
+        any_model: false,
+        reason: "the text says the current implementation of cp.reduce.async.bulk.add.f32 flushes subnormals; an H200 kept them in every run",
+        get: |r| r.f32_reduce_flushes,
+        set: |r| r.f32_reduce_flushes = true,
+    },
+    Ambiguity {
+        id: "AMBIG-26",
+        flag: "dat3m-barriers",
+        default: "bar.sync without a count: every thread of the CTA participates; with a count, arrivals complete it count at a time (PTX ISA 9.7.13.1)",
+        alternative: "Dat3M's barriers: the threads that reach barrier N participate; with a count, any set of at least that many arrivals completes it",
+        cat_set: None,
+        any_model: true,
+        reason: "PTX says all threads of the CTA participate when no count is given; Dat3M's tests count only the threads that reach the barrier",
+        get: |r| r.dat3m_barriers,
+        set: |r| r.dat3m_barriers = true,
     },
 ];
 
@@ -177,6 +243,47 @@ pub fn entries_of(described: &[String]) -> Vec<ReadingEntry> {
             Some(entry(a, alternative, line.clone()))
         })
         .collect()
+}
+
+/// One reading a finding depends on (`decide::reading_notes`), as the text and JSON reports
+/// print it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct ReadingDependence {
+    /// `AMBIG-24`, …
+    pub id: &'static str,
+    /// The `--reading` flag of the alternative.
+    pub flag: &'static str,
+    /// `default` or `alternative`: the reading in effect, under which the model reports the
+    /// finding.
+    pub in_effect: &'static str,
+    /// The reading in effect, in words.
+    pub reading: &'static str,
+    /// The other reading, under which the model does not report the finding.
+    pub other: &'static str,
+    /// Why the text leaves the question open, in one line.
+    pub reason: &'static str,
+}
+
+impl ReadingDependence {
+    /// The dependence on `a`, whose alternative is in effect or not.
+    pub fn of(a: &Ambiguity, alternative_in_effect: bool) -> Self {
+        let (in_effect, reading, other) =
+            if alternative_in_effect { ("alternative", a.alternative, a.default) } else { ("default", a.default, a.alternative) };
+        ReadingDependence { id: a.id, flag: a.flag, in_effect, reading, other, reason: a.reason }
+    }
+
+    /// The line the text report prints under the finding.
+    pub fn line(&self) -> String {
+        let switch = if self.in_effect == "alternative" {
+            format!("without --reading {} (default: {})", self.flag, self.other)
+        } else {
+            format!("with --reading {} ({})", self.flag, self.other)
+        };
+        format!(
+            "depends on the reading {} ({}: {}); {switch} it is not reported. Why: {}",
+            self.id, self.in_effect, self.reading, self.reason
+        )
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 use super::combos::TraceCombinations;
 use crate::clock::Instant;
 use crate::config::Config;
+use crate::exec::reduce::F32Subnormals;
 use crate::exec::search::{Budget, LazyModel, PrunePlan, SearchError, SearchGoal, StaticEnv};
 use crate::exec::structure::{resolve_barriers, BarrierResolution, EventStructure};
 use crate::exec::trace::{explore_until, ExploreError, ThreadTraces, Trace};
@@ -111,7 +112,8 @@ pub(super) fn drive<'p>(
     deadline: Option<Instant>,
     hooks: &mut dyn Hooks<'p>,
 ) -> Result<(), RunError> {
-    let (_domains, per_thread) = explore_until(program, &config.limits, hooks.stuck_runs(), deadline)?;
+    let f32_subnormals = if config.readings.f32_reduce_flushes { F32Subnormals::Flush } else { F32Subnormals::Keep };
+    let (_domains, per_thread) = explore_until(program, &config.limits, hooks.stuck_runs(), f32_subnormals, deadline)?;
     hooks.explored(&per_thread);
     let counter_pruned = per_thread.iter().any(|t| t.counter_pruned);
     let runs: Vec<Vec<&Trace>> = per_thread
@@ -132,7 +134,7 @@ pub(super) fn drive<'p>(
         budget.charge()?;
         let structure = EventStructure::build(program, &config.readings, traces);
         let goal = hooks.structure(traces, &structure)?;
-        for resolution in resolve_barriers(&structure) {
+        for resolution in resolve_barriers(&structure, &config.readings) {
             match hooks.resolution(&resolution) {
                 AtResolution::Search => {}
                 AtResolution::Skip => continue,

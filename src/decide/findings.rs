@@ -39,6 +39,10 @@ pub struct Finding {
     pub message: String,
     /// What to add or change to remove the finding, computed from the program.
     pub hint: Option<String>,
+    /// The readings of the spec's ambiguities this finding depends on: with the other reading
+    /// the model does not report it in any execution that shows it (`reading_notes`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub readings: Vec<crate::config::readings::ReadingDependence>,
 }
 
 impl Finding {
@@ -68,16 +72,37 @@ pub struct ExecutionFindings {
     pub races: Vec<Finding>,
     /// Other `flag` checks.
     pub flags: Vec<Finding>,
+    /// The events of each finding (its rule and sites), and the check that fired on them: what
+    /// [`super::reading_notes::annotate`] evaluates again under the other reading.
+    pub events: Vec<(String, Vec<FindingSite>, usize, usize)>,
 }
 
 /// Add a finding unless one with the same rule and instructions is there (one bug gives one
 /// finding, whatever the number of words of a bulk access or of executions showing it).
+///
+/// A reading the finding depends on is kept only if every execution showing the finding depends
+/// on it too.
 pub fn insert(set: &mut BTreeSet<Finding>, f: Finding) {
     let sites = f.site_set();
-    if set.iter().any(|g| g.rule == f.rule && g.site_set() == sites) {
+    let Some(g) = set.iter().find(|g| g.rule == f.rule && g.site_set() == sites) else {
+        set.insert(f);
+        return;
+    };
+    if g.readings.iter().all(|r| f.readings.iter().any(|n| n.id == r.id)) {
         return;
     }
-    set.insert(f);
+    let mut g = g.clone();
+    set.remove(&g);
+    g.readings.retain(|r| f.readings.iter().any(|n| n.id == r.id));
+    set.insert(g);
+}
+
+/// The ids of the readings to test a new finding of one execution against: `None` for a
+/// finding not in `set` yet (test every reading), else those the one in `set` still depends on.
+pub fn readings_to_test(set: &BTreeSet<Finding>, rule: &str, sites: &[FindingSite]) -> Option<Vec<&'static str>> {
+    let sites: BTreeSet<&FindingSite> = sites.iter().collect();
+    let g = set.iter().find(|g| g.rule == rule && g.site_set() == sites)?;
+    Some(g.readings.iter().map(|r| r.id).collect())
 }
 
 /// Drop the race findings about a pair of instructions that a non-race undefined-behaviour
@@ -121,6 +146,7 @@ pub fn of_execution(cand: &Candidate, fired: &[&CheckOutcome], model: Option<&cr
                 None => continue,
             };
             if !found.iter().any(|g: &Finding| g.sites == f.sites) {
+                out.events.push((c.name.clone(), f.sites.clone(), a, b));
                 found.push(f);
             }
         }
@@ -147,9 +173,10 @@ fn sites(s: &EventStructure, events: &[usize]) -> Vec<FindingSite> {
 /// A finding about one event or a pair; `race` adds the hint of what would order the pair.
 fn pair_finding(s: &EventStructure, rule: &str, a: usize, b: usize, race: bool, path: Option<&Relation>) -> Finding {
     if a == b {
-        return Finding { rule: rule.to_string(), sites: sites(s, &[a]), message: describe(s, a), hint: None };
+        return Finding { readings: Vec::new(), rule: rule.to_string(), sites: sites(s, &[a]), message: describe(s, a), hint: None };
     }
     Finding {
+        readings: Vec::new(),
         rule: rule.to_string(),
         sites: sites(s, &[a, b]),
         message: format!("{} and {}", describe(s, a), describe(s, b)),
@@ -161,12 +188,19 @@ fn undefined_finding(s: &EventStructure, cand: &Candidate, rule: &str, a: usize,
     if a == b {
         return match &cand.ub_reasons[a] {
             Some(reason) => Finding {
+                readings: Vec::new(),
                 rule: rule.to_string(),
                 sites: sites(s, &[a]),
                 message: format!("{reason}, at {}", describe(s, a)),
                 hint: Some(ub_reason_hint(s, a, reason)),
             },
-            None => Finding { rule: rule.to_string(), sites: sites(s, &[a]), message: format!("{rule} at {}", describe(s, a)), hint: None },
+            None => Finding {
+                readings: Vec::new(),
+                rule: rule.to_string(),
+                sites: sites(s, &[a]),
+                message: format!("{rule} at {}", describe(s, a)),
+                hint: None,
+            },
         };
     }
     if rule.starts_with("M2") {
@@ -174,6 +208,7 @@ fn undefined_finding(s: &EventStructure, cand: &Candidate, rule: &str, a: usize,
         // enumerate (only the states the reads see): name the store.
         let obj = object_name(s, b);
         return Finding {
+        readings: Vec::new(),
             rule: rule.to_string(),
             sites: sites(s, &[b]),
             message: format!("{} overwrites the valid mbarrier object `{obj}`", describe(s, b)),
@@ -187,6 +222,7 @@ fn undefined_finding(s: &EventStructure, cand: &Candidate, rule: &str, a: usize,
         return nc_finding(s, rule, a, b);
     }
     Finding {
+        readings: Vec::new(),
         rule: rule.to_string(),
         sites: sites(s, &[a, b]),
         message: format!("{} and {}", describe(s, a), describe(s, b)),
@@ -199,6 +235,7 @@ fn undefined_finding(s: &EventStructure, cand: &Candidate, rule: &str, a: usize,
 fn nc_finding(s: &EventStructure, rule: &str, nc: usize, w: usize) -> Finding {
     let name = object_name(s, nc);
     Finding {
+        readings: Vec::new(),
         rule: rule.to_string(),
         sites: sites(s, &[nc, w]),
         message: format!(

@@ -290,8 +290,21 @@ fn describe(
 
 /// Why the barrier of `instr` never completes, in the program's terms.
 fn barrier_reason(program: &Program, instr: &crate::program::Instr, b: &BlockedBarrier, traces: &[&Trace]) -> String {
-    let mut reason =
-        format!("{} expects {} thread{}, {} can arrive", instr.text, b.expected, if b.expected == 1 { "" } else { "s" }, b.arrived);
+    let plural = if b.expected == 1 { "" } else { "s" };
+    let mut reason = if b.arrived > b.expected {
+        // PTX's counted barrier: the arrivals complete it `expected` at a time; this one is left over.
+        let left = b.arrived % b.expected.max(1);
+        format!(
+            "{} completes each time {} thread{plural} arrive; {} arrive, so {left} wait{} for arrivals that never come (PTX ISA 9.7.13.1; --reading dat3m-barriers lets any {} or more complete it)",
+            instr.text,
+            b.expected,
+            b.arrived,
+            if left == 1 { "s" } else { "" },
+            b.expected
+        )
+    } else {
+        format!("{} expects {} thread{plural}, {} can arrive", instr.text, b.expected, b.arrived)
+    };
     if b.other_ids > 0 {
         reason.push_str(&format!(
             " ({} other arrival{} on another barrier id)",

@@ -16,6 +16,7 @@ pub mod explain;
 pub mod findings;
 pub mod liveness;
 mod poll_filter;
+pub mod reading_notes;
 pub mod report;
 pub mod suite;
 pub mod verdict;

@@ -108,6 +108,9 @@ pub fn verdict_block(o: &Outcome) -> String {
             if let Some(h) = &f.hint {
                 let _ = writeln!(s, "    hint: {h}");
             }
+            for r in &f.readings {
+                let _ = writeln!(s, "    reading: {}", r.line());
+            }
         }
         if items.len() > SHOWN {
             let _ = writeln!(s, "  ... and {} more (--json lists them all)", items.len() - SHOWN);

@@ -311,7 +311,16 @@ impl<'p> VerdictHooks<'p> {
         for f in &fired {
             self.flags.insert(f.name.clone());
         }
-        let found = crate::decide::findings::of_execution(cand, &fired, prepared);
+        let mut found = crate::decide::findings::of_execution(cand, &fired, prepared);
+        if let Some(model) = prepared {
+            let o = &self.outcome;
+            let to_test = |rule: &str, sites: &[crate::decide::findings::FindingSite]| {
+                [&o.undefined, &o.races, &o.flag_findings]
+                    .into_iter()
+                    .find_map(|set| crate::decide::findings::readings_to_test(set, rule, sites))
+            };
+            crate::decide::reading_notes::annotate(cand, model, &mut found, &to_test);
+        }
         for f in found.undefined {
             crate::decide::findings::insert(&mut self.outcome.undefined, f);
         }

@@ -1,12 +1,24 @@
 //! The element arithmetic of `cp.reduce.async.bulk` (PTX ISA §9.7.9.25.4.2) on bit patterns:
 //! integers wrap at their width and compare with their signedness, `.inc`/`.dec` are unsigned,
-//! float `.add` rounds to nearest even (`.f32` flushes subnormal inputs and results to a
-//! sign-preserving zero; `.f16`/`.bf16` are `.noftz` and keep them), float `.min`/`.max` return
+//! float `.add` rounds to nearest even (`.f32` keeps subnormals, as an H200 does, or under the
+//! reading `f32-reduce-flushes` flushes subnormal inputs and results to a sign-preserving zero as
+//! the text says; `.f16`/`.bf16` are `.noftz` and keep them), float `.min`/`.max` return
 //! the non-NaN operand and order -0 below +0. Half-precision values are converted by hand
 //! (`to_small` / `from_small`): f16 and bf16 sums are computed exactly enough in f64 (53 bits ≥
 //! 2p + 2 for p = 11 and p = 8, so rounding to f64 then to the element is rounding once).
 
 use crate::program::{RedType, RmwOp};
+
+/// What an `.f32` reduction does with subnormal inputs and results (`Readings::f32_reduce_flushes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum F32Subnormals {
+    /// IEEE 754 arithmetic: subnormals are kept (what an H200 did in every run).
+    #[default]
+    Keep,
+    /// Flushed to a sign-preserving zero (§9.7.9.25.4.2: "The current implementation of
+    /// cp.reduce.async.bulk.add.f32 flushes subnormal inputs and results to sign-preserving zero").
+    Flush,
+}
 
 impl RedType {
     /// Bytes per element.
@@ -38,17 +50,17 @@ impl RedType {
 /// source words of the element (one word for 2- and 4-byte elements, two little-endian words for
 /// 8-byte ones). A word is returned as its 32-bit pattern, zero-extended, except `.s32`, which is
 /// sign-extended.
-pub fn reduce_word(op: RmwOp, ty: RedType, word: usize, old: &[i64], src: &[i64]) -> i64 {
+pub fn reduce_word(op: RmwOp, ty: RedType, f32s: F32Subnormals, word: usize, old: &[i64], src: &[i64]) -> i64 {
     let w = |v: &[i64], k: usize| v.get(k).copied().unwrap_or(0) as u64 & 0xFFFF_FFFF;
     match ty.bytes() {
         2 => {
             let (o, s) = (w(old, 0), w(src, 0));
-            let lo = element(op, ty, o & 0xFFFF, s & 0xFFFF) & 0xFFFF;
-            let hi = element(op, ty, o >> 16, s >> 16) & 0xFFFF;
+            let lo = element(op, ty, f32s, o & 0xFFFF, s & 0xFFFF) & 0xFFFF;
+            let hi = element(op, ty, f32s, o >> 16, s >> 16) & 0xFFFF;
             (lo | hi << 16) as i64
         }
         4 => {
-            let r = element(op, ty, w(old, 0), w(src, 0)) & 0xFFFF_FFFF;
+            let r = element(op, ty, f32s, w(old, 0), w(src, 0)) & 0xFFFF_FFFF;
             if ty == RedType::S32 {
                 r as u32 as i32 as i64
             } else {
@@ -56,14 +68,14 @@ pub fn reduce_word(op: RmwOp, ty: RedType, word: usize, old: &[i64], src: &[i64]
             }
         }
         _ => {
-            let r = element(op, ty, w(old, 0) | w(old, 1) << 32, w(src, 0) | w(src, 1) << 32);
+            let r = element(op, ty, f32s, w(old, 0) | w(old, 1) << 32, w(src, 0) | w(src, 1) << 32);
             ((r >> (32 * word.min(1))) & 0xFFFF_FFFF) as i64
         }
     }
 }
 
 /// One element: `old op src` on bit patterns of the element's width.
-pub fn element(op: RmwOp, ty: RedType, old: u64, src: u64) -> u64 {
+pub fn element(op: RmwOp, ty: RedType, f32s: F32Subnormals, old: u64, src: u64) -> u64 {
     match ty {
         RedType::F16 | RedType::Bf16 => {
             let (e, m) = if ty == RedType::F16 { (5, 10) } else { (8, 7) };
@@ -77,7 +89,7 @@ pub fn element(op: RmwOp, ty: RedType, old: u64, src: u64) -> u64 {
             }
         }
         RedType::F32 => {
-            let ftz = |x: f32| if x.is_subnormal() { 0.0f32.copysign(x) } else { x };
+            let ftz = |x: f32| if x.is_subnormal() && f32s == F32Subnormals::Flush { 0.0f32.copysign(x) } else { x };
             let r = ftz(ftz(f32::from_bits(old as u32)) + ftz(f32::from_bits(src as u32)));
             if r.is_nan() {
                 0x7FFF_FFFF
@@ -247,9 +259,17 @@ mod tests {
     #[test]
     fn f32_add_flushes_subnormals() {
         let sub = f32::from_bits(1);
-        assert_eq!(element(RmwOp::Add, RedType::F32, sub.to_bits() as u64, 0), 0);
-        assert_eq!(element(RmwOp::Add, RedType::F32, 0x3F80_0000, 0x3F80_0000), 0x4000_0000);
+        assert_eq!(element(RmwOp::Add, RedType::F32, F32Subnormals::Flush, sub.to_bits() as u64, 0), 0);
+        assert_eq!(element(RmwOp::Add, RedType::F32, F32Subnormals::Flush, 0x3F80_0000, 0x3F80_0000), 0x4000_0000);
         // f16 keeps subnormals: 2^-24 + 2^-24 = 2^-23.
-        assert_eq!(element(RmwOp::Add, RedType::F16, 1, 1), 2);
+        assert_eq!(element(RmwOp::Add, RedType::F16, F32Subnormals::Keep, 1, 1), 2);
+    }
+
+    #[test]
+    fn f32_add_keeps_subnormals_by_default() {
+        // The H200's figures (docs/divergences.md): 2^-149 + 2^-149 = 2^-148, -2^-149 + -0 = -2^-149.
+        assert_eq!(element(RmwOp::Add, RedType::F32, F32Subnormals::Keep, 1, 1), 2);
+        assert_eq!(element(RmwOp::Add, RedType::F32, F32Subnormals::Keep, 0x8000_0001, 0x8000_0000), 0x8000_0001);
+        assert_eq!(element(RmwOp::Add, RedType::F32, F32Subnormals::Flush, 0x8000_0001, 0x8000_0000), 0x8000_0000);
     }
 }

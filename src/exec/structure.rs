@@ -850,46 +850,76 @@ pub struct BlockedBarrier {
     pub other_ids: usize,
 }
 
-/// Resolve barrier matching for one event structure (Dat3M's meaning, anchors.md §1.6):
-/// barriers with the same static instance id in one CTA form a group; its participants are the
-/// threads of the CTA whose code contains such a barrier; the k-th barrier event of each
-/// participant joins the k-th instance. Without a count, an instance completes when every
-/// participant reaches it; with a count, any set of at least `count` same-id arrivals may
-/// synchronize, so each such set is a separate resolution.
-pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierResolution> {
+/// One way a generation of arrivals with a thread count may complete: the `syncbar` edges it
+/// adds, and the barrier events it leaves blocked.
+type CountChoice = (Vec<(usize, usize)>, Vec<BlockedBarrier>);
+
+/// A barrier group: its participant threads, and each participant's barrier events on it.
+type BarrierGroup = (Vec<usize>, Vec<Vec<usize>>);
+
+/// The barrier groups of a structure: for each (gpu, CTA, barrier), its participant threads and
+/// each participant's barrier events on it, in program order.
+///
+/// PTX's meaning (the default): a barrier is a resource of the CTA (`bar.sync a`: the value of
+/// `a`; Dat3M's `bar.cta.sync N, id`: `id`, else `N`), and "if no thread count is specified, all
+/// threads in the CTA participate in the barrier" (PTX ISA §9.7.13.1): every thread of the CTA is
+/// a participant. Dat3M's meaning (`--reading dat3m-barriers`, anchors.md §1.6): barriers with the
+/// same static instance id form a group whose participants are the threads whose code contains
+/// one.
+fn barrier_groups(s: &EventStructure, dat3m: bool) -> BTreeMap<(i64, i64, i64), BarrierGroup> {
     let program = s.program;
-    let n = s.n();
-    // (gpu, cta, instance) -> participant threads (static membership).
-    let mut groups: BTreeMap<(i64, i64, i64), Vec<usize>> = BTreeMap::new();
+    let key_of = |e: usize| match s.events[e].kind {
+        EventKind::Barrier { instance, .. } if dat3m => Some(instance),
+        EventKind::Barrier { instance, id, .. } => Some(id.unwrap_or(instance)),
+        _ => None,
+    };
+    let mut members: BTreeMap<(i64, i64, i64), Vec<usize>> = BTreeMap::new();
     for (t, th) in program.threads.iter().enumerate() {
         let mut seen = std::collections::BTreeSet::new();
-        for ins in &th.code {
-            if let Op::Barrier { instance, .. } = ins.op {
-                if seen.insert(instance) {
-                    groups.entry((th.placement.gpu, th.placement.cta, instance)).or_default().push(t);
-                }
+        let keys: Vec<i64> = if dat3m {
+            th.code.iter().filter_map(|ins| if let Op::Barrier { instance, .. } = ins.op { Some(instance) } else { None }).collect()
+        } else {
+            s.thread_events[t].iter().filter_map(|&e| key_of(e)).collect()
+        };
+        for k in keys {
+            if seen.insert(k) {
+                members.entry((th.placement.gpu, th.placement.cta, k)).or_default().push(t);
             }
         }
     }
+    if !dat3m {
+        for ((gpu, cta, _), m) in members.iter_mut() {
+            *m = (0..program.threads.len())
+                .filter(|&t| program.threads[t].placement.gpu == *gpu && program.threads[t].placement.cta == *cta)
+                .collect();
+        }
+    }
+    members
+        .into_iter()
+        .map(|(key, m)| {
+            let occ = m.iter().map(|&t| s.thread_events[t].iter().copied().filter(|&e| key_of(e) == Some(key.2)).collect()).collect();
+            (key, (m, occ))
+        })
+        .collect()
+}
+
+/// Resolve barrier matching for one event structure, under PTX's meaning or Dat3M's
+/// ([`barrier_groups`]): the k-th barrier event of each participant joins the k-th instance.
+/// Without a count, an instance completes when every participant reaches it. With a count, under
+/// Dat3M's meaning any set of at least `count` same-id arrivals may synchronize; under PTX's,
+/// the arrivals complete the barrier `count` at a time and the ones left over wait for arrivals
+/// that never come. Each such choice is a separate resolution.
+pub fn resolve_barriers(s: &EventStructure, readings: &Readings) -> Vec<BarrierResolution> {
+    let n = s.n();
     let mut syncbar = Relation::empty(n);
     let mut blocked = Vec::new();
-    // Alternatives from thread counts: each is a list of edges to add.
-    let mut choices: Vec<Vec<Vec<(usize, usize)>>> = Vec::new();
-    for ((_, _, instance), members) in &groups {
-        let occ: Vec<Vec<usize>> = members
-            .iter()
-            .map(|&t| {
-                s.thread_events[t]
-                    .iter()
-                    .copied()
-                    .filter(|&e| matches!(s.events[e].kind, EventKind::Barrier { instance: i, .. } if i == *instance))
-                    .collect()
-            })
-            .collect();
+    // Alternatives from thread counts: each is a list of edges to add and events it blocks.
+    let mut choices: Vec<Vec<CountChoice>> = Vec::new();
+    for (members, occ) in barrier_groups(s, readings.dat3m_barriers).values() {
         let generations = occ.iter().map(|o| o.len()).max().unwrap_or(0);
         for k in 0..generations {
             let reached: Vec<usize> = occ.iter().filter_map(|o| o.get(k).copied()).collect();
-            let missing: Vec<usize> = members.iter().zip(&occ).filter(|(_, o)| o.len() <= k).map(|(t, _)| *t).collect();
+            let missing: Vec<usize> = members.iter().zip(occ).filter(|(_, o)| o.len() <= k).map(|(t, _)| *t).collect();
             let has_count = reached.iter().any(|&e| matches!(s.events[e].kind, EventKind::Barrier { count: Some(_), .. }));
             // Group the reached events by their resource id.
             let mut by_id: BTreeMap<Option<i64>, Vec<usize>> = BTreeMap::new();
@@ -912,12 +942,8 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierResolution> {
                     continue;
                 }
                 for evs in by_id.values() {
-                    for &a in evs {
-                        for &b in evs {
-                            if !is_arrive(&s.events[b]) {
-                                syncbar.insert(a, b);
-                            }
-                        }
+                    for (a, b) in sync_edges(s, evs) {
+                        syncbar.insert(a, b);
                     }
                 }
                 continue;
@@ -928,58 +954,102 @@ pub fn resolve_barriers(s: &EventStructure) -> Vec<BarrierResolution> {
                     .filter_map(|&e| if let EventKind::Barrier { count, .. } = s.events[e].kind { count } else { None })
                     .max()
                     .unwrap_or(evs.len() as i64);
-                if (evs.len() as i64) < count || count < 0 {
-                    for &e in evs {
-                        blocked.push(BlockedBarrier {
+                let blocking = |stuck: &[usize]| -> Vec<BlockedBarrier> {
+                    let other_ids = reached.len() - evs.len();
+                    stuck
+                        .iter()
+                        .map(|&e| BlockedBarrier {
                             event: e,
                             expected: count.max(0) as usize,
                             arrived: evs.len(),
                             missing: missing.clone(),
-                            other_ids: reached.len() - evs.len(),
-                        });
-                    }
+                            other_ids,
+                        })
+                        .collect()
+                };
+                if (evs.len() as i64) < count || count < 0 {
+                    blocked.extend(blocking(evs));
                     continue;
                 }
-                // Every subset of at least `count` arrivals may be the one that synchronizes.
                 let m = evs.len().min(20);
-                let mut alts = Vec::new();
-                for mask in 0u32..(1 << m) {
-                    if (mask.count_ones() as i64) < count.max(1) {
-                        continue;
-                    }
-                    let mut edges = Vec::new();
-                    for (i, &a) in evs.iter().enumerate().take(m) {
-                        if mask & (1 << i) == 0 {
-                            continue;
-                        }
-                        for &b in evs {
-                            if !is_arrive(&s.events[b]) {
-                                edges.push((a, b));
-                            }
-                        }
-                    }
-                    alts.push(edges);
-                }
+                let alts = if readings.dat3m_barriers {
+                    // Every subset of at least `count` arrivals may be the one that synchronizes.
+                    (0u32..(1 << m))
+                        .filter(|mask| mask.count_ones() as i64 >= count.max(1))
+                        .map(|mask| {
+                            let chosen: Vec<usize> = (0..m).filter(|i| mask & (1 << i) != 0).map(|i| evs[i]).collect();
+                            (
+                                chosen
+                                    .iter()
+                                    .flat_map(|&a| evs.iter().filter(|&&b| !is_arrive(&s.events[b])).map(move |&b| (a, b)))
+                                    .collect(),
+                                Vec::new(),
+                            )
+                        })
+                        .collect()
+                } else {
+                    phases_of(&evs[..m], count.max(1) as usize)
+                        .into_iter()
+                        .map(|(phases, left)| (phases.iter().flat_map(|p| sync_edges(s, p)).collect(), blocking(&left)))
+                        .collect()
+                };
                 choices.push(alts);
             }
         }
     }
     let syncclu = resolve_cluster_barriers(s, &mut blocked);
-    let mut out = vec![syncbar];
+    let mut out: Vec<(Relation, Vec<BlockedBarrier>)> = vec![(syncbar, blocked)];
     for alts in choices {
         let mut next = Vec::new();
-        for base in &out {
-            for edges in &alts {
+        for (base, stuck) in &out {
+            for (edges, more) in &alts {
                 let mut r = base.clone();
                 for &(a, b) in edges {
                     r.insert(a, b);
                 }
-                next.push(r);
+                next.push((r, stuck.iter().chain(more).cloned().collect()));
             }
         }
         out = next;
     }
-    out.into_iter().map(|syncbar| BarrierResolution { syncbar, syncclu: syncclu.clone(), blocked: blocked.clone() }).collect()
+    out.into_iter().map(|(syncbar, blocked)| BarrierResolution { syncbar, syncclu: syncclu.clone(), blocked }).collect()
+}
+
+/// The `syncbar` edges of one completed instance: every event to every event that waits.
+fn sync_edges(s: &EventStructure, evs: &[usize]) -> Vec<(usize, usize)> {
+    evs.iter().flat_map(|&a| evs.iter().filter(|&&b| !is_arrive(&s.events[b])).map(move |&b| (a, b))).collect()
+}
+
+/// The ways `evs` complete a barrier of thread count `count` (PTX ISA §9.7.13.1: the barrier
+/// completes when `count` threads arrived): disjoint phases of exactly `count` arrivals, and the
+/// arrivals left over (fewer than `count`), which wait forever.
+fn phases_of(evs: &[usize], count: usize) -> Vec<(Vec<Vec<usize>>, Vec<usize>)> {
+    if evs.len() < count {
+        return vec![(Vec::new(), evs.to_vec())];
+    }
+    let mut out = Vec::new();
+    // The first arrival is either left over or in a phase with `count - 1` others.
+    let (first, rest) = (evs[0], &evs[1..]);
+    if !evs.len().is_multiple_of(count) {
+        for (phases, mut left) in phases_of(rest, count) {
+            if left.len() + 1 < count {
+                left.insert(0, first);
+                out.push((phases, left));
+            }
+        }
+    }
+    for mask in 0u32..(1 << rest.len()) {
+        if mask.count_ones() as usize != count - 1 {
+            continue;
+        }
+        let phase: Vec<usize> = std::iter::once(first).chain((0..rest.len()).filter(|i| mask & (1 << i) != 0).map(|i| rest[i])).collect();
+        let others: Vec<usize> = (0..rest.len()).filter(|i| mask & (1 << i) == 0).map(|i| rest[i]).collect();
+        for (mut phases, left) in phases_of(&others, count) {
+            phases.insert(0, phase.clone());
+            out.push((phases, left));
+        }
+    }
+    out
 }
 
 /// `barrier.cluster` (PTX ISA §9.7.13.3): the participants are the threads of a cluster whose

@@ -72,6 +72,17 @@ impl Target for CallTarget<'_> {
 }
 
 impl<'m> Prepared<'m> {
+    /// Whether the model reads the environment name `name` (a set such as `ALT-COMMIT-ORDER`).
+    pub fn reads(&self, name: &str) -> bool {
+        self.prog.env_slot(name).is_some()
+    }
+
+    /// The same model prepared afresh on `env`, every name static: to evaluate one complete
+    /// candidate under a changed environment (a reading flipped), once.
+    pub fn prepare_all_static(&self, env: &dyn CatEnv) -> Result<Prepared<'m>, CatError> {
+        super::prepare(self.prog, env, &[])
+    }
+
     /// Number of events of the executions this preparation is for.
     pub fn universe(&self) -> usize {
         self.n

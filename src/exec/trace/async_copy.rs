@@ -230,7 +230,7 @@ impl Cx<'_> {
             deps = deps.union(&DepMask::single(idx + k));
         }
         for (k, acc) in accs.into_iter().enumerate() {
-            let new = SymExpr::Reduce(op, ty, k, olds.clone(), srcs.clone());
+            let new = SymExpr::Reduce(op, ty, self.f32_subnormals, k, olds.clone(), srcs.clone());
             self.push_write(s, acc, RegVal::Open(new), deps.clone(), pc, Role::Destination, Some(agent));
             let wi = s.events.len() - 1;
             s.events[wi].rmw_partner = Some(wi - element.len());
@@ -293,7 +293,7 @@ impl Cx<'_> {
         e.rmw_partner = Some(idx + 1);
         s.events.push(e);
         // A 4-byte element (tensor reductions are on 32-bit integer elements only).
-        let new = SymExpr::Reduce(op, ty, 0, vec![SymExpr::Read(idx)], vec![value.expr()]);
+        let new = SymExpr::Reduce(op, ty, self.f32_subnormals, 0, vec![SymExpr::Read(idx)], vec![value.expr()]);
         self.push_write(s, dst, RegVal::Open(new), dep.union(&DepMask::single(idx)), pc, Role::Destination, Some(agent));
         s.events[idx + 1].rmw_partner = Some(idx);
     }

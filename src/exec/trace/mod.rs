@@ -52,7 +52,7 @@ use std::collections::BTreeSet;
 
 /// Compute the value domains by fixpoint, then the traces of every thread under them.
 pub fn explore(program: &Program, limits: &Limits, liveness: bool) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
-    explore_until(program, limits, liveness, None)
+    explore_until(program, limits, liveness, Default::default(), None)
 }
 
 /// [`explore`], giving up with [`ExploreError::Timeout`] at `deadline`.
@@ -60,11 +60,12 @@ pub fn explore_until(
     program: &Program,
     limits: &Limits,
     liveness: bool,
+    f32_subnormals: crate::exec::reduce::F32Subnormals,
     deadline: Option<crate::clock::Instant>,
 ) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
     let timeout = || ExploreError::Timeout { seconds: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0) };
     let mut domains: Domains = program.physical.iter().map(|p| BTreeSet::from([p.init])).collect();
-    let facts = ProgramFacts::of(program);
+    let facts = ProgramFacts { f32_subnormals, ..ProgramFacts::of(program) };
     let mut round = 0usize;
     loop {
         let mut all = Vec::new();

@@ -182,6 +182,8 @@ pub(super) struct Cx<'a> {
     /// what they wrote before (see `ThreadTraces::dropped_writes`).
     pub(super) pruned: std::cell::RefCell<ThreadTraces>,
     pub(super) limits: &'a Limits,
+    /// What `.f32` bulk reductions do with subnormals (the reading `f32-reduce-flushes`).
+    pub(super) f32_subnormals: crate::exec::reduce::F32Subnormals,
     /// For each instruction, whether it is the back edge of a side-effect-free loop.
     pub(super) spin: Vec<bool>,
     /// For each instruction, whether it is the back edge of a retry loop (see

@@ -24,11 +24,19 @@ pub struct ProgramFacts {
     pub max_phase: i64,
     /// Physical locations only increments write (see `counters`).
     pub counters: Vec<bool>,
+    /// What `.f32` bulk reductions do with subnormals (a reading, not a fact of the program:
+    /// set by the caller of [`super::explore_until`]).
+    pub f32_subnormals: crate::exec::reduce::F32Subnormals,
 }
 
 impl ProgramFacts {
     pub fn of(program: &Program) -> Self {
-        ProgramFacts { elided: redundant_words(program), max_phase: max_phase(program), counters: super::counters::counters(program) }
+        ProgramFacts {
+            elided: redundant_words(program),
+            max_phase: max_phase(program),
+            counters: super::counters::counters(program),
+            f32_subnormals: Default::default(),
+        }
     }
 }
 
@@ -74,6 +82,7 @@ pub fn thread_traces(
         counters: &facts.counters,
         pruned: Default::default(),
         limits,
+        f32_subnormals: facts.f32_subnormals,
         spin,
         retry,
         liveness,

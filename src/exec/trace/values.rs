@@ -47,7 +47,7 @@ pub enum SymExpr {
     High(Box<SymExpr>),
     /// Word `word` of what a typed `cp.reduce.async.bulk` element reduction writes, from the old
     /// destination words and the source words of the element (`exec::reduce::reduce_word`).
-    Reduce(RmwOp, crate::program::RedType, usize, Vec<SymExpr>, Vec<SymExpr>),
+    Reduce(RmwOp, crate::program::RedType, crate::exec::reduce::F32Subnormals, usize, Vec<SymExpr>, Vec<SymExpr>),
 }
 
 impl SymExpr {
@@ -92,10 +92,10 @@ impl SymExpr {
             SymExpr::Norm(t, a) => t.norm(a.eval(read)?),
             SymExpr::Join(lo, hi) => join64(lo.eval(read)?, hi.eval(read)?),
             SymExpr::High(a) => a.eval(read)? >> 32,
-            SymExpr::Reduce(op, ty, word, old, src) => {
+            SymExpr::Reduce(op, ty, f32s, word, old, src) => {
                 let old = old.iter().map(|e| e.eval(read)).collect::<Option<Vec<_>>>()?;
                 let src = src.iter().map(|e| e.eval(read)).collect::<Option<Vec<_>>>()?;
-                crate::exec::reduce::reduce_word(*op, *ty, *word, &old, &src)
+                crate::exec::reduce::reduce_word(*op, *ty, *f32s, *word, &old, &src)
             }
         })
     }
@@ -116,9 +116,10 @@ impl SymExpr {
             SymExpr::Norm(t, a) => SymExpr::Norm(*t, Box::new(a.shifted(base))),
             SymExpr::Join(lo, hi) => SymExpr::Join(Box::new(lo.shifted(base)), Box::new(hi.shifted(base))),
             SymExpr::High(a) => SymExpr::High(Box::new(a.shifted(base))),
-            SymExpr::Reduce(op, ty, word, old, src) => SymExpr::Reduce(
+            SymExpr::Reduce(op, ty, f32s, word, old, src) => SymExpr::Reduce(
                 *op,
                 *ty,
+                *f32s,
                 *word,
                 old.iter().map(|o| o.shifted(base)).collect(),
                 src.iter().map(|o| o.shifted(base)).collect(),
@@ -141,7 +142,7 @@ impl SymExpr {
             }
             SymExpr::Local3(_, _, args) => args.iter().for_each(|a| a.reads(out)),
             SymExpr::Low(a, _) | SymExpr::Norm(_, a) | SymExpr::High(a) => a.reads(out),
-            SymExpr::Reduce(_, _, _, old, src) => old.iter().chain(src).for_each(|o| o.reads(out)),
+            SymExpr::Reduce(_, _, _, _, old, src) => old.iter().chain(src).for_each(|o| o.reads(out)),
         }
     }
 
