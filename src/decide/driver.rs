@@ -130,6 +130,9 @@ pub(super) fn drive<'p>(
             return Ok(ControlFlow::Continue(()));
         }
         budget.charge()?;
+        budget.check_deadline()?;
+        let events = EventStructure::event_count(program, traces);
+        budget.check_estimate(EventStructure::estimated_bytes(events), || format!("an event structure of {events} events"))?;
         let structure = EventStructure::build(program, &config.readings, traces);
         let goal = hooks.structure(traces, &structure)?;
         for resolution in resolve_barriers(&structure) {
@@ -139,7 +142,7 @@ pub(super) fn drive<'p>(
                 AtResolution::EndStructure => break,
             }
             let statics = StaticEnv::new(&structure, &resolution);
-            let model = LazyModel::new(&config.model, &statics);
+            let model = LazyModel::under(&config.model, &statics, &budget);
             let site = SearchSite {
                 traces,
                 structure: &structure,

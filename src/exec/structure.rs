@@ -89,7 +89,23 @@ pub struct EventStructure<'p> {
     pub symbolic_reads: Vec<bool>,
 }
 
+/// About how many dense relations an event structure holds (its static relations), for the
+/// estimate of [`EventStructure::estimated_bytes`].
+const STATIC_RELATIONS: u64 = 32;
+
 impl<'p> EventStructure<'p> {
+    /// The events of the structure of `traces`: one initial write per physical location, then
+    /// every trace's events.
+    pub fn event_count(program: &Program, traces: &[&Trace]) -> usize {
+        program.physical.len() + traces.iter().map(|t| t.events.len()).sum::<usize>()
+    }
+
+    /// The bytes the static relations of a structure with `events` events take, a lower bound
+    /// of what building and searching it needs (checked before it is built: `--max-memory`).
+    pub fn estimated_bytes(events: usize) -> u64 {
+        STATIC_RELATIONS.saturating_mul(Relation::bytes_for(events))
+    }
+
     pub fn n(&self) -> usize {
         self.events.len()
     }
@@ -130,13 +146,18 @@ impl<'p> EventStructure<'p> {
 
 /// The initial writes, one per physical location.
 fn init_events(program: &Program) -> Vec<Event> {
+    // The first word of each physical location.
+    let mut first_location = vec![None; program.physical.len()];
+    for (l, loc) in program.locations.iter().enumerate().rev() {
+        first_location[loc.physical] = Some(l);
+    }
     let mut events = Vec::new();
     for (p, _) in program.physical.iter().enumerate() {
         events.push(Event {
             kind: EventKind::Init,
             thread: None,
             instr: None,
-            location: program.locations.iter().position(|l| l.physical == p),
+            location: first_location[p],
             physical: Some(p),
             value: program.physical[p].init,
             scope: None,

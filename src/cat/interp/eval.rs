@@ -69,6 +69,9 @@ impl Target for CallTarget<'_> {
     fn slot(&mut self, d: u32) -> &mut Option<Val> {
         &mut self.local.cells[self.prepared.def_cell[d as usize] as usize]
     }
+    fn deadline(&self) -> Option<crate::clock::Instant> {
+        self.prepared.deadline
+    }
 }
 
 impl<'m> Prepared<'m> {
