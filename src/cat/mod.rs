@@ -268,6 +268,12 @@ impl CatModel {
 
     /// Names the model reads from the environment: names used before (or without) any `let`
     /// defining them, and names declared with `newSet()` / `newRelation()`.
+    /// How many values a preparation of the model may hold: one per definition (shadowed ones
+    /// and function-call expansions included), for estimates of memory.
+    pub fn definition_count(&self) -> usize {
+        self.prog.defs.len()
+    }
+
     pub fn free_names(&self) -> BTreeSet<String> {
         self.prog.env.iter().map(|e| e.name.clone()).collect()
     }

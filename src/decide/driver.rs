@@ -132,7 +132,9 @@ pub(super) fn drive<'p>(
         budget.charge()?;
         budget.check_deadline()?;
         let events = EventStructure::event_count(program, traces);
-        budget.check_estimate(EventStructure::estimated_bytes(events), || format!("an event structure of {events} events"))?;
+        budget.check_estimate(EventStructure::estimated_bytes(events, config.model.definition_count()), || {
+            format!("an event structure of {events} events")
+        })?;
         let structure = EventStructure::build(program, &config.readings, traces);
         let goal = hooks.structure(traces, &structure)?;
         for resolution in resolve_barriers(&structure) {

@@ -100,10 +100,11 @@ impl<'p> EventStructure<'p> {
         program.physical.len() + traces.iter().map(|t| t.events.len()).sum::<usize>()
     }
 
-    /// The bytes the static relations of a structure with `events` events take, a lower bound
-    /// of what building and searching it needs (checked before it is built: `--max-memory`).
-    pub fn estimated_bytes(events: usize) -> u64 {
-        STATIC_RELATIONS.saturating_mul(Relation::bytes_for(events))
+    /// The bytes a structure with `events` events and a model prepared on it hold, if each of
+    /// the structure's static relations and of the model's `definitions` is a dense relation
+    /// (checked before the structure is built: `--max-memory`).
+    pub fn estimated_bytes(events: usize, definitions: usize) -> u64 {
+        STATIC_RELATIONS.saturating_add(definitions as u64).saturating_mul(Relation::bytes_for(events))
     }
 
     pub fn n(&self) -> usize {
