@@ -122,6 +122,9 @@ pub struct CatError {
     pub message: String,
     pub span: Option<Span>,
     pub file: Option<SourceFile>,
+    /// The evaluation stopped at the deadline it was given (a `let rec` still iterating): not
+    /// an error of the model; the caller reports its time limit.
+    pub timed_out: bool,
 }
 
 impl CatError {
@@ -265,6 +268,12 @@ impl CatModel {
 
     /// Names the model reads from the environment: names used before (or without) any `let`
     /// defining them, and names declared with `newSet()` / `newRelation()`.
+    /// How many values a preparation of the model may hold: one per definition (shadowed ones
+    /// and function-call expansions included), for estimates of memory.
+    pub fn definition_count(&self) -> usize {
+        self.prog.defs.len()
+    }
+
     pub fn free_names(&self) -> BTreeSet<String> {
         self.prog.env.iter().map(|e| e.name.clone()).collect()
     }
@@ -332,7 +341,18 @@ impl CatModel {
     /// Fails on a free name that is neither dynamic nor provided by `static_env` (`_` defaults
     /// to the set of all events), and on errors in static definitions.
     pub fn prepare<'m>(&'m self, static_env: &dyn CatEnv, dynamic: &[&str]) -> Result<Prepared<'m>, CatError> {
-        interp::prepare(&self.prog, static_env, dynamic)
+        interp::prepare(&self.prog, static_env, dynamic, None)
+    }
+
+    /// [`CatModel::prepare`], with every `let rec` fixpoint (here and in the evaluations of the
+    /// preparation) stopping at `deadline` with a [`CatError`] that is `timed_out`.
+    pub fn prepare_until<'m>(
+        &'m self,
+        static_env: &dyn CatEnv,
+        dynamic: &[&str],
+        deadline: Option<crate::clock::Instant>,
+    ) -> Result<Prepared<'m>, CatError> {
+        interp::prepare(&self.prog, static_env, dynamic, deadline)
     }
 }
 

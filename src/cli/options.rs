@@ -214,6 +214,11 @@ pub(crate) struct LimitArgs {
     /// The most threads a test may have.
     #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_threads)]
     pub(crate) max_threads: usize,
+    /// The memory one test may use, in MiB: checked against the estimated size of each event
+    /// structure before it is built, and against the process's resident size while it is
+    /// decided (on Linux). Beyond it the search stops and what was found is reported.
+    #[arg(long, value_name = "MIB", default_value_t = LimitOptions::default().max_memory)]
+    pub(crate) max_memory: u64,
 }
 
 /// `bench --timeout`'s default, per point and per stage (verdict, liveness, explanation).
@@ -233,6 +238,7 @@ impl LimitArgs {
             max_file_size: self.max_file_size,
             max_instructions: self.max_instructions,
             max_threads: self.max_threads,
+            max_memory: self.max_memory,
         }
     }
 }

@@ -18,6 +18,10 @@ use std::time::Duration;
 /// [`Limits::default`] has no deadline).
 pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
 
+/// `--max-memory`'s default, in MiB: well below the memory of a development machine, far above
+/// what any test of the suites needs.
+pub const DEFAULT_MAX_MEMORY_MIB: u64 = 2048;
+
 /// `--max-unroll`'s default: the largest unrolling bound tried automatically.
 pub const DEFAULT_MAX_UNROLL: usize = 16;
 
@@ -47,6 +51,10 @@ pub struct Limits {
     /// Maximum distinct final states one decision keeps (`--max-states`): each is a row of
     /// every observable's value, so this bounds the memory of a test with many outcomes.
     pub max_states: usize,
+    /// The memory one decision may use, in MiB (`--max-memory`): the estimated size of an event
+    /// structure's relations is checked before they are allocated, and the process's resident
+    /// size while the search runs (where the system tells it: Linux).
+    pub max_memory_mib: u64,
 }
 
 impl Default for Limits {
@@ -60,6 +68,7 @@ impl Default for Limits {
             max_candidates: 2_000_000,
             timeout: None,
             max_states: 250_000,
+            max_memory_mib: DEFAULT_MAX_MEMORY_MIB,
         }
     }
 }
@@ -114,6 +123,8 @@ pub struct LimitOptions {
     pub max_file_size: u64,
     pub max_instructions: usize,
     pub max_threads: usize,
+    /// MiB.
+    pub max_memory: u64,
 }
 
 impl Default for LimitOptions {
@@ -131,6 +142,7 @@ impl Default for LimitOptions {
             max_file_size: i.max_file_bytes,
             max_instructions: i.max_instructions,
             max_threads: i.max_threads,
+            max_memory: l.max_memory_mib,
         }
     }
 }
@@ -149,6 +161,7 @@ impl LimitOptions {
         "max_file_size",
         "max_instructions",
         "max_threads",
+        "max_memory",
     ];
 
     pub fn limits(&self) -> Limits {
@@ -161,6 +174,7 @@ impl LimitOptions {
             max_states: self.max_states,
             max_domain: self.max_values,
             timeout: Limits::timeout_from_secs(self.timeout),
+            max_memory_mib: self.max_memory,
         }
     }
 

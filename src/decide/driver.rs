@@ -132,6 +132,11 @@ pub(super) fn drive<'p>(
             return Ok(ControlFlow::Continue(()));
         }
         budget.charge()?;
+        budget.check_deadline()?;
+        let events = EventStructure::event_count(program, traces);
+        budget.check_estimate(EventStructure::estimated_bytes(events, config.model.definition_count()), || {
+            format!("an event structure of {events} events")
+        })?;
         let structure = EventStructure::build(program, &config.readings, traces);
         let goal = hooks.structure(traces, &structure)?;
         for resolution in resolve_barriers(&structure, &config.readings) {
@@ -141,7 +146,7 @@ pub(super) fn drive<'p>(
                 AtResolution::EndStructure => break,
             }
             let statics = StaticEnv::new(&structure, &resolution);
-            let model = LazyModel::new(&config.model, &statics);
+            let model = LazyModel::under(&config.model, &statics, &budget);
             let site = SearchSite {
                 traces,
                 structure: &structure,

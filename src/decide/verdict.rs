@@ -291,6 +291,7 @@ impl<'p> VerdictHooks<'p> {
             Err(RunError::Explore(
                 e @ (ExploreError::TooManyCandidates { .. }
                 | ExploreError::Timeout { .. }
+                | ExploreError::OutOfMemory { .. }
                 | ExploreError::TooManyMbarrierStates { .. }
                 | ExploreError::TooManyStates { .. }),
             )) => self.outcome.incomplete = Some(e.to_string()),

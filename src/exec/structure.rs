@@ -89,7 +89,24 @@ pub struct EventStructure<'p> {
     pub symbolic_reads: Vec<bool>,
 }
 
+/// About how many dense relations an event structure holds (its static relations), for the
+/// estimate of [`EventStructure::estimated_bytes`].
+const STATIC_RELATIONS: u64 = 32;
+
 impl<'p> EventStructure<'p> {
+    /// The events of the structure of `traces`: one initial write per physical location, then
+    /// every trace's events.
+    pub fn event_count(program: &Program, traces: &[&Trace]) -> usize {
+        program.physical.len() + traces.iter().map(|t| t.events.len()).sum::<usize>()
+    }
+
+    /// The bytes a structure with `events` events and a model prepared on it hold, if each of
+    /// the structure's static relations and of the model's `definitions` is a dense relation
+    /// (checked before the structure is built: `--max-memory`).
+    pub fn estimated_bytes(events: usize, definitions: usize) -> u64 {
+        STATIC_RELATIONS.saturating_add(definitions as u64).saturating_mul(Relation::bytes_for(events))
+    }
+
     pub fn n(&self) -> usize {
         self.events.len()
     }
@@ -130,13 +147,18 @@ impl<'p> EventStructure<'p> {
 
 /// The initial writes, one per physical location.
 fn init_events(program: &Program) -> Vec<Event> {
+    // The first word of each physical location.
+    let mut first_location = vec![None; program.physical.len()];
+    for (l, loc) in program.locations.iter().enumerate().rev() {
+        first_location[loc.physical] = Some(l);
+    }
     let mut events = Vec::new();
     for (p, _) in program.physical.iter().enumerate() {
         events.push(Event {
             kind: EventKind::Init,
             thread: None,
             instr: None,
-            location: program.locations.iter().position(|l| l.physical == p),
+            location: first_location[p],
             physical: Some(p),
             value: program.physical[p].init,
             scope: None,

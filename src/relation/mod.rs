@@ -66,6 +66,11 @@ impl Drop for Relation {
 }
 
 impl Relation {
+    /// The bytes a relation on `0..n` takes (its bit matrix), for estimates before allocating.
+    pub fn bytes_for(n: usize) -> u64 {
+        (n as u64).saturating_mul(words_for(n) as u64).saturating_mul(8)
+    }
+
     pub fn empty(n: usize) -> Self {
         let w = words_for(n);
         Relation { n, w, bits: zeroed_words(n * w) }

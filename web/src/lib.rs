@@ -9,7 +9,7 @@
 //! - `run`: `{text, file?, model?, readings?, liveness?, LIMIT?...}` → the text `ptxmm run`
 //!   prints, its `--json` record, the stderr lines, the verdict; or the diagnostic. The limits
 //!   are `ptxmm run`'s, by their flag names (`timeout` in seconds, `unroll`, `max_candidates`,
-//!   `max_events`, `max_states`, `max_values`, `max_file_size`, `max_instructions`, `max_threads`), with its
+//!   `max_events`, `max_states`, `max_values`, `max_file_size`, `max_instructions`, `max_threads`, `max_memory`), with its
 //!   defaults.
 //! - `explain`: the same fields → the text `ptxmm explain` prints, its JSON, and the SVG of
 //!   `explain --svg`.

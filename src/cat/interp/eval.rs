@@ -69,6 +69,9 @@ impl Target for CallTarget<'_> {
     fn slot(&mut self, d: u32) -> &mut Option<Val> {
         &mut self.local.cells[self.prepared.def_cell[d as usize] as usize]
     }
+    fn deadline(&self) -> Option<crate::clock::Instant> {
+        self.prepared.deadline
+    }
 }
 
 impl<'m> Prepared<'m> {
@@ -80,7 +83,7 @@ impl<'m> Prepared<'m> {
     /// The same model prepared afresh on `env`, every name static: to evaluate one complete
     /// candidate under a changed environment (a reading flipped), once.
     pub fn prepare_all_static(&self, env: &dyn CatEnv) -> Result<Prepared<'m>, CatError> {
-        super::prepare(self.prog, env, &[])
+        super::prepare(self.prog, env, &[], self.deadline)
     }
 
     /// Number of events of the executions this preparation is for.

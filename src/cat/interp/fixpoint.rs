@@ -5,6 +5,7 @@ use super::expr::{CExpr, Store};
 use super::layers::Layer;
 use super::value::{EvalError, Val};
 use crate::cat::resolve::Program;
+use crate::clock::Instant;
 use std::borrow::Cow;
 
 /// Where a unit's values go while it is evaluated.
@@ -13,12 +14,15 @@ pub(super) trait Target {
     fn store(&self) -> Store<'_>;
     /// The cell of definition `d`.
     fn slot(&mut self, d: u32) -> &mut Option<Val>;
+    /// When a `let rec` must stop iterating.
+    fn deadline(&self) -> Option<Instant>;
 }
 
 /// The static layer, while `prepare` fills it.
 pub(super) struct StaticTarget<'x> {
     pub(super) n: usize,
     pub(super) layer: &'x mut Layer,
+    pub(super) deadline: Option<Instant>,
 }
 
 impl Target for StaticTarget<'_> {
@@ -27,6 +31,9 @@ impl Target for StaticTarget<'_> {
     }
     fn slot(&mut self, d: u32) -> &mut Option<Val> {
         &mut self.layer.defs[d as usize]
+    }
+    fn deadline(&self) -> Option<Instant> {
+        self.deadline
     }
 }
 
@@ -46,7 +53,12 @@ pub(super) fn eval_unit(prog: &Program, u: u32, bodies: &[CExpr], target: &mut i
     }
     let n = target.store().n;
     let limit = unit.slots.len() * (n * n + 2) + 2;
+    let d = &prog.defs[unit.slots[0] as usize];
     for _ in 0..limit {
+        // A body that is not monotone can take up to `limit` rounds: under the clock.
+        if target.deadline().is_some_and(|t| Instant::now() >= t) {
+            return Err(EvalError::timeout(d.span, format!("`let rec {}` was still iterating at the time limit", d.name)));
+        }
         let next = {
             let st = target.store();
             bodies.iter().map(|b| st.eval(b).map(Cow::into_owned)).collect::<Result<Vec<_>, _>>()?
@@ -63,6 +75,5 @@ pub(super) fn eval_unit(prog: &Program, u: u32, bodies: &[CExpr], target: &mut i
             return Ok(());
         }
     }
-    let d = &prog.defs[unit.slots[0] as usize];
     Err(EvalError::new(d.span, format!("`let rec {}` does not reach a fixpoint (is the definition monotone?)", d.name)))
 }

@@ -9,6 +9,7 @@ use super::ops::decide;
 use super::value::{checked_env_value, into_relation, EvalError, Val};
 use crate::cat::resolve::{Program, SlotSet};
 use crate::cat::{CatEnv, CatError};
+use crate::clock::Instant;
 use crate::relation::{EventSet, Relation};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -58,13 +59,25 @@ pub struct Prepared<'m> {
     /// The last set of available names a stage was made for, and its staged units (a search
     /// makes many stages for the same names).
     pub(super) last_plan: std::sync::Mutex<Option<(SlotSet, std::sync::Arc<Vec<bool>>)>>,
+    /// When `let rec` fixpoints stop iterating (`--timeout`).
+    pub(super) deadline: Option<Instant>,
 }
 
-pub(crate) fn prepare<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str]) -> Result<Prepared<'m>, CatError> {
-    prepare_inner(prog, static_env, dynamic).map_err(|e| e.into_cat(prog))
+pub(crate) fn prepare<'m>(
+    prog: &'m Program,
+    static_env: &dyn CatEnv,
+    dynamic: &[&str],
+    deadline: Option<Instant>,
+) -> Result<Prepared<'m>, CatError> {
+    prepare_inner(prog, static_env, dynamic, deadline).map_err(|e| e.into_cat(prog))
 }
 
-fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str]) -> Result<Prepared<'m>, EvalError> {
+fn prepare_inner<'m>(
+    prog: &'m Program,
+    static_env: &dyn CatEnv,
+    dynamic: &[&str],
+    deadline: Option<Instant>,
+) -> Result<Prepared<'m>, EvalError> {
     let n = static_env.universe();
     let mut statics = Layer::new(prog.defs.len(), prog.env.len());
     let mut dyn_slots = SlotSet::default();
@@ -106,7 +119,7 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
         if unit_static[u] {
             let c = Compiler::new(prog, n, &empty, &dyn_slots, &unit_static, &env_cell, &def_cell);
             let bodies: Vec<CExpr> = unit.bodies.iter().map(|b| c.structural(b)).collect();
-            eval_unit(prog, u as u32, &bodies, &mut StaticTarget { n, layer: &mut statics })?;
+            eval_unit(prog, u as u32, &bodies, &mut StaticTarget { n, layer: &mut statics, deadline })?;
         }
     }
     let mut c = Compiler::new(prog, n, &statics, &dyn_slots, &unit_static, &env_cell, &def_cell);
@@ -161,5 +174,6 @@ fn prepare_inner<'m>(prog: &'m Program, static_env: &dyn CatEnv, dynamic: &[&str
         consts,
         plans,
         last_plan: std::sync::Mutex::new(None),
+        deadline,
     })
 }

@@ -136,17 +136,25 @@ pub(super) fn describe(t: Ty) -> &'static str {
 pub(crate) struct EvalError {
     message: String,
     span: Option<Span>,
+    timed_out: bool,
 }
 
 impl EvalError {
     pub(super) fn new(span: Span, message: impl Into<String>) -> Self {
-        EvalError { message: message.into(), span: Some(span) }
+        EvalError { message: message.into(), span: Some(span), timed_out: false }
+    }
+
+    /// The evaluation reached its deadline at `span`.
+    pub(super) fn timeout(span: Span, message: impl Into<String>) -> Self {
+        EvalError { message: message.into(), span: Some(span), timed_out: true }
     }
 
     pub(crate) fn into_cat(self, prog: &Program) -> CatError {
         match self.span.and_then(|s| prog.files.locate(s)) {
-            Some((file, local)) => CatError { message: self.message, span: Some(local), file: Some(file.clone()) },
-            None => CatError { message: self.message, span: None, file: None },
+            Some((file, local)) => {
+                CatError { message: self.message, span: Some(local), file: Some(file.clone()), timed_out: self.timed_out }
+            }
+            None => CatError { message: self.message, span: None, file: None, timed_out: self.timed_out },
         }
     }
 }
@@ -160,7 +168,7 @@ pub(super) fn expected_set(span: Span) -> EvalError {
 }
 
 pub(super) fn plain_error(message: String) -> CatError {
-    CatError { message, span: None, file: None }
+    CatError { message, span: None, file: None, timed_out: false }
 }
 
 pub(super) fn checked_env_value(v: Value, n: usize, name: &str, span: Span) -> Result<Val, EvalError> {

@@ -1,5 +1,5 @@
-//! What every search of one test shares: the [`Budget`] of model evaluations and the deadline,
-//! the [`SearchStats`] it records, and the [`SearchError`]s a search ends with.
+//! What every search of one test shares: the [`Budget`] of model evaluations, the deadline and
+//! the memory limit, the [`SearchStats`] it records, and the [`SearchError`]s a search ends with.
 
 use crate::clock::Instant;
 use crate::exec::trace::ExploreError;
@@ -53,7 +53,34 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// The configured timeout in seconds (for messages).
     pub timeout_secs: f64,
+    /// `--max-memory`, in MiB.
+    pub max_memory_mib: u64,
+    /// Charges since the resident size was last read.
+    unread_charges: u32,
     pub stats: SearchStats,
+}
+
+/// The resident size is read once in this many charges (reading it costs a system call or
+/// three, a model evaluation far more).
+const CHARGES_PER_MEMORY_CHECK: u32 = 64;
+
+/// Bytes in a MiB.
+const MIB: u64 = 1 << 20;
+
+/// The process's resident size in bytes, where the system tells it (Linux: `/proc/self/statm`).
+pub fn resident_bytes() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+        // The page size of every Linux target ptxmm is built for (x86-64, aarch64 with 4 KiB
+        // pages); a larger one only makes the estimate low.
+        Some(pages * 4096)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
 }
 
 impl Budget {
@@ -64,6 +91,8 @@ impl Budget {
             limit: limits.max_candidates,
             deadline: deadline.or_else(|| limits.timeout.map(|t| Instant::now() + t)),
             timeout_secs: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0),
+            max_memory_mib: limits.max_memory_mib,
+            unread_charges: 0,
             stats: SearchStats::default(),
         }
     }
@@ -74,13 +103,52 @@ impl Budget {
             return Err(SearchError::Explore(ExploreError::TooManyCandidates { limit: self.limit }));
         }
         self.left -= 1;
-        if let Some(d) = self.deadline {
-            // Instant::now is cheap next to a model evaluation.
-            if Instant::now() >= d {
-                return Err(SearchError::Explore(ExploreError::Timeout { seconds: self.timeout_secs }));
-            }
+        self.tick()
+    }
+
+    /// A step of work that charges nothing (a decision with one option): stop at the deadline,
+    /// and, now and then, at the memory limit. Instant::now is cheap next to a step.
+    pub fn tick(&mut self) -> Result<(), SearchError> {
+        self.unread_charges += 1;
+        if self.unread_charges >= CHARGES_PER_MEMORY_CHECK {
+            self.check_resident()?;
         }
-        Ok(())
+        self.check_deadline()
+    }
+
+    /// Stop with the memory limit's error when the process's resident size is over it.
+    pub fn check_resident(&mut self) -> Result<(), SearchError> {
+        self.unread_charges = 0;
+        match resident_bytes() {
+            Some(bytes) if bytes > self.max_memory_mib.saturating_mul(MIB) => {
+                let what = format!("the process uses {} MiB", bytes / MIB);
+                Err(SearchError::Explore(ExploreError::OutOfMemory { what, limit: self.max_memory_mib }))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Stop with the memory limit's error, before allocating, when `bytes` (what `what`
+    /// needs) would not fit the memory limit next to what the process already uses.
+    pub fn check_estimate(&mut self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), SearchError> {
+        let used = resident_bytes().unwrap_or(0);
+        if bytes.saturating_add(used) > self.max_memory_mib.saturating_mul(MIB) {
+            let needs = format!("{} would need about {} MiB", what(), bytes.div_ceil(MIB));
+            let what = match used {
+                0 => needs,
+                _ => format!("the process uses {} MiB, and {needs} more", used / MIB),
+            };
+            return Err(SearchError::Explore(ExploreError::OutOfMemory { what, limit: self.max_memory_mib }));
+        }
+        self.check_resident()
+    }
+
+    /// Stop with the time limit's error once the deadline has passed.
+    pub fn check_deadline(&self) -> Result<(), SearchError> {
+        match self.deadline {
+            Some(d) if Instant::now() >= d => Err(SearchError::Explore(ExploreError::Timeout { seconds: self.timeout_secs })),
+            _ => Ok(()),
+        }
     }
 
     pub(super) fn evaluation(&mut self) -> Result<(), SearchError> {

@@ -163,6 +163,8 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         for ws in &writes {
             if let Some((&init, rest)) = ws.split_first() {
                 for &w in rest {
+                    // Quadratic in a location's writes: under the deadline.
+                    budget.check_deadline()?;
                     init_first.insert(init, w);
                     co_full.insert(init, w);
                     for &v in rest {
@@ -224,92 +226,125 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         }))
     }
 
-    /// Make the choice of decision `depth` in every possible way, and go on with each.
-    /// Returns whether some consistent execution was found below.
-    /// `known`: the options propagation left for the state here, when the caller's check
-    /// already computed them.
-    pub(super) fn dfs(&mut self, depth: usize, ex: &mut dyn Explorer, known: Option<Options>) -> Result<bool, SearchError> {
-        if depth == self.decisions.len() {
-            return self.rf_complete(ex);
+    /// Make every decision in every possible way, depth first, checking each partial candidate
+    /// after a choice with alternatives. Returns whether some consistent execution was found.
+    ///
+    /// The depth-first search keeps its own stack of [`Frame`]s (one per decision made), not
+    /// the thread's: a test has as many decisions as reads, and thousands of reads would
+    /// overflow the call stack.
+    pub(super) fn dfs(&mut self, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        // The decision to enter next (its depth, and the options a check left for it), or the
+        // answer of the subtree just finished.
+        let mut enter = Some((0, None));
+        let mut answer = None;
+        loop {
+            if let Some((depth, known)) = enter.take() {
+                // A decision with one option charges no evaluation: the limits are checked here.
+                self.budget.tick()?;
+                if depth == self.decisions.len() {
+                    answer = Some(self.rf_complete(ex)?);
+                } else {
+                    match self.frame(depth, known) {
+                        Some(frame) => stack.push(frame),
+                        None => answer = Some(false),
+                    }
+                }
+            }
+            let Some(top) = stack.last_mut() else { return Ok(answer.unwrap_or(false)) };
+            if let Some(below) = answer.take() {
+                // The subtree of the option in progress is done: undo its choice.
+                if let Some(saved) = top.saved.take() {
+                    self.budget.stats.partial += 1;
+                    if !below {
+                        self.budget.stats.dead_ends += 1;
+                    }
+                    top.found |= below;
+                    if let Choices::Data { k, r, ref writes } = top.choices {
+                        self.decided[k] = false;
+                        self.rf.remove(writes[top.next - 1], r);
+                    }
+                    self.state = saved;
+                }
+            }
+            if top.next == top.choices.len() {
+                answer = Some(top.found);
+                stack.pop();
+                continue;
+            }
+            // The next option: choose it, check, and go down.
+            let (depth, check, i) = (top.depth, top.check, top.next);
+            top.next += 1;
+            // Checks may learn orders of mbarrier updates: they hold for this subtree.
+            top.saved = Some(self.state.clone());
+            let chosen = match &top.choices {
+                Choices::Data { k, r, writes } => {
+                    self.rf.insert(writes[i], *r);
+                    self.decided[*k] = true;
+                    true
+                }
+                Choices::Mb { o, r, options } => {
+                    let (o, r, (node, ub)) = (*o, *r, options[i].clone());
+                    self.choose(o, node, Some(r), ub)
+                }
+                Choices::Final { o, options } => {
+                    let (o, node) = (*o, options[i]);
+                    self.choose(o, node, None, None)
+                }
+            };
+            match chosen {
+                true => match self.checked(depth, check, ex)? {
+                    Some(next) => enter = Some((depth + 1, next.or_else(|| top_propagated(&mut stack)))),
+                    None => answer = Some(false),
+                },
+                false => answer = Some(false),
+            }
         }
-        let options_here = |engine: &Self, known: Option<Options>| known.or_else(|| engine.propagate());
+    }
+
+    /// The frame of decision `depth`: its options (None when propagation leaves the state no
+    /// consistent completion), and whether each choice is followed by a check.
+    /// `known`: the options propagation left for the state here, when the check above already
+    /// computed them.
+    fn frame(&self, depth: usize, known: Option<Options>) -> Option<Frame> {
+        let options_here = |known: Option<Options>| known.or_else(|| self.propagate());
         // The last mbarrier decision is followed by a check even without alternatives: an
         // inconsistent set of histories dies before any data read is chosen.
         let last_mb =
             matches!(self.decisions[depth], Decision::MbFinal(_)) && !matches!(self.decisions.get(depth + 1), Some(Decision::MbFinal(_)));
-        let mut found = false;
-        match self.decisions[depth] {
+        let (choices, check) = match self.decisions[depth] {
             Decision::Read(k) => {
-                let r = self.reads[k];
-                let Some(options) = options_here(self, known).map(|mut p| std::mem::take(&mut p.data[k])) else { return Ok(false) };
+                let mut opts = options_here(known)?;
+                let writes = std::mem::take(&mut opts.data[k]);
                 // The deepest decision is followed by the complete check anyway.
-                let check = options.len() > 1 && depth + 1 < self.decisions.len();
-                for w in options {
-                    // Checks may learn orders of mbarrier updates: they hold for this subtree.
-                    let saved = self.state.clone();
-                    self.rf.insert(w, r);
-                    self.decided[k] = true;
-                    let below = self.checked_dfs(depth, check, ex)?;
-                    self.count_partial(below);
-                    found |= below;
-                    self.decided[k] = false;
-                    self.rf.remove(w, r);
-                    self.state = saved;
+                let check = writes.len() > 1 && depth + 1 < self.decisions.len();
+                if let [w] = writes[..] {
+                    // Propagation already counted the one option as chosen: after choosing it,
+                    // it would find these options again.
+                    opts.data[k] = vec![w];
+                    let choices = Choices::Data { k, r: self.reads[k], writes };
+                    return Some(Frame { depth, choices, check, next: 0, found: false, saved: None, propagated: Some(opts) });
                 }
+                (Choices::Data { k, r: self.reads[k], writes }, check)
             }
             Decision::MbRead(o, i) => {
                 let r = self.objects[o].reads[i];
-                let Some(allowed) = options_here(self, known).map(|mut p| std::mem::take(&mut p.mb[o][i])) else { return Ok(false) };
+                let allowed = options_here(known).map(|mut p| std::mem::take(&mut p.mb[o][i]))?;
                 let g = &self.objects[o];
                 let options: Vec<(usize, Option<String>)> =
                     g.read_options[i].iter().filter(|opt| allowed.contains(&opt.node)).map(|opt| (opt.node, opt.ub.clone())).collect();
                 let check = options.len() > 1 || last_mb;
-
-                for (node, ub) in options {
-                    let saved = self.state.clone();
-                    let below = match self.choose(o, node, Some(r), ub) {
-                        true => self.checked_dfs(depth, check, ex)?,
-                        false => false,
-                    };
-                    self.count_partial(below);
-                    found |= below;
-                    self.state = saved;
-                }
+                (Choices::Mb { o, r, options }, check)
             }
             Decision::MbFinal(o) => {
                 let g = &self.objects[o];
                 let chosen: Vec<usize> = self.state[o].chosen.iter().map(|c| c.0).collect();
                 let options: Vec<usize> = g.finals.iter().copied().filter(|&f| g.compatible(&chosen, f)).collect();
                 let check = options.len() > 1 || last_mb;
-                for node in options {
-                    let saved = self.state.clone();
-                    let below = match self.choose(o, node, None, None) {
-                        true => self.checked_dfs(depth, check, ex)?,
-                        false => false,
-                    };
-                    self.count_partial(below);
-                    found |= below;
-                    self.state = saved;
-                }
+                (Choices::Final { o, options }, check)
             }
-        }
-        Ok(found)
-    }
-
-    /// The check after a choice at `depth`, then the decisions below it: whether some
-    /// consistent execution was found there.
-    fn checked_dfs(&mut self, depth: usize, check: bool, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
-        match self.checked(depth, check, ex)? {
-            Some(next) => self.dfs(depth + 1, ex, next),
-            None => Ok(false),
-        }
-    }
-
-    fn count_partial(&mut self, found_below: bool) {
-        self.budget.stats.partial += 1;
-        if !found_below {
-            self.budget.stats.dead_ends += 1;
-        }
+        };
+        Some(Frame { depth, choices, check, next: 0, found: false, saved: None, propagated: None })
     }
 
     /// After a choice at `depth`: None when the check (if `check`) cuts the subtree, else the
@@ -371,6 +406,48 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
     }
 }
 
+/// The options propagation left below the top frame's choice, when the frame knows them.
+fn top_propagated(stack: &mut [Frame]) -> Option<Options> {
+    stack.last_mut().and_then(|f| f.propagated.take())
+}
+
+/// One decision being made, on the search's stack.
+struct Frame {
+    depth: usize,
+    choices: Choices,
+    /// Whether each choice is followed by a check of the partial candidate.
+    check: bool,
+    /// The option to try next (the one in progress is `next - 1`).
+    next: usize,
+    /// Whether some option tried so far had a consistent execution below it.
+    found: bool,
+    /// The mbarrier states from before the option in progress (None: no option in progress).
+    saved: Option<Vec<ObjectState>>,
+    /// For a data read with one option: the options propagation leaves once it is chosen.
+    propagated: Option<Options>,
+}
+
+/// The options of one decision.
+enum Choices {
+    /// The writes data read `k` (event `r`) may read.
+    Data { k: usize, r: usize, writes: Vec<usize> },
+    /// The states (with the read's undefined behaviour there) mbarrier read `r` of object `o`
+    /// may read.
+    Mb { o: usize, r: usize, options: Vec<(usize, Option<String>)> },
+    /// The final states object `o`'s history may end in.
+    Final { o: usize, options: Vec<usize> },
+}
+
+impl Choices {
+    fn len(&self) -> usize {
+        match self {
+            Choices::Data { writes, .. } => writes.len(),
+            Choices::Mb { options, .. } => options.len(),
+            Choices::Final { options, .. } => options.len(),
+        }
+    }
+}
+
 /// How useful the checks after choices at one depth have been.
 #[derive(Clone, Copy, Debug, Default)]
 struct DepthStats {
@@ -395,10 +472,11 @@ pub(super) struct Options {
 fn observable_locations(s: &EventStructure) -> Vec<bool> {
     let program = s.program;
     let mut out = vec![false; program.physical.len()];
-    let rmw = &s.relations["rmw"];
+    // Events some read-modify-write pair ends in (one pass, not a column scan per event).
+    let rmw_targets = s.relations["rmw"].range();
     for (i, e) in s.events.iter().enumerate() {
         if let Some(p) = e.physical {
-            if e.is_read() || !rmw.predecessors(i).is_empty() {
+            if e.is_read() || rmw_targets.contains(i) {
                 out[p] = true;
             }
         }

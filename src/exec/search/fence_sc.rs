@@ -208,7 +208,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             Some(stage) if cand.sync_fence == snap.b.sync[0] => prepared.evaluate_on(stage, &cand, true),
             _ => prepared.evaluate(&cand, true),
         }
-        .map_err(SearchError::Model)?;
+        .map_err(|e| self.model.error(e))?;
         if !eval.consistent() {
             if ex.wants_rejections() {
                 if let Some(failed) = eval.failed().first() {

@@ -118,11 +118,29 @@ pub struct LazyModel<'m, 'a> {
     model: &'m CatModel,
     statics: &'a StaticEnv<'a>,
     prepared: std::cell::OnceCell<Prepared<'m>>,
+    /// The budget's deadline (for the model's `let rec` fixpoints) and timeout (for messages).
+    deadline: Option<crate::clock::Instant>,
+    timeout_secs: f64,
 }
 
 impl<'m, 'a> LazyModel<'m, 'a> {
+    /// `model` for the structure of `statics`, with no deadline.
     pub fn new(model: &'m CatModel, statics: &'a StaticEnv<'a>) -> Self {
-        LazyModel { model, statics, prepared: std::cell::OnceCell::new() }
+        LazyModel { model, statics, prepared: std::cell::OnceCell::new(), deadline: None, timeout_secs: 0.0 }
+    }
+
+    /// `model` for the structure of `statics`, its `let rec` fixpoints under `budget`'s deadline.
+    pub fn under(model: &'m CatModel, statics: &'a StaticEnv<'a>, budget: &Budget) -> Self {
+        LazyModel { deadline: budget.deadline, timeout_secs: budget.timeout_secs, ..LazyModel::new(model, statics) }
+    }
+
+    /// An error of the model as the search reports it: one that stopped at the deadline is the
+    /// time limit's.
+    pub fn error(&self, e: crate::cat::CatError) -> SearchError {
+        match e.timed_out {
+            true => SearchError::Explore(crate::exec::trace::ExploreError::Timeout { seconds: self.timeout_secs }),
+            false => SearchError::Model(e),
+        }
     }
 
     /// The prepared model (preparing it the first time).
@@ -130,7 +148,7 @@ impl<'m, 'a> LazyModel<'m, 'a> {
         if let Some(p) = self.prepared.get() {
             return Ok(p);
         }
-        let p = self.model.prepare(self.statics, DYNAMIC_NAMES).map_err(SearchError::Model)?;
+        let p = self.model.prepare_until(self.statics, DYNAMIC_NAMES, self.deadline).map_err(|e| self.error(e))?;
         Ok(self.prepared.get_or_init(|| p))
     }
 }
@@ -145,7 +163,7 @@ pub fn search(
     ex: &mut dyn Explorer,
 ) -> Result<(), SearchError> {
     let Some(mut engine) = Engine::new(statics, model, plan, goal, budget)? else { return Ok(()) };
-    match engine.dfs(0, ex, None) {
+    match engine.dfs(ex) {
         Err(SearchError::Stopped) | Ok(_) => Ok(()),
         Err(e) => Err(e),
     }

@@ -307,14 +307,14 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         let fresh;
         let stage = if staged {
             if snap.stage.get().is_none() {
-                let _ = snap.stage.set(prepared.stage(&env, &STAGED).map_err(SearchError::Model)?);
+                let _ = snap.stage.set(prepared.stage(&env, &STAGED).map_err(|e| self.model.error(e))?);
             }
             snap.stage.get().expect("set above")
         } else {
-            fresh = prepared.stage(&env, &[]).map_err(SearchError::Model)?;
+            fresh = prepared.stage(&env, &[]).map_err(|e| self.model.error(e))?;
             &fresh
         };
-        prepared.first_failure_on(stage, &env, checks).map_err(SearchError::Model)
+        prepared.first_failure_on(stage, &env, checks).map_err(|e| self.model.error(e))
     }
 
     /// The outcome of one check on the bounds (see [`Engine::failing`]); a check that holds

@@ -24,6 +24,10 @@ pub enum ExploreError {
     TooManyMbarrierStates { object: String, limit: u64 },
     #[error("the test has more than {limit} distinct final states; ptxmm stopped collecting them (raise --max-states)")]
     TooManyStates { limit: usize },
+    /// `what` says what needs the memory: "the event structure of N events would need about
+    /// X MiB", "the process uses X MiB".
+    #[error("{what}, over the memory limit of {limit} MiB (raise --max-memory)")]
+    OutOfMemory { what: String, limit: u64 },
     #[error("the decision took longer than the time limit of {seconds} s (raise --timeout, or 0 for no limit)")]
     Timeout { seconds: f64 },
 }

@@ -75,7 +75,7 @@ pub fn explore_until(
             if deadline.is_some_and(|d| crate::clock::Instant::now() >= d) {
                 return Err(timeout());
             }
-            let traces = thread_traces(program, &facts, t, thread, &domains, limits, liveness)?;
+            let traces = thread_traces(program, &facts, t, thread, &domains, limits, liveness, deadline)?;
             all.push(traces);
         }
         // A counter never holds more than its initial value plus what every thread's runs add
@@ -125,7 +125,7 @@ pub fn explore_until(
                     .threads
                     .iter()
                     .enumerate()
-                    .map(|(t, th)| thread_traces(program, &facts, t, th, &domains, limits, liveness))
+                    .map(|(t, th)| thread_traces(program, &facts, t, th, &domains, limits, liveness, deadline))
                     .collect::<Result<Vec<_>, _>>()?;
             }
             resolve_cuts(program, &mut all);

@@ -40,7 +40,12 @@ impl ProgramFacts {
     }
 }
 
-/// Enumerate the traces of one thread under fixed value domains.
+/// The clock is read once in this many instructions stepped (a thread's runs can take minutes).
+const STEPS_PER_CLOCK_READ: u32 = 256;
+
+/// Enumerate the traces of one thread under fixed value domains, giving up with
+/// [`ExploreError::Timeout`] at `deadline`.
+#[allow(clippy::too_many_arguments)]
 pub fn thread_traces(
     program: &Program,
     facts: &ProgramFacts,
@@ -49,6 +54,7 @@ pub fn thread_traces(
     domains: &Domains,
     limits: &Limits,
     liveness: bool,
+    deadline: Option<crate::clock::Instant>,
 ) -> Result<ThreadTraces, ExploreError> {
     let shown = crate::program::naming::observables(program).into_iter().filter_map(|o| {
         if let crate::program::Observable::Register(u, r) = o {
@@ -88,8 +94,17 @@ pub fn thread_traces(
         liveness,
     };
     let mut stack = vec![init];
+    // Instructions stepped since the clock was last read.
+    let mut unclocked = 0u32;
     while let Some(mut st) = stack.pop() {
         loop {
+            unclocked += 1;
+            if unclocked == STEPS_PER_CLOCK_READ {
+                unclocked = 0;
+                if deadline.is_some_and(|d| crate::clock::Instant::now() >= d) {
+                    return Err(ExploreError::Timeout { seconds: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0) });
+                }
+            }
             if st.pc >= thread.code.len() {
                 for (&back_edge, &n) in &st.most_back_edges {
                     let l = out.loops.entry(back_edge).or_default();

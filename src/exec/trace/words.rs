@@ -28,8 +28,11 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
         let (Address::Location(l) | Address::Byte(l, _)) = a else { return None };
         let var = program.variable_of(*l);
         let start = program.locations[*l].offset + from;
+        // Only the words inside the variable count: a size near 2^63 (undefined behaviour the
+        // trace reports) must not make this count to it.
+        let inside = var.size.saturating_sub(start).max(0).saturating_add(3) / 4;
         Some(
-            (0..(bytes.max(4) + 3) / 4)
+            (0..(bytes.max(4).saturating_add(3) / 4).min(inside))
                 .map(|k| start + 4 * k)
                 .filter(|o| *o >= 0 && *o < var.size)
                 .map(|o| var.first_location + (o / 4) as usize)
@@ -92,16 +95,20 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
             }
         }
     }
+    // Per physical location: whether a final state shows it, and how many words alias it.
+    let mut shown = vec![false; program.physical.len()];
     for o in crate::program::naming::observables(program) {
         if let crate::program::Observable::Location(p) = o {
-            for (l, loc) in program.locations.iter().enumerate() {
-                keep[l] |= loc.physical == p;
-            }
+            shown[p] = true;
         }
+    }
+    let mut aliases = vec![0usize; program.physical.len()];
+    for loc in &program.locations {
+        aliases[loc.physical] += 1;
     }
     for (l, k) in keep.iter_mut().enumerate() {
         let p = program.locations[l].physical;
-        *k |= program.variable_of(l).kind == VariableKind::Mbarrier || program.locations.iter().filter(|x| x.physical == p).count() > 1;
+        *k |= shown[p] || program.variable_of(l).kind == VariableKind::Mbarrier || aliases[p] > 1;
     }
     // A word whose value matters (read by a thread, shown, fed into such a word) is kept, and so
     // is every source word that feeds it, transitively through chains of copies.
