@@ -71,7 +71,7 @@ fn functions_of_functions_expand_per_call() {
     text += "acyclic f14(po)\n";
     let (model, took) = load("fapps14", &text);
     assert_fast(took);
-    let err = model.err().expect("over the budget");
+    let err = model.expect_err("over the budget");
     assert!(err.contains("function calls expand to more than") && err.contains("internal limit"), "{err}");
 }
 
@@ -95,7 +95,7 @@ fn include_fan_out_is_bounded() {
     std::fs::write(dir.join("root.cat"), "include \"f0.cat\"\nacyclic po\n").unwrap();
     let (model, took) = timed_load(&dir.join("root.cat"));
     assert_fast(took);
-    let err = model.err().expect("over the budget");
+    let err = model.expect_err("over the budget");
     assert!(err.contains("more than 1000 includes"), "{err}");
 }
 
@@ -110,7 +110,7 @@ fn includes_are_confined() {
         let dir_name = dir.file_name().unwrap().to_str().unwrap().to_string();
         let include = include.replace("../outside", &format!("../{}", dir_name.replace("confined", "outside")));
         let (model, _) = load("confined", &format!("include \"{include}\"\nacyclic po\n"));
-        let err = model.err().expect("refused");
+        let err = model.expect_err("refused");
         assert!(err.contains("outside the model's folder") && err.contains("-I DIR"), "{err}");
         assert!(!err.contains("SECRET"), "{err}");
     }
@@ -127,7 +127,7 @@ fn only_regular_files_of_bounded_size() {
     let dir = scratch_dir("files");
     let big = dir.join("big.cat");
     std::fs::write(&big, format!("(* {} *)\nacyclic po\n", "x".repeat(1 << 20))).unwrap();
-    let err = CatModel::load(&big, &[]).err().expect("too large").to_string();
+    let err = CatModel::load(&big, &[]).expect_err("too large").to_string();
     assert!(err.contains("larger than the limit of 1048576 bytes"), "{err}");
     #[cfg(unix)]
     {
@@ -136,7 +136,7 @@ fn only_regular_files_of_bounded_size() {
         if made {
             let (model, took) = timed_load(&fifo);
             assert_fast(took);
-            let err = model.err().expect("not a file");
+            let err = model.expect_err("not a file");
             assert!(err.contains("not a regular file"), "{err}");
         }
     }
