@@ -163,8 +163,8 @@ pub fn run_suite(rows: &[SuiteRow], root: &Path, config: &Config, kind: SuiteKin
 /// Where a row's path may lead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowPaths {
-    /// Below the root only: no absolute path, no `..`, no link out of it (the default, so a
-    /// CSV from elsewhere reads no file outside its corpus).
+    /// Below the root only: no `..`, no absolute path or link that leads out of it (the
+    /// default, so a CSV from elsewhere reads no file outside its corpus).
     BelowRoot,
     /// Anywhere (`suite --allow-outside-root`).
     Anywhere,
@@ -177,12 +177,17 @@ pub fn row_file(root: &Path, path: &str, paths: RowPaths) -> Result<PathBuf, Str
         return Ok(file);
     }
     let outside = || format!("outside the suite's root {} (pass --allow-outside-root to run it)", root.display());
-    if !Path::new(path).components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir)) {
+    let named = Path::new(path);
+    if named.components().any(|c| c == std::path::Component::ParentDir) {
         return Err(outside());
     }
-    // A link below the root may still lead out of it.
+    // An absolute path is below the root only when it says so (`--root /`, say); a link below
+    // the root may still lead out of it.
     match (std::fs::canonicalize(root), std::fs::canonicalize(&file)) {
         (Ok(r), Ok(f)) if !f.starts_with(&r) => Err(outside()),
+        _ if named.is_absolute() && !named.starts_with(root) && !std::fs::canonicalize(root).is_ok_and(|r| named.starts_with(r)) => {
+            Err(outside())
+        }
         _ => Ok(file),
     }
 }
