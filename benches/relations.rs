@@ -182,7 +182,7 @@ mod model {
         loop {
             let traces: Vec<_> = per_thread.iter().zip(&choice).map(|(t, &c)| &t.traces[c]).collect();
             let structure = EventStructure::build(&program, &Default::default(), &traces);
-            for barrier in resolve_barriers(&structure) {
+            for barrier in resolve_barriers(&structure, &Default::default()) {
                 let statics = StaticEnv::new(&structure, &barrier);
                 let lazy = LazyModel::new(&model, &statics);
                 let prepared = lazy.get().unwrap();

@@ -30,4 +30,6 @@ pub mod relation;
 pub mod serve;
 
 pub use config::{Config, InputLimits, Limits};
-pub use program::load::{litmus_files, load_program, load_program_with, parse_program, parse_program_with, read_limited, LoadError};
+pub use program::load::{
+    litmus_files, load_program, load_program_with, open_regular, parse_program, parse_program_with, read_limited, read_regular, LoadError,
+};

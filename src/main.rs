@@ -35,6 +35,7 @@ use cli::decide::{cmd_explain, cmd_run, cmd_suite, suite_liveness};
 use cli::gen::{cmd_gen, GenRequest};
 use cli::options::{HerdRunArgs, LimitArgs, LivenessMode, ModelArgs, BENCH_TIMEOUT_SECS};
 use cli::serve::cmd_serve;
+use ptxmm::decide::suite::RowPaths;
 
 #[derive(Parser)]
 #[command(name = "ptxmm", version, about = "Decide PTX litmus tests under the PTX memory consistency model")]
@@ -133,9 +134,13 @@ enum Command {
         model: ModelArgs,
         #[command(flatten)]
         limits: LimitArgs,
-        /// Worker threads (default: all cores).
+        /// Worker threads (default: all cores; at most 256).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Run rows whose paths leave --root (absolute paths, `..`, links out of it); without
+        /// it such a row is an error.
+        #[arg(long)]
+        allow_outside_root: bool,
         /// `only`: compare liveness instead of the condition in `path,1|0` rows (`1`: every fair
         /// execution terminates); `skip`: ignore the liveness column of `path,Verdict,Liveness`
         /// rows; `check` (the default): the condition for `1|0` rows, and the liveness column
@@ -250,7 +255,7 @@ fn main() -> ExitCode {
     let _ = COLOR.set(color_choice(cli.color));
     match cli.command {
         Command::Run { tests, model, limits, json, timing, liveness, herd } => match herd.load() {
-            Ok(h) => with_config(&model, &limits, |config| cmd_run(&tests, config, json, timing, liveness, &h)),
+            Ok(h) => with_config(&model, &limits, json.then_some(true), |config| cmd_run(&tests, config, json, timing, liveness, &h)),
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::from(2)
@@ -258,10 +263,14 @@ fn main() -> ExitCode {
         },
         Command::Compare(args) => cmd_compare(&args),
         Command::Explain { tests, model, limits, json, dot, svg } => {
-            with_config(&model, &limits, |config| cmd_explain(&tests, config, json, dot, svg))
+            // `explain` records carry no model (docs/json.md).
+            with_config(&model, &limits, json.then_some(false), |config| cmd_explain(&tests, config, json, dot, svg))
         }
-        Command::Suite { csv, root, model, limits, jobs, liveness } => match suite_liveness(csv, liveness) {
-            Ok((csv, liveness)) => with_config(&model, &limits, |config| cmd_suite(&csv, root, config, jobs, liveness)),
+        Command::Suite { csv, root, model, limits, jobs, allow_outside_root, liveness } => match suite_liveness(csv, liveness) {
+            Ok((csv, liveness)) => {
+                let paths = if allow_outside_root { RowPaths::Anywhere } else { RowPaths::BelowRoot };
+                with_config(&model, &limits, None, |config| cmd_suite(&csv, root, paths, config, jobs, liveness))
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::from(2)
@@ -279,12 +288,25 @@ fn main() -> ExitCode {
 }
 
 /// Run a command that decides with the configuration its model and limit flags give; a bad
-/// model or reading ends it with status 2.
-fn with_config(model: &ModelArgs, limits: &LimitArgs, command: impl FnOnce(&ptxmm::Config) -> ExitCode) -> ExitCode {
-    match model.config(limits) {
+/// model or reading ends it with status 2, and with its JSON error record when `json_record`
+/// is `Some(with_model)` (a bad model is an error of every test, so it gets one record).
+fn with_config(
+    model: &ModelArgs,
+    limits: &LimitArgs,
+    json_record: Option<bool>,
+    command: impl FnOnce(&ptxmm::Config) -> ExitCode,
+) -> ExitCode {
+    match model.config_or_error(limits) {
         Ok(config) => command(&config),
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("{}", e.rendered);
+            if let Some(with_model) = json_record {
+                let mut record = e.record();
+                if !with_model {
+                    record.as_object_mut().map(|o| o.remove("model"));
+                }
+                outln!("{record}");
+            }
             ExitCode::from(2)
         }
     }

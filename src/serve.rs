@@ -1,10 +1,29 @@
 //! `ptxmm serve`: the web playground (built into `web/dist` by `bash web/build.sh`) served on
 //! 127.0.0.1 for offline use. A small static file server on `std::net`: GET and HEAD of files
-//! below the folder, nothing else; one thread per connection.
+//! below the folder, nothing else. Whatever a client sends, the server stays up and bounded: a
+//! fixed pool of [`WORKERS`] threads with a queue of [`QUEUE`] connections (more are answered
+//! `503` at once), request lines and headers read no further than their limits, one request per
+//! connection (`Connection: close`, so a request body is never read as the next request), a
+//! `Host` that must name this machine (a page elsewhere cannot reach the server through DNS
+//! rebinding), and no file reached through a link out of the folder.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
+use std::sync::mpsc::{sync_channel, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The threads that answer requests.
+pub const WORKERS: usize = 8;
+/// Connections accepted and waiting for a worker; beyond them a connection is answered `503`.
+pub const QUEUE: usize = 64;
+/// The longest request line, in bytes (its end of line included); longer is answered `414`.
+pub const MAX_REQUEST_LINE: usize = 8 * 1024;
+/// The most bytes of headers; more is answered `431`.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+/// How long a connection may take to send its request, or to take the answer.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The command that builds the page, named when it is missing.
 pub const BUILD_COMMAND: &str = "bash web/build.sh";
@@ -75,51 +94,160 @@ pub fn bind(port: u16) -> std::io::Result<TcpListener> {
     TcpListener::bind(("127.0.0.1", port))
 }
 
-/// Serve `root` on `listener` until the process ends.
+/// Serve `root` on `listener` until the process ends. Err: no worker thread could be started,
+/// or the folder cannot be resolved.
 pub fn serve(listener: TcpListener, root: PathBuf) -> std::io::Result<()> {
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        let root = root.clone();
-        std::thread::spawn(move || {
+    let root = std::fs::canonicalize(root)?;
+    let (queue, waiting) = sync_channel::<TcpStream>(QUEUE);
+    let waiting = Arc::new(Mutex::new(waiting));
+    let mut workers = 0;
+    for i in 0..WORKERS {
+        let (waiting, root) = (Arc::clone(&waiting), root.clone());
+        let worker = std::thread::Builder::new().name(format!("serve-{i}")).spawn(move || loop {
+            // The lock is held only while this worker waits for the next connection.
+            let next = match waiting.lock() {
+                Ok(w) => w.recv(),
+                Err(_) => return,
+            };
+            let Ok(stream) = next else { return };
             let _ = answer(stream, &root);
         });
+        match worker {
+            Ok(_) => workers += 1,
+            // Fewer workers serve as well, only slower.
+            Err(e) if workers == 0 => return Err(std::io::Error::other(format!("cannot start a worker thread: {e}"))),
+            Err(_) => break,
+        }
+    }
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        match queue.try_send(stream) {
+            Ok(()) => {}
+            Err(TrySendError::Full(stream)) => {
+                let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+                let _ = write_response(&stream, "503 Service Unavailable", "text/plain; charset=utf-8", b"busy: try again\n", false);
+            }
+            Err(TrySendError::Disconnected(_)) => return Err(std::io::Error::other("every worker thread stopped")),
+        }
     }
     Ok(())
 }
 
-/// Answer the requests of one connection (keep-alive), each with a file or an error status.
-fn answer(stream: TcpStream, root: &Path) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut out = stream;
+/// The parts of a request the server uses.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Request {
+    pub method: String,
+    pub target: String,
+    pub host: Option<String>,
+}
+
+/// Read one request's line and headers within the limits. Err: the status to answer, or None
+/// when the connection closed before a request.
+pub fn read_request(reader: &mut impl BufRead) -> Result<Request, Option<&'static str>> {
+    let line = match read_line_within(reader, MAX_REQUEST_LINE) {
+        Ok(Some(l)) if l.is_empty() => return Err(None),
+        Ok(Some(l)) => String::from_utf8_lossy(&l).into_owned(),
+        Ok(None) => return Err(Some("414 URI Too Long")),
+        Err(_) => return Err(None),
+    };
+    let mut words = line.split_whitespace();
+    let (method, target) = (words.next().unwrap_or("").to_string(), words.next().unwrap_or("").to_string());
+    let mut host = None;
+    let mut budget = MAX_HEADER_BYTES;
     loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line)? == 0 {
-            return Ok(());
-        }
-        // The headers are not needed; read up to the blank line that ends them.
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header)? == 0 || header == "\r\n" || header == "\n" {
-                break;
-            }
-        }
-        let mut words = request_line.split_whitespace();
-        let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-        let (status, kind, body) = if method != "GET" && method != "HEAD" {
-            ("405 Method Not Allowed", "text/plain; charset=utf-8", b"only GET and HEAD\n".to_vec())
-        } else {
-            match resolve(root, target).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b))) {
-                Some((file, bytes)) => ("200 OK", mime_type(&file), bytes),
-                None => ("404 Not Found", "text/plain; charset=utf-8", format!("not found: {target}\n").into_bytes()),
-            }
+        let header = match read_line_within(reader, budget) {
+            Ok(Some(h)) => h,
+            Ok(None) => return Err(Some("431 Request Header Fields Too Large")),
+            Err(_) => return Err(None),
         };
-        write!(out, "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\n\r\n", body.len())?;
-        if method != "HEAD" {
-            out.write_all(&body)?;
+        budget -= header.len();
+        let header = String::from_utf8_lossy(&header);
+        if header.trim().is_empty() {
+            break;
         }
-        out.flush()?;
+        if let Some((name, value)) = header.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("host") {
+                host = Some(value.trim().to_string());
+            }
+        }
     }
+    Ok(Request { method, target, host })
+}
+
+/// One line (its end included) of at most `limit` bytes: Some(empty) at the end of the input,
+/// None when the line is longer (it is not read further).
+fn read_line_within(reader: &mut impl BufRead, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    reader.take(limit as u64).read_until(b'\n', &mut bytes)?;
+    if bytes.len() == limit && !bytes.ends_with(b"\n") {
+        return Ok(None);
+    }
+    Ok(Some(bytes))
+}
+
+/// Whether a `Host` header names this machine: `localhost`, `127.0.0.1` or `[::1]`, with any
+/// port. Any other name may be an attacker's domain resolving to 127.0.0.1 (DNS rebinding).
+pub fn is_local_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((inner, port)) if port.is_empty() || port.starts_with(':') => return inner == "::1",
+            _ => return false,
+        }
+    } else {
+        host.split_once(':').map_or(host, |(name, _)| name)
+    };
+    name.eq_ignore_ascii_case("localhost") || name == "127.0.0.1"
+}
+
+/// The answer to one request: status, content type and body.
+fn respond(request: &Request, root: &Path) -> (&'static str, &'static str, Vec<u8>) {
+    const TEXT: &str = "text/plain; charset=utf-8";
+    if !request.host.as_deref().is_some_and(is_local_host) {
+        return ("403 Forbidden", TEXT, b"the Host header must name localhost or 127.0.0.1\n".to_vec());
+    }
+    if request.method != "GET" && request.method != "HEAD" {
+        return ("405 Method Not Allowed", TEXT, b"only GET and HEAD\n".to_vec());
+    }
+    match resolve(root, &request.target).and_then(|f| confined(root, &f)).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b))) {
+        Some((file, bytes)) => ("200 OK", mime_type(&file), bytes),
+        // The target is not echoed: it is the client's text, not ours.
+        None => ("404 Not Found", TEXT, b"not found\n".to_vec()),
+    }
+}
+
+/// `file` when it is a regular file whose real path (links followed) is below `root` (itself
+/// a real path).
+pub fn confined(root: &Path, file: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(file).ok()?;
+    (real.starts_with(root) && real.is_file()).then_some(real)
+}
+
+/// Answer the one request of a connection, then close it.
+fn answer(stream: TcpStream, root: &Path) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(IO_TIMEOUT))?;
+    stream.set_write_timeout(Some(IO_TIMEOUT))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let (status, kind, body, head) = match read_request(&mut reader) {
+        Ok(request) => {
+            let (status, kind, body) = respond(&request, root);
+            (status, kind, body, request.method == "HEAD")
+        }
+        Err(Some(status)) => (status, "text/plain; charset=utf-8", format!("{status}\n").into_bytes(), false),
+        Err(None) => return Ok(()),
+    };
+    write_response(&stream, status, kind, &body, head)
+}
+
+fn write_response(mut out: &TcpStream, status: &str, kind: &str, body: &[u8], head: bool) -> std::io::Result<()> {
+    write!(
+        out,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    if !head {
+        out.write_all(body)?;
+    }
+    out.flush()
 }
 
 #[cfg(test)]
@@ -137,6 +265,50 @@ mod tests {
         assert_eq!(resolve(root, "/%zz"), None);
         assert_eq!(mime_type(Path::new("x/ptxmm_web.wasm")), "application/wasm");
         assert_eq!(mime_type(Path::new("app.js")), "text/javascript; charset=utf-8");
+    }
+
+    #[test]
+    fn requests_are_read_within_their_limits() {
+        let read = |text: &[u8]| read_request(&mut BufReader::new(text));
+        let r = read(b"GET /a HTTP/1.1\r\nhOsT: localhost:8000\r\n\r\nbody").unwrap();
+        assert_eq!((r.method.as_str(), r.target.as_str(), r.host.as_deref()), ("GET", "/a", Some("localhost:8000")));
+        assert_eq!(read(b""), Err(None));
+        let long = format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(MAX_REQUEST_LINE));
+        assert_eq!(read(long.as_bytes()), Err(Some("414 URI Too Long")));
+        let headers = format!("GET / HTTP/1.1\r\n{}\r\n", "X-A: b\r\n".repeat(MAX_HEADER_BYTES / 8 + 1));
+        assert_eq!(read(headers.as_bytes()), Err(Some("431 Request Header Fields Too Large")));
+        // Invalid UTF-8 grows when replaced: the budget counts the bytes received.
+        let mut odd = b"GET / HTTP/1.1\r\nX: ".to_vec();
+        odd.extend(std::iter::repeat_n(0xff, MAX_HEADER_BYTES - 10));
+        odd.extend(b"\r\n\r\n");
+        assert!(read(&odd).is_ok());
+    }
+
+    #[test]
+    fn only_this_machine_is_a_host() {
+        for ok in ["localhost", "LOCALHOST:8000", "127.0.0.1", "127.0.0.1:1", "[::1]", "[::1]:80"] {
+            assert!(is_local_host(ok), "{ok}");
+        }
+        for bad in ["evil.example", "evil.example:8000", "localhost.evil.example", "127.0.0.1.nip.io", "[::2]", "[::1]x", ""] {
+            assert!(!is_local_host(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn links_out_of_the_folder_are_not_served() {
+        let dir = std::env::temp_dir().join(format!("ptxmm-serve-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("page")).unwrap();
+        std::fs::write(dir.join("secret.txt"), "secret").unwrap();
+        std::fs::write(dir.join("page/app.js"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.join("secret.txt"), dir.join("page/out.txt")).unwrap();
+        std::os::unix::fs::symlink("app.js", dir.join("page/in.js")).unwrap();
+        let root = std::fs::canonicalize(dir.join("page")).unwrap();
+        assert!(confined(&root, &root.join("out.txt")).is_none());
+        assert_eq!(confined(&root, &root.join("in.js")), Some(root.join("app.js")));
+        assert!(confined(&root, &root).is_none(), "a folder is not a file");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -77,3 +77,62 @@ fn serves_the_page_with_its_types_and_nothing_outside_it() {
         std::panic::resume_unwind(e);
     }
 }
+
+/// Start `ptxmm serve` on a stand-in page; the child and its address.
+fn start_server(name: &str) -> (std::process::Child, String, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("ptxmm-serve-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    std::fs::write(dir.join("ptxmm_web.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let mut child = ptxmm().args(["serve", "--port", "0", "--dir"]).arg(&dir).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split("http://").nth(1).and_then(|r| r.split('/').next()).expect("serve prints its address").to_string();
+    (child, addr, dir)
+}
+
+/// Send `request` raw and read everything the server sends until it closes the connection.
+fn exchange(addr: &str, request: &[u8]) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+    let _ = s.write_all(request);
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Issue 25, class 5: a POST body is not a second request, another `Host` is refused (DNS
+/// rebinding), an over-long request line is answered 414, and 300 idle connections neither
+/// end the server nor keep it from answering once they close.
+#[test]
+fn the_server_survives_hostile_clients() {
+    let (mut child, addr, dir) = start_server("hostile");
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let post = format!("POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 40\r\n\r\nGET /index.html HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        let answer = exchange(&addr, post.as_bytes());
+        assert_eq!(answer.matches("HTTP/1.1 ").count(), 1, "{answer}");
+        assert!(answer.starts_with("HTTP/1.1 405"), "{answer}");
+        let answer = exchange(&addr, b"GET / HTTP/1.1\r\nHost: evil.example:8000\r\n\r\n");
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(!answer.contains("doctype"), "{answer}");
+        let long = format!("GET /{} HTTP/1.1\r\nHost: {addr}\r\n\r\n", "a".repeat(64 * 1024));
+        assert!(exchange(&addr, long.as_bytes()).starts_with("HTTP/1.1 414"));
+        let idle: Vec<TcpStream> = (0..300).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+        // Beyond the workers and the queue, a connection is told the server is busy.
+        let busy = exchange(&addr, format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes());
+        assert!(busy.starts_with("HTTP/1.1 503"), "{busy}");
+        drop(idle);
+        let ok = (0..50).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            exchange(&addr, format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).starts_with("HTTP/1.1 200")
+        });
+        assert!(ok, "the server answers again once the idle connections close");
+        assert!(child.try_wait().unwrap().is_none(), "the server is still running");
+    }));
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+}

@@ -66,7 +66,7 @@ pub(crate) fn compare_side(
 ) -> Result<(String, Vec<ptxmm::herd::log::LogTest>, usize), String> {
     use rayon::prelude::*;
     if let Some(log) = log {
-        let text = std::fs::read_to_string(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
+        let text = ptxmm::read_regular(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
         let tests = ptxmm::herd::log::parse_log(&text).map_err(|e| format!("{}:{e}", log.display()))?;
         return Ok((format!("log {}", log.display()), tests, 0));
     }

@@ -27,15 +27,70 @@ pub(crate) fn suite_liveness(csv: Option<PathBuf>, liveness: Option<String>) -> 
     Ok((csv.ok_or("suite: the CSV file is required (`ptxmm suite CSV`)")?, mode))
 }
 
+/// The exit status of a command over many tests: the worst of theirs (0 decided, 1 a test
+/// without a result, 2 a bad model), so a later test never hides an earlier failure.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Status(u8);
+
+impl Status {
+    pub(crate) const FAILED: Status = Status(1);
+    pub(crate) const BAD_MODEL: Status = Status(2);
+
+    pub(crate) fn raise(&mut self, other: Status) {
+        *self = (*self).max(other);
+    }
+
+    /// The status of a test whose run failed with `e`: a model that cannot be applied is a bad
+    /// model (README: status 2), anything else a test without a result.
+    fn of_run_error(e: &ptxmm::decide::RunError) -> Status {
+        if matches!(e, ptxmm::decide::RunError::Model(_)) {
+            Status::BAD_MODEL
+        } else {
+            Status::FAILED
+        }
+    }
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> ExitCode {
+        ExitCode::from(s.0)
+    }
+}
+
+/// Run `decide` on one test, catching a panic so that the tests after it still get their
+/// results: the panic becomes the test's error (and its JSON record).
+fn guarded(json: bool, file: &str, test: &str, model: Option<&str>, decide: impl FnOnce() -> Status) -> Status {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(decide)) {
+        Ok(status) => status,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic");
+            let message = format!("internal error (please report it): {what}");
+            report_failure(
+                json,
+                file,
+                Some(test),
+                model,
+                &format!("{file}: {message}"),
+                ptxmm::decide::report::JsonError::plain(message.clone()),
+            );
+            Status::FAILED
+        }
+    }
+}
+
 pub(crate) fn cmd_run(tests: &[PathBuf], config: &Config, json: bool, timing: bool, liveness: LivenessMode, herd: &HerdRun) -> ExitCode {
     use ptxmm::decide::report::JsonError;
     let config = &Config { speedcheck: herd.speedcheck, ..config.clone() };
     let model_name = &config.model_name;
-    let mut status = ExitCode::SUCCESS;
+    let mut status = Status::default();
     let mut drawn = 0;
     for input in expand_inputs(tests) {
         let Some((file, mut program)) = load_input(input, &config.input, json, Some(model_name)) else {
-            status = ExitCode::from(1);
+            status.raise(Status::FAILED);
             continue;
         };
         if !herd.selects(&program.name) {
@@ -49,18 +104,42 @@ pub(crate) fn cmd_run(tests: &[PathBuf], config: &Config, json: bool, timing: bo
                 Ok(p) => program = p,
                 Err(e) => {
                     report_failure(json, &file, Some(&program.name), Some(model_name), &e.render(color()), JsonError::of_load(&e));
-                    status = ExitCode::from(1);
+                    status.raise(Status::FAILED);
                     continue;
                 }
             }
         }
-        if let Some(w) = ptxmm::decide::model_mismatch(&program, &config.model) {
+        let test = RunTest { program: &program, file: &file, config, json, timing, liveness, herd };
+        status.raise(guarded(json, &file, &program.name, Some(model_name), || test.run(&mut drawn)));
+    }
+    status.into()
+}
+
+/// One test of `ptxmm run`, loaded, with the options that decide and print it.
+struct RunTest<'a> {
+    program: &'a ptxmm::program::Program,
+    file: &'a str,
+    config: &'a Config,
+    json: bool,
+    timing: bool,
+    liveness: LivenessMode,
+    herd: &'a HerdRun,
+}
+
+impl RunTest<'_> {
+    /// Decide the test and print its report; `drawn` counts the drawings made so far.
+    fn run(&self, drawn: &mut usize) -> Status {
+        use ptxmm::decide::report::JsonError;
+        let RunTest { program, file, config, json, timing, liveness, herd } = *self;
+        let model_name = &config.model_name;
+        let mut status = Status::default();
+        if let Some(w) = ptxmm::decide::model_mismatch(program, &config.model) {
             eprintln!("{w}");
         }
         // One deadline for the condition and the liveness check of this test.
         let decider = Decider::new(config);
-        let outcome = if liveness == LivenessMode::Only { None } else { Some(decider.verdict(&program)) };
-        let live = if liveness == LivenessMode::Skip { None } else { Some(decider.liveness(&program)) };
+        let outcome = if liveness == LivenessMode::Only { None } else { Some(decider.verdict(program)) };
+        let live = if liveness == LivenessMode::Skip { None } else { Some(decider.liveness(program)) };
         let outcome = match outcome.transpose() {
             Ok(o) => o,
             Err(e) => {
@@ -72,45 +151,45 @@ pub(crate) fn cmd_run(tests: &[PathBuf], config: &Config, json: bool, timing: bo
                 };
                 report_failure(
                     json,
-                    &file,
+                    file,
                     Some(&program.name),
                     Some(model_name),
                     &format!("{file}{sep}{e}"),
                     JsonError::plain(e.to_string()),
                 );
-                status = ExitCode::from(1);
-                continue;
+                status.raise(Status::of_run_error(&e));
+                return status;
             }
         };
         if let Some(why) = outcome.as_ref().and_then(|o| o.incomplete.as_ref()) {
             eprintln!("{file}: not decided: {why}");
-            status = ExitCode::from(1);
+            status.raise(Status::FAILED);
         }
         if let Some(why) = outcome.as_ref().and_then(|o| o.inconclusive()) {
             eprintln!("{file}: inconclusive: {why}");
-            status = ExitCode::from(1);
+            status.raise(Status::FAILED);
         }
         // A liveness failure (e.g. the search budget) does not hide the decided condition.
         let (live, live_error) = match live.transpose() {
             Ok(l) => (l, None),
             Err(e) => {
                 eprintln!("{file}: liveness not decided: {e}");
-                status = ExitCode::from(1);
+                status.raise(Status::of_run_error(&e));
                 (None, Some(e.to_string()))
             }
         };
-        if let Some((dir, format)) = herd.draw.as_ref().filter(|_| herd.nshow.is_none_or(|n| drawn < n)) {
-            match draw(&program, &decider, &file, dir, *format) {
-                Ok(()) => drawn += 1,
+        if let Some((dir, format)) = herd.draw.as_ref().filter(|_| herd.nshow.is_none_or(|n| *drawn < n)) {
+            match draw(program, &decider, file, dir, *format) {
+                Ok(()) => *drawn += 1,
                 Err(e) => {
                     eprintln!("{file}: no drawing: {e}");
-                    status = ExitCode::from(1);
+                    status.raise(Status::FAILED);
                 }
             }
         }
         if json {
             let mut v = match &outcome {
-                Some(o) => ptxmm::decide::report::json(o, &file, model_name, ptxmm::decide::report::JsonOptions { timing }),
+                Some(o) => ptxmm::decide::report::json(o, file, model_name, ptxmm::decide::report::JsonOptions { timing }),
                 None => serde_json::json!({
                     "schema_version": ptxmm::decide::report::SCHEMA_VERSION,
                     "test": program.name,
@@ -142,8 +221,8 @@ pub(crate) fn cmd_run(tests: &[PathBuf], config: &Config, json: bool, timing: bo
             }
             outln!();
         }
+        status
     }
-    status
 }
 
 /// `--show`: the execution `explain` shows, drawn into `dir` as `STEM.dot` or `STEM.svg`.
@@ -171,19 +250,19 @@ pub(crate) fn cmd_explain(tests: &[PathBuf], config: &Config, json: bool, dot: b
         eprintln!("error: --dot and --svg draw one test; {} were given", inputs.len());
         return ExitCode::from(2);
     }
-    let mut status = ExitCode::SUCCESS;
+    let mut status = Status::default();
     for (i, input) in inputs.into_iter().enumerate() {
         let Some((file, program)) = load_input(input, &config.input, json, None) else {
-            status = ExitCode::from(1);
+            status.raise(Status::FAILED);
             continue;
         };
-        match Decider::new(config).explain(&program) {
+        status.raise(guarded(json, &file, &program.name, None, || match Decider::new(config).explain(&program) {
             Ok(x) => {
                 if json {
                     let mut v = serde_json::to_value(&x).expect("explanation serialises");
                     v["graph"] = serde_json::to_value(&x.graph).expect("graph serialises");
                     v["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
-                    v["file"] = file.into();
+                    v["file"] = file.clone().into();
                     outln!("{v}");
                 } else if dot {
                     out!("{}", ptxmm::decide::explain::dot::to_dot(&x.graph));
@@ -195,22 +274,51 @@ pub(crate) fn cmd_explain(tests: &[PathBuf], config: &Config, json: bool, dot: b
                     }
                     out!("{}", x.text);
                 }
+                Status::default()
             }
             Err(e) => {
                 report_failure(json, &file, Some(&program.name), None, &format!("{file}: {e}"), JsonError::plain(e.to_string()));
-                status = ExitCode::from(1);
+                Status::of_run_error(&e)
             }
-        }
+        }));
     }
-    status
+    status.into()
 }
 
-pub(crate) fn cmd_suite(csv: &PathBuf, root: Option<PathBuf>, config: &Config, jobs: Option<usize>, liveness: LivenessMode) -> ExitCode {
-    if let Some(j) = jobs {
-        // Ignore the error: the pool may already exist, which is harmless.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
+/// The most worker threads `suite --jobs` starts: more only cost memory (a stack each).
+pub(crate) const MAX_JOBS: usize = 256;
+
+/// The worker pool of `suite --jobs N` (None: rayon's global pool, one thread per core). Err:
+/// the threads could not be started (the message names --jobs).
+fn suite_pool(jobs: Option<usize>) -> Result<Option<rayon::ThreadPool>, String> {
+    let Some(asked) = jobs else { return Ok(None) };
+    let n = asked.clamp(1, MAX_JOBS);
+    if n != asked {
+        eprintln!("suite: --jobs {asked} is more than {MAX_JOBS} worker threads; using {n}");
     }
-    let text = match std::fs::read_to_string(csv) {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map(Some)
+        .map_err(|e| format!("error: cannot start {n} worker threads: {e} (lower --jobs)"))
+}
+
+pub(crate) fn cmd_suite(
+    csv: &std::path::Path,
+    root: Option<PathBuf>,
+    paths: suite::RowPaths,
+    config: &Config,
+    jobs: Option<usize>,
+    liveness: LivenessMode,
+) -> ExitCode {
+    let pool = match suite_pool(jobs) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = match ptxmm::read_regular(csv) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{}: cannot read: {e}", csv.display());
@@ -225,6 +333,10 @@ pub(crate) fn cmd_suite(csv: &PathBuf, root: Option<PathBuf>, config: &Config, j
             return ExitCode::from(2);
         }
     };
+    if rows.is_empty() {
+        eprintln!("{}: error: no test rows (`path,1|0` or `path,Verdict[,Liveness]`): a suite of no test checks nothing", csv.display());
+        return ExitCode::from(2);
+    }
     let root = root.unwrap_or_else(|| suite::default_root(csv, &rows));
     let bar = ProgressBar::new(rows.len() as u64);
     if std::io::stderr().is_terminal() {
@@ -238,7 +350,11 @@ pub(crate) fn cmd_suite(csv: &PathBuf, root: Option<PathBuf>, config: &Config, j
         }
     }
     let kind = if liveness == LivenessMode::Only { suite::SuiteKind::Liveness } else { suite::SuiteKind::Condition };
-    let report = suite::run_suite(&rows, &root, config, kind, &|| bar.inc(1));
+    let run = || suite::run_suite_with(&rows, &root, paths, config, kind, &|| bar.inc(1));
+    let report = match &pool {
+        Some(pool) => pool.install(run),
+        None => run(),
+    };
     bar.finish_and_clear();
     for (row, res, _) in &report.rows {
         match res {

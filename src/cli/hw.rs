@@ -3,6 +3,7 @@
 use crate::cli::options::{LimitArgs, ModelArgs};
 use clap::{Args, Subcommand};
 use ptxmm::config::{Config, InputLimits};
+use ptxmm::decide::suite::RowPaths;
 use ptxmm::decide::Decider;
 use ptxmm::hw::report::{self, HwOutput, Judged};
 use ptxmm::hw::{codegen, runner, Incantations, LoadedTest};
@@ -58,6 +59,10 @@ pub enum HwCommand {
         /// Folder the CSV's paths are relative to (default: as `ptxmm suite` finds it).
         #[arg(long)]
         root: Option<PathBuf>,
+        /// Run rows whose paths leave --root (absolute paths, `..`, links out of it); without
+        /// it such a row is an error.
+        #[arg(long)]
+        allow_outside_root: bool,
         /// Print one JSON object (every test's states and the totals) instead of the reports.
         #[arg(long)]
         json: bool,
@@ -150,12 +155,12 @@ pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
                 Err(code) => code,
             }
         }
-        HwCommand::Suite { csv, root, json, harness, device, model, limits } => {
+        HwCommand::Suite { csv, root, allow_outside_root, json, harness, device, model, limits } => {
             let config = match config(&model, &limits) {
                 Ok(c) => c,
                 Err(code) => return code,
             };
-            let text = match std::fs::read_to_string(&csv) {
+            let text = match ptxmm::read_regular(&csv) {
                 Ok(t) => t,
                 Err(e) => {
                     eprintln!("error: {}: {e}", csv.display());
@@ -170,8 +175,26 @@ pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            if rows.is_empty() {
+                eprintln!("{}: error: no test rows: a suite of no test checks nothing", csv.display());
+                return ExitCode::from(2);
+            }
             let root = root.unwrap_or_else(|| ptxmm::decide::suite::default_root(&csv, &rows));
-            let paths: Vec<PathBuf> = rows.iter().map(|r| root.join(&r.path)).collect();
+            let allowed = if allow_outside_root { RowPaths::Anywhere } else { RowPaths::BelowRoot };
+            let paths: Result<Vec<PathBuf>, String> = rows
+                .iter()
+                .map(|r| {
+                    ptxmm::decide::suite::row_file(&root, &r.path, allowed)
+                        .map_err(|e| format!("{}:{}: {}: {e}", csv.display(), r.line, r.path))
+                })
+                .collect();
+            let paths = match paths {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             match load_all(&paths, &config.input) {
                 Ok(loaded) => execute(loaded, &harness, &device, &config, json),
                 Err(code) => code,
@@ -291,7 +314,7 @@ fn execute(tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArgs, c
         return ExitCode::from(2);
     }
     let text = match &device.harness_output {
-        Some(path) => match std::fs::read_to_string(path) {
+        Some(path) => match ptxmm::read_regular(path) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {}: {e}", path.display());
@@ -321,21 +344,40 @@ fn execute(tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArgs, c
     }
     let mut judged: Vec<Judged> = Vec::new();
     let mut failed = false;
+    // The model decides each test once, however often the output repeats its block; a name
+    // reported more often than tests have it is an error (a forged or mixed-up output).
+    let mut seen: std::collections::HashMap<&str, (usize, Option<ptxmm::decide::Outcome>)> = std::collections::HashMap::new();
     for h in &output.tests {
         let Some(t) = tests.iter().find(|t| t.program.name == h.test) else {
             eprintln!("error: the harness reports an unknown test {}", h.test);
             failed = true;
             continue;
         };
-        let outcome = match Decider::new(config).verdict(&t.program) {
-            Ok(o) => o,
-            Err(e) => {
-                eprintln!("error: {}: the model cannot decide the test: {e}", h.test);
-                failed = true;
-                continue;
+        let entry = seen.entry(h.test.as_str()).or_insert((0, None));
+        entry.0 += 1;
+        let named = tests.iter().filter(|t| t.program.name == h.test).count();
+        if entry.0 > named {
+            if entry.0 == named + 1 {
+                eprintln!(
+                    "error: the harness reports test {} more often than the {named} test(s) of that name; the repeats are ignored",
+                    h.test
+                );
             }
-        };
-        match report::judge(&t.program, &outcome, h) {
+            failed = true;
+            continue;
+        }
+        if entry.1.is_none() {
+            match Decider::new(config).verdict(&t.program) {
+                Ok(o) => entry.1 = Some(o),
+                Err(e) => {
+                    eprintln!("error: {}: the model cannot decide the test: {e}", h.test);
+                    failed = true;
+                    continue;
+                }
+            }
+        }
+        let Some(outcome) = entry.1.as_ref() else { continue };
+        match report::judge(&t.program, outcome, h) {
             Ok(j) => judged.push(j),
             Err(e) => {
                 eprintln!("error: {e}");

@@ -164,9 +164,53 @@ impl ModelArgs {
     /// The model with its readings and `limits`: the one configuration every command that
     /// decides hands to the library.
     pub(crate) fn config(&self, limits: &LimitArgs) -> Result<Config, String> {
+        self.config_or_error(limits).map_err(|e| e.rendered)
+    }
+
+    /// [`ModelArgs::config`], with the error as a JSON record too (`run --json`).
+    pub(crate) fn config_or_error(&self, limits: &LimitArgs) -> Result<Config, Box<ModelError>> {
         let (model, name) = load_model(self)?;
-        let config = Config::new(model, name).with_readings(&self.readings).map_err(|e| format!("error: --reading: {e}"))?;
+        let config = Config::new(model, name.clone())
+            .with_readings(&self.readings)
+            .map_err(|e| ModelError::plain(&name, format!("error: --reading: {e}")))?;
         Ok(config.with_limit_options(&limits.options()))
+    }
+}
+
+/// Why the model (cat file, built-in name, readings or skipped checks) cannot be used: the
+/// diagnostic as printed, the same for a JSON error record, the model's name, and the file the
+/// error points into (an included file, say; else the model's name).
+pub(crate) struct ModelError {
+    pub(crate) model: String,
+    pub(crate) file: String,
+    pub(crate) rendered: String,
+    pub(crate) json: ptxmm::decide::report::JsonError,
+}
+
+impl ModelError {
+    fn plain(model: &str, message: String) -> Box<ModelError> {
+        Box::new(ModelError {
+            model: model.to_string(),
+            file: model.to_string(),
+            json: ptxmm::decide::report::JsonError::plain(message.clone()),
+            rendered: message,
+        })
+    }
+
+    fn of_diagnostic(model: &str, d: &ptxmm::diag::FileDiagnostic) -> Box<ModelError> {
+        let (line, column) = d.file.line_col(d.diagnostic.span.start);
+        let json = ptxmm::decide::report::JsonError {
+            message: d.diagnostic.message.clone(),
+            line: Some(line),
+            column: Some(column),
+            rendered: d.render(false),
+        };
+        Box::new(ModelError { model: model.to_string(), file: d.file.name().to_string(), rendered: d.render(color()), json })
+    }
+
+    /// The JSON error record: `file` is the model's file (or name), `test` null.
+    pub(crate) fn record(&self) -> serde_json::Value {
+        ptxmm::decide::report::json_error(&self.file, None, Some(&self.model), self.json.clone())
     }
 }
 
@@ -243,20 +287,22 @@ impl LimitArgs {
     }
 }
 
-pub(crate) fn load_model(args: &ModelArgs) -> Result<(CatModel, String), String> {
-    let color = color();
+pub(crate) fn load_model(args: &ModelArgs) -> Result<(CatModel, String), Box<ModelError>> {
     let (model, name) = match (&args.cat, &args.model) {
-        (Some(path), _) => ptxmm::config::models::from_file_with(path, &args.search_dirs())
-            .map(|m| (m, path.display().to_string()))
-            .map_err(|d| d.render(color)),
+        (Some(path), _) => {
+            let name = path.display().to_string();
+            ptxmm::config::models::from_file_with(path, &args.search_dirs())
+                .map(|m| (m, name.clone()))
+                .map_err(|d| ModelError::of_diagnostic(&name, &d))
+        }
         (None, name) => {
             let name = name.clone().unwrap_or_else(|| ptxmm::config::models::DEFAULT_MODEL.to_string());
-            ptxmm::config::models::builtin(&name).map(|m| (m, name)).map_err(|d| d.render(color))
+            ptxmm::config::models::builtin(&name).map(|m| (m, name.clone())).map_err(|d| ModelError::of_diagnostic(&name, &d))
         }
     }?;
     let skip = args.skip();
     if skip == ptxmm::cat::Skip::default() {
         return Ok((model, name));
     }
-    model.skipping(&skip).map(|m| (m, name)).map_err(|e| format!("error: {e}"))
+    model.skipping(&skip).map(|m| (m, name.clone())).map_err(|e| ModelError::plain(&name, format!("error: {e}")))
 }

@@ -157,14 +157,60 @@ pub enum SuiteKind {
 
 /// Run all rows under `config`, in parallel, calling `progress` after each.
 pub fn run_suite(rows: &[SuiteRow], root: &Path, config: &Config, kind: SuiteKind, progress: &(dyn Fn() + Sync)) -> SuiteReport {
+    run_suite_with(rows, root, RowPaths::BelowRoot, config, kind, progress)
+}
+
+/// Where a row's path may lead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowPaths {
+    /// Below the root only: no `..`, no absolute path or link that leads out of it (the
+    /// default, so a CSV from elsewhere reads no file outside its corpus).
+    BelowRoot,
+    /// Anywhere (`suite --allow-outside-root`).
+    Anywhere,
+}
+
+/// The file a row names, below `root` unless `paths` allows anywhere. Err: why not.
+pub fn row_file(root: &Path, path: &str, paths: RowPaths) -> Result<PathBuf, String> {
+    let file = root.join(path);
+    if paths == RowPaths::Anywhere {
+        return Ok(file);
+    }
+    let outside = || format!("outside the suite's root {} (pass --allow-outside-root to run it)", root.display());
+    let named = Path::new(path);
+    if named.components().any(|c| c == std::path::Component::ParentDir) {
+        return Err(outside());
+    }
+    // An absolute path is below the root only when it says so (`--root /`, say); a link below
+    // the root may still lead out of it.
+    match (std::fs::canonicalize(root), std::fs::canonicalize(&file)) {
+        (Ok(r), Ok(f)) if !f.starts_with(&r) => Err(outside()),
+        _ if named.is_absolute() && !named.starts_with(root) && !std::fs::canonicalize(root).is_ok_and(|r| named.starts_with(r)) => {
+            Err(outside())
+        }
+        _ => Ok(file),
+    }
+}
+
+/// [`run_suite`], with the rows' paths confined as `paths` says.
+pub fn run_suite_with(
+    rows: &[SuiteRow],
+    root: &Path,
+    paths: RowPaths,
+    config: &Config,
+    kind: SuiteKind,
+    progress: &(dyn Fn() + Sync),
+) -> SuiteReport {
     let start = Instant::now();
     let results: Vec<(SuiteRow, RowResult, Duration)> = rows
         .par_iter()
         .map(|row| {
             let t = Instant::now();
             let decider = Decider::new(config);
-            let res = match crate::load_program_with(&root.join(&row.path), &config.input) {
-                Err(e) => RowResult::Error(e.to_string()),
+            let loaded =
+                row_file(root, &row.path, paths).and_then(|f| crate::load_program_with(&f, &config.input).map_err(|e| e.to_string()));
+            let res = match loaded {
+                Err(e) => RowResult::Error(e),
                 Ok(program) if row.verdict.is_some() => verdict_row(row, &program, &decider),
                 Ok(program) => {
                     let verdict = match kind {

@@ -58,7 +58,7 @@ fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 fn read(path: &Path, what: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{what} {}: cannot read: {e}", path.display()))
+    crate::read_regular(path).map_err(|e| format!("{what} {}: cannot read: {e}", path.display()))
 }
 
 /// A names file (herd7's `-names`, `-excl`): the first word of each line is a test name.

@@ -105,7 +105,7 @@ impl LoadedTest {
 /// here too).
 pub fn load(path: &Path, limits: &InputLimits) -> Result<LoadedTest, String> {
     let name = path.display().to_string();
-    let input = std::fs::File::open(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let input = crate::open_regular(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
     let text = crate::read_limited(input, &name, limits).map_err(|e| e.to_string())?;
     let file = SourceFile::new(name, text);
     let ast = crate::litmus::parse(&file).map_err(|d| d.one_line(&file))?;

@@ -55,6 +55,10 @@ pub fn parse_output(text: &str) -> Result<HwOutput, String> {
     let mut current: Option<HwHistogram> = None;
     let mut saw_header = false;
     for (i, line) in text.lines().enumerate() {
+        if line.chars().any(|c| c.is_control() && c != '\t') {
+            // Never echo the line: its escape sequences would reach the terminal.
+            return Err(format!("harness output line {}: a control character (not a ptxmm harness's output)", i + 1));
+        }
         let bad = |what: &str| format!("harness output line {}: {what}: `{line}`", i + 1);
         let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
         match word {
@@ -95,6 +99,7 @@ pub fn parse_output(text: &str) -> Result<HwOutput, String> {
                 h.iterations = get("iterations").and_then(|v| v.parse().ok()).ok_or_else(|| bad("no iteration count"))?;
                 h.time_ms = get("time_ms").and_then(|v| v.parse().ok()).unwrap_or(0.0);
                 h.timeout = fields.contains(&"timeout");
+                check_counts(&h).map_err(|e| bad(&e))?;
                 out.tests.push(h);
             }
             _ => return Err(bad("unknown line")),
@@ -107,6 +112,17 @@ pub fn parse_output(text: &str) -> Result<HwOutput, String> {
         out.tests.push(HwHistogram { timeout: true, ..h });
     }
     Ok(out)
+}
+
+/// The counts of a finished test add up: every run ends in exactly one state, so they sum to
+/// instances × iterations (no more when a launch timed out), without overflowing 64 bits.
+fn check_counts(h: &HwHistogram) -> Result<(), String> {
+    let total = h.states.iter().try_fold(0u64, |sum, s| sum.checked_add(s.count)).ok_or("the state counts overflow 64 bits")?;
+    let runs = h.instances.checked_mul(h.iterations).ok_or("instances × iterations overflow 64 bits")?;
+    if total > runs || (total != runs && !h.timeout) {
+        return Err(format!("the state counts sum to {total}, not instances × iterations = {runs}"));
+    }
+    Ok(())
 }
 
 /// The model's judgement of one observed state.
@@ -191,6 +207,19 @@ pub fn judge(program: &Program, outcome: &Outcome, hist: &HwHistogram) -> Result
     let obs = super::codegen::observables(program);
     if obs.len() != hist.observables.len() {
         return Err(format!("{}: the harness reports {} observables, the test has {}", hist.test, hist.observables.len(), obs.len()));
+    }
+    let names: Vec<String> = obs.iter().map(|o| program.observable_name(o)).collect();
+    if names != hist.observables {
+        return Err(format!(
+            "{}: the harness reports observables {}, the test has {}",
+            hist.test,
+            hist.observables.join(" "),
+            names.join(" ")
+        ));
+    }
+    let threads = program.threads.len();
+    if let Some(s) = hist.states.iter().find(|s| threads < 64 && s.hang >> threads != 0) {
+        return Err(format!("{}: a state's hang bits {:#x} name threads the test does not have (it has {threads})", hist.test, s.hang));
     }
     // Position of each harness observable in the model's state vectors.
     let index: Vec<Option<usize>> = obs.iter().map(|o| outcome.observables.iter().position(|m| m == o)).collect();

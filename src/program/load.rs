@@ -35,15 +35,39 @@ pub fn load_program(path: &Path) -> Result<super::Program, LoadError> {
 /// Read, parse and lower a litmus file; the file is read no further than `limits` allow.
 pub fn load_program_with(path: &Path, limits: &InputLimits) -> Result<super::Program, LoadError> {
     let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|source| LoadError::Io { path: name.clone(), source })?;
+    let file = open_regular(path).map_err(|source| LoadError::Io { path: name.clone(), source })?;
     let text = read_limited(file, &name, limits)?;
     parse_program_with(SourceFile::new(name, text), limits)
 }
 
+/// Open a file to read, refusing anything but a regular file (after links): a FIFO would block
+/// the reader forever, a device never ends. Standard input (`-`) is read by its own path.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() { "a folder" } else { "a FIFO, socket or device" };
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("not a regular file ({kind})")));
+    }
+    std::fs::File::open(path)
+}
+
+/// Read a whole text file through [`open_regular`].
+pub fn read_regular(path: &Path) -> std::io::Result<String> {
+    std::io::read_to_string(open_regular(path)?)
+}
+
 /// Every `*.litmus` file below `dir`, recursively, sorted; a folder that cannot be read is an
-/// error of its own (the files found elsewhere are still returned).
+/// error of its own (the files found elsewhere are still returned). Links are followed only
+/// while they stay inside `dir` (after resolving them), and a folder reached twice (a link
+/// loop, or two links to one folder) is walked once: a link to `/` or to a parent never makes
+/// the walk leave `dir` or run forever.
 pub fn litmus_files(dir: &Path) -> (Vec<std::path::PathBuf>, Vec<String>) {
     let (mut found, mut errors) = (Vec::new(), Vec::new());
+    let top = match std::fs::canonicalize(dir) {
+        Ok(t) => t,
+        Err(e) => return (found, vec![format!("{}: cannot read: {e}", dir.display())]),
+    };
+    let mut seen = std::collections::HashSet::from([top.clone()]);
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let entries = match std::fs::read_dir(&dir) {
@@ -55,9 +79,22 @@ pub fn litmus_files(dir: &Path) -> (Vec<std::path::PathBuf>, Vec<String>) {
         };
         for e in entries.flatten() {
             let path = e.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "litmus") {
+            let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
+            let real = if is_link {
+                match std::fs::canonicalize(&path) {
+                    Ok(r) if r.starts_with(&top) => r,
+                    // A dangling link, or one that leaves the folder: not followed.
+                    _ => continue,
+                }
+            } else {
+                path.clone()
+            };
+            if real.is_dir() {
+                let key = if is_link { real } else { std::fs::canonicalize(&path).unwrap_or(real) };
+                if seen.insert(key) {
+                    stack.push(path);
+                }
+            } else if real.is_file() && path.extension().is_some_and(|x| x == "litmus") {
                 found.push(path);
             }
         }

@@ -122,7 +122,7 @@ impl Lowerer<'_> {
                         s.len(),
                     ));
                 }
-                let mut extent = dims[0] * elem;
+                let mut extent = byte_extent(dims[0], elem, dspan)?;
                 for (i, &st) in s.iter().enumerate() {
                     if st <= 0 || st % 16 != 0 || st < extent {
                         return Err(Diagnostic::error(
@@ -130,13 +130,13 @@ impl Lowerer<'_> {
                             format!("the stride of dimension {} is {st} bytes: it must be a multiple of 16 and at least {extent} (the extent of the dimensions inside it)", i + 1),
                         ));
                     }
-                    extent = dims[i + 1] * st;
+                    extent = byte_extent(dims[i + 1], st, sspan)?;
                 }
                 s
             }
             None => {
                 let mut s = Vec::new();
-                let mut extent = dims[0] * elem;
+                let mut extent = byte_extent(dims[0], elem, dspan)?;
                 for &d in &dims[1..] {
                     if extent % 16 != 0 {
                         return Err(Diagnostic::error(
@@ -145,7 +145,7 @@ impl Lowerer<'_> {
                         ));
                     }
                     s.push(extent);
-                    extent *= d;
+                    extent = byte_extent(extent, d, dspan)?;
                 }
                 s
             }
@@ -180,6 +180,14 @@ impl Lowerer<'_> {
         map.variable = self.locations[loc].variable;
         Ok(map)
     }
+}
+
+/// `count` × `size` bytes, the extent of some dimensions of a tensor: an error at `span` when
+/// it does not fit a 64-bit byte offset (it would wrap into nonsense such as negative rows).
+fn byte_extent(count: i64, size: i64, span: Span) -> Result<i64, Diagnostic> {
+    count
+        .checked_mul(size)
+        .ok_or_else(|| Diagnostic::error(span, format!("the tensor's extent, {count} × {size} bytes, does not fit a 64-bit byte offset")))
 }
 
 impl InstrLowerer<'_, '_> {
