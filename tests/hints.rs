@@ -155,3 +155,24 @@ fn a_cat_flag_that_is_not_a_race_is_reported_as_a_flag() {
 fn written_nc_location_hint_is_a_plain_load() {
     check("nc-written", "NC-location-written", &["`ld.global`", "instead of `ld.global.nc.u32 %r1, [g]`"], &["fence.proxy"]);
 }
+
+/// A fence whose scope does not contain both threads (`membar.cta` between CTAs): the hint names
+/// the scope as the bug; with `membar.gl` the race is gone.
+#[test]
+fn narrow_fence_scope_hint_names_the_scope() {
+    check("membar-cta-scope", "data-race", &["the scope .cta of `membar.cta`", "does not contain both threads", "use .gpu"], &[]);
+}
+
+/// A race between a write and a read: the release goes after the write and the acquire before the
+/// read, whichever comes first in the text.
+#[test]
+fn race_hint_puts_the_release_after_the_write() {
+    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
+    let o = outcome(&dir().join("hints/race-writer-first.litmus"), &model);
+    let hints: Vec<&str> = findings(&o).iter().filter_map(|f| f.hint.as_deref()).collect();
+    assert_eq!(hints.len(), 2, "{hints:#?}");
+    for h in hints {
+        let after = h.split("a `st.release.gpu` of a flag after ").nth(1).unwrap_or_else(|| panic!("{h}"));
+        assert!(after.starts_with("`st.weak"), "the release must follow the write: {h}");
+    }
+}

@@ -670,7 +670,14 @@ fn plain_race_hint(s: &EventStructure, rule: &str, a: usize, b: usize, pa: &At, 
             let (x, y) = (s.program.threads[pa.t].placement, s.program.threads[pb.t].placement);
             x.gpu == y.gpu && x.cta == y.cta
         };
-        let (first, second) = if pa.instr.line <= pb.instr.line { (pa, pb) } else { (pb, pa) };
+        // The write comes first (the reader is to see it); between two writes or two reads,
+        // program text order.
+        let (first, second) = match (ea.is_write(), eb.is_write()) {
+            (true, false) => (pa, pb),
+            (false, true) => (pb, pa),
+            _ if pa.instr.line <= pb.instr.line => (pa, pb),
+            _ => (pb, pa),
+        };
         if same_cta && pa.t != pb.t {
             format!(
                 "order them: `bar.sync 0` in {} after {} and in {} before {}, or a release/acquire pair (.{common})",
@@ -687,6 +694,9 @@ fn plain_race_hint(s: &EventStructure, rule: &str, a: usize, b: usize, pa: &At, 
             )
         }
     };
+    if let Some(narrow) = narrow_scope_note(s, pa, pb, common_scope(s, pa, pb)) {
+        return format!("{narrow}; or {order}");
+    }
     let mixed = rule.contains("mixed") || ea.range != eb.range;
     if mixed {
         return format!("the accesses cover different bytes, so they are never morally strong: {order}");
@@ -704,6 +714,34 @@ fn plain_race_hint(s: &EventStructure, rule: &str, a: usize, b: usize, pa: &At, 
         ),
         _ => order,
     }
+}
+
+/// When the threads order their accesses with a fence or a release/acquire whose scope does not
+/// contain both of them (`membar.cta` between CTAs), the scope is the bug: say so, naming the
+/// instruction and the scope that would (§8.5: an operation only synchronizes with threads
+/// inside its scope).
+fn narrow_scope_note(s: &EventStructure, pa: &At, pb: &At, common: Scope) -> Option<String> {
+    let narrow = |at: &At| -> Option<(&Instr, Scope)> {
+        s.program.threads[at.t].code.iter().find_map(|i| match &i.op {
+            Op::Fence { scope, .. } if *scope < common => Some((i, *scope)),
+            Op::Store { sem: crate::program::Sem::Release, scope: Some(scope), .. }
+            | Op::Load { sem: crate::program::Sem::Acquire, scope: Some(scope), .. }
+                if *scope < common =>
+            {
+                Some((i, *scope))
+            }
+            _ => None,
+        })
+    };
+    let (at, (instr, scope)) = narrow(pa).map(|n| (pa, n)).or_else(|| narrow(pb).map(|n| (pb, n)))?;
+    Some(format!(
+        "the scope .{} of `{}` ({} line {}) does not contain both threads: use .{} (or wider) there and in the other thread",
+        scope_name(scope),
+        instr.text,
+        at.name,
+        instr.line,
+        scope_name(common)
+    ))
 }
 
 /// The hint for an operation that is undefined by itself (the reason found while building the
