@@ -741,3 +741,13 @@ fn isa_forms_are_generated_with_the_widths_of_their_operands() {
     let r = g.rejected[0].to_string();
     assert!(r.contains("elect-register-mask.litmus:9:2:") && r.contains("elect.sync needs the whole warp"), "{r}");
 }
+
+/// ptxas refuses a constant bulk size that is not a multiple of 16 (undefined in the model): the
+/// generator rejects it with that reason instead of writing a program that does not build.
+#[test]
+fn a_bulk_size_ptxas_refuses_is_rejected_with_the_reason() {
+    let g = generate("tests/async/U23-prefetch-size-not-16.litmus");
+    assert!(g.included.is_empty(), "{:?}", g.included);
+    let r = g.rejected[0].to_string();
+    assert!(r.contains("U23-prefetch-size-not-16.litmus:5:2:") && r.contains("ptxas refuses a bulk prefetch size of 8 bytes"), "{r}");
+}

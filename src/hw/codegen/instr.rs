@@ -180,6 +180,11 @@ impl ThreadGen<'_> {
                     &guard,
                 ),
             },
+            Op::AsyncCopy(copy)
+                if copy.kind == CopyKind::Bulk && copy.tensor.is_none() && matches!(copy.size, Value::Const(size) if size % 16 != 0) =>
+            {
+                not_generated("ptxas refuses a constant bulk copy size that is not a multiple of 16 (the model: undefined)")
+            }
             Op::AsyncCopy(copy) => {
                 if copy.kind == CopyKind::Wgmma {
                     return not_generated(WGMMA);
@@ -200,6 +205,11 @@ impl ThreadGen<'_> {
                 GroupKind::CpAsync | GroupKind::Bulk => self.emit(written, &guard),
             },
             Op::Wgmma { .. } | Op::WgmmaFence => not_generated(WGMMA),
+            // ptxas refuses a constant bulk size that is not a multiple of 16 (undefined behaviour
+            // in the model, §9.7.9.25.4.3): the program would not build.
+            Op::Prefetch { bulk: Some((_, Value::Const(size))) } if size % 16 != 0 => {
+                not_generated(&format!("ptxas refuses a bulk prefetch size of {size} bytes (not a multiple of 16; the model: undefined)"))
+            }
             Op::Prefetch { .. }
             | Op::CpAsyncArrive { .. }
             | Op::Mbarrier { .. }
