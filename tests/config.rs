@@ -203,3 +203,21 @@ fn the_value_limit_has_a_flag() {
     let raised = run(&["--max-values", "100"]);
     assert!(!raised.contains("distinct values"), "{raised}");
 }
+
+/// Under `read-wait-without-fence`, S7's `wait_group.read 0` is already there: the hint asks for
+/// the missing `fence.proxy.async` after it, and with that fence the finding is gone.
+#[test]
+fn the_s7_hint_under_the_reading_asks_for_what_is_missing() {
+    let out = ptxmm().args(["run", "--reading", READING, S7]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("`cp.async.bulk.wait_group.read 0` (P0 line 14) already waits for the source reads")
+            && text.contains("put a `fence.proxy.async` after it"),
+        "{text}"
+    );
+    let source = std::fs::read_to_string(S7).unwrap();
+    let fixed = source.replace(" st.shared.v4.u32 [s]", " fence.proxy.async.shared::cta ;\n st.shared.v4.u32 [s]");
+    let out = ptxmm().args(["run", "--reading", READING, "-"]).write_stdin(fixed).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("Verdict: Forbidden") && !text.contains("hint:"), "{text}");
+}

@@ -571,6 +571,16 @@ impl<'a> Incomplete<'a> {
             "`cp.async.bulk.commit_group` after the copy and "
         };
         if self.source {
+            // The source reads are already waited for (`.read`, or a full wait, of every group)
+            // before the access: what is missing is the proxy fence that orders those async reads
+            // before the generic write (the reading `read-wait-without-fence`).
+            let waited = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { n: 0, .. }) && w.line <= po.instr.line);
+            if let (true, Some(w)) = (same_thread, waited) {
+                return format!(
+                    "`{}` ({} line {}) already waits for the source reads, but its completion does not order them before a generic write here: put a `fence.proxy.async` after it, before {access}",
+                    w.text, px.name, w.line
+                );
+            }
             return self.then_sync(&format!(
                 "wait for the copy's source reads in {}: {commit}`cp.async.bulk.wait_group.read 0` (`.read` is enough to reuse the source)",
                 px.name
