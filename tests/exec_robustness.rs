@@ -60,6 +60,18 @@ fn three_thousand_read_decisions_do_not_overflow_the_stack() {
     assert!(took < BOUND, "{took:?}");
 }
 
+/// Class 2 at the size the issue names: 10 threads of 1 000 loads, 10 000 read decisions, one
+/// frame each on the search's own stack.
+#[test]
+fn ten_thousand_read_decisions_do_not_overflow_the_stack() {
+    let src = litmus("loads10", "x = 0;", 10, 1000, |_, k| format!("ld.relaxed.gpu r{}, x", k % 4), "P1:r0 == 1");
+    let f = scratch("loads10.litmus", &src);
+    let (code, out, err, took) = run(&["run", "--liveness", "skip", f.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.starts_with("Verdict: Forbidden\n"), "{out}");
+    assert!(took < BOUND, "{took:?}");
+}
+
 /// Class 3: 16 threads of 1 000 stores: 16 004 events, 32 MB per relation (4 GB, abort, before).
 /// The structure and the model prepared on it are estimated before they are built: about
 /// 2.8 GB, over the default `--max-memory`, and over a smaller one.

@@ -32,6 +32,12 @@ const MAX_MODEL_BYTES: usize = 16 << 20;
 /// expansions (a function applying another twice, nested many levels) reach it.
 const MAX_INLINED_NODES: usize = 1_000_000;
 
+/// The most 64-bit words the transitive dependencies of all definitions and checks may take
+/// (64 MiB): each definition keeps the set of definitions it depends on, so a chain of n
+/// definitions costs n²/128 words; a 1 MiB file of chained lets stays well below it, a model
+/// that includes such a file sixteen times would need gigabytes.
+const MAX_DEPENDENCY_WORDS: usize = 8 << 20;
+
 /// The files of one model, each mapped to its own range of global offsets so that a bare
 /// [`Span`] identifies its file.
 #[derive(Clone, Debug, Default)]
@@ -255,6 +261,7 @@ pub(crate) fn compile(root: SourceFile, root_dir: Option<PathBuf>, include_dirs:
         checks: Vec::new(),
         expanded: 0,
         inlined_nodes: 0,
+        dependency_words: 0,
         defining_function: 0,
         in_rec: false,
     };
@@ -296,6 +303,8 @@ struct Compiler {
     expanded: usize,
     /// Expression nodes built by function calls so far (at most [`MAX_INLINED_NODES`]).
     inlined_nodes: usize,
+    /// Words of transitive dependency sets so far (at most [`MAX_DEPENDENCY_WORDS`]).
+    dependency_words: usize,
     /// Nonzero while a function's body is checked at its definition: calls are checked, not
     /// expanded (the body is expanded at each call).
     defining_function: usize,
@@ -338,7 +347,7 @@ impl Compiler {
                         }
                         Some(body) => {
                             let unit = self.new_unit(vec![(b.name.clone(), b.name_span)], false);
-                            self.finish_unit(unit, vec![body]);
+                            self.finish_unit(unit, vec![body])?;
                             let def = self.units[unit as usize].slots[0];
                             self.scope.insert(b.name, Bound::Def(def));
                         }
@@ -365,7 +374,7 @@ impl Compiler {
                     }
                 }
                 self.in_rec = was_in_rec;
-                self.finish_unit(unit, bodies);
+                self.finish_unit(unit, bodies)?;
                 Ok(())
             }
             Item::LetFun { name, name_span: _, params, body } => {
@@ -394,6 +403,8 @@ impl Compiler {
                 let expr = self.expr(&expr, &[])?;
                 let (env_deps, direct) = self.direct_deps(std::slice::from_ref(&expr));
                 let (env_deps, units) = self.close_deps(env_deps, &direct, None);
+                // A check keeps its units as a list: 32 bits per unit.
+                self.charge_dependencies(units.iter().count().div_ceil(2) + env_deps.words.len(), span)?;
                 let name = name.unwrap_or_default();
                 self.checks.push(Check {
                     name,
@@ -437,7 +448,7 @@ impl Compiler {
         let saved_scope = std::mem::replace(&mut self.scope, def.scope.clone());
         for ((p, p_span), body) in def.params.iter().zip(bound) {
             let unit = self.new_unit(vec![(p.clone(), *p_span)], false);
-            self.finish_unit(unit, vec![body]);
+            self.finish_unit(unit, vec![body])?;
             let slot = self.units[unit as usize].slots[0];
             self.scope.insert(p.clone(), Bound::Def(slot));
         }
@@ -537,13 +548,32 @@ impl Compiler {
         unit
     }
 
-    fn finish_unit(&mut self, unit: u32, bodies: Vec<IExpr>) {
+    fn finish_unit(&mut self, unit: u32, bodies: Vec<IExpr>) -> Result<(), Diagnostic> {
         let (env_deps, direct) = self.direct_deps(&bodies);
         let (env_deps, deps) = self.close_deps(env_deps, &direct, Some(unit));
+        let span = self.defs[self.units[unit as usize].slots[0] as usize].span;
+        self.charge_dependencies(deps.words.len() + env_deps.words.len(), span)?;
         let u = &mut self.units[unit as usize];
         u.bodies = bodies;
         u.env_deps = env_deps;
         u.deps = deps;
+        Ok(())
+    }
+
+    /// Charges `words` of dependency sets to [`MAX_DEPENDENCY_WORDS`].
+    fn charge_dependencies(&mut self, words: usize, span: Span) -> Result<(), Diagnostic> {
+        self.dependency_words = self.dependency_words.saturating_add(words);
+        if self.dependency_words > MAX_DEPENDENCY_WORDS {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "the model's definitions depend on too many others: their transitive dependencies exceed {} MiB (internal limit)",
+                    (MAX_DEPENDENCY_WORDS * 8) >> 20
+                ),
+            )
+            .with_note("each definition keeps the set of definitions it depends on; a long chain of definitions, repeated by includes, grows with its square"));
+        }
+        Ok(())
     }
 
     /// Environment slots and units mentioned directly by some expressions.
@@ -668,7 +698,7 @@ impl Compiler {
             }
             let arg_span = arg.span;
             let unit = self.new_unit(vec![(name.clone(), arg_span)], false);
-            self.finish_unit(unit, vec![arg]);
+            self.finish_unit(unit, vec![arg])?;
             let slot = self.units[unit as usize].slots[0];
             bound.push((name, IExpr { kind: IKind::Def(slot), span: arg_span }));
         }

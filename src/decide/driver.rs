@@ -137,7 +137,9 @@ pub(super) fn drive<'p>(
         budget.check_estimate(EventStructure::estimated_bytes(events, config.model.definition_count()), || {
             format!("an event structure of {events} events")
         })?;
-        let structure = EventStructure::build(program, &config.readings, traces);
+        let Ok(structure) = EventStructure::build_until(program, &config.readings, traces, budget.deadline) else {
+            return Err(budget.timeout().into());
+        };
         let goal = hooks.structure(traces, &structure)?;
         for resolution in resolve_barriers(&structure, &config.readings) {
             match hooks.resolution(&resolution) {

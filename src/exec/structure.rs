@@ -11,6 +11,7 @@ use crate::program::mbarrier::MbState;
 use crate::program::{
     AccessSpace, CopyKind, FenceKind, FenceRestrict, Op, Placement, Program, Proxy, RmwOp, Scope, Sem, Space, VariableKind,
 };
+use crate::clock::Instant;
 use crate::relation::{EventSet, Relation};
 use std::collections::BTreeMap;
 
@@ -93,6 +94,10 @@ pub struct EventStructure<'p> {
 /// estimate of [`EventStructure::estimated_bytes`].
 const STATIC_RELATIONS: u64 = 32;
 
+/// A build given up at its deadline ([`EventStructure::build_until`]).
+#[derive(Clone, Copy, Debug)]
+pub struct BuildExpired;
+
 impl<'p> EventStructure<'p> {
     /// The events of the structure of `traces`: one initial write per physical location, then
     /// every trace's events.
@@ -114,11 +119,21 @@ impl<'p> EventStructure<'p> {
     /// The structure of one combination of runs (one per thread), under `readings`: one of them
     /// changes who performs an async signal, the others give the model its `ALT-…` sets.
     pub fn build(program: &'p Program, readings: &Readings, traces: &[&Trace]) -> Self {
+        match Self::build_until(program, readings, traces, None) {
+            Ok(s) => s,
+            Err(BuildExpired) => unreachable!("a build without a deadline does not expire"),
+        }
+    }
+
+    /// [`EventStructure::build`], given up once `deadline` has passed: a structure of ten
+    /// thousand events takes most of a second to build (`--timeout`).
+    pub fn build_until(program: &'p Program, readings: &Readings, traces: &[&Trace], deadline: Option<Instant>) -> Result<Self, BuildExpired> {
+        let expired = || deadline.is_some_and(|d| Instant::now() >= d);
         let mut events = init_events(program);
         let (thread_events, bases) = push_thread_events(&mut events, program, readings, traces);
         let n = events.len();
         let sets = base_sets(program, readings, &events);
-        let relations = static_relations(program, traces, &bases, &events, &thread_events);
+        let relations = static_relations(program, traces, &bases, &events, &thread_events, &expired)?;
         let registers = traces.iter().map(|t| t.registers.clone()).collect();
         let mut symbolic_registers = BTreeMap::new();
         let mut symbolic_reads = vec![false; n];
@@ -130,7 +145,7 @@ impl<'p> EventStructure<'p> {
                 symbolic_reads[bases[t] + i] = te.symbolic;
             }
         }
-        EventStructure { program, events, thread_events, sets, relations, registers, symbolic_registers, symbolic_reads }
+        Ok(EventStructure { program, events, thread_events, sets, relations, registers, symbolic_registers, symbolic_reads })
     }
 
     /// Writes to each physical location (init write first), for rf and co enumeration.
@@ -276,9 +291,12 @@ fn static_relations(
     bases: &[usize],
     events: &[Event],
     thread_events: &[Vec<usize>],
-) -> BTreeMap<&'static str, Relation> {
+    expired: &dyn Fn() -> bool,
+) -> Result<BTreeMap<&'static str, Relation>, BuildExpired> {
     let n = events.len();
     let mut rel: BTreeMap<&'static str, Relation> = BTreeMap::new();
+    // Each relation costs a pass over n² bits: the clock is read between them.
+    let check = || if expired() { Err(BuildExpired) } else { Ok(()) };
     rel.insert("id", Relation::identity(n));
     // Events performed by one thread itself, or by one async agent of it.
     let performer = |i: usize| events[i].thread.map(|t| (t, events[i].agent));
@@ -291,6 +309,7 @@ fn static_relations(
     for ids in thread_events {
         // Walking back, the thread's own events and its agents' events seen so far.
         let (mut later, mut later_agents) = (EventSet::empty(n), EventSet::empty(n));
+        check()?;
         for &a in ids.iter().rev() {
             if events[a].agent.is_some() {
                 later_agents.insert(a);
@@ -303,15 +322,18 @@ fn static_relations(
     }
     rel.insert("po", po);
     rel.insert("iss", iss);
+    check()?;
     let int = grouped(n, performer).union(&Relation::identity(n));
     rel.insert("ext", int.complement());
     rel.insert("int", int);
+    check()?;
     // Complete overlap: the same bytes accessed by both (§8.7): same word, same access range.
     rel.insert("same-range", grouped(n, |i| events[i].physical.map(|p| (p, events[i].range))));
     // Overlap (§8.2.1): some byte of the word accessed by both (a sub-word access covers only
     // its own bytes of its word; every other access, the whole word).
     rel.insert("overlap", overlap(program, events));
     rel.insert("same-access", same_access(program, events));
+    check()?;
     let mut issuer = Relation::empty(n);
     for ids in thread_events {
         let mut own = EventSet::empty(n);
@@ -321,9 +343,11 @@ fn static_relations(
         }
     }
     rel.insert("issuer", issuer);
+    check()?;
     rel.insert("loc", grouped(n, |i| events[i].physical));
     let generic = |e: &Event| e.location.map(|l| program.locations[l].generic);
     rel.insert("vloc", grouped(n, |i| events[i].physical.and(generic(&events[i]))));
+    check()?;
     // Same scope: both events carry a scope, and each scope includes the other's thread.
     rel.insert(
         "sr",
@@ -337,6 +361,7 @@ fn static_relations(
         ),
     );
     rel.insert("scta", grouped(n, |i| events[i].placement.map(|p| (p.gpu, p.cta))));
+    check()?;
     let [rmw, addr, data, ctrl] = dependency_relations(program, traces, bases, n);
     rel.insert("rmw", rmw);
     let asyncr = async_relations(program, traces, bases, events);
@@ -346,9 +371,10 @@ fn static_relations(
     rel.insert("addr", addr);
     rel.insert("data", data);
     rel.insert("ctrl", ctrl);
+    check()?;
     let po_loc = rel["po"].intersection(&rel["loc"]);
     rel.insert("po-loc", po_loc);
-    rel
+    Ok(rel)
 }
 
 /// Events of one word that access a common byte of it (both directions, each event with itself).
@@ -1120,4 +1146,27 @@ fn resolve_cluster_barriers(s: &EventStructure, blocked: &mut Vec<BlockedBarrier
 
 fn is_arrive(e: &Event) -> bool {
     matches!(e.kind, EventKind::Barrier { arrive: true, .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Limits;
+    use crate::diag::SourceFile;
+    use crate::exec::trace::explore;
+
+    /// The build reads the clock between relations: one whose deadline has passed gives up
+    /// (`--timeout` covers structures of ten thousand events, which take most of a second).
+    #[test]
+    fn a_build_past_its_deadline_gives_up() {
+        let file = SourceFile::new("t.litmus", "PTX t\n{ x = 0; }\nP0 | P1 ;\nst.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\nexists (P1:r0 == 1)\n");
+        let ast = crate::litmus::parse(&file).unwrap();
+        let program = crate::program::lower(&ast, &file).unwrap();
+        let (_, per_thread) = explore(&program, &Limits::default(), false).unwrap();
+        let traces: Vec<_> = per_thread.iter().map(|t| &t.traces[0]).collect();
+        let past = Instant::now();
+        assert!(EventStructure::build_until(&program, &Default::default(), &traces, Some(past)).is_err());
+        let built = EventStructure::build_until(&program, &Default::default(), &traces, None).map(|s| s.n());
+        assert_eq!(built.ok(), Some(EventStructure::build(&program, &Default::default(), &traces).n()));
+    }
 }

@@ -115,9 +115,12 @@ fn prepare_inner<'m>(
     }
     // Static units only depend on earlier static units, so one pass in order suffices.
     let empty = Layer::default();
+    // One compiler for every static unit: its tables are as long as the model (a compiler per
+    // unit made preparation quadratic in the definitions).
+    let structural = Compiler::new(prog, n, &empty, &dyn_slots, &unit_static, &env_cell, &def_cell);
     for (u, unit) in prog.units.iter().enumerate() {
         if unit_static[u] {
-            let c = Compiler::new(prog, n, &empty, &dyn_slots, &unit_static, &env_cell, &def_cell);
+            let c = &structural;
             let bodies: Vec<CExpr> = unit.bodies.iter().map(|b| c.structural(b)).collect();
             eval_unit(prog, u as u32, &bodies, &mut StaticTarget { n, layer: &mut statics, deadline })?;
         }

@@ -146,9 +146,14 @@ impl Budget {
     /// Stop with the time limit's error once the deadline has passed.
     pub fn check_deadline(&self) -> Result<(), SearchError> {
         match self.deadline {
-            Some(d) if Instant::now() >= d => Err(SearchError::Explore(ExploreError::Timeout { seconds: self.timeout_secs })),
+            Some(d) if Instant::now() >= d => Err(self.timeout()),
             _ => Ok(()),
         }
+    }
+
+    /// The error of a search stopped at the deadline.
+    pub fn timeout(&self) -> SearchError {
+        SearchError::Explore(ExploreError::Timeout { seconds: self.timeout_secs })
     }
 
     pub(super) fn evaluation(&mut self) -> Result<(), SearchError> {
