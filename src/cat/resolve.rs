@@ -24,8 +24,10 @@ const MAX_INCLUDE_DEPTH: usize = 64;
 /// 40 deep, would otherwise be read 2^40 times although nesting stays shallow.
 const MAX_INCLUDES: usize = 1_000;
 
-/// The most bytes of cat source one model may read, its includes counted each time.
-const MAX_MODEL_BYTES: usize = 16 << 20;
+/// The most bytes of cat source one model may read, its includes counted each time. Loading
+/// is linear in them but has no clock (the model is loaded once, before any test's
+/// `--timeout` starts): 4 MiB of definitions load in about a second.
+const MAX_MODEL_BYTES: usize = 4 << 20;
 
 /// The most expression nodes function calls may expand to in one model. Arguments used more
 /// than once are shared (bound to a definition) rather than copied, so only genuinely large
