@@ -251,7 +251,14 @@ enum Command {
 
 fn main() -> ExitCode {
     // herd7's single-dash spellings (`-through all`) become ptxmm's long options first.
-    let cli = Cli::parse_from(ptxmm::herd::options::rewrite_herd_argv(std::env::args_os()));
+    let argv = match ptxmm::herd::options::rewrite_herd_argv(std::env::args_os()) {
+        Ok(argv) => argv,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(argv);
     let _ = COLOR.set(color_choice(cli.color));
     match cli.command {
         Command::Run { tests, model, limits, json, timing, liveness, herd } => match herd.load() {

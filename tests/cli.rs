@@ -397,6 +397,30 @@ fn suite_liveness_takes_a_mode() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected `check`, `skip` or `only`, found `sometimes`"));
 }
 
+/// A CSV named like Dat3M's liveness expectations (`…-Liveness-expected.csv`) is read as
+/// liveness rows without `--liveness` (issue 27: it was quietly compared with the conditions),
+/// with a note; `--liveness check` still compares the conditions.
+#[test]
+fn suite_recognises_a_liveness_csv_by_its_name() {
+    let dir = scratch("suite-liveness-name");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/liveness");
+    let root = root.to_str().unwrap();
+    // As liveness rows both pass; as condition rows the second fails (its condition holds,
+    // yet it may hang).
+    let csv = dir.join("PTX-Liveness-expected.csv");
+    std::fs::write(&csv, "barrier-count-met.litmus,1\nspin-flag-reset.litmus,0\n").unwrap();
+    let csv = csv.to_str().unwrap();
+    let out = ptxmm().args(["suite", csv, "--root", root]).output().unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.lines().any(|l| l == "2 passed, 0 failed"), "{s}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("read as a liveness CSV"));
+    let plain = dir.join("plain.csv");
+    std::fs::copy(csv, &plain).unwrap();
+    let s =
+        String::from_utf8_lossy(&ptxmm().args(["suite", plain.to_str().unwrap(), "--root", root]).output().unwrap().stdout).into_owned();
+    assert!(!s.lines().any(|l| l == "2 passed, 0 failed"), "{s}");
+}
+
 /// A CSV row with an unknown verdict word is rejected with the list of the accepted ones.
 #[test]
 fn suite_csv_error_lists_the_verdict_words() {

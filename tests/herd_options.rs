@@ -374,3 +374,21 @@ fn explain_draws_a_rejected_execution_with_through() {
     assert_eq!(code, 0);
     assert!(out.starts_with("Test MP: the outcome 1:r0=1 /\\ 1:r1=0 is allowed.\nWitness execution"), "{out}");
 }
+
+/// herd7's `-model` takes a cat file or a model name; its `-q` has no counterpart and is
+/// refused with what to do instead (issue 27: both were "unexpected argument").
+#[test]
+fn herd_model_and_refused_options() {
+    let cat = "../shared/peers/dat3m/cat/ptx-v7.5.cat";
+    if std::path::Path::new(cat).exists() {
+        let (code, out, err) = run(&["run", "-model", cat, "--liveness", "skip", "examples/MP.litmus"]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.starts_with("Verdict: Forbidden"), "{out}");
+    }
+    let (code, out, err) = run(&["run", "-model", "ptx-7.5", "--liveness", "skip", "examples/MP.litmus"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("Verdict: Forbidden"), "{out}");
+    let (code, _, err) = run(&["run", "-q", "examples/MP.litmus"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("herd7's `-q` is not a ptxmm option") && err.contains("2>/dev/null"), "{err}");
+}

@@ -17,6 +17,15 @@ use std::process::ExitCode;
 pub(crate) fn suite_liveness(csv: Option<PathBuf>, liveness: Option<String>) -> Result<(PathBuf, LivenessMode), String> {
     use clap::ValueEnum as _;
     let (csv, mode) = match liveness {
+        // Dat3M names its liveness expectations `…-Liveness-expected.csv`; its rows are
+        // `path,1|0` as the condition CSVs', so only the name tells them apart.
+        None if csv.as_ref().is_some_and(|p| is_liveness_csv_name(p)) => {
+            eprintln!(
+                "note: {} is read as a liveness CSV (its name says so): `1` means every fair execution terminates; --liveness check compares conditions instead",
+                csv.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+            );
+            (csv, LivenessMode::Only)
+        }
         None => (csv, LivenessMode::Check),
         Some(word) => match LivenessMode::from_str(&word, false) {
             Ok(mode) => (csv, mode),
@@ -25,6 +34,11 @@ pub(crate) fn suite_liveness(csv: Option<PathBuf>, liveness: Option<String>) -> 
         },
     };
     Ok((csv.ok_or("suite: the CSV file is required (`ptxmm suite CSV`)")?, mode))
+}
+
+/// Whether a suite CSV's file name says it holds liveness expectations (`*liveness*.csv`).
+fn is_liveness_csv_name(path: &std::path::Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.to_ascii_lowercase().contains("liveness"))
 }
 
 /// The exit status of a command over many tests: the worst of theirs (0 decided, 1 a test

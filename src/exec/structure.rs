@@ -6,12 +6,12 @@
 //! cat models run unchanged (see `docs/model.md` for each one and the spec sentence behind it).
 
 use super::trace::{AsyncKind, MbKind, Role, SymExpr, Trace, TraceEvent, TraceOp};
+use crate::clock::Instant;
 use crate::config::readings::Readings;
 use crate::program::mbarrier::MbState;
 use crate::program::{
     AccessSpace, CopyKind, FenceKind, FenceRestrict, Op, Placement, Program, Proxy, RmwOp, Scope, Sem, Space, VariableKind,
 };
-use crate::clock::Instant;
 use crate::relation::{EventSet, Relation};
 use std::collections::BTreeMap;
 
@@ -127,7 +127,12 @@ impl<'p> EventStructure<'p> {
 
     /// [`EventStructure::build`], given up once `deadline` has passed: a structure of ten
     /// thousand events takes most of a second to build (`--timeout`).
-    pub fn build_until(program: &'p Program, readings: &Readings, traces: &[&Trace], deadline: Option<Instant>) -> Result<Self, BuildExpired> {
+    pub fn build_until(
+        program: &'p Program,
+        readings: &Readings,
+        traces: &[&Trace],
+        deadline: Option<Instant>,
+    ) -> Result<Self, BuildExpired> {
         let expired = || deadline.is_some_and(|d| Instant::now() >= d);
         let mut events = init_events(program);
         let (thread_events, bases) = push_thread_events(&mut events, program, readings, traces);
@@ -1159,7 +1164,10 @@ mod tests {
     /// (`--timeout` covers structures of ten thousand events, which take most of a second).
     #[test]
     fn a_build_past_its_deadline_gives_up() {
-        let file = SourceFile::new("t.litmus", "PTX t\n{ x = 0; }\nP0 | P1 ;\nst.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\nexists (P1:r0 == 1)\n");
+        let file = SourceFile::new(
+            "t.litmus",
+            "PTX t\n{ x = 0; }\nP0 | P1 ;\nst.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\nexists (P1:r0 == 1)\n",
+        );
         let ast = crate::litmus::parse(&file).unwrap();
         let program = crate::program::lower(&ast, &file).unwrap();
         let (_, per_thread) = explore(&program, &Limits::default(), false).unwrap();

@@ -22,15 +22,35 @@ pub const HERD_SPELLINGS: &[(&str, &str)] = &[
     ("-set-libdir", "--set-libdir"),
     ("-cat", "--cat"),
     ("-unroll", "--unroll"),
+    ("-timeout", "--timeout"),
+];
+
+/// herd7 options ptxmm has no counterpart for, each with what to use instead: refused with
+/// that advice rather than read as an unknown short option.
+pub const HERD_REFUSED: &[(&str, &str)] = &[
+    ("-q", "ptxmm has no quiet mode: reports go to standard output and messages to standard error (add `2>/dev/null`)"),
+    ("-v", "ptxmm has no verbose mode: `--timing` adds each test's time, `explain` says why"),
+    ("-graph", "draw executions with `ptxmm explain --dot` or `--svg`"),
+    ("-dotmode", "draw executions with `ptxmm explain --dot` or `--svg`"),
+    ("-showevents", "draw executions with `ptxmm explain --dot` or `--svg`"),
+    ("-gv", "draw executions with `ptxmm explain --svg` and open the file"),
+    ("-evince", "draw executions with `ptxmm explain --svg` and open the file"),
+    ("-variant", "ptxmm's alternatives are `--reading FLAG` (see `ptxmm run --help`)"),
+    ("-bell", "ptxmm reads no bell files: scopes come from the litmus test's placements"),
+    ("-macros", "ptxmm reads no macro files"),
+    ("-candidates", "ptxmm counts candidates in `--json` records (`stats`)"),
+    ("-hexa", "ptxmm prints values in decimal"),
 ];
 
 /// The command line with herd7's single-dash options (`-through all`) rewritten to ptxmm's
-/// long ones (`--through all`). Only whole arguments equal to a herd7 spelling change, and
-/// nothing after `--`.
-pub fn rewrite_herd_argv(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+/// long ones (`--through all`); `-model X` becomes `--cat X` for a file (`.cat` or a path) and
+/// `--model X` for a name. Only whole arguments equal to a herd7 spelling change, and nothing
+/// after `--`. A herd7 option ptxmm has no counterpart for is an error that names what to use.
+pub fn rewrite_herd_argv(args: impl IntoIterator<Item = OsString>) -> Result<Vec<OsString>, String> {
     let mut out = Vec::new();
     let mut rest = false;
-    for a in args {
+    let mut args = args.into_iter().peekable();
+    while let Some(a) = args.next() {
         if rest {
             out.push(a);
             continue;
@@ -40,12 +60,22 @@ pub fn rewrite_herd_argv(args: impl IntoIterator<Item = OsString>) -> Vec<OsStri
             out.push(a);
             continue;
         }
-        match a.to_str().and_then(|s| HERD_SPELLINGS.iter().find(|(h, _)| *h == s)) {
-            Some((_, long)) => out.push(OsString::from(*long)),
-            None => out.push(a),
+        let Some(s) = a.to_str() else {
+            out.push(a);
+            continue;
+        };
+        if s == "-model" {
+            let is_file = args.peek().and_then(|v| v.to_str()).is_some_and(|v| v.ends_with(".cat") || v.contains('/'));
+            out.push(OsString::from(if is_file { "--cat" } else { "--model" }));
+        } else if let Some((_, long)) = HERD_SPELLINGS.iter().find(|(h, _)| *h == s) {
+            out.push(OsString::from(*long));
+        } else if let Some((h, advice)) = HERD_REFUSED.iter().find(|(h, _)| *h == s) {
+            return Err(format!("herd7's `{h}` is not a ptxmm option: {advice}"));
+        } else {
+            out.push(a);
         }
     }
-    out
+    Ok(out)
 }
 
 /// The lines of a herd7 list file that carry something: comments (`#` or `%` to the end of
@@ -152,8 +182,30 @@ mod tests {
             .iter()
             .map(OsString::from)
             .collect();
-        let out: Vec<String> = rewrite_herd_argv(argv).into_iter().map(|a| a.into_string().unwrap()).collect();
+        let out: Vec<String> = rewrite_herd_argv(argv).unwrap().into_iter().map(|a| a.into_string().unwrap()).collect();
         assert_eq!(out, ["ptxmm", "run", "--through", "all", "--skipchecks", "a", "-o", "d", "x.litmus", "--", "-names"]);
+    }
+
+    fn rewritten(args: &[&str]) -> Result<Vec<String>, String> {
+        Ok(rewrite_herd_argv(args.iter().map(OsString::from))?.into_iter().map(|a| a.into_string().unwrap()).collect())
+    }
+
+    #[test]
+    fn herd_model_is_a_file_or_a_name() {
+        assert_eq!(rewritten(&["ptxmm", "run", "-model", "ptx-v7.5.cat", "t"]).unwrap(), ["ptxmm", "run", "--cat", "ptx-v7.5.cat", "t"]);
+        assert_eq!(rewritten(&["ptxmm", "run", "-model", "../m/x", "t"]).unwrap(), ["ptxmm", "run", "--cat", "../m/x", "t"]);
+        assert_eq!(rewritten(&["ptxmm", "run", "-model", "ptx-7.5", "t"]).unwrap(), ["ptxmm", "run", "--model", "ptx-7.5", "t"]);
+        assert_eq!(rewritten(&["ptxmm", "run", "-timeout", "3", "t"]).unwrap(), ["ptxmm", "run", "--timeout", "3", "t"]);
+    }
+
+    #[test]
+    fn herd_options_without_counterpart_are_refused_with_advice() {
+        let e = rewritten(&["ptxmm", "run", "-q", "t"]).unwrap_err();
+        assert!(e.contains("`-q`") && e.contains("2>/dev/null"), "{e}");
+        let e = rewritten(&["ptxmm", "run", "-graph", "cluster", "t"]).unwrap_err();
+        assert!(e.contains("--svg"), "{e}");
+        // After `--`, nothing is an option.
+        assert!(rewritten(&["ptxmm", "run", "--", "-q"]).is_ok());
     }
 
     #[test]

@@ -284,6 +284,9 @@ async function explainTest() {
     const answer = await ask({ op: 'explain', text: source.value, file: FILE, ...options() });
     state.last = { op: 'explain', answer };
     if (!answer.ok) {
+      $('verdict').hidden = true;
+      $('summary').textContent = '';
+      $('explanation').hidden = true;
       $('output').textContent = answer.error.rendered || answer.error.message;
       showDiagnostic(answer);
       return idle('error in the test', 'error');

@@ -87,6 +87,35 @@ const hint = await page.textContent('#output .hint');
 check(/fence\.proxy\.async/.test(hint || ''), 'U03: the finding’s hint names fence.proxy.async', hint);
 await page.screenshot({ path: path.join(outDir, 'undefined-tma.png') });
 
+// ------------------------------------------------------------ no stale verdict
+console.log('a malformed test after an Undefined one shows no verdict');
+/** Whether the verdict badge is on screen (not only in the DOM). */
+async function badgeVisible() {
+  return page.evaluate(() => {
+    const b = document.getElementById('verdict');
+    return !b.hidden && getComputedStyle(b).display !== 'none' && b.getBoundingClientRect().height > 0;
+  });
+}
+await runText('PTX broken\n{ x=0; }\nP0 ;\nst.weak x, ;\nexists (x == 1)\n');
+check(!(await pageVerdict()).ok && !(await badgeVisible()), 'after U03 (Undefined), a parse error shows no verdict badge');
+{
+  // A fresh page: MP is run on load; a malformed paste must not leave its Forbidden badge.
+  const fresh = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+  await fresh.goto(url);
+  await fresh.waitForFunction(() => window.ptxmmPlayground && window.ptxmmPlayground.firstVerdictMs !== null, null, { timeout: 30000 });
+  await fresh.evaluate(() => (window.ptxmmPlayground.last = null));
+  await fresh.fill('#source', 'PTX broken\nP0 ;\nld.weak r0, ;\n');
+  await fresh.click('#run');
+  await fresh.waitForFunction(() => !window.ptxmmPlayground.busy && window.ptxmmPlayground.last, null, { timeout: 60000 });
+  const shown = await fresh.evaluate(() => {
+    const b = document.getElementById('verdict');
+    return !b.hidden && getComputedStyle(b).display !== 'none' && b.getBoundingClientRect().height > 0;
+  });
+  check(!shown, 'on a fresh page, a malformed paste shows no verdict badge (MP’s is gone)');
+  await fresh.screenshot({ path: path.join(outDir, 'parse-error-no-verdict.png') });
+  await fresh.close();
+}
+
 // ------------------------------------------------------------ a hanging mbarrier test
 console.log('hanging mbarrier test');
 const u12 = 'tests/async/U12-wrong-parity.litmus';
