@@ -178,5 +178,5 @@ fn dependency_sets_are_bounded() {
     let (model, took) = timed_load(&dir.join("root.cat"));
     assert_fast(took);
     let Err(err) = model else { panic!("over the budget") };
-    assert!(err.contains("transitive dependencies exceed 64 MiB"), "{err}");
+    assert!(err.contains("transitive dependencies exceed 256 MiB"), "{err}");
 }

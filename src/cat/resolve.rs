@@ -35,10 +35,11 @@ const MAX_MODEL_BYTES: usize = 4 << 20;
 const MAX_INLINED_NODES: usize = 1_000_000;
 
 /// The most 64-bit words the transitive dependencies of all definitions and checks may take
-/// (64 MiB): each definition keeps the set of definitions it depends on, so a chain of n
-/// definitions costs n²/128 words; a 1 MiB file of chained lets stays well below it, a model
-/// that includes such a file sixteen times would need gigabytes.
-const MAX_DEPENDENCY_WORDS: usize = 8 << 20;
+/// (256 MiB): each definition keeps the set of definitions it depends on, as a bit set over the
+/// definitions before it, so a chain of n definitions costs n²/128 words; a 1 MiB file of
+/// chained lets stays below it, a model that includes such a file four times would need
+/// gigabytes.
+const MAX_DEPENDENCY_WORDS: usize = 32 << 20;
 
 /// The files of one model, each mapped to its own range of global offsets so that a bare
 /// [`Span`] identifies its file.

@@ -221,12 +221,7 @@ impl RunTest<'_> {
         } else {
             match &outcome {
                 Some(o) => {
-                    out!(
-                        "{}{}{}",
-                        ptxmm::decide::report::headline(o, live.as_ref()),
-                        ptxmm::decide::report::herd_block(o),
-                        ptxmm::decide::report::verdict_block(o)
-                    )
+                    out!("{}", ptxmm::decide::report::run_text(o, live.as_ref()))
                 }
                 None => outln!("Test {}", program.name),
             }

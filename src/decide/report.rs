@@ -4,7 +4,7 @@
 //! `Ok`/`No` (prefixed by `Loop ` when a loop was cut), `Witnesses`, `Positive: p Negative: q`
 //! (swapped for `~exists`), `Condition`, `Observation`. Counts are of consistent executions.
 
-use crate::decide::verdict::Outcome;
+use crate::decide::verdict::{Outcome, Verdict};
 use crate::litmus::ast::Quantifier;
 use serde::Serialize;
 use std::fmt::Write;
@@ -60,7 +60,9 @@ pub fn headline(o: &Outcome, live: Option<&crate::decide::liveness::LivenessOutc
                 "no execution completes"
             };
             let _ = writeln!(s, "Verdict: {} ({short})", o.verdict().name());
-            let _ = writeln!(s, "Inconclusive: {why}");
+            // The verdict line gave the short reason: the next line goes on from it.
+            let rest = why.strip_prefix(short).and_then(|r| r.strip_prefix(": ")).unwrap_or(&why);
+            let _ = writeln!(s, "Inconclusive: {rest}");
             if !o.loop_cut {
                 // The first stuck thread of a hanging execution; the Liveness report lists all.
                 if let Some(t) = live.and_then(|l| l.hang.first()) {
@@ -93,9 +95,26 @@ pub fn headline(o: &Outcome, live: Option<&crate::decide::liveness::LivenessOutc
     s
 }
 
+/// The text report of `run` (the CLI and the playground): the headline, then herd7's block
+/// and ptxmm's findings and notes. For an Undefined result, or an Allowed one with races, the
+/// findings are the answer and come first, before herd7's block (which stays byte for byte).
+pub fn run_text(o: &Outcome, live: Option<&crate::decide::liveness::LivenessOutcome>) -> String {
+    let answer_is_findings = o.verdict() == Verdict::Undefined || (o.verdict() == Verdict::Allowed && !o.races.is_empty());
+    if answer_is_findings {
+        format!("{}{}{}{}", headline(o, live), findings_block(o), herd_block(o), notes_block(o))
+    } else {
+        format!("{}{}{}", headline(o, live), herd_block(o), verdict_block(o))
+    }
+}
+
 /// What ptxmm adds after herd7's block: the undefined behaviour that makes a test Undefined,
 /// the data races, and the readings of the spec's ambiguities in effect.
 pub fn verdict_block(o: &Outcome) -> String {
+    format!("{}{}", findings_block(o), notes_block(o))
+}
+
+/// The findings: undefined behaviour, data races, other flags of the model, each with its hint.
+pub fn findings_block(o: &Outcome) -> String {
     const SHOWN: usize = 12;
     let mut s = String::new();
     let list = |s: &mut String, title: &str, items: &std::collections::BTreeSet<crate::decide::findings::Finding>| {
@@ -119,6 +138,12 @@ pub fn verdict_block(o: &Outcome) -> String {
     list(&mut s, "Undefined behaviour", &o.undefined);
     list(&mut s, "Data races", &o.races);
     list(&mut s, "Flagged by the model", &o.flag_findings);
+    s
+}
+
+/// The checks skipped, the loops and the readings in effect.
+pub fn notes_block(o: &Outcome) -> String {
+    let mut s = String::new();
     if !o.skipped_checks.is_empty() {
         let _ = writeln!(s, "Skipped checks (not applied): {}", o.skipped_checks.join(", "));
     }

@@ -169,11 +169,7 @@ fn decide(req: &Value) -> Value {
     let mut text = match &outcome {
         Some(o) => {
             format!(
-                "{}{}{}",
-                ptxmm::decide::report::headline(o, live.as_ref()),
-                ptxmm::decide::report::herd_block(o),
-                ptxmm::decide::report::verdict_block(o)
-            )
+                "{}", ptxmm::decide::report::run_text(o, live.as_ref()))
         }
         None => format!("Test {}\n", r.program.name),
     };
