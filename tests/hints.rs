@@ -471,3 +471,26 @@ fn the_hint_checks_catch_the_quoted_bugs() {
     let present = "wait for the copy's source reads in P0: `cp.async.bulk.wait_group.read 0` (`.read` is enough to reuse the source), then synchronize P0 with P1";
     assert!(std::panic::catch_unwind(|| assert_asks_nothing_present("quote", &source, present)).is_err());
 }
+
+/// `explain` prints the `reading:` lines that `run` prints under a finding that depends on a
+/// reading (docs/findings.md), with the same text: under the undefined behaviour and under the
+/// race of the execution shown.
+#[test]
+fn explain_prints_the_readings_a_finding_depends_on() {
+    let model = models::builtin(models::DEFAULT_MODEL).unwrap();
+    let config = ptxmm::Config::new(model.clone(), model.title());
+    for (file, id) in
+        [("async/A24-pipeline-tma-async-consumer-release.litmus", "AMBIG-24"), ("async/S2c-two-groups-value-g1.litmus", "AMBIG-18")]
+    {
+        let path = dir().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let src = SourceFile::new(path.display().to_string(), text);
+        let program = ptxmm::program::lower(&ptxmm::litmus::parse(&src).unwrap(), &src).unwrap();
+        let run = Decider::new(&config).verdict(&program).unwrap();
+        let line =
+            run.undefined.iter().chain(&run.races).flat_map(|f| &f.readings).next().unwrap_or_else(|| panic!("{file}: no reading")).line();
+        assert!(line.starts_with(&format!("depends on the reading {id}")), "{file}: {line}");
+        let explained = Decider::new(&config).explain(&program).unwrap();
+        assert!(explained.text.contains(&format!("  reading: {line}\n")), "{file}: explain lacks `reading: {line}`:\n{}", explained.text);
+    }
+}
