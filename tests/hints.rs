@@ -494,3 +494,15 @@ fn explain_prints_the_readings_a_finding_depends_on() {
         assert!(explained.text.contains(&format!("  reading: {line}\n")), "{file}: explain lacks `reading: {line}`:\n{}", explained.text);
     }
 }
+
+/// A tensor map rewritten while a tensor copy may still read it (U2 for the tensor map): wait for
+/// the copy's phase before modifying the tensor map.
+#[test]
+fn tensor_map_hint_is_wait_before_modifying_it() {
+    check(
+        "tensor-map",
+        "U2-tensor-map-modified-in-flight",
+        &["wait for that phase in P2 before modifying the tensor map", "`mbarrier.try_wait.parity` on `bar`"],
+        &["modifying the source"],
+    );
+}

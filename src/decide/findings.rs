@@ -427,7 +427,8 @@ fn async_hint(s: &EventStructure, rule: &str, x: usize, o: usize, path: Option<&
     if let Some(h) = refill_hint(s, &px, &po, x, o, path) {
         return h;
     }
-    ordering_hint(s, &px, &po, ex.role)
+    let tensor_map = ex.role == Role::Source && ex.location.is_some_and(|l| s.program.is_tensor_map(s.program.locations[l].variable));
+    ordering_hint(s, &px, &po, ex.role, tensor_map)
 }
 
 /// A copy (at `px`, event `x`) that refills a buffer which another thread reads (at `po`, event
@@ -510,8 +511,9 @@ fn refill_hint(s: &EventStructure, px: &At, po: &At, x: usize, o: usize, path: O
 
 /// The asynchronous operation at `px` is not complete (for `po`) when `po` accesses its memory:
 /// name what completes it, by its completion mechanism and where the two run.
-fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role) -> String {
-    let h = Incomplete::new(s.program, px, po, role);
+fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role, tensor_map: bool) -> String {
+    let mut h = Incomplete::new(s.program, px, po, role);
+    h.tensor_map = tensor_map;
     match &px.instr.op {
         Op::AsyncCopy(c) => match c.completion {
             Completion::Mbarrier(bar) => h.mbarrier_hint(c.size, &bar),
@@ -547,6 +549,8 @@ struct Incomplete<'a> {
     source: bool,
     /// The issuing thread's first barrier (`bar.sync`) after the operation.
     barrier_after: Option<&'a Instr>,
+    /// `po` modifies the tensor map of a tensor copy (a source read of its own kind).
+    tensor_map: bool,
 }
 
 impl<'a> Incomplete<'a> {
@@ -564,6 +568,7 @@ impl<'a> Incomplete<'a> {
             access: short(po),
             source: role == Role::Source,
             barrier_after: code[px.i + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. })),
+            tensor_map: false,
         }
     }
 
@@ -652,7 +657,11 @@ impl<'a> Incomplete<'a> {
             .iter()
             .rev()
             .find(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Wait { .. }, bar: b, .. } if same_object(p, b, bar)));
-        let verb = if self.source { "modifying the source" } else { "the access" };
+        let verb = match (self.tensor_map, self.source) {
+            (true, _) => "modifying the tensor map",
+            (false, true) => "modifying the source",
+            (false, false) => "the access",
+        };
         match waits_on_bar {
             None => format!(
                 "{} completes through the mbarrier `{bname}`: wait for that phase in {} before {verb} ({access}): `mbarrier.try_wait.parity` on `{bname}` in a loop until it succeeds",
