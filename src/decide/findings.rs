@@ -459,6 +459,25 @@ fn refill_hint(s: &EventStructure, px: &At, po: &At, x: usize, o: usize, path: O
     if path.is_some_and(after_issue) {
         return None;
     }
+    // On an mbarrier: a reader that waits on it at least as often as the issuing thread has
+    // filled through it up to the refill means to read the refill (a wait on the wrong phase,
+    // not a write-after-read).
+    if let Op::AsyncCopy(c) = &px.instr.op {
+        if let Completion::Mbarrier(bar) = &c.completion {
+            let p = s.program;
+            let waits = p.threads[po.t].code[..po.i]
+                .iter()
+                .filter(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Wait { .. }, bar: b, .. } if same_object(p, b, bar)))
+                .count();
+            let fills = p.threads[px.t].code[..=px.i]
+                .iter()
+                .filter(|i| matches!(&i.op, Op::AsyncCopy(d) if matches!(&d.completion, Completion::Mbarrier(b) if same_object(p, b, bar))))
+                .count();
+            if waits >= fills {
+                return None;
+            }
+        }
+    }
     let first = at(s, earlier)?;
     let code = &s.program.threads[px.t].code;
     let fence = if ex.has_tag("ASYNC")
@@ -960,21 +979,22 @@ fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
 }
 
 /// Where the arrival count of the mbarrier an event updates is set: its `mbarrier.init` (with
-/// thread and line), else the litmus declaration `mbarrier(N)`.
+/// thread and line, when only one init may be of it), else the litmus declaration `mbarrier(N)`.
 fn init_site(s: &EventStructure, e: usize) -> String {
     let p = s.program;
     let Some(loc) = s.events[e].location else { return "`mbarrier.init`".to_string() };
-    let init = p.threads.iter().find_map(|t| {
-        t.code.iter().find_map(|i| match &i.op {
-            Op::Mbarrier { op: MbOp::Init { .. }, bar: Address::Location(l), .. }
-                if p.locations[*l].physical == p.locations[loc].physical =>
-            {
-                Some(format!("`{}` (P{} line {})", i.text, t.id, i.line))
-            }
-            _ => None,
-        })
-    });
-    init.unwrap_or_else(|| format!("`mbarrier(N)` in the declaration of `{}`", p.variable_of(loc).name))
+    let inits: Vec<String> = p
+        .threads
+        .iter()
+        .flat_map(|t| t.code.iter().map(move |i| (t.id, i)))
+        .filter(|(_, i)| matches!(&i.op, Op::Mbarrier { op: MbOp::Init { .. }, bar, .. } if same_object(p, bar, &Address::Location(loc))))
+        .map(|(t, i)| format!("`{}` (P{t} line {})", i.text, i.line))
+        .collect();
+    match inits.as_slice() {
+        [one] => one.clone(),
+        [] => format!("`mbarrier(N)` in the declaration of `{}`", p.variable_of(loc).name),
+        _ => "its `mbarrier.init`".to_string(),
+    }
 }
 
 /// The bytes of the copies that complete on the mbarrier an event updates, when every one has a
