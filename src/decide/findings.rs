@@ -424,13 +424,115 @@ fn async_hint(s: &EventStructure, rule: &str, x: usize, o: usize, path: Option<&
             )
         };
     }
-    ordering_hint(s, &px, &po, ex.role)
+    if let Some(h) = refill_hint(s, &px, &po, x, o, path) {
+        return h;
+    }
+    let tensor_map = ex.role == Role::Source && ex.location.is_some_and(|l| s.program.is_tensor_map(s.program.locations[l].variable));
+    ordering_hint(s, &px, &po, ex.role, tensor_map)
+}
+
+/// A copy (at `px`, event `x`) that refills a buffer which another thread reads (at `po`, event
+/// `o`) for what the issuing thread wrote there before (an earlier fill that the read is ordered
+/// after): the read must be ordered before the refill, not the refill's completion before the
+/// read. `None` when the pair is not such a write-after-read.
+fn refill_hint(s: &EventStructure, px: &At, po: &At, x: usize, o: usize, path: Option<&Relation>) -> Option<String> {
+    let (ex, eo) = (&s.events[x], &s.events[o]);
+    if px.t == po.t || eo.is_write() || ex.role != Role::Destination || eo.physical.is_none() {
+        return None;
+    }
+    let earlier = (0..s.n()).find(|&e| {
+        let ev = &s.events[e];
+        ev.thread == Some(px.t)
+            && ev.instr.is_some_and(|i| i < px.i)
+            && ev.is_write()
+            && ev.physical == eo.physical
+            && path.is_none_or(|p| p.contains(e, o))
+    })?;
+    // Something the issuing thread does after issuing the refill is ordered before the read: the
+    // read is meant to see the refill (a missing completion, not a write-after-read).
+    let after_issue = |p: &Relation| {
+        (0..s.n()).any(|e| {
+            let ev = &s.events[e];
+            ev.thread == Some(px.t) && ev.agent.is_none() && ev.instr.is_some_and(|i| i > px.i) && p.contains(e, o)
+        })
+    };
+    if path.is_some_and(after_issue) {
+        return None;
+    }
+    // On an mbarrier: a reader that waits on it at least as often as the issuing thread has
+    // filled through it up to the refill means to read the refill (a wait on the wrong phase,
+    // not a write-after-read).
+    if let Op::AsyncCopy(c) = &px.instr.op {
+        if let Completion::Mbarrier(bar) = &c.completion {
+            let p = s.program;
+            let waits = p.threads[po.t].code[..po.i]
+                .iter()
+                .filter(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Wait { .. }, bar: b, .. } if same_object(p, b, bar)))
+                .count();
+            let fills = p.threads[px.t].code[..=px.i]
+                .iter()
+                .filter(|i| matches!(&i.op, Op::AsyncCopy(d) if matches!(&d.completion, Completion::Mbarrier(b) if same_object(p, b, bar))))
+                .count();
+            if waits >= fills {
+                return None;
+            }
+        }
+    }
+    let first = at(s, earlier)?;
+    let code = &s.program.threads[px.t].code;
+    let fence = if ex.has_tag("ASYNC")
+        && !eo.has_tag("ASYNC")
+        && !code[first.i + 1..px.i].iter().any(|i| matches!(i.op, Op::ProxyFence { proxy: crate::program::Proxy::Async, .. }))
+    {
+        format!(
+            ", then a `fence.proxy.async` in {} after that synchronization and before the refill (a generic read, then an async write of the same memory)",
+            px.name
+        )
+    } else {
+        String::new()
+    };
+    let loc = object_name(s, o);
+    let lead = format!(
+        "{} refills `{loc}` while {} may still read the earlier data ({}, written by {}): order the read before the refill",
+        short(px),
+        po.name,
+        short(po),
+        short(&first)
+    );
+    let (cx, cy) = (s.program.threads[px.t].placement, s.program.threads[po.t].placement);
+    if !(cx.gpu == cy.gpu && cx.cta == cy.cta) {
+        let sc = scope_name(common_scope(s, px, po));
+        return Some(format!(
+            "{lead}: a release/acquire flag of scope .{sc} (`st.release.{sc}` of it in {} after the read, a `ld.acquire.{sc}` loop on it in {} before {}){fence}",
+            po.name,
+            px.name,
+            short(px)
+        ));
+    }
+    let bar =
+        |t: usize, from: usize| s.program.threads[t].code[from + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. }));
+    Some(match (bar(px.t, px.i), bar(po.t, po.i)) {
+        (Some(bx), Some(bo)) => format!(
+            "{lead}: issue the refill only after a barrier that {} reaches after the read: move it after {}'s `{}` (line {}), which meets {}'s `{}` (line {}){fence}",
+            po.name, px.name, bx.text, bx.line, po.name, bo.text, bo.line
+        ),
+        _ => format!(
+            "{lead}: `bar.sync 0` in {} after {} and in {} before {}, or an mbarrier hand-off (an `mbarrier.arrive` in {} after the read and a `mbarrier.try_wait.parity` loop on that mbarrier in {} before the refill){fence}",
+            po.name,
+            short(po),
+            px.name,
+            short(px),
+            po.name,
+            px.name
+        ),
+    })
 }
 
 /// The asynchronous operation at `px` is not complete (for `po`) when `po` accesses its memory:
 /// name what completes it, by its completion mechanism and where the two run.
-fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role) -> String {
-    let h = Incomplete::new(s.program, px, po, role);
+fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role, tensor_map: bool) -> String {
+    let mut h = Incomplete::new(s.program, px, po, role);
+    h.tensor_map = tensor_map;
     match &px.instr.op {
         Op::AsyncCopy(c) => match c.completion {
             Completion::Mbarrier(bar) => h.mbarrier_hint(c.size, &bar),
@@ -466,6 +568,8 @@ struct Incomplete<'a> {
     source: bool,
     /// The issuing thread's first barrier (`bar.sync`) after the operation.
     barrier_after: Option<&'a Instr>,
+    /// `po` modifies the tensor map of a tensor copy (a source read of its own kind).
+    tensor_map: bool,
 }
 
 impl<'a> Incomplete<'a> {
@@ -483,6 +587,7 @@ impl<'a> Incomplete<'a> {
             access: short(po),
             source: role == Role::Source,
             barrier_after: code[px.i + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. })),
+            tensor_map: false,
         }
     }
 
@@ -494,11 +599,39 @@ impl<'a> Incomplete<'a> {
     /// `what` (a completion in the issuing thread), then what makes it visible to `po`: nothing
     /// more in the same thread, else a barrier or a release/acquire flag.
     fn then_sync(&self, what: &str) -> String {
+        self.sync_through(what, self.barrier_after)
+    }
+
+    /// [`Self::then_sync`] for a completion at the existing instruction `done` (a wait): the
+    /// barrier that can publish it is the first one after `done`, not after the operation.
+    fn then_sync_after(&self, what: &str, done: &Instr) -> String {
+        let from = self.code.iter().position(|i| std::ptr::eq(i, done)).unwrap_or(self.px.i);
+        let after_done = self.code[from + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. }));
+        match (after_done, self.barrier_after) {
+            // The issuing thread's barrier comes between the operation and its wait: it cannot
+            // publish the completion; the wait belongs before it.
+            (None, Some(b)) if !self.same_thread && b.line < done.line => {
+                let at = self.code.iter().position(|i| std::ptr::eq(i, b)).unwrap_or(from);
+                let commit = self.code[at..from].iter().find(|i| matches!(i.op, Op::CommitGroup(_)));
+                format!(
+                    "{what}, after {}'s `{}` (line {}): move the wait{} before that barrier, so that the barrier orders the completed operation before {}",
+                    self.px.name,
+                    b.text,
+                    b.line,
+                    commit.map(|c| format!(" (and `{}` (line {}) with it)", c.text, c.line)).unwrap_or_default(),
+                    self.access
+                )
+            }
+            _ => self.sync_through(what, after_done),
+        }
+    }
+
+    fn sync_through(&self, what: &str, barrier: Option<&Instr>) -> String {
         let (px, po, access) = (self.px, self.po, &self.access);
         if self.same_thread {
             format!("{what} before {access}")
         } else {
-            match self.barrier_after {
+            match barrier {
                 Some(b) => format!(
                     "{what} before {}'s `{}` (line {}), so that the barrier orders the completed operation before {access}",
                     px.name, b.text, b.line
@@ -543,7 +676,11 @@ impl<'a> Incomplete<'a> {
             .iter()
             .rev()
             .find(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Wait { .. }, bar: b, .. } if same_object(p, b, bar)));
-        let verb = if self.source { "modifying the source" } else { "the access" };
+        let verb = match (self.tensor_map, self.source) {
+            (true, _) => "modifying the tensor map",
+            (false, true) => "modifying the source",
+            (false, false) => "the access",
+        };
         match waits_on_bar {
             None => format!(
                 "{} completes through the mbarrier `{bname}`: wait for that phase in {} before {verb} ({access}): `mbarrier.try_wait.parity` on `{bname}` in a loop until it succeeds",
@@ -574,12 +711,23 @@ impl<'a> Incomplete<'a> {
             // The source reads are already waited for (`.read`, or a full wait, of every group)
             // before the access: what is missing is the proxy fence that orders those async reads
             // before the generic write (the reading `read-wait-without-fence`).
-            let waited = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { n: 0, .. }) && w.line <= po.instr.line);
-            if let (true, Some(w)) = (same_thread, waited) {
-                return format!(
-                    "`{}` ({} line {}) already waits for the source reads, but its completion does not order them before a generic write here: put a `fence.proxy.async` after it, before {access}",
-                    w.text, px.name, w.line
-                );
+            let waited = ws.iter().find(|w| matches!(w.op, Op::WaitGroup { n: 0, .. }) && (!same_thread || w.line <= po.instr.line));
+            match (same_thread, waited) {
+                (true, Some(w)) => {
+                    return format!(
+                        "`{}` ({} line {}) already waits for the source reads, but its completion does not order them before a generic write here: put a `fence.proxy.async` after it, before {access}",
+                        w.text, px.name, w.line
+                    )
+                }
+                // Another thread reuses the source: the wait is there, the synchronization that
+                // orders it before the other thread's write is not.
+                (false, Some(w)) => {
+                    return self.then_sync_after(
+                        &format!("`{}` ({} line {}) already waits for the copy's source reads", w.text, px.name, w.line),
+                        w,
+                    )
+                }
+                _ => {}
             }
             return self.then_sync(&format!(
                 "wait for the copy's source reads in {}: {commit}`cp.async.bulk.wait_group.read 0` (`.read` is enough to reuse the source)",
@@ -612,7 +760,7 @@ impl<'a> Incomplete<'a> {
                         w.text, w.line
                     )
                 } else {
-                    self.then_sync(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line))
+                    self.then_sync_after(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line), w)
                 }
             }
         }
@@ -638,7 +786,7 @@ impl<'a> Incomplete<'a> {
                 "`{}` (line {}) can leave the copy's group pending: wait with `cp.async.wait_group 0` or `cp.async.wait_all` before {access}",
                 w.text, w.line
             ),
-            Some(w) => self.then_sync(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line)),
+            Some(w) => self.then_sync_after(&format!("the copy completes for {} at `{}` (line {})", px.name, w.text, w.line), w),
         }
     }
 }
@@ -755,7 +903,8 @@ fn narrow_scope_note(s: &EventStructure, pa: &At, pb: &At, common: Scope) -> Opt
 }
 
 /// The hint for an operation that is undefined by itself (the reason found while building the
-/// trace or replaying the mbarrier).
+/// trace or replaying the mbarrier): the instruction and, where the reason gives it, the operand
+/// or value to change.
 fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
     let here = describe(s, e);
     let obj = object_name(s, e);
@@ -765,26 +914,32 @@ fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
             "initialise `{obj}` with `mbarrier.init` before {here}, ordered before it (`bar.sync 0` after the init when another thread initialises it)"
         )
     } else if has("M2:") {
-        format!("do not initialise a valid mbarrier again: `mbarrier.inval` on `{obj}` after its last use, before the new `mbarrier.init`")
+        format!("do not initialise a valid mbarrier again: `mbarrier.inval` on `{obj}` after its last use, before the new init {here}")
     } else if has("M3: mbarrier.init count") {
-        "give `mbarrier.init` an arrival count between 1 and 2^20-1".to_string()
+        format!("give {here} an arrival count between 1 and 2^20-1: the number of arrivals each phase expects")
     } else if has("M3: arrive count") {
-        "give the arrive a count between 1 and 2^20-1".to_string()
+        format!("give {here} a count between 1 and 2^20-1 (without the count operand an arrive counts 1)")
     } else if has("M3:") {
         "issue fewer `cp.async.mbarrier.arrive` (without .noinc) per phase, or use `.noinc` with an init count that includes them"
             .to_string()
     } else if has("arrival-count underflow") {
         format!(
-            "more arrivals than the phase expects reach `{obj}`: raise the count of its `mbarrier.init` to the number of arrivals per phase, or remove the extra arrive ({here})"
+            "more arrivals than the phase expects reach `{obj}`: raise its arrival count ({}) to the number of arrivals per phase, or remove the extra arrive ({here})",
+            init_site(s, e)
         )
     } else if has("M4") {
         format!("use a plain `mbarrier.arrive` (without .noComplete) for the arrival that completes the phase ({here})")
     } else if has("M6: phase parity") {
         format!("the parity operand of {here} must be 0 or 1: the parity of the phase waited for (phase number & 1)")
     } else if has("M6:") {
-        format!("wait with the state an arrive on `{obj}` returned in the current phase, or use the `.parity` form ({here})")
+        format!(
+            "wait with a state that an arrive on `{obj}` returned in the current phase or the immediately preceding one (the latest arrive's), or use the `.parity` form ({here})"
+        )
     } else if has("M10") {
-        "keep the tx-count within ±(2^20-1): make the expect_tx byte count match the bytes the copies complete, split large transfers over several phases".to_string()
+        format!(
+            "keep the tx-count of `{obj}` within ±(2^20-1): make the byte count of {here} the bytes the copies complete on `{obj}` in that phase{}, and split larger transfers over several phases",
+            copied_bytes(s, e).map(|n| format!(" ({n} in this program)")).unwrap_or_default()
+        )
     } else if has("U6: bulk copy size") {
         format!("give {here} a size that is a positive multiple of 16 bytes")
     } else if has("U6: bulk prefetch size") {
@@ -792,7 +947,12 @@ fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
     } else if has("U6: the") {
         format!("make the copied range fit its variable: reduce the size of {here} or enlarge the variable")
     } else if has("U5/U6") {
-        format!("align the address of {here}: declare the variable with `align 16` (bulk copies) or the cp-size, and use an offset that is a multiple of it")
+        // "… `g+8` is not 16-byte aligned …": the operand and the alignment it needs.
+        let operand = reason.split('`').nth(1).unwrap_or("the address");
+        let align = reason.split(" is not ").nth(1).and_then(|r| r.split('-').next()).unwrap_or("16");
+        format!(
+            "align `{operand}` in {here} to {align} bytes: an offset that is a multiple of {align}, in a variable declared with `align {align}` or more"
+        )
     } else if has("U4") {
         format!("give {here} a src-size between 0 and its cp-size")
     } else if has("mapa:") {
@@ -801,12 +961,59 @@ fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
         format!("use the state-space qualifier of the variable's space in {here} (`.global` for global variables, `.shared::cta` for the executing CTA's shared memory, `.shared::cluster` for another CTA of the cluster)")
     } else if reason.contains("is the mbarrier object") {
         format!("copy to and from data variables, not the mbarrier object ({here})")
+    } else if reason.contains("multicast ctaMask selects no CTA") {
+        format!("set at least one bit of the ctaMask of {here}, the cluster rank of each destination CTA")
     } else if reason.contains("multicast") {
-        "set ctaMask bits only for CTAs of the cluster that have the destination and the mbarrier at the same CTA-relative offset"
-            .to_string()
+        let rank = reason.split("selects cluster rank ").nth(1).and_then(|r| r.split(',').next()).unwrap_or("?");
+        format!(
+            "clear bit {rank} of the ctaMask of {here}: set bits only for cluster ranks of CTAs that have the destination and the mbarrier at the same CTA-relative offset"
+        )
     } else if reason.contains("same CTA as the destination") {
-        "use an mbarrier in the CTA of the copy's destination (the same CTA-relative offset)".to_string()
+        format!(
+            "signal an mbarrier in the CTA of the copy's destination from {}: map the mbarrier's address into that CTA (`mapa`, the same rank as the destination's) or use that CTA's own mbarrier",
+            at(s, e).map(|a| short(&a)).unwrap_or(here)
+        )
     } else {
         format!("change {here} so that it is defined: {reason}")
     }
+}
+
+/// Where the arrival count of the mbarrier an event updates is set: its `mbarrier.init` (with
+/// thread and line, when only one init may be of it), else the litmus declaration `mbarrier(N)`.
+fn init_site(s: &EventStructure, e: usize) -> String {
+    let p = s.program;
+    let Some(loc) = s.events[e].location else { return "`mbarrier.init`".to_string() };
+    let inits: Vec<String> = p
+        .threads
+        .iter()
+        .flat_map(|t| t.code.iter().map(move |i| (t.id, i)))
+        .filter(|(_, i)| matches!(&i.op, Op::Mbarrier { op: MbOp::Init { .. }, bar, .. } if same_object(p, bar, &Address::Location(loc))))
+        .map(|(t, i)| format!("`{}` (P{t} line {})", i.text, i.line))
+        .collect();
+    match inits.as_slice() {
+        [one] => one.clone(),
+        [] => format!("`mbarrier(N)` in the declaration of `{}`", p.variable_of(loc).name),
+        _ => "its `mbarrier.init`".to_string(),
+    }
+}
+
+/// The bytes of the copies that complete on the mbarrier an event updates, when every one has a
+/// constant size.
+fn copied_bytes(s: &EventStructure, e: usize) -> Option<i64> {
+    let p = s.program;
+    let loc = s.events[e].location?;
+    let mut total = 0;
+    for i in p.threads.iter().flat_map(|t| &t.code) {
+        if let Op::AsyncCopy(c) = &i.op {
+            if let Completion::Mbarrier(b) = &c.completion {
+                if same_object(p, b, &Address::Location(loc)) {
+                    total += match c.size {
+                        Value::Const(n) => n,
+                        Value::Reg(_) => return None,
+                    };
+                }
+            }
+        }
+    }
+    (total > 0).then_some(total)
 }

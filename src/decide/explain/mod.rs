@@ -278,6 +278,18 @@ impl<'p> Hooks<'p> for ExplainHooks<'p> {
     }
 }
 
+/// The reading lines of the run's race finding about the same two instructions as `race` (by
+/// thread and line), if it depends on a reading.
+fn race_readings(whole: &crate::decide::verdict::Outcome, events: &[EventDesc], race: &Race) -> Vec<String> {
+    let at = |e: usize| events.get(e).and_then(|d| Some((d.thread.clone()?, d.line?)));
+    let (Some(a), Some(b)) = (at(race.first), at(race.second)) else { return Vec::new() };
+    let same = |f: &&crate::decide::findings::Finding| {
+        let sites: std::collections::BTreeSet<(String, usize)> = f.sites.iter().map(|s| (s.thread.clone(), s.line)).collect();
+        f.is_race() && sites == [a.clone(), b.clone()].into_iter().collect()
+    };
+    whole.races.iter().chain(&whole.undefined).find(same).map(|f| f.readings.iter().map(|r| r.line()).collect()).unwrap_or_default()
+}
+
 /// The explanation from what the steered search collected and the program's verdict (None
 /// when the verdict's search failed).
 fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option<crate::decide::verdict::Outcome>) -> Explanation {
@@ -314,6 +326,15 @@ fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option
             undefined = w.undefined.iter().cloned().collect();
         }
     }
+    // The readings a finding depends on are established over every execution that shows it,
+    // by the verdict's search: take them from there, so that explain says what run says.
+    if let Some(w) = &whole {
+        for f in &mut undefined {
+            if let Some(g) = w.undefined.iter().find(|g| g.rule == f.rule && g.sites == f.sites) {
+                f.readings.clone_from(&g.readings);
+            }
+        }
+    }
     match (program_verdict, whole.as_ref()) {
         _ if !undefined.is_empty() => {
             text.push_str(&format!(
@@ -326,6 +347,9 @@ fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option
                 text.push_str(&format!("- [{}] {}\n", f.rule, f.message));
                 if let Some(h) = &f.hint {
                     text.push_str(&format!("  hint: {h}\n"));
+                }
+                for r in &f.readings {
+                    text.push_str(&format!("  reading: {}\n", r.line()));
                 }
             }
         }
@@ -377,6 +401,9 @@ fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option
         text.push_str("Data races in this execution:\n");
         for r in &races {
             text.push_str(&format!("- {}\n", r.text));
+            for line in whole.as_ref().map(|w| race_readings(w, &events, r)).unwrap_or_default() {
+                text.push_str(&format!("  reading: {line}\n"));
+            }
         }
     }
     let program_verdict_reason = whole.as_ref().and_then(|w| w.inconclusive().or_else(|| w.incomplete.clone()));
