@@ -108,7 +108,7 @@ fn no_completing_execution_is_inconclusive() {
     // Without the liveness check the verdict still says why.
     let (_, out, _) = run(&["run", "--liveness", "skip", "tests/verdicts/barrier-never-fills.litmus"]);
     assert!(
-        out.starts_with("Verdict: Inconclusive (no execution completes)\nInconclusive: no execution completes: no consistent execution runs every thread to its end (1 combination(s) of runs wait at a barrier that never completes)"),
+        out.starts_with("Verdict: Inconclusive (no execution completes)\nInconclusive: no consistent execution runs every thread to its end (1 combination(s) of runs wait at a barrier that never completes)"),
         "{out}"
     );
 
