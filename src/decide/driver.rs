@@ -126,7 +126,7 @@ pub(super) fn drive<'p>(
         combos = combos.up_to_symmetry();
     }
     let mut budget = budget(config, deadline);
-    let plan = PrunePlan::for_model(&config.model);
+    let plan = PrunePlan::for_model(&config.model).with_own_order(super::own_order::oracle(config));
     let result = combos.try_for_each(&mut |traces| -> Result<ControlFlow<()>, RunError> {
         if !hooks.keep(traces) {
             return Ok(ControlFlow::Continue(()));
