@@ -222,18 +222,7 @@ pub fn loop_point(shape: &str, bound: usize) -> FamilyPoint {
             (litmus(&name, &["m0 = 0;".to_string(), "m1 = 0;".to_string()], &heads(2, |_| 0), &[p0, p1], "exists (0 == 0)"), "Allowed")
         }
         "tiles" => {
-            let col = [
-                "L:",
-                "atom.relaxed.gpu.add r0, counter, 1",
-                &format!("bge r0, {b}, DONE"),
-                "mul r1, r0, 4",
-                "add r1, r1, r5",
-                "st.relaxed.gpu [r1], 1",
-                "goto L",
-                "DONE:",
-            ]
-            .map(String::from)
-            .to_vec();
+            let col = tile_worker(b);
             let init =
                 ["counter = 0;".to_string(), format!("tile[{}];", 4 * b), "P0:r5 = &tile;".to_string(), "P1:r5 = &tile;".to_string()];
             let done: Vec<String> = (0..b).map(|i| if i == 0 { "tile == 1".to_string() } else { format!("tile+{} == 1", 4 * i) }).collect();
@@ -407,13 +396,10 @@ pub fn mp_broadcast(readers: usize) -> FamilyPoint {
     FamilyPoint { family: "mp-broadcast", params: format!("N={readers}"), name, source, unroll: 1, expected: ("Forbidden", "ok") }
 }
 
-/// A persistent kernel's tile scheduler written as a loop (issue 24): `workers` workers (one CTA)
-/// take tile indices with `atom.add` on `counter` until it passes `tiles`, and store 1 to each
-/// tile they take. The outcome: some tile left unwritten. Forbidden; a worker iterates back at
-/// most `tiles` times (the point's `unroll`).
-pub fn tile_scheduler(workers: usize, tiles: usize) -> FamilyPoint {
-    assert!(workers >= 1 && tiles >= 1, "tile_scheduler: W and T are at least 1");
-    let col: Vec<String> = [
+/// One worker of a tile scheduler over `tiles` tiles: take a tile index with `atom.add` on
+/// `counter` until it passes `tiles`, and store 1 to each tile taken (`r5` holds `&tile`).
+fn tile_worker(tiles: usize) -> Vec<String> {
+    [
         "L:",
         "atom.relaxed.gpu.add r0, counter, 1",
         &format!("bge r0, {tiles}, DONE"),
@@ -424,7 +410,16 @@ pub fn tile_scheduler(workers: usize, tiles: usize) -> FamilyPoint {
         "DONE:",
     ]
     .map(String::from)
-    .to_vec();
+    .to_vec()
+}
+
+/// A persistent kernel's tile scheduler written as a loop (issue 24): `workers` workers (one CTA)
+/// take tile indices with `atom.add` on `counter` until it passes `tiles`, and store 1 to each
+/// tile they take. The outcome: some tile left unwritten. Forbidden; a worker iterates back at
+/// most `tiles` times (the point's `unroll`).
+pub fn tile_scheduler(workers: usize, tiles: usize) -> FamilyPoint {
+    assert!(workers >= 1 && tiles >= 1, "tile_scheduler: W and T are at least 1");
+    let col = tile_worker(tiles);
     let mut init = vec!["counter = 0;".to_string(), format!("tile[{}];", 4 * tiles)];
     init.extend((0..workers).map(|w| format!("P{w}:r5 = &tile;")));
     let done: Vec<String> = (0..tiles).map(|i| if i == 0 { "tile == 1".to_string() } else { format!("tile+{} == 1", 4 * i) }).collect();
