@@ -51,3 +51,13 @@ fn other_threads_writes_are_still_read() {
     assert_eq!(o.verdict().name(), "Allowed");
     assert_eq!(o.states.len(), 2);
 }
+
+#[test]
+fn a_read_through_an_alias_keeps_the_initial_value() {
+    // An alias of the word is ordered with the store only by an alias fence (PTX ISA 8.9.5):
+    // the filter, whose probes use one name, leaves such reads alone.
+    let src = "PTX alias\n{ x=0; y @ generic aliases x; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\n ld.weak r1, y ;\nexists (P0:r1 == 0)\n";
+    let o = decide("alias", src);
+    assert_eq!(o.verdict().name(), "Allowed");
+    assert_eq!(o.states.len(), 2);
+}

@@ -111,16 +111,19 @@ impl<'o> OwnOrder<'o> {
         let Some(ra) = access(s, r) else { return };
         let po = &s.relations["po"];
         let own = |w: usize| s.events[w].thread == Some(t) && s.events[w].agent.is_none();
-        // The thread's last write to the location before r (events of a thread are in program
-        // order); the filter needs it to take part.
+        // Through the same name: an alias of the word (`y @ generic aliases x`) is ordered
+        // only by an alias fence, which the probes do not have.
+        let same_name = |w: usize| s.events[w].location == ev.location;
+        // The thread's last write to the word before r (events of a thread are in program
+        // order); the filter needs it to take part, through r's name.
         let last = writes.iter().copied().filter(|&w| own(w) && po.contains(w, r)).max();
-        let last = last.and_then(|l| access(s, l).map(|a| (l, a)));
+        let last = last.filter(|&l| same_name(l)).and_then(|l| access(s, l).map(|a| (l, a)));
         let before = sources.len();
         let mut keep = Vec::with_capacity(sources.len());
         for &w in sources.iter() {
             let denied = if s.events[w].thread.is_none() {
                 last.is_some_and(|(_, la)| self.forbids(OwnPattern::InitAfterOwn { w: la, r: ra }))
-            } else if !own(w) {
+            } else if !own(w) || !same_name(w) {
                 false
             } else if po.contains(r, w) {
                 access(s, w).is_some_and(|wa| self.forbids(OwnPattern::Future { r: ra, w: wa }))
