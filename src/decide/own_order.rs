@@ -9,14 +9,13 @@
 //! 1 (the initial value after an own write is). Any probe that does not parse, hits a limit or
 //! lets another value through keeps the filter off for that pattern.
 
-use super::verdict::{final_states, value_in};
 use crate::config::Config;
 use crate::exec::reduce::F32Subnormals;
 use crate::exec::search::{
     search, Access, AccessKind, Budget, Candidate, LazyModel, OwnOrderOracle, OwnPattern, PrunePlan, SearchGoal, StaticEnv, Visit,
 };
 use crate::exec::structure::{resolve_barriers, EventStructure};
-use crate::program::{Scope, Sem};
+use crate::program::{Observable, Scope, Sem};
 use std::sync::Arc;
 
 /// The oracle for `config`'s model and readings.
@@ -88,9 +87,9 @@ fn sequential_only(config: &Config, text: &str) -> bool {
             let statics = StaticEnv::new(&structure, &resolution);
             let model = LazyModel::new(&config.model, &statics);
             let mut visit = Visit(|cand: &Candidate, _: &crate::cat::Evaluation| {
-                let ok = final_states(cand, &observables)
-                    .iter()
-                    .all(|state| program.condition.prop.eval(&|o: &crate::program::Observable| value_in(&observables, state, o)));
+                let ok = register_values(cand, &observables).is_some_and(|state| {
+                    program.condition.prop.eval(&|o: &Observable| observables.iter().position(|x| x == o).map_or(i64::MIN, |i| state[i]))
+                });
                 sequential &= ok;
                 ok
             });
@@ -100,6 +99,22 @@ fn sequential_only(config: &Config, text: &str) -> bool {
         }
     }
     sequential
+}
+
+/// The values of a probe's observables in one execution: registers only (a probe's condition
+/// names its read's register); None for anything else.
+fn register_values(cand: &Candidate, observables: &[Observable]) -> Option<Vec<i64>> {
+    let s = cand.structure();
+    observables
+        .iter()
+        .map(|o| match o {
+            Observable::Register(t, r) => match s.symbolic_registers.get(&(*t, *r)) {
+                Some(e) => e.eval(&mut |x| Some(cand.value_of(x))),
+                None => Some(s.registers[*t][*r]),
+            },
+            Observable::Location(_) => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
