@@ -9,9 +9,10 @@
 //! of exactly those accesses under the model (once per pattern and model). The assumption,
 //! documented in ARCHITECTURE.md: a pattern the model forbids in a thread of its own, it
 //! forbids inside any program (more events only add constraints in every model we ship).
-//! Only plain accesses of the generic proxy to a word of global memory take part (`ld`, `st`,
-//! `atom` with a destination); everything else (async agents, mbarriers, sub-word and vector
-//! accesses, `red`, `.nc` loads, other proxies and state spaces) keeps every source.
+//! Only plain accesses of the generic proxy to a word of global memory, through the read's own
+//! name, take part (`ld`, `st`, `atom` with a destination); everything else (aliases of the
+//! word, async agents, mbarriers, sub-word and vector accesses, `red`, `.nc` loads, other
+//! proxies and state spaces) keeps every source.
 
 use crate::exec::structure::EventStructure;
 use crate::program::{AccessSpace, Op, Proxy, Scope, Sem};
