@@ -32,7 +32,8 @@ pub struct FamilyPoint {
 }
 
 /// The family names, in the order [`all_points`] lists them.
-pub const FAMILIES: [&str; 7] = ["tma-ring", "cp.async-loop", "SB", "IRIW", "ISA2", "independent", "loops"];
+pub const FAMILIES: [&str; 10] =
+    ["tma-ring", "cp.async-loop", "SB", "IRIW", "ISA2", "independent", "loops", "long-thread", "mp-broadcast", "tile-sched"];
 
 /// Lay out one column of instructions per thread in the litmus format: a header row
 /// (`P0@cta 0,gpu 0 | ...`) and one row per instruction, shorter columns padded with empty cells.
@@ -221,18 +222,7 @@ pub fn loop_point(shape: &str, bound: usize) -> FamilyPoint {
             (litmus(&name, &["m0 = 0;".to_string(), "m1 = 0;".to_string()], &heads(2, |_| 0), &[p0, p1], "exists (0 == 0)"), "Allowed")
         }
         "tiles" => {
-            let col = [
-                "L:",
-                "atom.relaxed.gpu.add r0, counter, 1",
-                &format!("bge r0, {b}, DONE"),
-                "mul r1, r0, 4",
-                "add r1, r1, r5",
-                "st.relaxed.gpu [r1], 1",
-                "goto L",
-                "DONE:",
-            ]
-            .map(String::from)
-            .to_vec();
+            let col = tile_worker(b);
             let init =
                 ["counter = 0;".to_string(), format!("tile[{}];", 4 * b), "P0:r5 = &tile;".to_string(), "P1:r5 = &tile;".to_string()];
             let done: Vec<String> = (0..b).map(|i| if i == 0 { "tile == 1".to_string() } else { format!("tile+{} == 1", 4 * i) }).collect();
@@ -359,6 +349,101 @@ pub fn independent(accesses: usize) -> FamilyPoint {
     FamilyPoint { family: "independent", params: format!("n={n}"), name, source, unroll: 1, expected: ("Allowed", "ok") }
 }
 
+/// One long thread (issue 24): `n` instructions cycling over the four locations `x0..x3`; the
+/// instruction `i` accesses `x<i mod 4>` and is, by `(i div 4) mod 3`, a store
+/// (`st.relaxed.gpu`), a load (`ld.relaxed.gpu`, its register never used: a symbolic read) or an
+/// exchange (`atom.relaxed.gpu.exch`), storing `i mod 3 + 1`. Many writes store the same value,
+/// so without per-thread coherence every read could read many writes. The outcome: the final
+/// values of the one sequential execution. Allowed (one consistent execution).
+pub fn long_thread(n: usize) -> FamilyPoint {
+    assert!(n >= 1, "long_thread: at least one instruction");
+    let mut last = [0usize; 4];
+    let code: Vec<String> = (0..n)
+        .map(|i| {
+            let (loc, v) = (i % 4, i % 3 + 1);
+            match (i / 4) % 3 {
+                0 => {
+                    last[loc] = v;
+                    format!("st.relaxed.gpu x{loc}, {v}")
+                }
+                1 => format!("ld.relaxed.gpu r{i}, x{loc}"),
+                _ => {
+                    last[loc] = v;
+                    format!("atom.relaxed.gpu.exch.b32 r{i}, x{loc}, {v}")
+                }
+            }
+        })
+        .collect();
+    let init = vec!["x0=0; x1=0; x2=0; x3=0;".to_string()];
+    let cond: Vec<String> = (0..4).map(|l| format!("x{l} == {}", last[l])).collect();
+    let name = format!("long-thread-{n}");
+    let source = litmus(&name, &init, &heads(1, |_| 0), &[code], &format!("exists ({})", cond.join(" /\\ ")));
+    FamilyPoint { family: "long-thread", params: format!("n={n}"), name, source, unroll: 1, expected: ("Allowed", "ok") }
+}
+
+/// Message passing to many readers (issue 24): P0 stores `data` (relaxed) then releases `flag`;
+/// each of the `readers` readers (each in its own CTA) acquires `flag` then reads `data`. The
+/// outcome: some reader sees the flag and not the data. Forbidden; every reader independently
+/// sees (0,0), (0,1) or (1,1), so there are 3^readers consistent executions.
+pub fn mp_broadcast(readers: usize) -> FamilyPoint {
+    assert!(readers >= 1, "mp_broadcast: at least one reader");
+    let mut cols = vec![vec!["st.relaxed.gpu data, 1".to_string(), "st.release.gpu flag, 1".to_string()]];
+    cols.extend((0..readers).map(|_| vec!["ld.acquire.gpu r0, flag".to_string(), "ld.relaxed.gpu r1, data".to_string()]));
+    let cond: Vec<String> = (1..=readers).map(|t| format!("P{t}:r0 == 1 /\\ P{t}:r1 == 0")).collect();
+    let name = format!("MP-broadcast-{readers}");
+    let init = vec!["data=0; flag=0;".to_string()];
+    let source = litmus(&name, &init, &heads(readers + 1, |i| i), &cols, &format!("exists ({})", cond.join(" \\/ ")));
+    FamilyPoint { family: "mp-broadcast", params: format!("N={readers}"), name, source, unroll: 1, expected: ("Forbidden", "ok") }
+}
+
+/// One worker of a tile scheduler over `tiles` tiles: take a tile index with `atom.add` on
+/// `counter` until it passes `tiles`, and store 1 to each tile taken (`r5` holds `&tile`).
+fn tile_worker(tiles: usize) -> Vec<String> {
+    [
+        "L:",
+        "atom.relaxed.gpu.add r0, counter, 1",
+        &format!("bge r0, {tiles}, DONE"),
+        "mul r1, r0, 4",
+        "add r1, r1, r5",
+        "st.relaxed.gpu [r1], 1",
+        "goto L",
+        "DONE:",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A persistent kernel's tile scheduler written as a loop (issue 24): `workers` workers (one CTA)
+/// take tile indices with `atom.add` on `counter` until it passes `tiles`, and store 1 to each
+/// tile they take. The outcome: some tile left unwritten. Forbidden; a worker iterates back at
+/// most `tiles` times (the point's `unroll`).
+pub fn tile_scheduler(workers: usize, tiles: usize) -> FamilyPoint {
+    assert!(workers >= 1 && tiles >= 1, "tile_scheduler: W and T are at least 1");
+    let col = tile_worker(tiles);
+    let mut init = vec!["counter = 0;".to_string(), format!("tile[{}];", 4 * tiles)];
+    init.extend((0..workers).map(|w| format!("P{w}:r5 = &tile;")));
+    let done: Vec<String> = (0..tiles).map(|i| if i == 0 { "tile == 1".to_string() } else { format!("tile+{} == 1", 4 * i) }).collect();
+    let name = format!("tile-sched-{workers}w-{tiles}t");
+    let cols = vec![col; workers];
+    let source = litmus(&name, &init, &heads(workers, |_| 0), &cols, &format!("exists (~({}))", done.join(" /\\ ")));
+    FamilyPoint {
+        family: "tile-sched",
+        params: format!("W={workers} T={tiles}"),
+        name,
+        source,
+        unroll: tiles,
+        expected: ("Forbidden", "ok"),
+    }
+}
+
+/// The shapes issue 24 asks to decide within 10 s and 2 GB each (see docs/performance.md,
+/// "Kernel-scale verdict search"): one thread of 1,500 instructions, the tile scheduler with 4
+/// workers and 4 tiles, MP broadcast with 16 threads, IRIW with 12 threads without and with
+/// `fence.sc`, SB-16 with `fence.sc`.
+pub fn issue24_targets() -> Vec<FamilyPoint> {
+    vec![long_thread(1500), tile_scheduler(4, 4), mp_broadcast(15), iriw(10, false), iriw(10, true), sb(16, true)]
+}
+
 /// The full grid of the scale issue, grouped by family in [`FAMILIES`] order: the TMA ring with
 /// S = 1..4, C = 1..3, L = 1..3 (fenced, 36 points); the cp.async loop with k = 1..8; SB with
 /// n = 2..8 threads and IRIW with k = 1..6 readers (up to 8 threads), each without and with
@@ -385,6 +470,9 @@ pub fn all_points() -> Vec<FamilyPoint> {
     for shape in LOOP_SHAPES {
         v.extend([1, 2, 4, 8, 16].into_iter().map(|b| loop_point(shape, b)));
     }
+    v.extend([50, 100, 200, 400].into_iter().map(long_thread));
+    v.extend([2, 4, 6, 8].into_iter().map(mp_broadcast));
+    v.extend([(2, 1), (2, 2), (3, 2), (4, 1)].into_iter().map(|(w, t)| tile_scheduler(w, t)));
     v
 }
 
@@ -480,6 +568,18 @@ pub fn point(family: &str, params: &str) -> Result<FamilyPoint, String> {
             let shape = LOOP_SHAPES.iter().copied().find(|s| flag(s));
             let Some(shape) = shape else { return Err(format!("loops: one shape flag is needed ({})", LOOP_SHAPES.join(", "))) };
             ((b >= 1).then(|| loop_point(shape, b)), "B at least 1")
+        }
+        "long-thread" => {
+            let n = take("n", &mut values)?;
+            ((n >= 1).then(|| long_thread(n)), "n at least 1")
+        }
+        "mp-broadcast" => {
+            let n = take("N", &mut values)?;
+            ((n >= 1).then(|| mp_broadcast(n)), "N at least 1")
+        }
+        "tile-sched" => {
+            let (w, t) = (take("W", &mut values)?, take("T", &mut values)?);
+            ((w.min(t) >= 1).then(|| tile_scheduler(w, t)), "W and T at least 1")
         }
         _ => unreachable!("family_name returns one of FAMILIES"),
     };
@@ -781,6 +881,6 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n);
-        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6 + 4 * 5);
+        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6 + 4 * 5 + 4 + 4 + 4);
     }
 }

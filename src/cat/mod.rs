@@ -194,6 +194,9 @@ pub struct CatModel {
     prog: Arc<Program>,
     /// Names of the checks removed by [`CatModel::skipping`], in model order.
     skipped: Vec<String>,
+    /// Facts about this model that its users established by evaluating it (see
+    /// [`CatModel::memo_fact`]), shared by its clones.
+    facts: Arc<std::sync::Mutex<std::collections::HashMap<String, bool>>>,
 }
 
 /// Which checks [`CatModel::skipping`] removes.
@@ -235,7 +238,7 @@ impl CatModel {
         for (check, p) in prog.checks.iter_mut().zip(polarities) {
             check.polarity = p;
         }
-        Ok(CatModel { prog: Arc::new(prog), skipped: Vec::new() })
+        Ok(CatModel { prog: Arc::new(prog), skipped: Vec::new(), facts: Arc::default() })
     }
 
     /// This model without the checks `skip` names (herd7's `-skipchecks` and `-through`): an
@@ -253,7 +256,23 @@ impl CatModel {
         let mut skipped = self.skipped.clone();
         skipped.extend(prog.checks.iter().filter(|c| dropped(c)).map(|c| c.name.clone()));
         prog.checks.retain(|c| !dropped(c));
-        Ok(CatModel { prog: Arc::new(prog), skipped })
+        Ok(CatModel { prog: Arc::new(prog), skipped, facts: Arc::default() })
+    }
+
+    /// A fact about this model named by `key`, computed by `compute` the first time it is asked
+    /// (outside the lock: `compute` may evaluate the model) and remembered by every clone. A
+    /// user of the model that learns something by evaluating it (the engine's per-thread
+    /// coherence probes) pays for it once per model, not once per test.
+    pub fn memo_fact(&self, key: &str, compute: impl FnOnce() -> bool) -> bool {
+        let known = self.facts.lock().map(|f| f.get(key).copied()).unwrap_or(None);
+        if let Some(v) = known {
+            return v;
+        }
+        let v = compute();
+        if let Ok(mut f) = self.facts.lock() {
+            f.insert(key.to_string(), v);
+        }
+        v
     }
 
     /// The checks [`CatModel::skipping`] removed.

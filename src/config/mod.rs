@@ -64,7 +64,7 @@ impl Default for Limits {
             max_unroll: Some(DEFAULT_MAX_UNROLL),
             max_domain: 64,
             max_traces: 20_000,
-            max_trace_events: 1024,
+            max_trace_events: 4096,
             max_candidates: 2_000_000,
             timeout: None,
             max_states: 250_000,

@@ -74,6 +74,13 @@ pub(super) trait Hooks<'p> {
         false
     }
 
+    /// Whether the search may deny a read the sources its own thread rules out (per-thread
+    /// coherence, where the model forbids them: `exec::search::own_order`). An explanation wants
+    /// those candidates built, to show the check that rejects them.
+    fn own_order(&self) -> bool {
+        true
+    }
+
     /// Every thread's runs, once explored.
     fn explored(&mut self, _per_thread: &[ThreadTraces]) {}
 
@@ -126,7 +133,10 @@ pub(super) fn drive<'p>(
         combos = combos.up_to_symmetry();
     }
     let mut budget = budget(config, deadline);
-    let plan = PrunePlan::for_model(&config.model);
+    let mut plan = PrunePlan::for_model(&config.model);
+    if hooks.own_order() {
+        plan = plan.with_own_order(super::own_order::oracle(config));
+    }
     let result = combos.try_for_each(&mut |traces| -> Result<ControlFlow<()>, RunError> {
         if !hooks.keep(traces) {
             return Ok(ControlFlow::Continue(()));

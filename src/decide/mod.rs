@@ -15,6 +15,7 @@ mod driver;
 pub mod explain;
 pub mod findings;
 pub mod liveness;
+mod own_order;
 mod poll_filter;
 pub mod reading_notes;
 pub mod report;

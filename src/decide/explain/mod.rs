@@ -223,6 +223,10 @@ impl Explained<'_> {
 }
 
 impl<'p> Hooks<'p> for ExplainHooks<'p> {
+    fn own_order(&self) -> bool {
+        false
+    }
+
     fn explored(&mut self, per_thread: &[ThreadTraces]) {
         self.verdict.explored(per_thread);
     }

@@ -114,6 +114,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         }
         // Data reads and their possible sources.
         let rmw = &s.relations["rmw"];
+        let mut own_order = plan.own_order.as_ref().map(|o| super::own_order::OwnOrder::new(s, &o.0));
         let mut reads = Vec::new();
         let mut sources = Vec::new();
         for r in (0..n).filter(|&i| s.events[i].is_read()) {
@@ -129,7 +130,10 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                 (Some(_), Some(values)) => values.contains(&v),
                 (Some(_), None) => true,
             };
-            let cands: Vec<usize> = writes[p].iter().copied().filter(|&w| (symbolic || may_give(w)) && !rmw.contains(r, w)).collect();
+            let mut cands: Vec<usize> = writes[p].iter().copied().filter(|&w| (symbolic || may_give(w)) && !rmw.contains(r, w)).collect();
+            if let Some(own) = own_order.as_mut() {
+                own.filter(s, r, &writes[p], &mut cands);
+            }
             if cands.is_empty() {
                 return Ok(None);
             }

@@ -35,6 +35,8 @@
 //! - `snapshot.rs`: the bounds of a partial candidate, and checks evaluated on them;
 //! - `propagate.rs`: the options each read still has (forward checking with NoThinAir);
 //! - `forcing.rs`: the check after a choice: forced pairs, the explorer's steering, the groups;
+//! - `own_order.rs`: sources denied by a read's own thread (per-thread coherence), where the
+//!   model forbids them;
 //! - `coherence.rs`: branch and bound over coherence once reads-from is complete;
 //! - `fence_sc.rs`: the search for a fence-SC order, and the evaluation of complete candidates.
 
@@ -44,6 +46,7 @@ mod engine;
 mod env;
 mod fence_sc;
 mod forcing;
+mod own_order;
 mod plan;
 mod propagate;
 mod snapshot;
@@ -51,6 +54,7 @@ mod snapshot;
 pub use budget::{Budget, SearchError, SearchStats};
 pub use coherence::coherence_orders;
 pub use env::{Candidate, StaticEnv};
+pub use own_order::{Access, AccessKind, OwnOrderOracle, OwnPattern};
 pub use plan::PrunePlan;
 
 use crate::cat::{CatModel, CheckOutcome, Evaluation, Prepared};

@@ -2,6 +2,7 @@
 //! candidate (grouped by the bound each dynamic name takes), and which force pairs into co or
 //! the fence-SC order. Computed once per model.
 
+use super::own_order::OwnOrderOracle;
 use super::DYNAMIC_NAMES;
 use crate::cat::{CatModel, Monotonicity, Polarity};
 
@@ -48,9 +49,29 @@ pub struct PrunePlan {
     /// The static names of an `acyclic (rf | N1 | ...)` check (NoThinAir): the search never
     /// lets a read read from a write that depends on it through these and `rf`.
     pub(super) acyclic_with_rf: Option<Vec<String>>,
+    /// Whether the model forbids a thread's accesses to one location to read against program
+    /// order (see `own_order.rs`); None: every source is kept.
+    pub(super) own_order: Option<OwnOrderOracleBox>,
+}
+
+/// The oracle of [`PrunePlan::with_own_order`], printable.
+#[derive(Clone)]
+pub(super) struct OwnOrderOracleBox(pub(super) OwnOrderOracle);
+
+impl std::fmt::Debug for OwnOrderOracleBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OwnOrderOracle")
+    }
 }
 
 impl PrunePlan {
+    /// The plan with per-thread coherence: a read is denied the sources of a pattern `oracle`
+    /// says the model forbids (`own_order.rs`).
+    pub fn with_own_order(mut self, oracle: OwnOrderOracle) -> Self {
+        self.own_order = Some(OwnOrderOracleBox(oracle));
+        self
+    }
+
     /// Classify the model's checks by how they vary with each dynamic name.
     pub fn for_model(model: &CatModel) -> Self {
         let mut plan = PrunePlan::default();
