@@ -242,6 +242,9 @@ enum Command {
         /// Do not time the explanation.
         #[arg(long)]
         no_explain: bool,
+        /// Print the point's litmus source instead of measuring it (to run it with `ptxmm run`).
+        #[arg(long)]
+        source: bool,
         /// The family name.
         family: String,
         /// The parameters, as in `FamilyPoint::params` (e.g. `S=3 C=2 L=3`, `N=4 fence.sc`).
@@ -277,7 +280,9 @@ fn main() -> ExitCode {
             }
         },
         Command::Bench { quick, families, json, timeout, no_explain } => cmd_bench(quick, &families, json, timeout, no_explain),
-        Command::BenchPoint { timeout, no_explain, family, params } => cmd_bench_point(&family, &params, timeout, no_explain),
+        Command::BenchPoint { timeout, no_explain, source, family, params } => {
+            cmd_bench_point(&family, &params, timeout, no_explain, source)
+        }
         Command::Gen { cycle, family, size, nprocs, edges, async_family, rmw, max_tests, scope, out, no_decide, model, limits } => {
             let request = GenRequest { cycle, family, size, nprocs, edges, async_family, rmw, max_tests, scope, out, no_decide };
             cmd_gen(&request, &model, &limits)

@@ -196,8 +196,9 @@ pub(crate) fn measure_in_child(
     }
 }
 
-/// `ptxmm bench-point`: measure one point in this process and print its JSON object.
-pub(crate) fn cmd_bench_point(family: &str, params: &[String], timeout: f64, no_explain: bool) -> ExitCode {
+/// `ptxmm bench-point`: measure one point in this process and print its JSON object, or (with
+/// `source`) print the point's litmus text.
+pub(crate) fn cmd_bench_point(family: &str, params: &[String], timeout: f64, no_explain: bool, source: bool) -> ExitCode {
     let point = match ptxmm::families::point(family, &params.join(" ")) {
         Ok(p) => p,
         Err(e) => {
@@ -205,6 +206,10 @@ pub(crate) fn cmd_bench_point(family: &str, params: &[String], timeout: f64, no_
             return ExitCode::from(2);
         }
     };
+    if source {
+        out!("{}", point.source);
+        return ExitCode::SUCCESS;
+    }
     // The families' expected verdicts are the default model's.
     let config = ptxmm::Config::default_model().with_timeout(ptxmm::Limits::timeout_from_secs(timeout));
     let m = ptxmm::families::measure(&point, &config, !no_explain);
