@@ -32,8 +32,20 @@ pub struct FamilyPoint {
 }
 
 /// The family names, in the order [`all_points`] lists them.
-pub const FAMILIES: [&str; 10] =
-    ["tma-ring", "cp.async-loop", "SB", "IRIW", "ISA2", "independent", "loops", "long-thread", "mp-broadcast", "tile-sched"];
+pub const FAMILIES: [&str; 12] = [
+    "tma-ring",
+    "cp.async-loop",
+    "SB",
+    "IRIW",
+    "ISA2",
+    "independent",
+    "loops",
+    "long-thread",
+    "mp-broadcast",
+    "tile-sched",
+    "tma-ring2",
+    "cluster-ring",
+];
 
 /// Lay out one column of instructions per thread in the litmus format: a header row
 /// (`P0@cta 0,gpu 0 | ...`) and one row per instruction, shorter columns padded with empty cells.
@@ -444,6 +456,141 @@ pub fn issue24_targets() -> Vec<FamilyPoint> {
     vec![long_thread(1500), tile_scheduler(4, 4), mp_broadcast(15), iriw(10, false), iriw(10, true), sb(16, true)]
 }
 
+/// The TMA ring with two copies per stage (CUTLASS `PipelineTmaAsync` loading an A and a B tile
+/// on one full barrier), `stages` stages, `consumers` consumers, `laps` laps (`S`, `C`, `L`).
+///
+/// As [`ring`], except that load `i` copies two 16-byte tiles, `ga<i>` (every word `2i+1`) into
+/// `a<s>` and `gb<i>` (every word `2i+2`) into `b<s>`, both completing on `full<s>`, which the
+/// producer announces with one `mbarrier.arrive.expect_tx … 32`; each consumer reads both tiles
+/// (`ra<i>`, `rb<i>`) before it arrives on `empty<s>`. Two complete-tx per phase are what made
+/// the mbarrier histories grow with every subset of completions across laps (issue 24).
+///
+/// Forbidden with the fence, and liveness ok; without it: Undefined.
+pub fn tma_ring2(stages: usize, consumers: usize, laps: usize, fenced: bool) -> FamilyPoint {
+    assert!(stages >= 1 && consumers >= 1 && laps >= 1, "tma_ring2: S, C and L are at least 1");
+    let loads = stages * laps;
+    let mut init = Vec::new();
+    init.extend((0..loads).map(|i| format!("ga{i}[16] = {};", 2 * i + 1)));
+    init.extend((0..loads).map(|i| format!("gb{i}[16] = {};", 2 * i + 2)));
+    init.extend((0..stages).map(|s| format!("a{s}[16] @ shared cta 0;")));
+    init.extend((0..stages).map(|s| format!("b{s}[16] @ shared cta 0;")));
+    init.extend((0..stages).map(|s| format!("full{s} @ shared cta 0 mbarrier(1);")));
+    init.extend((0..stages).map(|s| format!("empty{s} @ shared cta 0 mbarrier({consumers});")));
+    let mut cols = vec![Vec::new(); consumers + 1];
+    for i in 0..loads {
+        let (s, lap) = (i % stages, i / stages);
+        let p = &mut cols[0];
+        p.push(format!("LP{i}:"));
+        p.push(format!("mbarrier.try_wait.parity.shared::cta.b64 p, [empty{s}], {}", (lap + 1) % 2));
+        p.push(format!("@!p bra LP{i}"));
+        if fenced {
+            p.push("fence.proxy.async.shared::cta".to_string());
+        }
+        p.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [full{s}], 32"));
+        for tile in ["a", "b"] {
+            p.push(format!("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [{tile}{s}], [g{tile}{i}], 16, [full{s}]"));
+        }
+        for (c, col) in cols[1..].iter_mut().enumerate() {
+            let label = format!("L{}{i}", consumer_letter(c));
+            col.push(format!("{label}:"));
+            col.push(format!("mbarrier.try_wait.parity.shared::cta.b64 p, [full{s}], {}", lap % 2));
+            col.push(format!("@!p bra {label}"));
+            col.push(format!("ld.shared.u32 ra{i}, [a{s}]"));
+            col.push(format!("ld.shared.u32 rb{i}, [b{s}]"));
+            col.push(format!("mbarrier.arrive.shared::cta.b64 _, [empty{s}]"));
+        }
+    }
+    let conj: Vec<String> = (1..=consumers)
+        .flat_map(|c| (0..loads).flat_map(move |i| [format!("P{c}:ra{i} == {}", 2 * i + 1), format!("P{c}:rb{i} == {}", 2 * i + 2)]))
+        .collect();
+    let name = format!("ring2-{stages}s-{consumers}c-{laps}l{}", if fenced { "" } else { "-nofence" });
+    let source = litmus(&name, &init, &heads(consumers + 1, |_| 0), &cols, &format!("exists (~({}))", conj.join(" /\\ ")));
+    FamilyPoint {
+        family: "tma-ring2",
+        params: format!("S={stages} C={consumers} L={laps}{}", if fenced { "" } else { " nofence" }),
+        name,
+        source,
+        unroll: 1,
+        expected: (if fenced { "Forbidden" } else { "Undefined" }, "ok"),
+    }
+}
+
+/// A TMA ring over a 2-CTA cluster with multicast (`S` stages, `C` consumers in each CTA, `L`
+/// laps). CTA 0 runs the producer P0 and consumers P1..PC, CTA 1 consumers P(C+1)..P(2C). Both
+/// CTAs declare their shared variables in one order (`s<s>`/`t<s>`, `full<s>`/`fullb<s>`,
+/// `empty<s>`/`emptyb<s>`), so they sit at the same CTA-relative offsets.
+///
+/// Load `i` (stage `s = i mod S`, lap `l = i div S`): the producer waits on `empty<s>` (count
+/// 2C) with `.acquire.cluster`, fences the proxies when `fenced`, announces 16 bytes on its own
+/// `full<s>` (`mbarrier.arrive.expect_tx`) and on CTA 1's (`mapa` of `full<s>` to rank 1, then
+/// `mbarrier.expect_tx` and a release arrive through `.shared::cluster`: ptxmm takes
+/// `arrive.expect_tx` on the own CTA only), and multicasts `g<i>` (every word `i+1`) to both CTAs
+/// (`.multicast::cluster`, ctaMask 0b11), completing on the full barrier at the same offset in
+/// each. Each consumer waits on its CTA's full barrier (parity `l mod 2`) and reads the stage;
+/// CTA 0's consumers arrive on `empty<s>`, CTA 1's release CTA 0's `empty<s>` remotely (`mapa`
+/// of `emptyb<s>` to rank 0, `mbarrier.arrive.release.cluster.shared::cluster`).
+///
+/// Forbidden with the fence, and liveness ok; without it: Undefined.
+pub fn cluster_ring(stages: usize, consumers: usize, laps: usize, fenced: bool) -> FamilyPoint {
+    assert!(stages >= 1 && consumers >= 1 && laps >= 1, "cluster_ring: S, C and L are at least 1");
+    let loads = stages * laps;
+    let mut init = Vec::new();
+    init.extend((0..loads).map(|i| format!("g{i}[16] = {};", i + 1)));
+    for (cta, (tile, full, empty)) in [("s", "full", "empty"), ("t", "fullb", "emptyb")].into_iter().enumerate() {
+        init.extend((0..stages).map(|s| format!("{tile}{s}[16] @ shared cta {cta};")));
+        init.extend((0..stages).map(|s| format!("{full}{s} @ shared cta {cta} mbarrier(1);")));
+        init.extend((0..stages).map(|s| format!("{empty}{s} @ shared cta {cta} mbarrier({});", 2 * consumers)));
+    }
+    let threads = 2 * consumers + 1;
+    let mut cols = vec![Vec::new(); threads];
+    cols[0].extend((0..stages).map(|s| format!("mapa.shared::cluster.u32 f{s}, full{s}, 1")));
+    for col in &mut cols[consumers + 1..] {
+        col.extend((0..stages).map(|s| format!("mapa.shared::cluster.u32 e{s}, emptyb{s}, 0")));
+    }
+    for i in 0..loads {
+        let (s, lap) = (i % stages, i / stages);
+        let p = &mut cols[0];
+        p.push(format!("LP{i}:"));
+        p.push(format!("mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [empty{s}], {}", (lap + 1) % 2));
+        p.push(format!("@!p bra LP{i}"));
+        if fenced {
+            p.push("fence.proxy.async.shared::cluster".to_string());
+        }
+        p.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [full{s}], 16"));
+        p.push(format!("mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64 [f{s}], 16"));
+        p.push(format!("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [f{s}]"));
+        p.push(format!(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [s{s}], [g{i}], 16, [full{s}], 3"
+        ));
+        for (t, col) in cols.iter_mut().enumerate().skip(1) {
+            let remote = t > consumers;
+            let (tile, full) = if remote { ("t", "fullb") } else { ("s", "full") };
+            let label = format!("L{t}_{i}");
+            col.push(format!("{label}:"));
+            col.push(format!("mbarrier.try_wait.parity.shared::cta.b64 p, [{full}{s}], {}", lap % 2));
+            col.push(format!("@!p bra {label}"));
+            col.push(format!("ld.shared.u32 r{i}, [{tile}{s}]"));
+            col.push(if remote {
+                format!("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [e{s}]")
+            } else {
+                format!("mbarrier.arrive.shared::cta.b64 _, [empty{s}]")
+            });
+        }
+    }
+    let conj: Vec<String> = (1..threads).flat_map(|t| (0..loads).map(move |i| format!("P{t}:r{i} == {}", i + 1))).collect();
+    let name = format!("cluster-ring-{stages}s-{consumers}c-{laps}l{}", if fenced { "" } else { "-nofence" });
+    let heads: Vec<String> = (0..threads).map(|t| format!("P{t}@cta {},cluster 0,gpu 0", usize::from(t > consumers))).collect();
+    let source = litmus(&name, &init, &heads, &cols, &format!("exists (~({}))", conj.join(" /\\ ")));
+    FamilyPoint {
+        family: "cluster-ring",
+        params: format!("S={stages} C={consumers} L={laps}{}", if fenced { "" } else { " nofence" }),
+        name,
+        source,
+        unroll: 1,
+        expected: (if fenced { "Forbidden" } else { "Undefined" }, "ok"),
+    }
+}
+
 /// The full grid of the scale issue, grouped by family in [`FAMILIES`] order: the TMA ring with
 /// S = 1..4, C = 1..3, L = 1..3 (fenced, 36 points); the cp.async loop with k = 1..8; SB with
 /// n = 2..8 threads and IRIW with k = 1..6 readers (up to 8 threads), each without and with
@@ -473,6 +620,9 @@ pub fn all_points() -> Vec<FamilyPoint> {
     v.extend([50, 100, 200, 400].into_iter().map(long_thread));
     v.extend([2, 4, 6, 8].into_iter().map(mp_broadcast));
     v.extend([(2, 1), (2, 2), (3, 2), (4, 1)].into_iter().map(|(w, t)| tile_scheduler(w, t)));
+    v.extend((1..=8).map(|l| tma_ring2(4, 2, l, true)));
+    v.extend([4, 8].into_iter().map(|l| tma_ring2(8, 4, l, true)));
+    v.extend((1..=8).map(|l| cluster_ring(4, 2, l, true)));
     v
 }
 
@@ -504,6 +654,7 @@ pub fn family_name(name: &str) -> Option<&'static str> {
         "ring" => "tma-ring",
         "cp.async" | "cpasync" | "cp-async-loop" | "cpasync-loop" => "cp.async-loop",
         "indep" => "independent",
+        "ring2" => "tma-ring2",
         other => other,
     };
     FAMILIES.iter().copied().find(|f| f.eq_ignore_ascii_case(alias))
@@ -580,6 +731,12 @@ pub fn point(family: &str, params: &str) -> Result<FamilyPoint, String> {
         "tile-sched" => {
             let (w, t) = (take("W", &mut values)?, take("T", &mut values)?);
             ((w.min(t) >= 1).then(|| tile_scheduler(w, t)), "W and T at least 1")
+        }
+        "tma-ring2" | "cluster-ring" => {
+            let (s, c, l) = (take("S", &mut values)?, take("C", &mut values)?, take("L", &mut values)?);
+            let fenced = !flag("nofence");
+            let make = if family == "tma-ring2" { tma_ring2 } else { cluster_ring };
+            ((s.min(c).min(l) >= 1).then(|| make(s, c, l, fenced)), "S, C and L at least 1")
         }
         _ => unreachable!("family_name returns one of FAMILIES"),
     };
@@ -848,7 +1005,7 @@ mod tests {
 
     #[test]
     fn points_round_trip_through_their_parameters() {
-        for p in all_points().into_iter().chain([ring(2, 1, 1, false)]) {
+        for p in all_points().into_iter().chain([ring(2, 1, 1, false), tma_ring2(2, 1, 1, false), cluster_ring(1, 1, 1, false)]) {
             assert_eq!(point(p.family, &p.params).as_ref(), Ok(&p), "{} {}", p.family, p.params);
         }
     }
@@ -881,6 +1038,6 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n);
-        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6 + 4 * 5 + 4 + 4 + 4);
+        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6 + 4 * 5 + 4 + 4 + 4 + 10 + 8);
     }
 }

@@ -164,7 +164,7 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// Only the points of this family (repeatable): tma-ring, cp.async-loop, SB, IRIW, ISA2,
-        /// independent.
+        /// independent, loops, long-thread, mp-broadcast, tile-sched, tma-ring2, cluster-ring.
         #[arg(long = "family", value_name = "NAME")]
         families: Vec<String>,
         /// Print one JSON object per point instead of the table (the machine and the command go

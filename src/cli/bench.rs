@@ -196,7 +196,8 @@ pub(crate) fn measure_in_child(
     }
 }
 
-/// `ptxmm bench-point`: measure one point in this process and print its JSON object.
+/// `ptxmm bench-point`: measure one point in this process and print its JSON object, or (with
+/// `source`) print the point's litmus text.
 pub(crate) fn cmd_bench_point(family: &str, params: &[String], timeout: f64, no_explain: bool, source: bool) -> ExitCode {
     let point = match ptxmm::families::point(family, &params.join(" ")) {
         Ok(p) => p,

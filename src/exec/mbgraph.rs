@@ -15,12 +15,21 @@
 //! have the same findings). Edges place one more update whose static predecessors (program
 //! order, issue order, the order inside an async operation) are placed and whose observed result
 //! (the phase an arrive returned to its thread) matches.
+//!
+//! Reachability is kept sparse. A pipeline whose phases carry several completions (two TMA
+//! copies per stage) has states for every subset of completions across laps, most of them
+//! after an update with undefined behaviour that only the model can rule out; dense
+//! states×states matrices of those took gigabytes. Nodes are numbered in a topological order
+//! (every edge goes to a higher number), so the nodes one node reaches, or that reach it, are one
+//! sweep over the edges; the search asks for few of them (the states its reads chose), and
+//! those rows are cached, within a bound on their memory.
 
 use super::structure::{EventKind, EventStructure};
 use crate::program::mbarrier::{MbState, MbUpdate};
 use crate::program::VariableKind;
 use crate::relation::{EventSet, Relation};
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// An update of the object (the read and write halves of an mbarrier RMW), or an ordinary write
 /// to it.
@@ -62,6 +71,33 @@ pub struct TooManyStates {
     pub limit: usize,
 }
 
+/// Why the construction of a graph stopped: too many states, or the caller's check (its
+/// deadline, its memory limit) said stop.
+#[derive(Clone, Debug)]
+pub enum BuildError<E> {
+    TooManyStates(TooManyStates),
+    Stopped(E),
+}
+
+/// How many states the construction builds between two calls of the caller's check.
+pub const STATES_PER_CHECK: usize = 4096;
+
+/// The bytes of cached reachability rows one graph keeps (beyond it, the cache starts over).
+const ROW_CACHE_BYTES: usize = 32 << 20;
+
+/// Sets of at most this many nodes are reached (or reaching) through their cached rows; larger
+/// ones through one sweep over the edges.
+const ROWS_PER_QUERY: usize = 8;
+
+/// Cached rows of reachability: the nodes a node reaches (`forward`) or that reach it
+/// (`backward`), each with the node included.
+#[derive(Clone, Debug, Default)]
+struct RowCache {
+    forward: rustc_hash::FxHashMap<usize, Rc<EventSet>>,
+    backward: rustc_hash::FxHashMap<usize, Rc<EventSet>>,
+    bytes: usize,
+}
+
 /// The state graph of one mbarrier object of one event structure.
 #[derive(Clone, Debug)]
 pub struct ObjectGraph {
@@ -85,12 +121,13 @@ pub struct ObjectGraph {
     /// `reads_prev[i]`: the reads immediately before read `i` (the transitive reduction of
     /// `reads_before`).
     pub reads_prev: Vec<Vec<usize>>,
+    /// The states, numbered in a topological order: every edge goes to a higher number.
     pub nodes: Vec<Node>,
     pub edges: Vec<Vec<Edge>>,
-    /// `reach[a]` holds every node reachable from `a`, `a` included.
-    reach: Vec<EventSet>,
-    /// `coreach[a]` holds every node that reaches `a`, `a` included.
-    coreach: Vec<EventSet>,
+    /// `back[b]`: the nodes with an edge to `b`.
+    back: Vec<Vec<u32>>,
+    /// Reachability rows computed so far (see [`RowCache`]).
+    rows: RefCell<RowCache>,
     /// Nodes with every unit placed.
     pub finals: Vec<usize>,
 }
@@ -113,8 +150,15 @@ pub fn objects(s: &EventStructure) -> Vec<usize> {
 impl ObjectGraph {
     /// Build the graph of the object at physical location `p`. `order` is the static order the
     /// object's updates must respect (program order, issue order and the order inside async
-    /// operations, transitively closed). At most `max_nodes` states are built.
-    pub fn build(s: &EventStructure, p: usize, order: &Relation, max_nodes: usize) -> Result<ObjectGraph, TooManyStates> {
+    /// operations, transitively closed). At most `max_nodes` states are built; `check` is
+    /// called every [`STATES_PER_CHECK`] states and stops the construction with its error.
+    pub fn build<E>(
+        s: &EventStructure,
+        p: usize,
+        order: &Relation,
+        max_nodes: usize,
+        check: &mut dyn FnMut() -> Result<(), E>,
+    ) -> Result<ObjectGraph, BuildError<E>> {
         let ev = &s.events;
         let init =
             (0..s.n()).find(|&i| ev[i].kind == EventKind::Init && ev[i].physical == Some(p)).expect("every location has an initial write");
@@ -141,7 +185,8 @@ impl ObjectGraph {
         let name = s.program.physical[p].name.clone();
         let start = Node { placed: EventSet::empty(k), value: ev[init].value, ub: EventSet::empty(k) };
         let mut nodes = vec![start.clone()];
-        let mut index: HashMap<Node, usize> = HashMap::from([(start, 0)]);
+        let mut index: rustc_hash::FxHashMap<Node, usize> = Default::default();
+        index.insert(start, 0);
         let mut edges: Vec<Vec<Edge>> = vec![Vec::new()];
         let mut next = 0;
         while next < nodes.len() {
@@ -176,7 +221,10 @@ impl ObjectGraph {
                     Some(&t) => t,
                     None => {
                         if nodes.len() >= max_nodes {
-                            return Err(TooManyStates { object: name, limit: max_nodes });
+                            return Err(BuildError::TooManyStates(TooManyStates { object: name, limit: max_nodes }));
+                        }
+                        if nodes.len().is_multiple_of(STATES_PER_CHECK) {
+                            check().map_err(BuildError::Stopped)?;
                         }
                         nodes.push(node.clone());
                         edges.push(Vec::new());
@@ -189,21 +237,15 @@ impl ObjectGraph {
             next += 1;
         }
         // Nodes were created in breadth-first order of the number of units placed, and every
-        // edge goes to a node with one more unit, so reverse creation order is a topological order.
+        // edge goes to a node with one more unit, created after every node with fewer: creation
+        // order is a topological order, which the sweeps of `forward_sweep` and
+        // `backward_sweep` rely on.
+        debug_assert!(edges.iter().enumerate().all(|(a, es)| es.iter().all(|e| e.to > a)));
         let m = nodes.len();
-        let mut reach: Vec<EventSet> = vec![EventSet::empty(m); m];
-        for a in (0..m).rev() {
-            let mut r = EventSet::empty(m);
-            r.insert(a);
-            for e in &edges[a] {
-                r = r.union(&reach[e.to]);
-            }
-            reach[a] = r;
-        }
-        let mut coreach = vec![EventSet::empty(m); m];
-        for (a, r) in reach.iter().enumerate() {
-            for b in r.iter() {
-                coreach[b].insert(a);
+        let mut back: Vec<Vec<u32>> = vec![Vec::new(); m];
+        for (a, es) in edges.iter().enumerate() {
+            for e in es {
+                back[e.to].push(a as u32);
             }
         }
         let finals: Vec<usize> = (0..m).filter(|&a| nodes[a].placed.len() == k).collect();
@@ -225,8 +267,8 @@ impl ObjectGraph {
             reads_after,
             nodes,
             edges,
-            reach,
-            coreach,
+            back,
+            rows: RefCell::default(),
             reads_prev,
             finals,
         };
@@ -269,9 +311,70 @@ impl ObjectGraph {
         out
     }
 
+    /// Every node some node of `from` reaches (`from` included): one sweep in topological order.
+    fn forward_sweep(&self, from: &EventSet) -> EventSet {
+        let mut out = from.clone();
+        let Some(first) = from.iter().next() else { return out };
+        for a in first..self.nodes.len() {
+            if out.contains(a) {
+                for e in &self.edges[a] {
+                    out.insert(e.to);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every node that reaches some node of `to` (`to` included): one sweep in reverse
+    /// topological order.
+    fn backward_sweep(&self, to: &EventSet) -> EventSet {
+        let mut out = to.clone();
+        let Some(last) = to.iter().last() else { return out };
+        for b in (0..=last).rev() {
+            if out.contains(b) {
+                for &a in &self.back[b] {
+                    out.insert(a as usize);
+                }
+            }
+        }
+        out
+    }
+
+    /// The row of node `a`: the nodes it reaches (`forward`) or that reach it, computed once and
+    /// cached.
+    fn row(&self, a: usize, forward: bool) -> Rc<EventSet> {
+        let cached = {
+            let rows = self.rows.borrow();
+            if forward { rows.forward.get(&a) } else { rows.backward.get(&a) }.cloned()
+        };
+        if let Some(r) = cached {
+            return r;
+        }
+        let one = EventSet::from_iter_in(self.nodes.len(), [a]);
+        let r = Rc::new(if forward { self.forward_sweep(&one) } else { self.backward_sweep(&one) });
+        let mut rows = self.rows.borrow_mut();
+        let size = self.nodes.len().div_ceil(8) + 64;
+        if rows.bytes + size > ROW_CACHE_BYTES {
+            *rows = RowCache::default();
+        }
+        rows.bytes += size;
+        if forward { &mut rows.forward } else { &mut rows.backward }.insert(a, Rc::clone(&r));
+        r
+    }
+
     /// Whether node `b` can be reached from node `a` (a path places more units after `a`).
     pub fn reaches(&self, a: usize, b: usize) -> bool {
-        self.reach[a].contains(b)
+        if a == b {
+            return true;
+        }
+        if b < a {
+            return false;
+        }
+        // A row already computed for either end answers; otherwise `a`'s row is computed.
+        if let Some(r) = self.rows.borrow().backward.get(&b) {
+            return r.contains(a);
+        }
+        self.row(a, true).contains(b)
     }
 
     /// The index of read event `r` in `reads`.
@@ -281,32 +384,38 @@ impl ObjectGraph {
 
     /// The nodes some node of `from` reaches.
     pub fn reached_from(&self, from: &EventSet) -> EventSet {
+        if from.len() > ROWS_PER_QUERY {
+            return self.forward_sweep(from);
+        }
         let mut out = EventSet::empty(self.nodes.len());
         for a in from.iter() {
-            out.union_with(&self.reach[a]);
+            out.union_with(&self.row(a, true));
         }
         out
     }
 
     /// The nodes that reach some node of `to`.
     pub fn reaching(&self, to: &EventSet) -> EventSet {
+        if to.len() > ROWS_PER_QUERY {
+            return self.backward_sweep(to);
+        }
         let mut out = EventSet::empty(self.nodes.len());
         for b in to.iter() {
-            out.union_with(&self.coreach[b]);
+            out.union_with(&self.row(b, false));
         }
         out
     }
 
     /// Whether `node` lies on one path with every node of `chosen` (sorted by units placed).
     pub fn compatible(&self, chosen: &[usize], node: usize) -> bool {
-        chosen.iter().all(|&c| self.reach[c].contains(node) || self.coreach[c].contains(node))
+        chosen.iter().all(|&c| self.reaches(c, node) || self.reaches(node, c))
     }
 
     /// The nodes that lie on one path with every node of `chosen`.
     pub fn compatible_nodes(&self, chosen: &[usize]) -> EventSet {
         let mut out = EventSet::full(self.nodes.len());
         for &c in chosen {
-            out.intersect_with(&self.reach[c].union(&self.coreach[c]));
+            out.intersect_with(&self.row(c, true).union(&self.row(c, false)));
         }
         out
     }
@@ -332,7 +441,8 @@ impl ObjectGraph {
             return true;
         }
         let placed = &self.nodes[here].placed;
-        let mut options: Vec<&Edge> = self.edges[here].iter().filter(|e| self.reaches(e.to, to)).collect();
+        let reaching_to = self.row(to, false);
+        let mut options: Vec<&Edge> = self.edges[here].iter().filter(|e| reaching_to.contains(e.to)).collect();
         options.sort_by_key(|e| e.unit);
         for e in options {
             if after.iter().any(|&(a, b)| b == e.unit && !placed.contains(a)) {
@@ -363,8 +473,9 @@ impl ObjectGraph {
             out.push(cur.clone());
             return;
         }
+        let reaching_to = self.row(to, false);
         for e in &self.edges[here] {
-            if self.reaches(e.to, to) {
+            if reaching_to.contains(e.to) {
                 cur.push(e.unit);
                 self.all_paths(e.to, to, limit, cur, out);
                 cur.pop();
@@ -398,7 +509,8 @@ mod tests {
         let traces: Vec<_> = per_thread.iter().map(|t| &t.traces[0]).collect();
         let s = EventStructure::build(&program, &Default::default(), &traces);
         let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
-        objects(&s).into_iter().map(|p| ObjectGraph::build(&s, p, &order, 10_000).unwrap()).collect()
+        let mut go_on = || Ok::<(), ()>(());
+        objects(&s).into_iter().map(|p| ObjectGraph::build(&s, p, &order, 10_000, &mut go_on).unwrap()).collect()
     }
 
     #[test]
@@ -417,6 +529,48 @@ mod tests {
         assert_eq!((s.phase, s.pending), (1, 3), "the third arrival completes phase 0");
         assert_eq!(g[0].paths(0, f, 100).len(), 6, "every order is a path");
         assert!(g[0].path(0, f, &[]).is_some());
+    }
+
+    #[test]
+    fn sparse_reachability_matches_the_closure_of_the_edges() {
+        // Two laps of a stage with two copies on one full barrier and nothing ordering the
+        // second lap's completions after the first phase: every subset of completions is a
+        // state, the shape that made dense matrices explode.
+        let g = graphs(
+            "PTX t\n{ ga[16] = 1; gb[16] = 2; a[16] @ shared cta 0; b[16] @ shared cta 0; full @ shared cta 0 mbarrier(1); }\n P0@cta 0,gpu 0 ;\n mbarrier.arrive.expect_tx.shared::cta.b64 _, [full], 32 ;\n cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [a], [ga], 16, [full] ;\n cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [b], [gb], 16, [full] ;\n mbarrier.arrive.expect_tx.shared::cta.b64 _, [full], 32 ;\n cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [a], [ga], 16, [full] ;\n cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [b], [gb], 16, [full] ;\nexists (0 == 0)\n",
+        );
+        let g = &g[0];
+        let m = g.nodes.len();
+        assert!(m > 10, "{m} states");
+        // The closure of the edges, node by node, by depth-first search.
+        let closure: Vec<EventSet> = (0..m)
+            .map(|a| {
+                let mut seen = EventSet::empty(m);
+                let mut stack = vec![a];
+                while let Some(x) = stack.pop() {
+                    if !seen.contains(x) {
+                        seen.insert(x);
+                        stack.extend(g.edges[x].iter().map(|e| e.to));
+                    }
+                }
+                seen
+            })
+            .collect();
+        for (a, row) in closure.iter().enumerate() {
+            for b in 0..m {
+                assert_eq!(g.reaches(a, b), row.contains(b), "{a} -> {b}");
+            }
+        }
+        // Small sets go through rows, large ones through sweeps: both agree with the closure.
+        for set in [vec![0], vec![1, m - 1], (0..m).step_by(2).collect(), (0..m).collect::<Vec<_>>()] {
+            let from = EventSet::from_iter_in(m, set.iter().copied());
+            let fwd = EventSet::from_fn(m, |b| set.iter().any(|&a| closure[a].contains(b)));
+            let bwd = EventSet::from_fn(m, |a| set.iter().any(|&b| closure[a].contains(b)));
+            assert_eq!(g.reached_from(&from), fwd, "{set:?}");
+            assert_eq!(g.reaching(&from), bwd, "{set:?}");
+        }
+        let chosen = [1];
+        assert_eq!(g.compatible_nodes(&chosen), EventSet::from_fn(m, |x| closure[1].contains(x) || closure[x].contains(1)));
     }
 
     #[test]

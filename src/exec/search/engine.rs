@@ -101,13 +101,18 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         for &p in &object_locations {
             // Each state costs like a trace combination: charge a budget share for all of them.
             let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
-            let g = ObjectGraph::build(s, p, &order, max_nodes).map_err(|e| {
-                SearchError::Explore(if budget.left < MAX_MBARRIER_STATES {
-                    // The states are charged to the search budget, and it ran out.
-                    ExploreError::TooManyCandidates { limit: budget.limit }
-                } else {
-                    ExploreError::TooManyMbarrierStates { object: e.object, limit: e.limit as u64 }
-                })
+            let (left, limit) = (budget.left, budget.limit);
+            // The deadline and the memory limit hold while the states are built.
+            let mut check = || budget.check_deadline().and_then(|()| budget.check_resident());
+            let g = ObjectGraph::build(s, p, &order, max_nodes, &mut check).map_err(|e| match e {
+                mbgraph::BuildError::Stopped(e) => e,
+                // The states are charged to the search budget, and it ran out.
+                mbgraph::BuildError::TooManyStates(_) if left < MAX_MBARRIER_STATES => {
+                    SearchError::Explore(ExploreError::TooManyCandidates { limit })
+                }
+                mbgraph::BuildError::TooManyStates(e) => {
+                    SearchError::Explore(ExploreError::TooManyMbarrierStates { object: e.object, limit: e.limit as u64 })
+                }
             })?;
             budget.left = budget.left.saturating_sub(g.nodes.len() as u64);
             objects.push(g);
