@@ -97,10 +97,48 @@ fn litmus(name: &str, init: &[String], heads: &[String], cols: &[Vec<String>], c
 /// reads across proxies: Undefined.
 pub fn ring(stages: usize, consumers: usize, laps: usize, fenced: bool) -> FamilyPoint {
     assert!(stages >= 1 && consumers >= 1 && laps >= 1, "ring: S, C and L are at least 1");
+    let tiles = [RingTile { global: "g", shared: "s", register: "r" }];
+    let (init, cols, cond) = ring_of_tiles(stages, consumers, laps, fenced, &tiles, |i, _| i + 1);
+    let name = format!("ring-{stages}s-{consumers}c-{laps}l{}", if fenced { "" } else { "-nofence" });
+    let source = litmus(&name, &init, &heads(consumers + 1, |_| 0), &cols, &cond);
+    FamilyPoint {
+        family: "tma-ring",
+        params: format!("S={stages} C={consumers} L={laps}{}", if fenced { "" } else { " nofence" }),
+        name,
+        source,
+        unroll: 1,
+        expected: (if fenced { "Forbidden" } else { "Undefined" }, "ok"),
+    }
+}
+
+/// One tile a ring stage loads: the prefixes of its global sources (`<global><load>`), of its
+/// shared buffers (`<shared><stage>`) and of the consumers' registers (`<register><load>`).
+struct RingTile {
+    global: &'static str,
+    shared: &'static str,
+    register: &'static str,
+}
+
+/// The init block, the columns and the condition of a TMA ring whose stages each load `tiles`
+/// (16 bytes each, one complete-tx each on the stage's full barrier, announced together by one
+/// `mbarrier.arrive.expect_tx`); `value(load, tile)` is the value every word of a source holds.
+/// The condition: some consumer reads a value other than its own load's.
+fn ring_of_tiles(
+    stages: usize,
+    consumers: usize,
+    laps: usize,
+    fenced: bool,
+    tiles: &[RingTile],
+    value: impl Fn(usize, usize) -> usize,
+) -> (Vec<String>, Vec<Vec<String>>, String) {
     let loads = stages * laps;
     let mut init = Vec::new();
-    init.extend((0..loads).map(|i| format!("g{i}[16] = {};", i + 1)));
-    init.extend((0..stages).map(|s| format!("s{s}[16] @ shared cta 0;")));
+    for (t, tile) in tiles.iter().enumerate() {
+        init.extend((0..loads).map(|i| format!("{}{i}[16] = {};", tile.global, value(i, t))));
+    }
+    for tile in tiles {
+        init.extend((0..stages).map(|s| format!("{}{s}[16] @ shared cta 0;", tile.shared)));
+    }
     init.extend((0..stages).map(|s| format!("full{s} @ shared cta 0 mbarrier(1);")));
     init.extend((0..stages).map(|s| format!("empty{s} @ shared cta 0 mbarrier({consumers});")));
     let mut cols = vec![Vec::new(); consumers + 1];
@@ -113,28 +151,33 @@ pub fn ring(stages: usize, consumers: usize, laps: usize, fenced: bool) -> Famil
         if fenced {
             p.push("fence.proxy.async.shared::cta".to_string());
         }
-        p.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [full{s}], 16"));
-        p.push(format!("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [s{s}], [g{i}], 16, [full{s}]"));
+        p.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [full{s}], {}", 16 * tiles.len()));
+        for tile in tiles {
+            p.push(format!(
+                "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [{}{s}], [{}{i}], 16, [full{s}]",
+                tile.shared, tile.global
+            ));
+        }
         for (c, col) in cols[1..].iter_mut().enumerate() {
             let label = format!("L{}{i}", consumer_letter(c));
             col.push(format!("{label}:"));
             col.push(format!("mbarrier.try_wait.parity.shared::cta.b64 p, [full{s}], {}", lap % 2));
             col.push(format!("@!p bra {label}"));
-            col.push(format!("ld.shared.u32 r{i}, [s{s}]"));
+            for tile in tiles {
+                col.push(format!("ld.shared.u32 {}{i}, [{}{s}]", tile.register, tile.shared));
+            }
             col.push(format!("mbarrier.arrive.shared::cta.b64 _, [empty{s}]"));
         }
     }
-    let conj: Vec<String> = (1..=consumers).flat_map(|c| (0..loads).map(move |i| format!("P{c}:r{i} == {}", i + 1))).collect();
-    let name = format!("ring-{stages}s-{consumers}c-{laps}l{}", if fenced { "" } else { "-nofence" });
-    let source = litmus(&name, &init, &heads(consumers + 1, |_| 0), &cols, &format!("exists (~({}))", conj.join(" /\\ ")));
-    FamilyPoint {
-        family: "tma-ring",
-        params: format!("S={stages} C={consumers} L={laps}{}", if fenced { "" } else { " nofence" }),
-        name,
-        source,
-        unroll: 1,
-        expected: (if fenced { "Forbidden" } else { "Undefined" }, "ok"),
+    let mut conj = Vec::new();
+    for c in 1..=consumers {
+        for i in 0..loads {
+            for (t, tile) in tiles.iter().enumerate() {
+                conj.push(format!("P{c}:{}{i} == {}", tile.register, value(i, t)));
+            }
+        }
     }
+    (init, cols, format!("exists (~({}))", conj.join(" /\\ ")))
 }
 
 /// Consumer `c`'s label letter (`A`, `B`, ...; past `Z`, a number).
@@ -468,43 +511,10 @@ pub fn issue24_targets() -> Vec<FamilyPoint> {
 /// Forbidden with the fence, and liveness ok; without it: Undefined.
 pub fn tma_ring2(stages: usize, consumers: usize, laps: usize, fenced: bool) -> FamilyPoint {
     assert!(stages >= 1 && consumers >= 1 && laps >= 1, "tma_ring2: S, C and L are at least 1");
-    let loads = stages * laps;
-    let mut init = Vec::new();
-    init.extend((0..loads).map(|i| format!("ga{i}[16] = {};", 2 * i + 1)));
-    init.extend((0..loads).map(|i| format!("gb{i}[16] = {};", 2 * i + 2)));
-    init.extend((0..stages).map(|s| format!("a{s}[16] @ shared cta 0;")));
-    init.extend((0..stages).map(|s| format!("b{s}[16] @ shared cta 0;")));
-    init.extend((0..stages).map(|s| format!("full{s} @ shared cta 0 mbarrier(1);")));
-    init.extend((0..stages).map(|s| format!("empty{s} @ shared cta 0 mbarrier({consumers});")));
-    let mut cols = vec![Vec::new(); consumers + 1];
-    for i in 0..loads {
-        let (s, lap) = (i % stages, i / stages);
-        let p = &mut cols[0];
-        p.push(format!("LP{i}:"));
-        p.push(format!("mbarrier.try_wait.parity.shared::cta.b64 p, [empty{s}], {}", (lap + 1) % 2));
-        p.push(format!("@!p bra LP{i}"));
-        if fenced {
-            p.push("fence.proxy.async.shared::cta".to_string());
-        }
-        p.push(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [full{s}], 32"));
-        for tile in ["a", "b"] {
-            p.push(format!("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [{tile}{s}], [g{tile}{i}], 16, [full{s}]"));
-        }
-        for (c, col) in cols[1..].iter_mut().enumerate() {
-            let label = format!("L{}{i}", consumer_letter(c));
-            col.push(format!("{label}:"));
-            col.push(format!("mbarrier.try_wait.parity.shared::cta.b64 p, [full{s}], {}", lap % 2));
-            col.push(format!("@!p bra {label}"));
-            col.push(format!("ld.shared.u32 ra{i}, [a{s}]"));
-            col.push(format!("ld.shared.u32 rb{i}, [b{s}]"));
-            col.push(format!("mbarrier.arrive.shared::cta.b64 _, [empty{s}]"));
-        }
-    }
-    let conj: Vec<String> = (1..=consumers)
-        .flat_map(|c| (0..loads).flat_map(move |i| [format!("P{c}:ra{i} == {}", 2 * i + 1), format!("P{c}:rb{i} == {}", 2 * i + 2)]))
-        .collect();
+    let tiles = [RingTile { global: "ga", shared: "a", register: "ra" }, RingTile { global: "gb", shared: "b", register: "rb" }];
+    let (init, cols, cond) = ring_of_tiles(stages, consumers, laps, fenced, &tiles, |i, t| 2 * i + 1 + t);
     let name = format!("ring2-{stages}s-{consumers}c-{laps}l{}", if fenced { "" } else { "-nofence" });
-    let source = litmus(&name, &init, &heads(consumers + 1, |_| 0), &cols, &format!("exists (~({}))", conj.join(" /\\ ")));
+    let source = litmus(&name, &init, &heads(consumers + 1, |_| 0), &cols, &cond);
     FamilyPoint {
         family: "tma-ring2",
         params: format!("S={stages} C={consumers} L={laps}{}", if fenced { "" } else { " nofence" }),
