@@ -133,3 +133,17 @@ fn tma_store_missing_proxy_fence() {
     insta::assert_snapshot!("tma_store_no_fence", explain(&["tests/async/S6a-tma-store-no-proxy-fence.litmus"]));
     insta::assert_snapshot!("tma_store_fenced", explain(&["tests/async/S6b-tma-store-proxy-fence.litmus"]));
 }
+
+/// Each fix is given once (issue 27): the races of the execution shown point back to the
+/// findings that already carry their hint, instead of repeating it (and its reading) under
+/// every race.
+#[test]
+fn each_hint_is_given_once() {
+    let out = explain(&["tests/async/pipeline-ring-no-proxy-fence.litmus"]);
+    let hints: Vec<&str> = out.lines().filter_map(|l| l.trim_start().strip_prefix("hint: ")).collect();
+    assert!(!hints.is_empty(), "{out}");
+    for h in &hints {
+        assert_eq!(out.matches(h).count(), 1, "given more than once: {h}\n{out}");
+    }
+    assert!(out.contains("see the hint of the same pair above"), "{out}");
+}

@@ -306,9 +306,10 @@ fn races(s: &EventStructure, cand: &Candidate, prepared: &Prepared, events: &[Ev
                 first: a,
                 second: b,
                 text: format!(
-                    "{} and {} conflict and are neither morally strong nor ordered by causality: {}",
+                    "{} and {}{}{}",
                     events[a].short(),
                     events[b].short(),
+                    super::CAUSALITY_COLON,
                     crate::decide::findings::missing_order(s, a, b)
                 ),
             });

@@ -88,6 +88,9 @@ pub struct RejectionGroup {
     pub text: String,
 }
 
+/// What separates a race's pair from its hint in [`Race::text`].
+pub(crate) const CAUSALITY_COLON: &str = " conflict and are neither morally strong nor ordered by causality: ";
+
 /// Two conflicting accesses that are neither morally strong nor ordered by causality.
 #[derive(Clone, Debug, Serialize)]
 pub struct Race {
@@ -403,10 +406,20 @@ fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option
     }
     if !races.is_empty() {
         text.push_str("Data races in this execution:\n");
+        // A race whose fix the findings above already give is not given it again (each hint
+        // once: a ring's four findings were otherwise repeated under every race).
+        let printed: Vec<&str> = undefined.iter().filter_map(|f| f.hint.as_deref()).collect();
         for r in &races {
-            text.push_str(&format!("- {}\n", r.text));
-            for line in whole.as_ref().map(|w| race_readings(w, &events, r)).unwrap_or_default() {
-                text.push_str(&format!("  reading: {line}\n"));
+            match r.text.split_once(CAUSALITY_COLON) {
+                Some((pair, hint)) if printed.contains(&hint) => {
+                    text.push_str(&format!("- {pair}{CAUSALITY_COLON}see the hint of the same pair above\n"));
+                }
+                _ => {
+                    text.push_str(&format!("- {}\n", r.text));
+                    for line in whole.as_ref().map(|w| race_readings(w, &events, r)).unwrap_or_default() {
+                        text.push_str(&format!("  reading: {line}\n"));
+                    }
+                }
             }
         }
     }
