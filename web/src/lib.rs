@@ -167,10 +167,7 @@ fn decide(req: &Value) -> Value {
         record["liveness_error"] = e.into();
     }
     let mut text = match &outcome {
-        Some(o) => {
-            format!(
-                "{}", ptxmm::decide::report::run_text(o, live.as_ref()))
-        }
+        Some(o) => ptxmm::decide::report::run_text(o, live.as_ref()),
         None => format!("Test {}\n", r.program.name),
     };
     if let Some(l) = &live {
