@@ -131,7 +131,9 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
     }
 
     /// Linear extensions of the forced order on the fences, built left to right, checked on the
-    /// bounds after every fence placed; the first consistent one ends the search.
+    /// bounds after every fence placed; the first consistent one ends the search. The levels
+    /// (one per fence placed) are kept on a stack of their own, not the call stack: each holds
+    /// the position of the next fence it tries and the orders it saved while one is explored.
     fn fsc_dfs(
         &mut self,
         co: &Relation,
@@ -142,20 +144,38 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
     ) -> Result<bool, SearchError> {
         let fences = self.sc_fences.clone();
         if placed.len() == fences.len() {
-            let mut order = Relation::empty(self.n);
-            for i in 0..placed.len() {
-                for j in i + 1..placed.len() {
-                    if self.sync_full.contains(placed[i], placed[j]) {
-                        order.insert(placed[i], placed[j]);
-                    }
+            return self.fsc_leaf(co, placed, snap, ex);
+        }
+        let mut stack: Vec<(usize, Option<[[Relation; 2]; 2]>)> = vec![(0, None)];
+        // What the level above the top one found: set when a level (or a leaf) ends.
+        let mut returned: Option<bool> = None;
+        while let Some(top) = stack.len().checked_sub(1) {
+            if let Some(hit) = returned.take() {
+                let [sync, co_saved] = stack[top].1.take().expect("a fence was being explored at this level");
+                snap.b.sync = sync;
+                snap.b.co = co_saved;
+                snap.stage = std::cell::OnceCell::new();
+                placed.pop();
+                if hit {
+                    stack.pop();
+                    returned = Some(true);
+                    continue;
                 }
             }
-            return self.complete(co.clone(), order, snap, ex);
-        }
-        for &f in &fences {
-            if placed.contains(&f) || fences.iter().any(|&g| !placed.contains(&g) && g != f && closure.contains(g, f)) {
-                continue;
+            let mut chosen = None;
+            while stack[top].0 < fences.len() {
+                let f = fences[stack[top].0];
+                stack[top].0 += 1;
+                if !placed.contains(&f) && !fences.iter().any(|&g| !placed.contains(&g) && g != f && closure.contains(g, f)) {
+                    chosen = Some(f);
+                    break;
+                }
             }
+            let Some(f) = chosen else {
+                stack.pop();
+                returned = Some(false);
+                continue;
+            };
             placed.push(f);
             let mut lower = Relation::empty(self.n);
             for (i, &a) in placed.iter().enumerate() {
@@ -170,21 +190,32 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                     }
                 }
             }
-            let saved = (snap.b.sync.clone(), snap.b.co.clone());
+            stack[top].1 = Some([snap.b.sync.clone(), snap.b.co.clone()]);
             snap.b.sync = [lower.clone(), self.sync_full.difference(&lower.inverse())];
             snap.b.co = [co.clone(), co.clone()];
             snap.stage = std::cell::OnceCell::new();
-            let ok = self.groups_hold(snap, ex)?;
-            let hit = ok && self.fsc_dfs(co, closure, placed, snap, ex)?;
-            snap.b.sync = saved.0;
-            snap.b.co = saved.1;
-            snap.stage = std::cell::OnceCell::new();
-            placed.pop();
-            if hit {
-                return Ok(true);
+            if !self.groups_hold(snap, ex)? {
+                returned = Some(false);
+            } else if placed.len() == fences.len() {
+                returned = Some(self.fsc_leaf(co, placed, snap, ex)?);
+            } else {
+                stack.push((0, None));
             }
         }
-        Ok(false)
+        Ok(returned.unwrap_or(false))
+    }
+
+    /// Every fence placed: the order is the placement, restricted to the pairs it must order.
+    fn fsc_leaf(&mut self, co: &Relation, placed: &[usize], snap: &mut Snapshot, ex: &mut dyn Explorer) -> Result<bool, SearchError> {
+        let mut order = Relation::empty(self.n);
+        for i in 0..placed.len() {
+            for j in i + 1..placed.len() {
+                if self.sync_full.contains(placed[i], placed[j]) {
+                    order.insert(placed[i], placed[j]);
+                }
+            }
+        }
+        self.complete(co.clone(), order, snap, ex)
     }
 
     /// A complete candidate: evaluate every check.
