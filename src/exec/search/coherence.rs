@@ -230,25 +230,6 @@ fn is_up_closed(p: &[u32], u: u32, m: usize) -> bool {
     (0..m).filter(|i| u & (1 << i) != 0).all(|i| p[i] & !u == 0)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn number_of_partial_orders() {
-        // Labelled posets on k elements: 1, 1, 3, 19, 219.
-        for (k, expected) in [(0, 1), (1, 1), (2, 3), (3, 19), (4, 219)] {
-            let writes: Vec<usize> = (0..=k).collect();
-            let orders = coherence_orders(k + 1, &writes);
-            assert_eq!(orders.len(), expected, "k = {k}");
-            for r in &orders {
-                assert_eq!(r.plus(), *r, "coherence must be transitive");
-                assert!(r.is_irreflexive());
-            }
-        }
-    }
-}
-
 /// What placing the next write leads to: a level of the coherence search, or the result of the
 /// search below the last one.
 enum CoStep {
@@ -298,5 +279,24 @@ impl CoLevel {
             (self.d, self.u) = (d + 1, 0);
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_of_partial_orders() {
+        // Labelled posets on k elements: 1, 1, 3, 19, 219.
+        for (k, expected) in [(0, 1), (1, 1), (2, 3), (3, 19), (4, 219)] {
+            let writes: Vec<usize> = (0..=k).collect();
+            let orders = coherence_orders(k + 1, &writes);
+            assert_eq!(orders.len(), expected, "k = {k}");
+            for r in &orders {
+                assert_eq!(r.plus(), *r, "coherence must be transitive");
+                assert!(r.is_irreflexive());
+            }
+        }
     }
 }
