@@ -97,12 +97,26 @@ fn litmus(name: &str, init: &[String], heads: &[String], cols: &[Vec<String>], c
 /// reads across proxies: Undefined.
 pub fn ring(stages: usize, consumers: usize, laps: usize, fenced: bool) -> FamilyPoint {
     assert!(stages >= 1 && consumers >= 1 && laps >= 1, "ring: S, C and L are at least 1");
-    let tiles = [RingTile { global: "g", shared: "s", register: "r" }];
-    let (init, cols, cond) = ring_of_tiles(stages, consumers, laps, fenced, &tiles, |i, _| i + 1);
-    let name = format!("ring-{stages}s-{consumers}c-{laps}l{}", if fenced { "" } else { "-nofence" });
+    ring_point("tma-ring", "ring", stages, consumers, laps, fenced, &[RingTile { global: "g", shared: "s", register: "r" }], |i, _| i + 1)
+}
+
+/// A point of a TMA ring family: [`ring_of_tiles`] named `<prefix>-<S>s-<C>c-<L>l`.
+#[allow(clippy::too_many_arguments)]
+fn ring_point(
+    family: &'static str,
+    prefix: &str,
+    stages: usize,
+    consumers: usize,
+    laps: usize,
+    fenced: bool,
+    tiles: &[RingTile],
+    value: impl Fn(usize, usize) -> usize,
+) -> FamilyPoint {
+    let (init, cols, cond) = ring_of_tiles(stages, consumers, laps, fenced, tiles, value);
+    let name = format!("{prefix}-{stages}s-{consumers}c-{laps}l{}", if fenced { "" } else { "-nofence" });
     let source = litmus(&name, &init, &heads(consumers + 1, |_| 0), &cols, &cond);
     FamilyPoint {
-        family: "tma-ring",
+        family,
         params: format!("S={stages} C={consumers} L={laps}{}", if fenced { "" } else { " nofence" }),
         name,
         source,
@@ -512,17 +526,7 @@ pub fn issue24_targets() -> Vec<FamilyPoint> {
 pub fn tma_ring2(stages: usize, consumers: usize, laps: usize, fenced: bool) -> FamilyPoint {
     assert!(stages >= 1 && consumers >= 1 && laps >= 1, "tma_ring2: S, C and L are at least 1");
     let tiles = [RingTile { global: "ga", shared: "a", register: "ra" }, RingTile { global: "gb", shared: "b", register: "rb" }];
-    let (init, cols, cond) = ring_of_tiles(stages, consumers, laps, fenced, &tiles, |i, t| 2 * i + 1 + t);
-    let name = format!("ring2-{stages}s-{consumers}c-{laps}l{}", if fenced { "" } else { "-nofence" });
-    let source = litmus(&name, &init, &heads(consumers + 1, |_| 0), &cols, &cond);
-    FamilyPoint {
-        family: "tma-ring2",
-        params: format!("S={stages} C={consumers} L={laps}{}", if fenced { "" } else { " nofence" }),
-        name,
-        source,
-        unroll: 1,
-        expected: (if fenced { "Forbidden" } else { "Undefined" }, "ok"),
-    }
+    ring_point("tma-ring2", "ring2", stages, consumers, laps, fenced, &tiles, |i, t| 2 * i + 1 + t)
 }
 
 /// A TMA ring over a 2-CTA cluster with multicast (`S` stages, `C` consumers in each CTA, `L`
