@@ -1,9 +1,9 @@
 //! `ptxmm hw gen|run|suite`: the command line of the hardware harness (`ptxmm::hw`).
 
+use crate::cli::hw_campaign::csv_paths;
 use crate::cli::options::{LimitArgs, ModelArgs};
 use clap::{Args, Subcommand};
 use ptxmm::config::{Config, InputLimits};
-use ptxmm::decide::suite::RowPaths;
 use ptxmm::decide::Decider;
 use ptxmm::hw::report::{self, HwOutput, Judged};
 use ptxmm::hw::{codegen, runner, Incantations, LoadedTest};
@@ -71,6 +71,65 @@ pub enum HwCommand {
         #[command(flatten)]
         device: DeviceArgs,
         /// The model that judges the observed states (default `ptx`).
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Build every test into harness programs for a GPU machine (here, with nvcc; no GPU
+    /// needed): a bundle with a run script (one test per process, N at once, a deadline,
+    /// resumable, `--shard I/N`) that `hw judge` judges afterwards.
+    Campaign {
+        /// Litmus files, folders (every `*.litmus` below) or suite CSVs.
+        #[arg(required = true)]
+        tests: Vec<PathBuf>,
+        /// The bundle folder to create (must be new or empty).
+        #[arg(short, long, value_name = "DIR")]
+        out: PathBuf,
+        /// Tests per program (fewer programs build faster; each test still runs in its own
+        /// process).
+        #[arg(long, value_name = "N", default_value_t = 64)]
+        per_program: usize,
+        /// Write the sources and build.sh only (build on the GPU machine).
+        #[arg(long)]
+        no_build: bool,
+        /// nvcc processes at once (default: one per core).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+        /// nvcc to use (default: PATH, $CUDA_HOME/bin, ~/.cache/ptxmm-nvcc).
+        #[arg(long, value_name = "PATH")]
+        nvcc: Option<PathBuf>,
+        #[command(flatten)]
+        harness: HarnessArgs,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Judge recorded harness outputs with the model: a campaign bundle (its out/ folder), or
+    /// output files and folders with --tests naming the tests they ran. Prints every test that
+    /// disagrees and a summary (states, mismatches, faults, hangs, liveness mismatches,
+    /// conditions seen); exit status 1 when the hardware disagrees with the model.
+    Judge {
+        /// A bundle folder, or output files / folders.
+        #[arg(required = true)]
+        outputs: Vec<PathBuf>,
+        /// The tests the outputs are of (litmus files, folders, suite CSVs); not needed for a
+        /// bundle.
+        #[arg(long, value_name = "PATH", num_args = 1..)]
+        tests: Vec<PathBuf>,
+        /// A bundle's outputs elsewhere than its out/ folder.
+        #[arg(long, value_name = "DIR")]
+        outputs_dir: Option<PathBuf>,
+        /// One JSON object: the summary and every test.
+        #[arg(long)]
+        json: bool,
+        /// List the consistent tests too.
+        #[arg(short, long)]
+        verbose: bool,
+        /// Print litmus7's report of every histogram.
+        #[arg(long)]
+        reports: bool,
         #[command(flatten)]
         model: ModelArgs,
         #[command(flatten)]
@@ -155,43 +214,45 @@ pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
                 Err(code) => code,
             }
         }
+        HwCommand::Campaign { tests, out, per_program, no_build, jobs, nvcc, harness, model, limits } => match config(&model, &limits) {
+            Ok(config) => {
+                let plan = crate::cli::hw_campaign::CampaignPlan {
+                    inputs: &tests,
+                    out: &out,
+                    per_program,
+                    build: !no_build,
+                    jobs,
+                    nvcc: nvcc.as_deref(),
+                    arch: &harness.arch,
+                    inc: harness.incantations(),
+                };
+                crate::cli::hw_campaign::cmd_campaign(&plan, &config)
+            }
+            Err(code) => code,
+        },
+        HwCommand::Judge { outputs, tests, outputs_dir, json, verbose, reports, model, limits } => match config(&model, &limits) {
+            Ok(config) => {
+                let plan = crate::cli::hw_campaign::JudgePlan {
+                    inputs: &outputs,
+                    tests: &tests,
+                    outputs: outputs_dir.as_deref(),
+                    json,
+                    verbose,
+                    reports,
+                };
+                crate::cli::hw_campaign::cmd_judge(&plan, &config)
+            }
+            Err(code) => code,
+        },
         HwCommand::Suite { csv, root, allow_outside_root, json, harness, device, model, limits } => {
             let config = match config(&model, &limits) {
                 Ok(c) => c,
                 Err(code) => return code,
             };
-            let text = match ptxmm::read_regular(&csv) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("error: {}: {e}", csv.display());
-                    return ExitCode::from(2);
-                }
-            };
-            let file = ptxmm::diag::SourceFile::new(csv.display().to_string(), text);
-            let rows = match ptxmm::decide::suite::parse_csv(&file) {
-                Ok(r) => r,
-                Err(d) => {
-                    eprintln!("{}", d.render(false));
-                    return ExitCode::from(2);
-                }
-            };
-            if rows.is_empty() {
-                eprintln!("{}: error: no test rows: a suite of no test checks nothing", csv.display());
-                return ExitCode::from(2);
-            }
-            let root = root.unwrap_or_else(|| ptxmm::decide::suite::default_root(&csv, &rows));
-            let allowed = if allow_outside_root { RowPaths::Anywhere } else { RowPaths::BelowRoot };
-            let paths: Result<Vec<PathBuf>, String> = rows
-                .iter()
-                .map(|r| {
-                    ptxmm::decide::suite::row_file(&root, &r.path, allowed)
-                        .map_err(|e| format!("{}:{}: {}: {e}", csv.display(), r.line, r.path))
-                })
-                .collect();
-            let paths = match paths {
+            let paths = match csv_paths(&csv, root, allow_outside_root) {
                 Ok(p) => p,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    eprintln!("{e}");
                     return ExitCode::from(2);
                 }
             };
@@ -253,6 +314,7 @@ fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: boo
             }
         }
     }
+    name_uniquely(&mut loaded);
     // Groups of tests, one program each.
     let groups: Vec<(String, Vec<&LoadedTest>)> = match chunks {
         Some(n) if n > 0 => {
@@ -294,6 +356,15 @@ fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: boo
     }
 }
 
+/// Give every test a name of its own (`3_simple`, `3_simple~2`, …): a program selects its tests
+/// by name, and a report must tell them apart.
+pub(crate) fn name_uniquely(tests: &mut [LoadedTest]) {
+    let ids = ptxmm::hw::campaign::unique_ids(tests.iter().map(|t| t.program.name.as_str()));
+    for (t, id) in tests.iter_mut().zip(ids) {
+        t.program.name = id;
+    }
+}
+
 fn file_stem(p: &Path) -> String {
     p.file_stem()
         .map(|s| s.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect())
@@ -302,7 +373,8 @@ fn file_stem(p: &Path) -> String {
 
 /// Generate one program for every test, build and run it (or read a recorded output), judge
 /// every histogram with the model and print.
-fn execute(tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArgs, config: &Config, json: bool) -> ExitCode {
+fn execute(mut tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArgs, config: &Config, json: bool) -> ExitCode {
+    name_uniquely(&mut tests);
     let inc = harness.incantations();
     let hw: Vec<ptxmm::hw::HwTest> = tests.iter().map(|t| t.hw()).collect();
     let g = codegen::generate(&hw, &inc, &harness.arch, "ptxmm_hw.cu", config);

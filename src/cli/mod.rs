@@ -5,6 +5,7 @@ pub(crate) mod compare;
 pub(crate) mod decide;
 pub(crate) mod gen;
 pub(crate) mod hw;
+pub(crate) mod hw_campaign;
 pub(crate) mod inputs;
 pub(crate) mod options;
 pub(crate) mod serve;

@@ -3,7 +3,9 @@
 //! of the histogram the harness prints with the model's final states (`report`).
 //! `docs/hardware.md` describes the method and the incantations.
 
+pub mod campaign;
 pub mod codegen;
+pub mod judge;
 pub mod report;
 pub mod runner;
 pub mod tensor;

@@ -4,12 +4,18 @@
 //! Harness output (one block per test, after a `ptxmm-hw 1` line and a `device …` line):
 //!
 //! ```text
+//! start NAME                      (before the first launch: a fault or a kill names its test)
 //! test NAME
 //! threads 2
 //! observables 0:r0 1:r1 x
 //! state COUNT HANG V1 V2 V3        (HANG: bit t set when thread t exhausted its spin bound)
 //! done NAME instances I iterations N time_ms T [timeout]
+//! error WHAT                       (the harness stopped: a CUDA error)
+//! exit RC wall_ms MS               (written by whoever ran the process: `hw run`, a campaign's run.sh)
 //! ```
+//!
+//! Several processes' outputs may follow each other (each from its `ptxmm-hw 1` line to its
+//! `exit` line): [`HwOutput::processes`] keeps what each one started, finished and ended with.
 
 use crate::decide::verdict::Outcome;
 use crate::litmus::ast::Quantifier;
@@ -37,6 +43,38 @@ pub struct HwHistogram {
     /// A launch did not finish within the harness's timeout (the histogram holds the launches
     /// before it).
     pub timeout: bool,
+    /// The wall time of the process that ran only this test (its `exit` line), CUDA set-up
+    /// included; None when unknown or shared with other tests.
+    pub wall_ms: Option<f64>,
+}
+
+/// How a harness process ended, as its runner recorded it (`exit RC wall_ms MS`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProcessExit {
+    /// The exit status: 0 done, 3 a CUDA error, 4 a launch timed out, 124/137 killed at the
+    /// runner's deadline (`timeout`'s codes), 128+N killed by signal N.
+    pub code: i32,
+    /// None when the runner did not time it (`exit RC`).
+    pub wall_ms: Option<f64>,
+}
+
+/// One harness process's part of an output.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HwProcess {
+    /// Tests it announced (`start`), in order.
+    pub started: Vec<String>,
+    /// Indices into [`HwOutput::tests`] of the histograms it printed.
+    pub finished: Vec<usize>,
+    pub error: Option<String>,
+    pub exit: Option<ProcessExit>,
+}
+
+impl HwProcess {
+    /// The tests it started but printed no histogram for: the process faulted, was killed or
+    /// timed out during them.
+    pub fn unfinished<'a>(&'a self, tests: &'a [HwHistogram]) -> impl Iterator<Item = &'a String> + 'a {
+        self.started.iter().filter(move |s| !self.finished.iter().any(|&k| &tests[k].test == *s))
+    }
 }
 
 /// Everything one run of a harness printed.
@@ -44,9 +82,11 @@ pub struct HwHistogram {
 pub struct HwOutput {
     /// `name|sm_90|132 SMs|driver 12040|runtime 12040`.
     pub device: Option<String>,
-    /// The harness stopped with this error (no device, a CUDA error).
+    /// The harness stopped with this error (no device, a CUDA error): the first process's
+    /// error.
     pub error: Option<String>,
     pub tests: Vec<HwHistogram>,
+    pub processes: Vec<HwProcess>,
 }
 
 /// Parse a harness's output. Malformed lines are errors naming the line.
@@ -67,10 +107,42 @@ pub fn parse_output(text: &str) -> Result<HwOutput, String> {
                 if rest.trim() != "1" {
                     return Err(bad("unknown harness output version"));
                 }
+                if let Some(h) = current.take() {
+                    finish_cut(&mut out, h);
+                }
+                if !saw_header || out.processes.last().is_some_and(|p| p.exit.is_some() || !p.started.is_empty() || !p.finished.is_empty())
+                {
+                    out.processes.push(HwProcess::default());
+                }
                 saw_header = true;
             }
-            "device" => out.device = Some(rest.to_string()),
-            "error" => out.error = Some(rest.to_string()),
+            "device" => {
+                out.device.get_or_insert_with(|| rest.to_string());
+            }
+            "error" => {
+                out.error.get_or_insert_with(|| rest.to_string());
+                process(&mut out).error.get_or_insert_with(|| rest.to_string());
+            }
+            "start" => process(&mut out).started.push(rest.to_string()),
+            "exit" => {
+                let f: Vec<&str> = rest.split_whitespace().collect();
+                let (code, wall_ms) = match f.as_slice() {
+                    [rc, "wall_ms", ms] => (rc.parse::<i32>().ok(), ms.parse::<f64>().ok().filter(|m| m.is_finite() && *m >= 0.0)),
+                    [rc] => (rc.parse::<i32>().ok(), Some(f64::NAN)),
+                    _ => (None, None),
+                };
+                let (Some(code), Some(wall_ms)) = (code, wall_ms) else { return Err(bad("expected `exit RC wall_ms MS`")) };
+                let wall_ms = Some(wall_ms).filter(|w| !w.is_nan());
+                if let Some(h) = current.take() {
+                    finish_cut(&mut out, h);
+                }
+                let p = process(&mut out);
+                p.exit = Some(ProcessExit { code, wall_ms });
+                let only = if let [only] = p.finished[..] { Some(only) } else { None };
+                if let (Some(only), Some(_)) = (only, wall_ms) {
+                    out.tests[only].wall_ms = wall_ms;
+                }
+            }
             "test" => {
                 if current.is_some() {
                     return Err(bad("`test` before the previous test's `done`"));
@@ -101,6 +173,8 @@ pub fn parse_output(text: &str) -> Result<HwOutput, String> {
                 h.timeout = fields.contains(&"timeout");
                 check_counts(&h).map_err(|e| bad(&e))?;
                 out.tests.push(h);
+                let k = out.tests.len() - 1;
+                process(&mut out).finished.push(k);
             }
             _ => return Err(bad("unknown line")),
         }
@@ -109,9 +183,25 @@ pub fn parse_output(text: &str) -> Result<HwOutput, String> {
         return Err("harness output: no `ptxmm-hw 1` header (not a ptxmm harness?)".into());
     }
     if let Some(h) = current {
-        out.tests.push(HwHistogram { timeout: true, ..h });
+        finish_cut(&mut out, h);
     }
     Ok(out)
+}
+
+/// The process being read (the last one).
+fn process(out: &mut HwOutput) -> &mut HwProcess {
+    if out.processes.is_empty() {
+        out.processes.push(HwProcess::default());
+    }
+    out.processes.last_mut().expect("pushed above")
+}
+
+/// A block cut off before its `done` (the process was killed): what it printed, marked as
+/// timed out.
+fn finish_cut(out: &mut HwOutput, h: HwHistogram) {
+    out.tests.push(HwHistogram { timeout: true, ..h });
+    let k = out.tests.len() - 1;
+    process(out).finished.push(k);
 }
 
 /// The counts of a finished test add up: every run ends in exactly one state, so they sum to
@@ -315,13 +405,15 @@ pub fn render(j: &Judged, device: Option<&str>) -> String {
     };
     let _ = writeln!(s, "Observation {} {obs_word} {pos} {neg}", h.test);
     let _ = writeln!(s, "Model verdict {}; mismatches {mism}", j.verdict);
-    let _ = writeln!(s, "Time {} {:.2}", h.test, h.time_ms / 1000.0);
+    // litmus7's Time is the test's whole run; the launch loop alone is given with the runs.
+    let _ = writeln!(s, "Time {} {:.2}", h.test, h.wall_ms.unwrap_or(h.time_ms) / 1000.0);
     let _ = writeln!(
         s,
-        "Runs {} = {} instances x {} iterations{}",
+        "Runs {} = {} instances x {} iterations, launches {:.2} s{}",
         total,
         h.instances,
         h.iterations,
+        h.time_ms / 1000.0,
         if h.timeout { " (stopped: a launch timed out)" } else { "" }
     );
     if let Some(d) = device {
@@ -341,6 +433,7 @@ pub fn json(j: &Judged) -> serde_json::Value {
         "instances": h.instances,
         "iterations": h.iterations,
         "time_ms": h.time_ms,
+        "wall_ms": h.wall_ms,
         "timeout": h.timeout,
         "positive": pos,
         "negative": neg,

@@ -63,16 +63,38 @@ pub fn build(nvcc: &Path, arch: &str, source: &Path, exe: &Path) -> Result<(), S
     }
 }
 
-/// Run a built harness; its standard output is the histogram text (`hw::report`). A harness
-/// that exits non-zero still returns what it printed (a timeout, no device) for the caller to
+/// Run a built harness; its standard output is the histogram text (`hw::report`), ended with
+/// the `exit RC wall_ms MS` line of how the process ended and how long it took. A harness that
+/// exits non-zero still returns what it printed (a timeout, no device) for the caller to
 /// report.
 pub fn run(exe: &Path, args: &[String]) -> Result<(String, Option<i32>), String> {
+    let started = std::time::Instant::now();
     let out = Command::new(exe).args(args).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    if !out.status.success() && !out.stderr.is_empty() {
-        text.push_str(&format!("error {}\n", String::from_utf8_lossy(&out.stderr).trim().replace('\n', " ")));
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
     }
-    Ok((text, out.status.code()))
+    if !out.status.success() && !out.stderr.is_empty() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let err: String = err.trim().chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        text.push_str(&format!("error {err}\n"));
+    }
+    let code = out.status.code();
+    text.push_str(&format!("exit {} wall_ms {wall_ms:.0}\n", exit_code(&out.status)));
+    Ok((text, code))
+}
+
+/// The exit status as a shell reports it: the code, or 128 + the signal that killed it.
+fn exit_code(status: &std::process::ExitStatus) -> i32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return 128 + sig;
+        }
+    }
+    status.code().unwrap_or(-1)
 }
 
 /// nvcc's code-generation flags for an architecture: `sm_90a` gives

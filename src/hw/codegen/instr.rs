@@ -400,6 +400,17 @@ impl ThreadGen<'_> {
             return Err(reject(p, span, format!("`{mnemonic}` uses barrier {HARNESS_BARRIER}, which the harness keeps for itself")));
         }
         let count = match count {
+            // A CTA has at most 1,024 threads: 32 test threads (warps) per barrier.
+            Some(Value::Const(n)) if !(1..=32).contains(&n) => {
+                return Err(reject(
+                    p,
+                    span,
+                    format!(
+                        "`{mnemonic}` counts {n} threads; the harness runs each test thread as a warp, so it would need {} hardware threads, and a barrier counts 32 to 1,024 (1 to 32 test threads)",
+                        n.saturating_mul(32)
+                    ),
+                ))
+            }
             Some(Value::Const(n)) => (32 * n).to_string(),
             Some(Value::Reg(r)) => {
                 lines.push(format!("mul.lo.u32 hw_count, {}, 32;", self.register(r)));

@@ -196,6 +196,8 @@ static int run_test(const Options& o, const char* name, int threads, int ctas, i
                     const char** obs_names, size_t stride, const unsigned* image, const int (*global_obs)[2], int n_global_obs,
                     const void* kernel, const TensorMapDesc* tensor_maps = nullptr, int n_tensor_maps = 0) {
   (void)ctas;
+  printf("start %s\n", name);  // a fault or a kill during this test still names it
+  fflush(stdout);
   const int I = o.instances, groups = I * clusters, grid = groups * cluster_dim;
   std::vector<unsigned char> pristine(stride * I);
   for (int i = 0; i < I; i++) memcpy(pristine.data() + stride * i, image, stride);
