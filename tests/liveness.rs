@@ -17,6 +17,15 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("barrier-count-met", "Liveness: ok\n"),
     (
+        "cluster-barrier-partner-spins",
+        "Liveness: may hang
+  P0 stuck at line 11 `barrier.cluster.wait.acquire`: barrier.cluster.wait.acquire waits for every thread of the cluster that has not exited (PTX ISA 9.7.13.3); 2 of 3 arrive: P2 is stuck in a loop
+  P1 stuck at line 11 `barrier.cluster.wait.acquire`: barrier.cluster.wait.acquire waits for every thread of the cluster that has not exited (PTX ISA 9.7.13.3); 2 of 3 arrive: P2 is stuck in a loop
+  P2 stuck at line 12 `beq r0, 0, LW`: spins forever in the loop of lines 11-12: it keeps reading flag=0 (the final value in this execution) and never exits (every other writer of it is stuck: P1)
+",
+    ),
+    ("cluster-barrier-partner-exits", "Liveness: ok\n"),
+    (
         "barrier-other-id",
         "Liveness: may hang
   P0 stuck at line 5 `bar.cta.sync 1, 1, 2`: bar.cta.sync 1, 1, 2 expects 2 threads, 1 can arrive: P1 is stuck at another barrier

@@ -302,6 +302,11 @@ fn barrier_reason(program: &Program, instr: &crate::program::Instr, b: &BlockedB
             if left == 1 { "s" } else { "" },
             b.expected
         )
+    } else if matches!(instr.op, crate::program::Op::ClusterBarrier { .. }) {
+        format!(
+            "{} waits for every thread of the cluster that has not exited (PTX ISA 9.7.13.3); {} of {} arrive",
+            instr.text, b.arrived, b.expected
+        )
     } else {
         format!("{} expects {} thread{plural}, {} can arrive", instr.text, b.expected, b.arrived)
     };

@@ -13,7 +13,7 @@ use crate::program::{
     AccessSpace, CopyKind, FenceKind, FenceRestrict, Op, Placement, Program, Proxy, RmwOp, Scope, Sem, Space, VariableKind,
 };
 use crate::relation::{EventSet, Relation};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What an event is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +88,9 @@ pub struct EventStructure<'p> {
     pub symbolic_registers: BTreeMap<(usize, usize), SymExpr>,
     /// Reads whose value is open (taken from the write they read from).
     pub symbolic_reads: Vec<bool>,
+    /// Per thread: its run ends (false for a run that hangs, which only the liveness check
+    /// builds): a thread that ends has exited, which `barrier.cluster` counts.
+    pub finished: Vec<bool>,
 }
 
 /// About how many dense relations an event structure holds (its static relations), for the
@@ -150,7 +153,8 @@ impl<'p> EventStructure<'p> {
                 symbolic_reads[bases[t] + i] = te.symbolic;
             }
         }
-        Ok(EventStructure { program, events, thread_events, sets, relations, registers, symbolic_registers, symbolic_reads })
+        let finished = traces.iter().map(|t| t.stuck.is_none()).collect();
+        Ok(EventStructure { program, events, thread_events, sets, relations, registers, symbolic_registers, symbolic_reads, finished })
     }
 
     /// Writes to each physical location (init write first), for rf and co enumeration.
@@ -1105,18 +1109,27 @@ fn phases_of(evs: &[usize], count: usize) -> Vec<(Vec<Vec<usize>>, Vec<usize>)> 
     out
 }
 
-/// `barrier.cluster` (PTX ISA §9.7.13.3): the participants are the threads of a cluster whose
-/// code arrives on the cluster barrier; the k-th arrive and the k-th wait of each participant
-/// belong to instance k, which completes when every participant arrived. Waits of an instance
-/// that cannot complete block.
+/// `barrier.cluster` (PTX ISA §9.7.13.3): `barrier.cluster.wait` waits for "all non-exited
+/// threads of the cluster" to arrive. The k-th arrive and the k-th wait of each thread belong to
+/// instance k. Every thread of a cluster whose code arrives takes part: one with fewer than k+1
+/// arrives must have exited, so the waits of instance k complete when its run ends and block
+/// when it hangs (the H200 hung on every run of a wait whose partner was still spinning;
+/// docs/hardware.md). Ending gives no ordering: no edge comes from an exited thread.
 fn resolve_cluster_barriers(s: &EventStructure, blocked: &mut Vec<BlockedBarrier>) -> Relation {
     let program = s.program;
     let n = s.n();
     let mut rel = Relation::empty(n);
+    let uses: BTreeSet<(i64, i64)> = program
+        .threads
+        .iter()
+        .filter(|th| th.code.iter().any(|i| matches!(i.op, Op::ClusterBarrier { arrive: true, .. })))
+        .map(|th| (th.placement.gpu, th.placement.cluster))
+        .collect();
     let mut clusters: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
     for (t, th) in program.threads.iter().enumerate() {
-        if th.code.iter().any(|i| matches!(i.op, Op::ClusterBarrier { arrive: true, .. })) {
-            clusters.entry((th.placement.gpu, th.placement.cluster)).or_default().push(t);
+        let at = (th.placement.gpu, th.placement.cluster);
+        if uses.contains(&at) {
+            clusters.entry(at).or_default().push(t);
         }
     }
     let of_kind = |t: usize, arrive: bool| -> Vec<usize> {
@@ -1128,7 +1141,13 @@ fn resolve_cluster_barriers(s: &EventStructure, blocked: &mut Vec<BlockedBarrier
         let generations = waits.iter().map(|w| w.len()).max().unwrap_or(0);
         for k in 0..generations {
             let reached: Vec<usize> = arrives.iter().filter_map(|a| a.get(k).copied()).collect();
-            let missing: Vec<usize> = members.iter().zip(&arrives).filter(|(_, a)| a.len() <= k).map(|(t, _)| *t).collect();
+            // Those that never arrive at instance k and do not exit either.
+            let missing: Vec<usize> = members
+                .iter()
+                .zip(&arrives)
+                .filter(|(&t, a)| a.len() <= k && !s.finished.get(t).copied().unwrap_or(true))
+                .map(|(t, _)| *t)
+                .collect();
             for w in waits.iter().filter_map(|w| w.get(k).copied()) {
                 if missing.is_empty() {
                     for &a in &reached {
@@ -1137,7 +1156,7 @@ fn resolve_cluster_barriers(s: &EventStructure, blocked: &mut Vec<BlockedBarrier
                 } else {
                     blocked.push(BlockedBarrier {
                         event: w,
-                        expected: members.len(),
+                        expected: reached.len() + missing.len(),
                         arrived: reached.len(),
                         missing: missing.clone(),
                         other_ids: 0,
