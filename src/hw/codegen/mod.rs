@@ -9,6 +9,7 @@
 
 mod instr;
 mod layout;
+mod regs;
 mod thread;
 
 use super::{reject, HwTest, Incantations, Rejection};
@@ -356,3 +357,6 @@ fn prelude(inc: &Incantations) -> String {
         .replace("@BOUND@", &inc.spin_bound.to_string())
         .replace("@SEED@", &inc.seed.to_string())
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,35 +4,12 @@
 
 use super::super::{reject, HwTest, Rejection};
 use super::layout::{address_expr, AddrForm, Layout};
+use super::regs::{register_kinds, RegKind};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclInit, DeclSpace, InitItem, Instruction, Operand, Statement};
-use crate::program::{Instr, LocalOp, MbOp, Observable, Op, Program, Space, Value};
+use crate::program::{Instr, Observable, Op, Program, Space, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-
-/// The width a test register is declared with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum RegKind {
-    Pred,
-    B16,
-    /// A 16-bit register that signed types write: its value is reported sign-extended, as the
-    /// model holds it.
-    S16,
-    B32,
-    B64,
-}
-
-impl RegKind {
-    /// The kind of a register declared with a PTX type (`.reg .u16 %rs<2>;`).
-    fn of_declared(ty: &str) -> RegKind {
-        match ty {
-            "pred" => RegKind::Pred,
-            "b16" | "u16" | "s16" | "f16" | "bf16" => RegKind::B16,
-            "b64" | "u64" | "s64" | "f64" => RegKind::B64,
-            _ => RegKind::B32,
-        }
-    }
-}
 
 /// The lowered instructions of one statement of the test (lowering keeps each instruction's
 /// span).
@@ -83,6 +60,9 @@ pub(super) struct ThreadGen<'a> {
     /// `90` for sm_90a: features of later architectures are rejected.
     pub arch_major: u32,
     pub regs: BTreeMap<String, RegKind>,
+    /// Scratch registers that operands used at another width than their register's go
+    /// through (`regs`), declared after the prologue's.
+    pub scratch: BTreeMap<String, RegKind>,
     /// Address operands of the asm block: (variable, form), in operand order after the outputs.
     pub addr_operands: Vec<(usize, AddrForm)>,
     pub first_input: usize,
@@ -237,195 +217,6 @@ impl ThreadGen<'_> {
     }
 }
 
-/// What the instructions of a column need of one register: to be a predicate, the widest exact
-/// width, the widest lower bound, and whether a signed type writes it.
-#[derive(Default)]
-struct Uses {
-    pred: bool,
-    exact: Option<RegKind>,
-    at_least: Option<RegKind>,
-    signed: bool,
-}
-
-/// Register kinds of one thread column: predicates (guards, the destinations of `setp` and of
-/// the mbarrier waits), else the width the instructions using the register give it
-/// ([`operand_widths`]; an exact width wins over an "at least" one, the widest of each), 32-bit
-/// where none does. A 16-bit register that a signed instruction type writes is [`RegKind::S16`].
-fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
-    let p = test.program;
-    let is_var = |n: &str| p.variables.iter().any(|v| v.name == n);
-    let mut uses: BTreeMap<String, Uses> = p.threads[thread].registers.iter().map(|r| (ThreadGen::reg_name(r), Uses::default())).collect();
-    let key = |n: &str| (!is_var(n)).then(|| ThreadGen::reg_name(n));
-    for item in &test.ast.init {
-        if let InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
-            if t.node == p.threads[thread].id {
-                if let Some(u) = key(&reg.node).and_then(|k| uses.get_mut(&k)) {
-                    u.exact = u.exact.max(Some(RegKind::B64));
-                }
-            }
-        }
-    }
-    for st in test.ast.column(thread) {
-        let Statement::Instr(ins) = &st.node else { continue };
-        if let Some((g, _)) = &ins.guard {
-            if let Some(u) = key(&g.node).and_then(|k| uses.get_mut(&k)) {
-                u.pred = true;
-            }
-        }
-        let pred_dst = lowered(p, thread, ins, st.span)
-            .ops
-            .iter()
-            .any(|i| matches!(i.op, Op::Local { op: LocalOp::Set(_), .. } | Op::Mbarrier { op: MbOp::Wait { .. }, .. }));
-        let parts: Vec<String> = ins.opcode.iter().map(|o| o.node.clone()).collect();
-        let signed_dst = parts.iter().find(|t| is_type_part(t)).is_some_and(|t| t.starts_with('s'));
-        for (i, (o, width)) in ins.operands.iter().zip(operand_widths(&parts, &ins.operands)).enumerate() {
-            let name = |x: &Operand| if let Operand::Name(n) | Operand::PercentName(n) = x { Some(n.clone()) } else { None };
-            let names: Vec<(String, Option<Width>)> = match &o.node {
-                Operand::Name(_) | Operand::PercentName(_) => name(&o.node).map(|n| (n, width)).into_iter().collect(),
-                Operand::Vector(items) => items.iter().filter_map(|x| name(&x.node)).map(|n| (n, width)).collect(),
-                Operand::Address(inner, _) => name(&inner.node).map(|n| (n, width)).into_iter().collect(),
-                // Tensor coordinates are .s32 (9.7.9.27).
-                Operand::TensorAddress(_, coords) => {
-                    coords.iter().filter_map(|x| name(&x.node)).map(|n| (n, Some(Width::Exact(RegKind::B32)))).collect()
-                }
-                _ => continue,
-            };
-            for (n, width) in names {
-                let Some(u) = key(&n).and_then(|k| uses.get_mut(&k)) else { continue };
-                match width {
-                    _ if i == 0 && pred_dst => u.pred = true,
-                    Some(Width::Pred) => u.pred = true,
-                    Some(Width::Exact(k)) => u.exact = u.exact.max(Some(k)),
-                    Some(Width::AtLeast(k)) => u.at_least = u.at_least.max(Some(k)),
-                    None => {}
-                }
-                u.signed |= i == 0 && signed_dst;
-            }
-        }
-    }
-    let mut kinds: BTreeMap<String, RegKind> = uses
-        .into_iter()
-        .map(|(name, u)| {
-            let kind = match (u.pred, u.exact.or(u.at_least).unwrap_or(RegKind::B32)) {
-                (true, _) => RegKind::Pred,
-                (false, RegKind::B16) if u.signed => RegKind::S16,
-                (false, k) => k,
-            };
-            (name, kind)
-        })
-        .collect();
-    declared_kinds(test, thread, &mut kinds);
-    kinds
-}
-
-/// A code block's `.reg` declarations say the width themselves (a 16-bit register that signed
-/// types write stays sign-extended).
-fn declared_kinds(test: &HwTest, thread: usize, kinds: &mut BTreeMap<String, RegKind>) {
-    let mut declare = |name: &str, declared: RegKind| {
-        if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(name)) {
-            *e = match (declared, *e) {
-                (RegKind::B16, RegKind::S16) => RegKind::S16,
-                (d, _) => d,
-            };
-        }
-    };
-    for st in test.ast.column(thread) {
-        let Statement::Decl(d) = &st.node else { continue };
-        if d.space.node != DeclSpace::Reg {
-            continue;
-        }
-        let kind = RegKind::of_declared(&d.ty.node);
-        for n in &d.names {
-            match &n.range {
-                Some(count) => (0..count.node).for_each(|k| declare(&format!("{}{k}", n.name.node), kind)),
-                None => declare(&n.name.node, kind),
-            }
-        }
-    }
-}
-
-/// What an instruction needs of the register in one operand position.
-#[derive(Clone, Copy, Debug)]
-enum Width {
-    Pred,
-    /// The instruction's type size (PTX ISA 6.4.1: the register has the size of the type).
-    Exact(RegKind),
-    /// `ld`, `st` and `cvt` also take a wider register (PTX ISA 6.4.1, "Operand Size Exceeding
-    /// Instruction-Type Size").
-    AtLeast(RegKind),
-}
-
-/// The width of a type part (`u16` → 16 bits; an 8-bit type needs a 16-bit register, PTX ISA
-/// 5.2.2).
-fn type_width(part: &str) -> Option<RegKind> {
-    if !is_type_part(part) {
-        return None;
-    }
-    Some(match part.trim_start_matches(|c: char| c.is_ascii_alphabetic()) {
-        "8" | "16" => RegKind::B16,
-        "64" => RegKind::B64,
-        _ => RegKind::B32,
-    })
-}
-
-/// What each operand of an instruction (by its opcode parts) needs of a register there: the
-/// operand types of each form as PTX ISA chapter 9 gives them. Addresses (`[r]`) need 64 bits
-/// unless the instruction names a shared-window state space; forms not listed keep what their
-/// type says (64 bits for a 64-bit type, else nothing).
-fn operand_widths(parts: &[String], operands: &[crate::diag::Spanned<Operand>]) -> Vec<Option<Width>> {
-    use RegKind::{B16, B32, B64};
-    use Width::{AtLeast, Exact};
-    let n = operands.len();
-    let types: Vec<RegKind> = parts.iter().filter_map(|p| type_width(p)).collect();
-    let ty = types.first().copied();
-    let twice = |k: RegKind| if k == B16 { B32 } else { B64 };
-    let has = |q: &str| parts.iter().any(|p| p == q);
-    let is_address = |o: &Operand| matches!(o, Operand::Address(..) | Operand::TensorAddress(..));
-    let last_address = operands.iter().rposition(|o| is_address(&o.node));
-    let mut w: Vec<Option<Width>> = match (parts[0].as_str(), ty) {
-        ("mul" | "mad", Some(t)) if has("wide") => (0..n).map(|i| Some(Exact(if i == 0 || i == 3 { twice(t) } else { t }))).collect(),
-        ("cvt", _) => types.iter().map(|&t| Some(AtLeast(t))).chain(std::iter::repeat(None)).take(n).collect(),
-        ("ld" | "st", Some(t)) => vec![Some(AtLeast(t)); n],
-        ("cvta", Some(t)) => vec![Some(Exact(t)); n],
-        ("mapa", t) => (0..n).map(|i| Some(Exact(if i == 2 { B32 } else { t.unwrap_or(B64) }))).collect(),
-        ("selp", Some(t)) => (0..n).map(|i| Some(if i == 3 { Width::Pred } else { Exact(t) })).collect(),
-        ("setp", Some(t)) => (0..n).map(|i| (i > 0).then_some(Exact(t))).collect(),
-        ("shl" | "shr", Some(t)) => (0..n).map(|i| Some(Exact(if i == 2 { B32 } else { t }))).collect(),
-        (
-            "mov" | "add" | "sub" | "mul" | "mad" | "div" | "rem" | "and" | "or" | "xor" | "not" | "neg" | "min" | "max" | "atom" | "red",
-            Some(t),
-        ) => {
-            vec![Some(Exact(t)); n]
-        }
-        // The state an arrive returns and a wait without `.parity` takes is a .b64; counts,
-        // parities and byte counts are .u32 (9.7.13.15).
-        ("mbarrier", _) if has("pending_count") => vec![Some(Exact(B32)), Some(Exact(B64))],
-        ("mbarrier", _) => (0..n)
-            .map(|i| Some(Exact(if i == 0 || (i == 2 && !has("parity") && (has("test_wait") || has("try_wait"))) { B64 } else { B32 })))
-            .collect(),
-        // Sizes are .u32, the ctaMask of a multicast a .b16 (9.7.9.25).
-        ("cp", _) => (0..n)
-            .map(|i| Some(Exact(if has("multicast::cluster") && Some(i) == last_address.map(|a| a + 1) { B16 } else { B32 })))
-            .collect(),
-        ("bar" | "barrier" | "elect", _) => vec![Some(Exact(B32)); n],
-        ("mov" | "and" | "or" | "xor" | "not", None) if has("pred") => vec![Some(Width::Pred); n],
-        _ if has_64bit_type(parts) => vec![Some(Exact(B64)); n],
-        _ => vec![None; n],
-    };
-    w.resize(n, None);
-    // The cache-policy operand of `.L2::cache_hint` (always last) is a .b64.
-    if has("L2::cache_hint") && n > 0 {
-        w[n - 1] = Some(Exact(B64));
-    }
-    let shared = space_tokens(parts).iter().any(|f| matches!(f, AddrForm::SharedCta | AddrForm::SharedCluster));
-    for (i, o) in operands.iter().enumerate() {
-        if matches!(o.node, Operand::Address(..)) {
-            w[i] = (!shared).then_some(Exact(B64));
-        }
-    }
-    w
-}
-
 /// A C++ string literal line of an asm template.
 fn asm_line(s: &str) -> String {
     let escaped = s.replace('\\', "\\\\").replace('"', "\\\"");
@@ -459,6 +250,10 @@ fn backward_labels(p: &Program, thread: usize, code: &[crate::diag::Spanned<Stat
     backward
 }
 
+/// The last declaration of the harness's own scratch registers (`hw_w1`, `hw_w2`: 64-bit
+/// conversions of an instruction's first two sources).
+const HARNESS_SCRATCH_LAST: &str = ".reg .b64 hw_w1, hw_w2;";
+
 /// The asm template's prologue: register declarations, the harness's scratch registers, and
 /// the initial register values.
 fn prologue(gen: &mut ThreadGen) -> Vec<String> {
@@ -466,12 +261,7 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
     let th = &p.threads[gen.thread];
     let mut body = Vec::new();
     for (r, kind) in &gen.regs {
-        body.push(match kind {
-            RegKind::Pred => format!(".reg .pred {r};"),
-            RegKind::B16 | RegKind::S16 => format!(".reg .b16 {r};"),
-            RegKind::B32 => format!(".reg .b32 {r};"),
-            RegKind::B64 => format!(".reg .b64 {r};"),
-        });
+        body.push(kind.declaration(r));
     }
     body.push(".reg .pred hw_p;".into());
     body.push(".reg .b32 hw_spin;".into());
@@ -480,7 +270,7 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
     body.push(".reg .b64 hw_sink64;".into());
     body.push(".reg .b32 hw_a32;".into());
     body.push(".reg .b64 hw_a64;".into());
-    body.push(".reg .b64 hw_w1, hw_w2;".into());
+    body.push(HARNESS_SCRATCH_LAST.into());
     body.push("mov.b32 hw_spin, 0;".into());
     body.push("mov.b32 %1, 0;".into());
     for (i, r) in th.registers.iter().enumerate() {
@@ -516,15 +306,24 @@ pub(super) fn thread_function(
     let p = test.program;
     let th = &p.threads[thread];
     let dense_cta = layout.dense_cta(th.placement.cta);
-    let regs = register_kinds(test, thread);
+    let regs = register_kinds(test, thread)?;
     let outputs: Vec<(usize, usize)> = obs
         .iter()
         .enumerate()
         .filter_map(|(k, o)| matches!(o, Observable::Register(t, _) if *t == thread).then_some(k))
         .map(|k| (k, k))
         .collect();
-    let mut gen =
-        ThreadGen { test, layout, thread, dense_cta, arch_major, regs, addr_operands: Vec::new(), first_input: outputs.len() + 3 };
+    let mut gen = ThreadGen {
+        test,
+        layout,
+        thread,
+        dense_cta,
+        arch_major,
+        regs,
+        scratch: BTreeMap::new(),
+        addr_operands: Vec::new(),
+        first_input: outputs.len() + 3,
+    };
     let code = test.ast.column(thread).to_vec();
     let backward = backward_labels(p, thread, &code);
     let mut body = prologue(&mut gen);
@@ -568,6 +367,9 @@ pub(super) fn thread_function(
             }
         }
     }
+    // The scratch registers the conversions used, after the harness's own.
+    let at = body.iter().position(|l| l == HARNESS_SCRATCH_LAST).map_or(0, |i| i + 1);
+    body.splice(at..at, gen.scratch.iter().map(|(r, k)| k.declaration(r)));
     body.push("bra.uni HW_END;".into());
     body.push("HW_HANG:".into());
     body.push("mov.b32 %1, 1;".into());
