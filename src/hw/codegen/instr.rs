@@ -10,8 +10,9 @@
 
 use super::super::{reject, Rejection};
 use super::layout::AddrForm;
+use super::ops::{has_64bit_type, is_type_part, lowered, space_tokens};
 use super::regs::{operand_widths, writes_first_operand, RegKind, Width};
-use super::thread::{has_64bit_type, is_type_part, lowered, space_tokens, ThreadGen};
+use super::thread::ThreadGen;
 use crate::diag::Span;
 use crate::litmus::ast::{CmpOp, Instruction, Operand};
 use crate::program::types::Kind;

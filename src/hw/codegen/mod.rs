@@ -9,6 +9,7 @@
 
 mod instr;
 mod layout;
+mod ops;
 mod regs;
 mod thread;
 

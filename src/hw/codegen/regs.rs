@@ -5,12 +5,13 @@
 //! width than its declaration, the operand goes through a scratch register of the instruction's
 //! width: a source is converted before the instruction (truncated, or extended as the model
 //! holds the value), a destination is written there and converted into the register after it
-//! (sign-extended for a signed type, as the model normalises the value). A register used both as
-//! a predicate and as a value has no device form and is rejected, naming both lines.
+//! (sign-extended for a signed type, as the model normalises the value; `ThreadGen::read_as` and
+//! `write_as` in `thread` write these). A register used both as a predicate and as a value has no
+//! device form and is rejected, naming both lines.
 
 use super::super::{reject, HwTest, Rejection};
 use super::layout::AddrForm;
-use super::thread::{has_64bit_type, is_type_part, lowered, space_tokens, ThreadGen};
+use super::ops::{has_64bit_type, is_type_part, lowered, reg_name, space_tokens};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclSpace, InitItem, Operand, Statement};
 use crate::program::{LocalOp, MbOp, Op};
@@ -95,8 +96,8 @@ impl Uses {
 pub(super) fn register_kinds(test: &HwTest, thread: usize) -> Result<BTreeMap<String, RegKind>, Rejection> {
     let p = test.program;
     let is_var = |n: &str| p.variables.iter().any(|v| v.name == n);
-    let mut uses: BTreeMap<String, Uses> = p.threads[thread].registers.iter().map(|r| (ThreadGen::reg_name(r), Uses::default())).collect();
-    let key = |n: &str| (!is_var(n)).then(|| ThreadGen::reg_name(n));
+    let mut uses: BTreeMap<String, Uses> = p.threads[thread].registers.iter().map(|r| (reg_name(r), Uses::default())).collect();
+    let key = |n: &str| (!is_var(n)).then(|| reg_name(n));
     for item in &test.ast.init {
         if let InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
             if t.node == p.threads[thread].id {
@@ -184,7 +185,7 @@ pub(super) fn register_kinds(test: &HwTest, thread: usize) -> Result<BTreeMap<St
 /// types write stays sign-extended).
 fn declared_kinds(test: &HwTest, thread: usize, kinds: &mut BTreeMap<String, RegKind>) {
     let mut declare = |name: &str, declared: RegKind| {
-        if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(name)) {
+        if let Some(e) = kinds.get_mut(&reg_name(name)) {
             *e = match (declared, *e) {
                 (RegKind::B16, RegKind::S16) => RegKind::S16,
                 (d, _) => d,
@@ -284,54 +285,10 @@ pub(super) fn operand_widths(parts: &[String], operands: &[&Operand]) -> Vec<Opt
 
 /// The name of the scratch register through which operand `pos` of an instruction is converted
 /// to `bits` (the 64-bit ones are the prologue's `hw_w1`, `hw_w2` where they exist).
-fn scratch_name(bits: u32, pos: usize) -> String {
+pub(super) fn scratch_name(bits: u32, pos: usize) -> String {
     match bits {
         64 => format!("hw_w{pos}"),
         32 => format!("hw_n{pos}"),
         _ => format!("hw_h{pos}"),
-    }
-}
-
-impl ThreadGen<'_> {
-    /// A scratch register of `kind` for operand `pos`, declared on first use.
-    fn scratch(&mut self, kind: RegKind, pos: usize) -> String {
-        let name = scratch_name(kind.bits(), pos);
-        if !(kind == RegKind::B64 && (1..=2).contains(&pos)) {
-            self.scratch.insert(name.clone(), kind);
-        }
-        name
-    }
-
-    /// The text that reads register `reg` at `want`'s width as operand `pos`: the register
-    /// itself when its declaration has that width, else a scratch register converted into
-    /// (`pre` gets the conversion): truncated when narrower, extended when wider (a 16-bit
-    /// register that signed types write sign-extended, as the model holds it; others
-    /// zero-extended, as 32-bit values and Dat3M's non-negative integers are).
-    pub(super) fn read_as(&mut self, reg: &str, want: RegKind, pos: usize, pre: &mut Vec<String>) -> String {
-        let Some(&have) = self.regs.get(reg) else { return reg.to_string() };
-        if have == RegKind::Pred || want == RegKind::Pred || have.bits() == want.bits() {
-            return reg.to_string();
-        }
-        let tmp = self.scratch(want, pos);
-        let (to, from) = (want.bits(), have.bits());
-        let sign = if have == RegKind::S16 && to > from { "s" } else { "u" };
-        pre.push(format!("cvt.{sign}{to}.{sign}{from} {tmp}, {reg};"));
-        tmp
-    }
-
-    /// The text that writes register `reg` at `want`'s width as operand `pos`: the register
-    /// itself when its declaration has that width, else a scratch register whose value `post`
-    /// converts into the register (guarded as the instruction is): sign-extended when the
-    /// instruction's type is signed, zero-extended otherwise, truncated when narrower.
-    pub(super) fn write_as(&mut self, reg: &str, want: RegKind, signed: bool, guard: &str, post: &mut Vec<String>) -> String {
-        let Some(&have) = self.regs.get(reg) else { return reg.to_string() };
-        if have == RegKind::Pred || want == RegKind::Pred || have.bits() == want.bits() {
-            return reg.to_string();
-        }
-        let tmp = self.scratch(want, 0);
-        let (to, from) = (have.bits(), want.bits());
-        let sign = if signed && to > from { "s" } else { "u" };
-        post.push(format!("{guard}cvt.{sign}{to}.{sign}{from} {reg}, {tmp};"));
-        tmp
     }
 }

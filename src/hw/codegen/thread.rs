@@ -1,55 +1,17 @@
-//! One test thread's column as one inline-PTX block: its registers and their widths, the
-//! rendering of operands (registers, literals, variables as addresses in the form each state
-//! space needs), bounded spin loops, and the asm statement with its operands.
+//! One test thread's column as one inline-PTX block: its registers (declared at the widths
+//! `regs` gives them, with the conversions of operands used at another width), the rendering of
+//! operands (registers, literals, variables as addresses in the form each state space needs),
+//! bounded spin loops, and the asm statement with its operands.
 
 use super::super::{reject, HwTest, Rejection};
 use super::layout::{address_expr, AddrForm, Layout};
-use super::regs::{register_kinds, RegKind};
+use super::ops::{lowered, reg_name};
+use super::regs::{register_kinds, scratch_name, RegKind};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclInit, DeclSpace, InitItem, Instruction, Operand, Statement};
-use crate::program::{Instr, Observable, Op, Program, Space, Value};
+use crate::program::{Observable, Op, Program, Space, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-
-/// The lowered instructions of one statement of the test (lowering keeps each instruction's
-/// span).
-pub(super) struct Lowered<'p> {
-    /// The instruction's own operations: one, or one per destination of `elect.sync`.
-    pub ops: &'p [Instr],
-    /// Whether lowering made the statement's guard a branch around the instruction (`@p st ...`);
-    /// a guarded `bra` takes its guard as its own condition instead.
-    pub guard_branch: bool,
-}
-
-pub(super) fn lowered<'p>(p: &'p Program, thread: usize, ins: &Instruction, span: Span) -> Lowered<'p> {
-    let code = &p.threads[thread].code;
-    let Some(start) = code.iter().position(|i| i.span == span) else { return Lowered { ops: &[], guard_branch: false } };
-    let n = code[start..].iter().take_while(|i| i.span == span).count();
-    let guard_branch = ins.guard.is_some() && n > 1;
-    Lowered { ops: &code[start + usize::from(guard_branch)..start + n], guard_branch }
-}
-
-/// An instruction's opcode parts that name state spaces, in order.
-pub(super) fn space_tokens(parts: &[String]) -> Vec<AddrForm> {
-    parts
-        .iter()
-        .filter_map(|p| match p.as_str() {
-            "global" => Some(AddrForm::Global),
-            "shared" | "shared::cta" => Some(AddrForm::SharedCta),
-            "shared::cluster" => Some(AddrForm::SharedCluster),
-            _ => None,
-        })
-        .collect()
-}
-
-pub(super) fn is_type_part(p: &str) -> bool {
-    let (head, bits) = p.split_at(1.min(p.len()));
-    matches!(head, "b" | "u" | "s" | "f") && matches!(bits, "8" | "16" | "32" | "64") || p == "bf16" || p == "f16x2"
-}
-
-pub(super) fn has_64bit_type(parts: &[String]) -> bool {
-    parts.iter().any(|p| matches!(p.as_str(), "b64" | "u64" | "s64" | "f64"))
-}
 
 /// The per-thread emission state.
 pub(super) struct ThreadGen<'a> {
@@ -89,10 +51,9 @@ impl ThreadGen<'_> {
         matches!(p.variables[var].space, Space::Shared { cta } if cta == p.threads[self.thread].placement.cta)
     }
 
-    /// A register's PTX name: without `%` (it would need escaping in an asm template), other
-    /// characters PTX identifiers cannot hold (`cache-policy`) as `_`.
+    /// A register's PTX name ([`reg_name`]).
     pub fn reg_name(name: &str) -> String {
-        name.trim_start_matches('%').chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '$' { c } else { '_' }).collect()
+        reg_name(name)
     }
 
     /// The asm operand holding a variable's address in a form; one operand per distinct
@@ -497,4 +458,49 @@ fn renumber(text: &str, n_out: usize, first_input: usize) -> String {
         let _ = write!(out, "%{mapped}");
     }
     out
+}
+
+/// Operands used at another width than their register's declaration (`regs`).
+impl ThreadGen<'_> {
+    /// A scratch register of `kind` for operand `pos`, declared on first use.
+    fn scratch(&mut self, kind: RegKind, pos: usize) -> String {
+        let name = scratch_name(kind.bits(), pos);
+        if !(kind == RegKind::B64 && (1..=2).contains(&pos)) {
+            self.scratch.insert(name.clone(), kind);
+        }
+        name
+    }
+
+    /// The text that reads register `reg` at `want`'s width as operand `pos`: the register
+    /// itself when its declaration has that width, else a scratch register converted into
+    /// (`pre` gets the conversion): truncated when narrower, extended when wider (a 16-bit
+    /// register that signed types write sign-extended, as the model holds it; others
+    /// zero-extended, as 32-bit values and Dat3M's non-negative integers are).
+    pub(super) fn read_as(&mut self, reg: &str, want: RegKind, pos: usize, pre: &mut Vec<String>) -> String {
+        let Some(&have) = self.regs.get(reg) else { return reg.to_string() };
+        if have == RegKind::Pred || want == RegKind::Pred || have.bits() == want.bits() {
+            return reg.to_string();
+        }
+        let tmp = self.scratch(want, pos);
+        let (to, from) = (want.bits(), have.bits());
+        let sign = if have == RegKind::S16 && to > from { "s" } else { "u" };
+        pre.push(format!("cvt.{sign}{to}.{sign}{from} {tmp}, {reg};"));
+        tmp
+    }
+
+    /// The text that writes register `reg` at `want`'s width as operand `pos`: the register
+    /// itself when its declaration has that width, else a scratch register whose value `post`
+    /// converts into the register (guarded as the instruction is): sign-extended when the
+    /// instruction's type is signed, zero-extended otherwise, truncated when narrower.
+    pub(super) fn write_as(&mut self, reg: &str, want: RegKind, signed: bool, guard: &str, post: &mut Vec<String>) -> String {
+        let Some(&have) = self.regs.get(reg) else { return reg.to_string() };
+        if have == RegKind::Pred || want == RegKind::Pred || have.bits() == want.bits() {
+            return reg.to_string();
+        }
+        let tmp = self.scratch(want, 0);
+        let (to, from) = (have.bits(), want.bits());
+        let sign = if signed && to > from { "s" } else { "u" };
+        post.push(format!("{guard}cvt.{sign}{to}.{sign}{from} {reg}, {tmp};"));
+        tmp
+    }
 }
