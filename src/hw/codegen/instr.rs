@@ -10,11 +10,13 @@
 
 use super::super::{reject, Rejection};
 use super::layout::AddrForm;
-use super::thread::{has_64bit_type, is_type_part, lowered, space_tokens, RegKind, ThreadGen};
+use super::ops::{has_64bit_type, is_type_part, lowered, space_tokens};
+use super::regs::{operand_widths, writes_first_operand, RegKind, Width};
+use super::thread::ThreadGen;
 use crate::diag::Span;
 use crate::litmus::ast::{CmpOp, Instruction, Operand};
-use crate::program::{CopyKind, GroupKind, LocalOp, Op, Proxy, RmwOp, Sem, Ty, Value};
-use std::ops::Range;
+use crate::program::types::Kind;
+use crate::program::{CopyKind, GroupKind, LocalOp, MbOp, Op, Proxy, RmwOp, Sem, Ty, Value};
 
 /// The named barrier the harness synchronises a CTA's test warps with after the test.
 const HARNESS_BARRIER: i64 = 15;
@@ -118,9 +120,6 @@ struct Emission {
     /// Operands naming a variable stand for its address as a value (`mapa d, s, 1`, `mov r, x`),
     /// not for a memory operand `[s]`.
     address_values: bool,
-    /// Operands whose 32-bit registers are zero-extended first: the sources of an untyped
-    /// operation on 64-bit values, as the model's unbounded integers are.
-    widen: Range<usize>,
 }
 
 impl Emission {
@@ -129,7 +128,6 @@ impl Emission {
             parts: ins.opcode.iter().map(|p| p.node.clone()).collect(),
             operands: ins.operands.iter().map(|o| (o.node.clone(), o.span)).collect(),
             address_values: false,
-            widen: 0..0,
         }
     }
 
@@ -185,6 +183,9 @@ impl ThreadGen<'_> {
             {
                 not_generated("ptxas refuses a constant bulk copy size that is not a multiple of 16 (the model: undefined)")
             }
+            Op::AsyncCopy(copy) if matches!((copy.size, copy.src_size), (Value::Const(size), Some(Value::Const(src))) if src > size) => {
+                not_generated("ptxas refuses a constant src-size larger than the cp-size (the model: undefined, U4)")
+            }
             Op::AsyncCopy(copy) => {
                 if copy.kind == CopyKind::Wgmma {
                     return not_generated(WGMMA);
@@ -209,6 +210,9 @@ impl ThreadGen<'_> {
             // in the model, §9.7.9.25.4.3): the program would not build.
             Op::Prefetch { bulk: Some((_, Value::Const(size))) } if size % 16 != 0 => {
                 not_generated(&format!("ptxas refuses a bulk prefetch size of {size} bytes (not a multiple of 16; the model: undefined)"))
+            }
+            Op::Mbarrier { op: MbOp::Wait { parity: true, operand: Value::Const(parity) }, .. } if !matches!(parity, 0 | 1) => {
+                not_generated(&format!("ptxas refuses a constant phase parity of {parity} (only 0 or 1; the model: undefined, M6)"))
             }
             Op::Prefetch { .. }
             | Op::CpAsyncArrive { .. }
@@ -306,7 +310,8 @@ impl ThreadGen<'_> {
 
     /// Dat3M's untyped register operations (herd7's unbounded integers), written from the
     /// lowered operation with a 32-bit type, or a 64-bit one when the destination (for `setp`,
-    /// a source) is a 64-bit register, whose 32-bit register sources are then zero-extended.
+    /// a source) is a 64-bit register; `emit` converts sources of another width (32-bit ones
+    /// zero-extended; a shift amount stays .u32).
     fn untyped_local(&mut self, mut e: Emission, op: LocalOp, ins: &Instruction, guard: &str) -> Result<Vec<String>, Rejection> {
         let is_64 = |k: usize| ins.operands.get(k).is_some_and(|o| self.is_64(&o.node));
         let wide = match op {
@@ -317,10 +322,6 @@ impl ThreadGen<'_> {
         e.parts = opcode.split('.').map(String::from).collect();
         e.parts.push(format!("{kind}{}", if wide { 64 } else { 32 }));
         e.address_values = true;
-        if wide {
-            // A shift amount is a .u32 whatever the shifted type.
-            e.widen = if matches!(op, LocalOp::Shl | LocalOp::Shr) { 1..2 } else { 1..3 };
-        }
         self.emit(e, guard)
     }
 
@@ -333,7 +334,7 @@ impl ThreadGen<'_> {
 
     /// Dat3M's compare-and-branch (`beq`, `bne`, `blt`, `bgt`, `ble`, `bge` a, b, L): a signed
     /// comparison, as the model compares its integers, 64-bit when an operand is a 64-bit
-    /// register, into the harness's predicate, and a branch on it.
+    /// register (a 32-bit one zero-extended), into the harness's predicate, and a branch on it.
     fn compare_and_branch(&mut self, (cmp, a, b): (CmpOp, Value, Value), ins: &Instruction, span: Span) -> Result<Vec<String>, Rejection> {
         let mnemonic = ins.mnemonic();
         if ins.guard.is_some() {
@@ -345,10 +346,13 @@ impl ThreadGen<'_> {
         }
         let label = self.label(ins, span)?;
         let wide = [a, b].iter().any(|v| matches!(v, Value::Reg(r) if self.regs.get(&self.register(*r)) == Some(&RegKind::B64)));
-        let a = self.value(a, ins, 0, span)?;
-        let b = self.value(b, ins, 1, span)?;
-        let ty = if wide { "s64" } else { "s32" };
-        Ok(vec![format!("setp.{}.{ty} hw_p, {a}, {b};", ptx_cmp(cmp)), format!("@hw_p bra {label};")])
+        let kind = if wide { RegKind::B64 } else { RegKind::B32 };
+        let mut lines = Vec::new();
+        let a = self.value(a, (ins, 0), kind, span, &mut lines)?;
+        let b = self.value(b, (ins, 1), kind, span, &mut lines)?;
+        lines.push(format!("setp.{}.s{} hw_p, {a}, {b};", ptx_cmp(cmp), kind.bits()));
+        lines.push(format!("@hw_p bra {label};"));
+        Ok(lines)
     }
 
     /// The PTX name of a register of this thread.
@@ -356,11 +360,22 @@ impl ThreadGen<'_> {
         Self::reg_name(&self.program().threads[self.thread].registers[r])
     }
 
-    /// A lowered value as a PTX operand: a register, or an integer literal (operand `k` of the
-    /// text shows whether a constant was written as one or is a variable's address).
-    fn value(&self, v: Value, ins: &Instruction, k: usize, span: Span) -> Result<String, Rejection> {
+    /// A lowered value as a PTX operand of `kind`'s width: a register (converted first where it
+    /// has another width: `pre`), or an integer literal (operand `k` of the text shows whether a
+    /// constant was written as one or is a variable's address).
+    fn value(
+        &mut self,
+        v: Value,
+        (ins, k): (&Instruction, usize),
+        kind: RegKind,
+        span: Span,
+        pre: &mut Vec<String>,
+    ) -> Result<String, Rejection> {
         match (v, ins.operands.get(k).map(|o| &o.node)) {
-            (Value::Reg(r), _) => Ok(self.register(r)),
+            (Value::Reg(r), _) => {
+                let reg = self.register(r);
+                Ok(self.read_as(&reg, kind, k + 1, pre))
+            }
             (Value::Const(c), Some(Operand::Int(_))) => Ok(c.to_string()),
             (Value::Const(_), _) => Err(reject(
                 self.program(),
@@ -389,10 +404,13 @@ impl ThreadGen<'_> {
         span: Span,
         mnemonic: &str,
     ) -> Result<Vec<String>, Rejection> {
-        let p = self.program();
+        let p = self.test.program;
         let mut lines = Vec::new();
         let id = match id {
-            Some(Value::Reg(r)) => self.register(r),
+            Some(Value::Reg(r)) => {
+                let reg = self.register(r);
+                self.read_as(&reg, RegKind::B32, 1, &mut lines)
+            }
             Some(Value::Const(c)) => c.to_string(),
             None => instance.to_string(),
         };
@@ -413,7 +431,9 @@ impl ThreadGen<'_> {
             }
             Some(Value::Const(n)) => (32 * n).to_string(),
             Some(Value::Reg(r)) => {
-                lines.push(format!("mul.lo.u32 hw_count, {}, 32;", self.register(r)));
+                let reg = self.register(r);
+                let count = self.read_as(&reg, RegKind::B32, 2, &mut lines);
+                lines.push(format!("mul.lo.u32 hw_count, {count}, 32;"));
                 "hw_count".to_string()
             }
             None => (32 * self.layout.warps[self.dense_cta].len()).to_string(),
@@ -423,7 +443,9 @@ impl ThreadGen<'_> {
     }
 
     /// The lines of an emission: its operands rendered (variables as addresses in the form of
-    /// the opcode's state space at their position), then the instruction.
+    /// the opcode's state space at their position; registers whose declared width differs from
+    /// the one the instruction's type gives their position through a converted scratch register,
+    /// `regs`), then the instruction, then the conversion of such a destination.
     fn emit(&mut self, e: Emission, guard: &str) -> Result<Vec<String>, Rejection> {
         let spaces = space_tokens(&e.parts);
         let mut k = 0usize;
@@ -433,18 +455,18 @@ impl ThreadGen<'_> {
             f
         };
         let mut lines = Vec::new();
+        let mut post = Vec::new();
         let mut texts = Vec::new();
         let narrow = e.parts.iter().any(|p| matches!(p.as_str(), "u32" | "b32" | "s32"));
+        let widths = operand_widths(&e.parts, &e.operands.iter().map(|(o, _)| o).collect::<Vec<_>>());
+        let writes = writes_first_operand(&e.parts);
+        let signed = e.parts.iter().find(|p| is_type_part(p)).is_some_and(|p| p.starts_with('s'));
         // Immediate values of a floating-point type are bit patterns, as the model reads them
         // (PTX spells them `0f…`/`0d…`, PTX ISA 4.5.1); a size or count stays an integer.
         let values_typed =
             matches!(e.parts[0].as_str(), "atom" | "red" | "st" | "mov" | "add" | "sub" | "mul" | "div" | "min" | "max" | "setp" | "selp");
-        let float = e.parts.iter().filter(|_| values_typed).find_map(|p| match p.as_str() {
-            "f32" => Some(32),
-            "f64" => Some(64),
-            _ => None,
-        });
-        for (op, sp) in &e.operands {
+        let float = e.parts.iter().filter(|_| values_typed).find_map(|p| Ty::parse(p).filter(|t| t.kind == Kind::F && t.bits >= 32));
+        for (i, (op, sp)) in e.operands.iter().enumerate() {
             let var_at = match op {
                 Operand::Name(n) if !self.regs.contains_key(&Self::reg_name(n)) => self.variable(n).map(|v| (v, 0)),
                 Operand::Address(inner, off) => match &inner.node {
@@ -474,23 +496,23 @@ impl ThreadGen<'_> {
                 }
                 continue;
             }
-            let text = match (op, float) {
-                (Operand::Int(i), Some(32)) => format!("0f{:08X}", *i as u32),
-                (Operand::Int(i), Some(64)) => format!("0d{:016X}", *i as u64),
+            let register = match op {
+                Operand::Name(n) | Operand::PercentName(n) => Some(Self::reg_name(n)).filter(|r| self.regs.contains_key(r)),
+                _ => None,
+            };
+            let text = match (op, float, register, widths.get(i).copied().flatten()) {
+                (_, _, Some(r), Some(Width::Exact(k))) if i == 0 && writes => self.write_as(&r, k, signed, guard, &mut post),
+                (_, _, Some(r), Some(Width::Exact(k))) => self.read_as(&r, k, i, &mut lines),
+                // A float literal is the bit pattern of the instruction's type: `0d…` for .f64.
+                (Operand::Int(v), Some(t), ..) => t.format(*v),
+                (Operand::Name(n), Some(t), None, _) if t.decimal_literal(n).is_some() => t.format(t.decimal_literal(n).unwrap_or(0)),
                 _ => self.operand(op, &mut next_form, *sp)?,
             };
-            let narrow_register = matches!(op, Operand::Name(n) | Operand::PercentName(n)
-                if matches!(self.regs.get(&Self::reg_name(n)), Some(RegKind::B32)));
-            if e.widen.contains(&texts.len()) && narrow_register {
-                let tmp = format!("hw_w{}", texts.len());
-                lines.push(format!("cvt.u64.u32 {tmp}, {text};"));
-                texts.push(tmp);
-            } else {
-                texts.push(text);
-            }
+            texts.push(text);
         }
         let ops = if texts.is_empty() { String::new() } else { format!(" {}", texts.join(", ")) };
         lines.push(format!("{guard}{}{ops};", e.parts.join(".")));
+        lines.extend(post);
         Ok(lines)
     }
 }

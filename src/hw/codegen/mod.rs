@@ -9,6 +9,8 @@
 
 mod instr;
 mod layout;
+mod ops;
+mod regs;
 mod thread;
 
 use super::{reject, HwTest, Incantations, Rejection};
@@ -356,3 +358,6 @@ fn prelude(inc: &Incantations) -> String {
         .replace("@BOUND@", &inc.spin_bound.to_string())
         .replace("@SEED@", &inc.seed.to_string())
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,78 +1,17 @@
-//! One test thread's column as one inline-PTX block: its registers and their widths, the
-//! rendering of operands (registers, literals, variables as addresses in the form each state
-//! space needs), bounded spin loops, and the asm statement with its operands.
+//! One test thread's column as one inline-PTX block: its registers (declared at the widths
+//! `regs` gives them, with the conversions of operands used at another width), the rendering of
+//! operands (registers, literals, variables as addresses in the form each state space needs),
+//! bounded spin loops, and the asm statement with its operands.
 
 use super::super::{reject, HwTest, Rejection};
 use super::layout::{address_expr, AddrForm, Layout};
+use super::ops::{lowered, reg_name};
+use super::regs::{register_kinds, scratch_name, RegKind};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclInit, DeclSpace, InitItem, Instruction, Operand, Statement};
-use crate::program::{Instr, LocalOp, MbOp, Observable, Op, Program, Space, Value};
+use crate::program::{Observable, Op, Program, Space, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-
-/// The width a test register is declared with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum RegKind {
-    Pred,
-    B16,
-    /// A 16-bit register that signed types write: its value is reported sign-extended, as the
-    /// model holds it.
-    S16,
-    B32,
-    B64,
-}
-
-impl RegKind {
-    /// The kind of a register declared with a PTX type (`.reg .u16 %rs<2>;`).
-    fn of_declared(ty: &str) -> RegKind {
-        match ty {
-            "pred" => RegKind::Pred,
-            "b16" | "u16" | "s16" | "f16" | "bf16" => RegKind::B16,
-            "b64" | "u64" | "s64" | "f64" => RegKind::B64,
-            _ => RegKind::B32,
-        }
-    }
-}
-
-/// The lowered instructions of one statement of the test (lowering keeps each instruction's
-/// span).
-pub(super) struct Lowered<'p> {
-    /// The instruction's own operations: one, or one per destination of `elect.sync`.
-    pub ops: &'p [Instr],
-    /// Whether lowering made the statement's guard a branch around the instruction (`@p st ...`);
-    /// a guarded `bra` takes its guard as its own condition instead.
-    pub guard_branch: bool,
-}
-
-pub(super) fn lowered<'p>(p: &'p Program, thread: usize, ins: &Instruction, span: Span) -> Lowered<'p> {
-    let code = &p.threads[thread].code;
-    let Some(start) = code.iter().position(|i| i.span == span) else { return Lowered { ops: &[], guard_branch: false } };
-    let n = code[start..].iter().take_while(|i| i.span == span).count();
-    let guard_branch = ins.guard.is_some() && n > 1;
-    Lowered { ops: &code[start + usize::from(guard_branch)..start + n], guard_branch }
-}
-
-/// An instruction's opcode parts that name state spaces, in order.
-pub(super) fn space_tokens(parts: &[String]) -> Vec<AddrForm> {
-    parts
-        .iter()
-        .filter_map(|p| match p.as_str() {
-            "global" => Some(AddrForm::Global),
-            "shared" | "shared::cta" => Some(AddrForm::SharedCta),
-            "shared::cluster" => Some(AddrForm::SharedCluster),
-            _ => None,
-        })
-        .collect()
-}
-
-pub(super) fn is_type_part(p: &str) -> bool {
-    let (head, bits) = p.split_at(1.min(p.len()));
-    matches!(head, "b" | "u" | "s" | "f") && matches!(bits, "8" | "16" | "32" | "64") || p == "bf16" || p == "f16x2"
-}
-
-pub(super) fn has_64bit_type(parts: &[String]) -> bool {
-    parts.iter().any(|p| matches!(p.as_str(), "b64" | "u64" | "s64" | "f64"))
-}
 
 /// The per-thread emission state.
 pub(super) struct ThreadGen<'a> {
@@ -83,6 +22,9 @@ pub(super) struct ThreadGen<'a> {
     /// `90` for sm_90a: features of later architectures are rejected.
     pub arch_major: u32,
     pub regs: BTreeMap<String, RegKind>,
+    /// Scratch registers that operands used at another width than their register's go
+    /// through (`regs`), declared after the prologue's.
+    pub scratch: BTreeMap<String, RegKind>,
     /// Address operands of the asm block: (variable, form), in operand order after the outputs.
     pub addr_operands: Vec<(usize, AddrForm)>,
     pub first_input: usize,
@@ -109,10 +51,9 @@ impl ThreadGen<'_> {
         matches!(p.variables[var].space, Space::Shared { cta } if cta == p.threads[self.thread].placement.cta)
     }
 
-    /// A register's PTX name: without `%` (it would need escaping in an asm template), other
-    /// characters PTX identifiers cannot hold (`cache-policy`) as `_`.
+    /// A register's PTX name ([`reg_name`]).
     pub fn reg_name(name: &str) -> String {
-        name.trim_start_matches('%').chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '$' { c } else { '_' }).collect()
+        reg_name(name)
     }
 
     /// The asm operand holding a variable's address in a form; one operand per distinct
@@ -237,195 +178,6 @@ impl ThreadGen<'_> {
     }
 }
 
-/// What the instructions of a column need of one register: to be a predicate, the widest exact
-/// width, the widest lower bound, and whether a signed type writes it.
-#[derive(Default)]
-struct Uses {
-    pred: bool,
-    exact: Option<RegKind>,
-    at_least: Option<RegKind>,
-    signed: bool,
-}
-
-/// Register kinds of one thread column: predicates (guards, the destinations of `setp` and of
-/// the mbarrier waits), else the width the instructions using the register give it
-/// ([`operand_widths`]; an exact width wins over an "at least" one, the widest of each), 32-bit
-/// where none does. A 16-bit register that a signed instruction type writes is [`RegKind::S16`].
-fn register_kinds(test: &HwTest, thread: usize) -> BTreeMap<String, RegKind> {
-    let p = test.program;
-    let is_var = |n: &str| p.variables.iter().any(|v| v.name == n);
-    let mut uses: BTreeMap<String, Uses> = p.threads[thread].registers.iter().map(|r| (ThreadGen::reg_name(r), Uses::default())).collect();
-    let key = |n: &str| (!is_var(n)).then(|| ThreadGen::reg_name(n));
-    for item in &test.ast.init {
-        if let InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
-            if t.node == p.threads[thread].id {
-                if let Some(u) = key(&reg.node).and_then(|k| uses.get_mut(&k)) {
-                    u.exact = u.exact.max(Some(RegKind::B64));
-                }
-            }
-        }
-    }
-    for st in test.ast.column(thread) {
-        let Statement::Instr(ins) = &st.node else { continue };
-        if let Some((g, _)) = &ins.guard {
-            if let Some(u) = key(&g.node).and_then(|k| uses.get_mut(&k)) {
-                u.pred = true;
-            }
-        }
-        let pred_dst = lowered(p, thread, ins, st.span)
-            .ops
-            .iter()
-            .any(|i| matches!(i.op, Op::Local { op: LocalOp::Set(_), .. } | Op::Mbarrier { op: MbOp::Wait { .. }, .. }));
-        let parts: Vec<String> = ins.opcode.iter().map(|o| o.node.clone()).collect();
-        let signed_dst = parts.iter().find(|t| is_type_part(t)).is_some_and(|t| t.starts_with('s'));
-        for (i, (o, width)) in ins.operands.iter().zip(operand_widths(&parts, &ins.operands)).enumerate() {
-            let name = |x: &Operand| if let Operand::Name(n) | Operand::PercentName(n) = x { Some(n.clone()) } else { None };
-            let names: Vec<(String, Option<Width>)> = match &o.node {
-                Operand::Name(_) | Operand::PercentName(_) => name(&o.node).map(|n| (n, width)).into_iter().collect(),
-                Operand::Vector(items) => items.iter().filter_map(|x| name(&x.node)).map(|n| (n, width)).collect(),
-                Operand::Address(inner, _) => name(&inner.node).map(|n| (n, width)).into_iter().collect(),
-                // Tensor coordinates are .s32 (9.7.9.27).
-                Operand::TensorAddress(_, coords) => {
-                    coords.iter().filter_map(|x| name(&x.node)).map(|n| (n, Some(Width::Exact(RegKind::B32)))).collect()
-                }
-                _ => continue,
-            };
-            for (n, width) in names {
-                let Some(u) = key(&n).and_then(|k| uses.get_mut(&k)) else { continue };
-                match width {
-                    _ if i == 0 && pred_dst => u.pred = true,
-                    Some(Width::Pred) => u.pred = true,
-                    Some(Width::Exact(k)) => u.exact = u.exact.max(Some(k)),
-                    Some(Width::AtLeast(k)) => u.at_least = u.at_least.max(Some(k)),
-                    None => {}
-                }
-                u.signed |= i == 0 && signed_dst;
-            }
-        }
-    }
-    let mut kinds: BTreeMap<String, RegKind> = uses
-        .into_iter()
-        .map(|(name, u)| {
-            let kind = match (u.pred, u.exact.or(u.at_least).unwrap_or(RegKind::B32)) {
-                (true, _) => RegKind::Pred,
-                (false, RegKind::B16) if u.signed => RegKind::S16,
-                (false, k) => k,
-            };
-            (name, kind)
-        })
-        .collect();
-    declared_kinds(test, thread, &mut kinds);
-    kinds
-}
-
-/// A code block's `.reg` declarations say the width themselves (a 16-bit register that signed
-/// types write stays sign-extended).
-fn declared_kinds(test: &HwTest, thread: usize, kinds: &mut BTreeMap<String, RegKind>) {
-    let mut declare = |name: &str, declared: RegKind| {
-        if let Some(e) = kinds.get_mut(&ThreadGen::reg_name(name)) {
-            *e = match (declared, *e) {
-                (RegKind::B16, RegKind::S16) => RegKind::S16,
-                (d, _) => d,
-            };
-        }
-    };
-    for st in test.ast.column(thread) {
-        let Statement::Decl(d) = &st.node else { continue };
-        if d.space.node != DeclSpace::Reg {
-            continue;
-        }
-        let kind = RegKind::of_declared(&d.ty.node);
-        for n in &d.names {
-            match &n.range {
-                Some(count) => (0..count.node).for_each(|k| declare(&format!("{}{k}", n.name.node), kind)),
-                None => declare(&n.name.node, kind),
-            }
-        }
-    }
-}
-
-/// What an instruction needs of the register in one operand position.
-#[derive(Clone, Copy, Debug)]
-enum Width {
-    Pred,
-    /// The instruction's type size (PTX ISA 6.4.1: the register has the size of the type).
-    Exact(RegKind),
-    /// `ld`, `st` and `cvt` also take a wider register (PTX ISA 6.4.1, "Operand Size Exceeding
-    /// Instruction-Type Size").
-    AtLeast(RegKind),
-}
-
-/// The width of a type part (`u16` → 16 bits; an 8-bit type needs a 16-bit register, PTX ISA
-/// 5.2.2).
-fn type_width(part: &str) -> Option<RegKind> {
-    if !is_type_part(part) {
-        return None;
-    }
-    Some(match part.trim_start_matches(|c: char| c.is_ascii_alphabetic()) {
-        "8" | "16" => RegKind::B16,
-        "64" => RegKind::B64,
-        _ => RegKind::B32,
-    })
-}
-
-/// What each operand of an instruction (by its opcode parts) needs of a register there: the
-/// operand types of each form as PTX ISA chapter 9 gives them. Addresses (`[r]`) need 64 bits
-/// unless the instruction names a shared-window state space; forms not listed keep what their
-/// type says (64 bits for a 64-bit type, else nothing).
-fn operand_widths(parts: &[String], operands: &[crate::diag::Spanned<Operand>]) -> Vec<Option<Width>> {
-    use RegKind::{B16, B32, B64};
-    use Width::{AtLeast, Exact};
-    let n = operands.len();
-    let types: Vec<RegKind> = parts.iter().filter_map(|p| type_width(p)).collect();
-    let ty = types.first().copied();
-    let twice = |k: RegKind| if k == B16 { B32 } else { B64 };
-    let has = |q: &str| parts.iter().any(|p| p == q);
-    let is_address = |o: &Operand| matches!(o, Operand::Address(..) | Operand::TensorAddress(..));
-    let last_address = operands.iter().rposition(|o| is_address(&o.node));
-    let mut w: Vec<Option<Width>> = match (parts[0].as_str(), ty) {
-        ("mul" | "mad", Some(t)) if has("wide") => (0..n).map(|i| Some(Exact(if i == 0 || i == 3 { twice(t) } else { t }))).collect(),
-        ("cvt", _) => types.iter().map(|&t| Some(AtLeast(t))).chain(std::iter::repeat(None)).take(n).collect(),
-        ("ld" | "st", Some(t)) => vec![Some(AtLeast(t)); n],
-        ("cvta", Some(t)) => vec![Some(Exact(t)); n],
-        ("mapa", t) => (0..n).map(|i| Some(Exact(if i == 2 { B32 } else { t.unwrap_or(B64) }))).collect(),
-        ("selp", Some(t)) => (0..n).map(|i| Some(if i == 3 { Width::Pred } else { Exact(t) })).collect(),
-        ("setp", Some(t)) => (0..n).map(|i| (i > 0).then_some(Exact(t))).collect(),
-        ("shl" | "shr", Some(t)) => (0..n).map(|i| Some(Exact(if i == 2 { B32 } else { t }))).collect(),
-        (
-            "mov" | "add" | "sub" | "mul" | "mad" | "div" | "rem" | "and" | "or" | "xor" | "not" | "neg" | "min" | "max" | "atom" | "red",
-            Some(t),
-        ) => {
-            vec![Some(Exact(t)); n]
-        }
-        // The state an arrive returns and a wait without `.parity` takes is a .b64; counts,
-        // parities and byte counts are .u32 (9.7.13.15).
-        ("mbarrier", _) if has("pending_count") => vec![Some(Exact(B32)), Some(Exact(B64))],
-        ("mbarrier", _) => (0..n)
-            .map(|i| Some(Exact(if i == 0 || (i == 2 && !has("parity") && (has("test_wait") || has("try_wait"))) { B64 } else { B32 })))
-            .collect(),
-        // Sizes are .u32, the ctaMask of a multicast a .b16 (9.7.9.25).
-        ("cp", _) => (0..n)
-            .map(|i| Some(Exact(if has("multicast::cluster") && Some(i) == last_address.map(|a| a + 1) { B16 } else { B32 })))
-            .collect(),
-        ("bar" | "barrier" | "elect", _) => vec![Some(Exact(B32)); n],
-        ("mov" | "and" | "or" | "xor" | "not", None) if has("pred") => vec![Some(Width::Pred); n],
-        _ if has_64bit_type(parts) => vec![Some(Exact(B64)); n],
-        _ => vec![None; n],
-    };
-    w.resize(n, None);
-    // The cache-policy operand of `.L2::cache_hint` (always last) is a .b64.
-    if has("L2::cache_hint") && n > 0 {
-        w[n - 1] = Some(Exact(B64));
-    }
-    let shared = space_tokens(parts).iter().any(|f| matches!(f, AddrForm::SharedCta | AddrForm::SharedCluster));
-    for (i, o) in operands.iter().enumerate() {
-        if matches!(o.node, Operand::Address(..)) {
-            w[i] = (!shared).then_some(Exact(B64));
-        }
-    }
-    w
-}
-
 /// A C++ string literal line of an asm template.
 fn asm_line(s: &str) -> String {
     let escaped = s.replace('\\', "\\\\").replace('"', "\\\"");
@@ -459,6 +211,10 @@ fn backward_labels(p: &Program, thread: usize, code: &[crate::diag::Spanned<Stat
     backward
 }
 
+/// The last declaration of the harness's own scratch registers (`hw_w1`, `hw_w2`: 64-bit
+/// conversions of an instruction's first two sources).
+const HARNESS_SCRATCH_LAST: &str = ".reg .b64 hw_w1, hw_w2;";
+
 /// The asm template's prologue: register declarations, the harness's scratch registers, and
 /// the initial register values.
 fn prologue(gen: &mut ThreadGen) -> Vec<String> {
@@ -466,12 +222,7 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
     let th = &p.threads[gen.thread];
     let mut body = Vec::new();
     for (r, kind) in &gen.regs {
-        body.push(match kind {
-            RegKind::Pred => format!(".reg .pred {r};"),
-            RegKind::B16 | RegKind::S16 => format!(".reg .b16 {r};"),
-            RegKind::B32 => format!(".reg .b32 {r};"),
-            RegKind::B64 => format!(".reg .b64 {r};"),
-        });
+        body.push(kind.declaration(r));
     }
     body.push(".reg .pred hw_p;".into());
     body.push(".reg .b32 hw_spin;".into());
@@ -480,7 +231,7 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
     body.push(".reg .b64 hw_sink64;".into());
     body.push(".reg .b32 hw_a32;".into());
     body.push(".reg .b64 hw_a64;".into());
-    body.push(".reg .b64 hw_w1, hw_w2;".into());
+    body.push(HARNESS_SCRATCH_LAST.into());
     body.push("mov.b32 hw_spin, 0;".into());
     body.push("mov.b32 %1, 0;".into());
     for (i, r) in th.registers.iter().enumerate() {
@@ -516,15 +267,24 @@ pub(super) fn thread_function(
     let p = test.program;
     let th = &p.threads[thread];
     let dense_cta = layout.dense_cta(th.placement.cta);
-    let regs = register_kinds(test, thread);
+    let regs = register_kinds(test, thread)?;
     let outputs: Vec<(usize, usize)> = obs
         .iter()
         .enumerate()
         .filter_map(|(k, o)| matches!(o, Observable::Register(t, _) if *t == thread).then_some(k))
         .map(|k| (k, k))
         .collect();
-    let mut gen =
-        ThreadGen { test, layout, thread, dense_cta, arch_major, regs, addr_operands: Vec::new(), first_input: outputs.len() + 3 };
+    let mut gen = ThreadGen {
+        test,
+        layout,
+        thread,
+        dense_cta,
+        arch_major,
+        regs,
+        scratch: BTreeMap::new(),
+        addr_operands: Vec::new(),
+        first_input: outputs.len() + 3,
+    };
     let code = test.ast.column(thread).to_vec();
     let backward = backward_labels(p, thread, &code);
     let mut body = prologue(&mut gen);
@@ -568,6 +328,9 @@ pub(super) fn thread_function(
             }
         }
     }
+    // The scratch registers the conversions used, after the harness's own.
+    let at = body.iter().position(|l| l == HARNESS_SCRATCH_LAST).map_or(0, |i| i + 1);
+    body.splice(at..at, gen.scratch.iter().map(|(r, k)| k.declaration(r)));
     body.push("bra.uni HW_END;".into());
     body.push("HW_HANG:".into());
     body.push("mov.b32 %1, 1;".into());
@@ -695,4 +458,49 @@ fn renumber(text: &str, n_out: usize, first_input: usize) -> String {
         let _ = write!(out, "%{mapped}");
     }
     out
+}
+
+/// Operands used at another width than their register's declaration (`regs`).
+impl ThreadGen<'_> {
+    /// A scratch register of `kind` for operand `pos`, declared on first use.
+    fn scratch(&mut self, kind: RegKind, pos: usize) -> String {
+        let name = scratch_name(kind.bits(), pos);
+        if !(kind == RegKind::B64 && (1..=2).contains(&pos)) {
+            self.scratch.insert(name.clone(), kind);
+        }
+        name
+    }
+
+    /// The text that reads register `reg` at `want`'s width as operand `pos`: the register
+    /// itself when its declaration has that width, else a scratch register converted into
+    /// (`pre` gets the conversion): truncated when narrower, extended when wider (a 16-bit
+    /// register that signed types write sign-extended, as the model holds it; others
+    /// zero-extended, as 32-bit values and Dat3M's non-negative integers are).
+    pub(super) fn read_as(&mut self, reg: &str, want: RegKind, pos: usize, pre: &mut Vec<String>) -> String {
+        let Some(&have) = self.regs.get(reg) else { return reg.to_string() };
+        if have == RegKind::Pred || want == RegKind::Pred || have.bits() == want.bits() {
+            return reg.to_string();
+        }
+        let tmp = self.scratch(want, pos);
+        let (to, from) = (want.bits(), have.bits());
+        let sign = if have == RegKind::S16 && to > from { "s" } else { "u" };
+        pre.push(format!("cvt.{sign}{to}.{sign}{from} {tmp}, {reg};"));
+        tmp
+    }
+
+    /// The text that writes register `reg` at `want`'s width as operand `pos`: the register
+    /// itself when its declaration has that width, else a scratch register whose value `post`
+    /// converts into the register (guarded as the instruction is): sign-extended when the
+    /// instruction's type is signed, zero-extended otherwise, truncated when narrower.
+    pub(super) fn write_as(&mut self, reg: &str, want: RegKind, signed: bool, guard: &str, post: &mut Vec<String>) -> String {
+        let Some(&have) = self.regs.get(reg) else { return reg.to_string() };
+        if have == RegKind::Pred || want == RegKind::Pred || have.bits() == want.bits() {
+            return reg.to_string();
+        }
+        let tmp = self.scratch(want, 0);
+        let (to, from) = (have.bits(), want.bits());
+        let sign = if signed && to > from { "s" } else { "u" };
+        post.push(format!("{guard}cvt.{sign}{to}.{sign}{from} {reg}, {tmp};"));
+        tmp
+    }
 }

@@ -1,0 +1,54 @@
+//! What the emitters read of one statement: its lowered operations (found by the statement's
+//! span), the state spaces and types its opcode parts name, and a register's PTX name. Shared by
+//! the register typing (`regs`), the thread block (`thread`) and the instructions (`instr`).
+
+use super::layout::AddrForm;
+use crate::diag::Span;
+use crate::litmus::ast::Instruction;
+use crate::program::{Instr, Program};
+
+/// The lowered instructions of one statement of the test (lowering keeps each instruction's
+/// span).
+pub(super) struct Lowered<'p> {
+    /// The instruction's own operations: one, or one per destination of `elect.sync`.
+    pub ops: &'p [Instr],
+    /// Whether lowering made the statement's guard a branch around the instruction (`@p st ...`);
+    /// a guarded `bra` takes its guard as its own condition instead.
+    pub guard_branch: bool,
+}
+
+pub(super) fn lowered<'p>(p: &'p Program, thread: usize, ins: &Instruction, span: Span) -> Lowered<'p> {
+    let code = &p.threads[thread].code;
+    let Some(start) = code.iter().position(|i| i.span == span) else { return Lowered { ops: &[], guard_branch: false } };
+    let n = code[start..].iter().take_while(|i| i.span == span).count();
+    let guard_branch = ins.guard.is_some() && n > 1;
+    Lowered { ops: &code[start + usize::from(guard_branch)..start + n], guard_branch }
+}
+
+/// An instruction's opcode parts that name state spaces, in order.
+pub(super) fn space_tokens(parts: &[String]) -> Vec<AddrForm> {
+    parts
+        .iter()
+        .filter_map(|p| match p.as_str() {
+            "global" => Some(AddrForm::Global),
+            "shared" | "shared::cta" => Some(AddrForm::SharedCta),
+            "shared::cluster" => Some(AddrForm::SharedCluster),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(super) fn is_type_part(p: &str) -> bool {
+    let (head, bits) = p.split_at(1.min(p.len()));
+    matches!(head, "b" | "u" | "s" | "f") && matches!(bits, "8" | "16" | "32" | "64") || p == "bf16" || p == "f16x2"
+}
+
+pub(super) fn has_64bit_type(parts: &[String]) -> bool {
+    parts.iter().any(|p| matches!(p.as_str(), "b64" | "u64" | "s64" | "f64"))
+}
+
+/// A register's PTX name: without `%` (it would need escaping in an asm template), other
+/// characters PTX identifiers cannot hold (`cache-policy`) as `_`.
+pub(super) fn reg_name(name: &str) -> String {
+    name.trim_start_matches('%').chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '$' { c } else { '_' }).collect()
+}
