@@ -21,6 +21,8 @@ pub(super) struct Folded {
     pub(super) placeholders: HashSet<usize>,
     /// How many events the placeholders stand for.
     pub(super) hidden: usize,
+    /// How many of them are initial writes.
+    pub(super) hidden_init: usize,
 }
 
 /// The events at an end of a highlighted edge.
@@ -30,7 +32,7 @@ fn focus_of(g: &ExecutionGraph) -> HashSet<usize> {
 
 /// `g` drawn in full: only the focus is marked.
 pub(super) fn unfolded(g: &ExecutionGraph) -> Folded {
-    Folded { graph: g.clone(), focus: focus_of(g), placeholders: HashSet::new(), hidden: 0 }
+    Folded { graph: g.clone(), focus: focus_of(g), placeholders: HashSet::new(), hidden: 0, hidden_init: 0 }
 }
 
 /// `g` with the initial writes and the events unrelated to the highlighted edges folded (module
@@ -82,7 +84,8 @@ pub(super) fn folded(g: &ExecutionGraph) -> Folded {
     let kept: HashSet<usize> = init.iter().chain(threads.iter().flat_map(|t| &t.nodes)).map(|n| n.id).collect();
     let mut edges: Vec<GraphEdge> = g.edges.iter().filter(|e| kept.contains(&e.from) && kept.contains(&e.to)).cloned().collect();
     edges.extend(extra_po);
-    Folded { graph: ExecutionGraph { title: g.title.clone(), init, threads, edges }, focus, placeholders: ph.ids, hidden: ph.hidden }
+    let graph = ExecutionGraph { title: g.title.clone(), init, threads, edges };
+    Folded { graph, focus, placeholders: ph.ids, hidden: ph.hidden, hidden_init: folded_init }
 }
 
 /// The placeholder boxes made so far.
@@ -141,7 +144,7 @@ mod tests {
         let f = folded(&g);
         assert_eq!(labels(&f.graph.threads[0]), ["a: W x=1", "⋯ 1 event folded", "e: W x=2"]);
         assert_eq!(labels(&f.graph.threads[1]), ["⋯ 1 event folded", "d: R x=0"]);
-        assert_eq!(f.hidden, 4);
+        assert_eq!((f.hidden, f.hidden_init), (4, 2));
         assert_eq!(f.placeholders.len(), 3);
         // Program order runs through the placeholder; nothing points at a folded event.
         let ids: HashSet<usize> = f.graph.init.iter().chain(f.graph.threads.iter().flat_map(|t| &t.nodes)).map(|n| n.id).collect();

@@ -137,7 +137,7 @@ fn render(f: &Folded) -> String {
     for (edge, route) in &routes {
         canvas.label(edge, route.label_at);
     }
-    canvas.finish(&g.title, f.hidden)
+    canvas.finish(&g.title, f.hidden, f.hidden_init)
 }
 
 /// A point or a vector.
@@ -654,10 +654,9 @@ impl Canvas {
 
     /// The complete document: title above the picture (and, when events were folded, a line saying how
     /// many), arrowhead markers, then everything drawn.
-    fn finish(self, title: &str, hidden: usize) -> String {
+    fn finish(self, title: &str, hidden: usize, hidden_init: usize) -> String {
         let (lo, hi) = self.extent.unwrap_or((Pt::new(0.0, 0.0), Pt::new(0.0, 0.0)));
-        let note = (hidden > 0)
-            .then(|| format!("{hidden} event(s) folded: initial writes, and events on variables the highlighted edges do not touch"));
+        let note = fold_note(hidden_init, hidden.saturating_sub(hidden_init));
         let note_height = if note.is_some() { MIN_FONT * LINE_HEIGHT } else { 0.0 };
         let head_width = text_width(title, TITLE_FONT).max(note.as_deref().map_or(0.0, |n| text_width(n, MIN_FONT)));
         let lo = Pt::new(lo.x - MARGIN, lo.y - MARGIN - TITLE_HEIGHT - note_height);
@@ -707,6 +706,18 @@ impl Canvas {
         out.push_str(&self.body);
         out.push_str("</svg>\n");
         out
+    }
+}
+
+/// The line under the title saying what is folded, if anything.
+fn fold_note(initial: usize, events: usize) -> Option<String> {
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let other = "on variables the highlighted edges do not touch";
+    match (initial, events) {
+        (0, 0) => None,
+        (i, 0) => Some(format!("folded: {}", plural(i, "initial write"))),
+        (0, e) => Some(format!("folded: {} {other}", plural(e, "event"))),
+        (i, e) => Some(format!("folded: {}, and {} {other}", plural(i, "initial write"), plural(e, "event"))),
     }
 }
 
@@ -818,6 +829,13 @@ mod tests {
         let all = to_svg_all(&g);
         assert_eq!(count_with(&all, "rect", "class", "event folded"), 0);
         assert!(!all.contains("fold-note") && svg.contains("fold-note"));
+        assert!(texts(&svg).iter().any(|t| t == "folded: 2 initial writes"));
+        assert_eq!(
+            fold_note(1, 3).as_deref(),
+            Some("folded: 1 initial write, and 3 events on variables the highlighted edges do not touch")
+        );
+        assert_eq!(fold_note(0, 1).as_deref(), Some("folded: 1 event on variables the highlighted edges do not touch"));
+        assert_eq!(fold_note(0, 0), None);
     }
 
     #[test]
