@@ -31,7 +31,7 @@ mod cli;
 
 use cli::bench::{cmd_bench, cmd_bench_point};
 use cli::compare::{cmd_compare, CompareArgs};
-use cli::decide::{cmd_explain, cmd_run, cmd_suite, suite_liveness};
+use cli::decide::{cmd_explain, cmd_run, cmd_suite, suite_liveness, Drawing};
 use cli::gen::{cmd_gen, GenRequest};
 use cli::options::{HerdRunArgs, LimitArgs, LivenessMode, ModelArgs, BENCH_TIMEOUT_SECS};
 use cli::serve::cmd_serve;
@@ -119,9 +119,14 @@ enum Command {
         /// Print the execution shown as a Graphviz DOT graph (one test only).
         #[arg(long, conflicts_with = "svg")]
         dot: bool,
-        /// Print the execution shown as an SVG picture, rendered in-process (one test only).
+        /// Print the execution shown as an SVG picture, rendered in-process (one test only). The
+        /// initial writes and the events on variables the highlighted cycle or race does not touch
+        /// are folded into `⋯ N events folded` boxes (see --all-events).
         #[arg(long)]
         svg: bool,
+        /// With --svg: draw every event, nothing folded.
+        #[arg(long, requires = "svg")]
+        all_events: bool,
     },
     /// Run every test of a Dat3M-style expectation CSV (`path,1|0`) and report mismatches.
     Suite {
@@ -272,9 +277,18 @@ fn main() -> ExitCode {
             }
         },
         Command::Compare(args) => cmd_compare(&args),
-        Command::Explain { tests, model, limits, json, dot, svg } => {
+        Command::Explain { tests, model, limits, json, dot, svg, all_events } => {
             // `explain` records carry no model (docs/json.md).
-            with_config(&model, &limits, json.then_some(false), |config| cmd_explain(&tests, config, json, dot, svg))
+            let draw = if all_events {
+                Drawing::SvgAll
+            } else if svg {
+                Drawing::Svg
+            } else if dot {
+                Drawing::Dot
+            } else {
+                Drawing::None
+            };
+            with_config(&model, &limits, json.then_some(false), |config| cmd_explain(&tests, config, json, draw))
         }
         Command::Suite { csv, root, model, limits, jobs, allow_outside_root, liveness } => match suite_liveness(csv, liveness) {
             Ok((csv, liveness)) => {

@@ -51,6 +51,56 @@ fn json_carries_the_explanation() {
     assert!(v["graph"]["edges"].as_array().unwrap().iter().any(|e| e["highlighted"] == true));
 }
 
+/// The font size of a text element: its own `font-size`, or its nearest ancestor's.
+fn font_size(n: roxmltree::Node) -> Option<f64> {
+    n.ancestors().find_map(|a| a.attribute("font-size")).and_then(|v| v.parse().ok())
+}
+
+/// `explain --svg` of the 3-thread, 2-lap TMA ring and of a 4-thread TMA store: drawn at its own
+/// size (the page's default zoom, one view-box unit a pixel) every text is at least 11 px; the racing
+/// pairs are highlighted, and the initial writes and the events of other variables folded;
+/// `--all-events` draws them all.
+#[test]
+fn svg_is_readable_at_its_own_size_with_the_race_highlighted_and_the_rest_folded() {
+    for test in ["tests/async/pipeline-ring-no-proxy-fence.litmus", "tests/kernels/tma_store-bug.litmus"] {
+        let svg = explain(&["--svg", test]);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let root = doc.root_element();
+        let view_box: Vec<f64> = root.attribute("viewBox").unwrap().split(' ').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(root.attribute("width").unwrap().parse::<f64>().unwrap(), view_box[2], "{test}: one unit a pixel");
+        assert_eq!(root.attribute("height").unwrap().parse::<f64>().unwrap(), view_box[3], "{test}");
+        let texts: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("text") || n.has_tag_name("tspan")).collect();
+        assert!(texts.len() > 10, "{test}");
+        for t in &texts {
+            let size = font_size(*t).unwrap_or(0.0);
+            assert!(size >= 11.0, "{test}: {:?} at {size} px", t.text());
+        }
+        let class_count =
+            |tag: &str, class: &str| doc.descendants().filter(|n| n.has_tag_name(tag) && n.attribute("class") == Some(class)).count();
+        assert!(class_count("path", "edge highlighted race") >= 1, "{test}: the racing pair is highlighted");
+        assert!(class_count("rect", "event focus") >= 2, "{test}: the racing events are marked");
+        assert!(class_count("rect", "event folded") >= 1, "{test}: something is folded");
+        assert!(svg.contains("initial writes folded"), "{test}");
+        let folded: usize = root.attribute("data-folded").unwrap().parse().unwrap();
+        assert!(folded > 0, "{test}");
+        // Every event, on request.
+        let all = explain(&["--svg", "--all-events", test]);
+        let doc_all = roxmltree::Document::parse(&all).unwrap();
+        let events = |d: &roxmltree::Document, class: &str| {
+            d.descendants().filter(|n| n.has_tag_name("rect") && n.attribute("class") == Some(class)).count()
+        };
+        assert_eq!(events(&doc_all, "event folded"), 0, "{test}");
+        assert_eq!(doc_all.root_element().attribute("data-folded"), Some("0"));
+        let shown = events(&doc, "event") + events(&doc, "event focus");
+        let shown_all = events(&doc_all, "event") + events(&doc_all, "event focus");
+        assert_eq!(shown + folded, shown_all, "{test}: every event is drawn or counted as folded");
+    }
+    // The ring's picture, once a 5748-pixel-wide thumbnail, fits a screen's width at its own size.
+    let svg = explain(&["--svg", "tests/async/pipeline-ring-no-proxy-fence.litmus"]);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    assert!(doc.root_element().attribute("width").unwrap().parse::<f64>().unwrap() < 1600.0);
+}
+
 /// Every test of one Dat3M folder renders to well-formed SVG that names every event.
 #[test]
 fn svg_for_a_whole_dat3m_folder() {
@@ -67,7 +117,7 @@ fn svg_for_a_whole_dat3m_folder() {
     for f in &files {
         let program = ptxmm::load_program(f).unwrap();
         let x = ptxmm::decide::Decider::new(&config).explain(&program).unwrap();
-        let svg = ptxmm::decide::explain::svg::to_svg(&x.graph);
+        let svg = ptxmm::decide::explain::svg::to_svg_all(&x.graph);
         match roxmltree::Document::parse(&svg) {
             Ok(doc) if doc.root_element().tag_name().name() == "svg" => {
                 let missing: Vec<_> = x

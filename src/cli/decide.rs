@@ -252,10 +252,22 @@ pub(crate) fn draw(
     std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-pub(crate) fn cmd_explain(tests: &[PathBuf], config: &Config, json: bool, dot: bool, svg: bool) -> ExitCode {
+/// What `explain` draws instead of its text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Drawing {
+    None,
+    /// `--dot`.
+    Dot,
+    /// `--svg`: what the explanation is about, the rest folded.
+    Svg,
+    /// `--svg --all-events`.
+    SvgAll,
+}
+
+pub(crate) fn cmd_explain(tests: &[PathBuf], config: &Config, json: bool, draw: Drawing) -> ExitCode {
     use ptxmm::decide::report::JsonError;
     let inputs = expand_inputs(tests);
-    if (dot || svg) && inputs.len() != 1 {
+    if draw != Drawing::None && inputs.len() != 1 {
         eprintln!("error: --dot and --svg draw one test; {} were given", inputs.len());
         return ExitCode::from(2);
     }
@@ -273,10 +285,12 @@ pub(crate) fn cmd_explain(tests: &[PathBuf], config: &Config, json: bool, dot: b
                     v["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
                     v["file"] = file.clone().into();
                     outln!("{v}");
-                } else if dot {
+                } else if draw == Drawing::Dot {
                     out!("{}", ptxmm::decide::explain::dot::to_dot(&x.graph));
-                } else if svg {
+                } else if draw == Drawing::Svg {
                     out!("{}", ptxmm::decide::explain::svg::to_svg(&x.graph));
+                } else if draw == Drawing::SvgAll {
+                    out!("{}", ptxmm::decide::explain::svg::to_svg_all(&x.graph));
                 } else {
                     if i > 0 {
                         outln!();

@@ -1,13 +1,16 @@
 // The playground page: editor, options, Run / Explain through the worker, the URL as a link.
 import { highlightLine, splitAtSpan } from './highlight.js';
+import { parseColumns, siteRange } from './columns.js';
+import { GraphView } from './graph-view.js';
 
 const $ = (id) => document.getElementById(id);
 const source = $('source');
 const highlight = $('highlight');
+const gutter = $('gutter');
 const FILE = 'playground.litmus';
 
 /** What the page shows, for the browser tests to read (window.ptxmmPlayground). */
-const state = { ready: false, info: null, busy: false, last: null, firstVerdictMs: null, diagnostic: null };
+const state = { ready: false, info: null, busy: false, last: null, firstVerdictMs: null, diagnostic: null, selected: null };
 window.ptxmmPlayground = state;
 
 // ---------------------------------------------------------------- the worker
@@ -99,12 +102,81 @@ function render() {
   });
   // A trailing newline keeps the last line's height when the text ends with one.
   highlight.innerHTML = html.join('\n') + '\n';
+  // Spare lines at the end, so the numbers scroll as far as the text (its scrollbar included).
+  gutter.textContent = lines.map((_, i) => i + 1).join('\n') + '\n\n\n';
+  renderColumns();
   syncScroll();
 }
 function syncScroll() {
   highlight.scrollTop = source.scrollTop;
   highlight.scrollLeft = source.scrollLeft;
+  gutter.scrollTop = source.scrollTop;
 }
+
+/** The Thread columns view: the code as a table, one column per thread, cells wrapped. */
+function renderColumns() {
+  const box = $('columns');
+  box.hidden = !$('show-columns').checked;
+  if (box.hidden) return;
+  const table = parseColumns(source.value);
+  if (!table) {
+    box.innerHTML = '<p class="tip">No thread header (<code>P0@cta 0,gpu 0 | P1… ;</code>) found.</p>';
+    return;
+  }
+  const head = `<tr><th class="ln">line</th>${table.threads.map((t) => `<th>${t}</th>`).join('')}</tr>`;
+  const rows = table.rows
+    .map(
+      (r) =>
+        `<tr><th class="ln">${r.line}</th>` +
+        table.threads
+          .map((t, k) => `<td data-thread="${t}" data-line="${r.line}">${escapeHtml((r.cells[k] || { text: '' }).text.trim())}</td>`)
+          .join('') +
+        '</tr>',
+    )
+    .join('');
+  box.innerHTML = `<table>${head}${rows}</table>`;
+}
+$('show-columns').addEventListener('change', renderColumns);
+$('columns').addEventListener('click', (e) => {
+  const cell = e.target.closest('td[data-line]');
+  if (cell) selectSite(cell.dataset.thread, Number(cell.dataset.line));
+});
+
+/** Width of one character of the editor's monospace font, in pixels. */
+function charWidth() {
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = getComputedStyle(source).font;
+  return ctx.measureText('0'.repeat(40)).width / 40 || 8;
+}
+
+/** Select `thread`'s instruction on `line` in the editor (the whole line if it has no such cell),
+ *  scroll it into view, and mark it in the Thread columns view. */
+function selectSite(thread, line) {
+  const range = siteRange(source.value, thread, line);
+  if (!range) return;
+  source.focus({ preventScroll: true });
+  source.setSelectionRange(range.start, range.end);
+  const lineHeight = parseFloat(getComputedStyle(source).lineHeight) || 18;
+  source.scrollTop = Math.max(0, (line - 1) * lineHeight - source.clientHeight / 3);
+  const x = range.column * charWidth();
+  if (x < source.scrollLeft || x > source.scrollLeft + source.clientWidth - 80) source.scrollLeft = Math.max(0, x - 40);
+  syncScroll();
+  state.selected = { thread, line, text: source.value.slice(range.start, range.end) };
+  for (const c of document.querySelectorAll('#columns td.current')) c.classList.remove('current');
+  const cell = document.querySelector(`#columns td[data-thread="${thread}"][data-line="${line}"]`);
+  if (cell) {
+    cell.classList.add('current');
+    cell.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+  $('editor').scrollIntoView({ block: 'nearest' });
+}
+// Findings and explanations cite "P1 line 15": each citation is a link to that instruction.
+document.addEventListener('click', (e) => {
+  const link = e.target.closest('a.line-link');
+  if (!link) return;
+  e.preventDefault();
+  selectSite(link.dataset.thread, Number(link.dataset.line));
+});
 source.addEventListener('input', () => {
   $('examples').value = '';
   state.diagnostic = null;
@@ -127,6 +199,10 @@ function setSource(text) {
   source.value = text;
   state.diagnostic = null;
   $('diagnostics').hidden = true;
+  // A test wider than the editor opens in the Thread columns view too (the box turns it off).
+  const widest = Math.max(...text.split('\n').map((l) => l.length));
+  const table = parseColumns(text);
+  $('show-columns').checked = !!table && table.threads.length > 1 && widest * charWidth() > source.clientWidth;
   render();
 }
 
@@ -216,17 +292,42 @@ function escapeHtml(s) {
   return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 }
 
-/** The CLI's output with its structure marked: the verdict, rule names, hints. */
+/** The CLI's output with its structure marked: the verdict, rule names, hints; every "P1 line 15"
+ *  a link to that instruction. */
 function markOutput(text) {
   return escapeHtml(text)
     .split('\n')
     .map((l) => {
+      l = l.replace(/\b(P\d+) line (\d+)\b/g, '<a href="#" class="line-link" data-thread="$1" data-line="$2">$1 line $2</a>');
       if (/^Verdict: /.test(l)) return `<b class="verdict-line">${l}</b>`;
       if (/^\s+hint: /.test(l)) return `<span class="hint">${l}</span>`;
       if (/^Liveness: may hang/.test(l)) return `<span class="hang">${l}</span>`;
-      return l.replace(/^(\s+)\[([\w.-]+)\]/, '$1<span class="rule">[$2]</span>');
+      return l.replace(/^(\s*-?\s*)\[([\w.-]+)\]/, '$1<span class="rule">[$2]</span>');
     })
     .join('\n');
+}
+
+/** A run's answer in the order a reader needs it: the verdict line, the findings with their
+ *  hints, the notes and liveness, then herd7's block folded (open when there are no findings, as
+ *  then it is the answer). The text is the CLI's, cut at the boundaries of its sections. */
+function showRun(answer) {
+  const parts = answer.sections;
+  const stderr = answer.stderr.length ? `<pre class="stderr">${escapeHtml(answer.stderr.join('\n'))}</pre>` : '';
+  if (!parts) {
+    $('output').innerHTML = `${stderr}<pre>${markOutput(answer.text)}</pre>`;
+    return;
+  }
+  const block = (cls, text) => (text ? `<pre class="${cls}">${markOutput(text.replace(/\n$/, ''))}</pre>` : '');
+  const herdTitle = (parts.herd.match(/^States (\d+)/m) || [])[1];
+  $('output').innerHTML =
+    stderr +
+    block('headline', parts.headline) +
+    block('findings', parts.findings) +
+    block('notes', parts.notes) +
+    block('liveness', parts.liveness) +
+    `<details id="herd"${parts.findings ? '' : ' open'}><summary>herd7's block` +
+    (herdTitle ? ` (${herdTitle} state${herdTitle === '1' ? '' : 's'})` : '') +
+    `</summary>${block('herd', parts.herd)}</details>`;
 }
 
 function showDiagnostic(answer) {
@@ -269,7 +370,7 @@ async function runTest() {
       return idle('error in the test', 'error');
     }
     showVerdict(answer.verdict, answer.json.liveness);
-    $('output').innerHTML = (answer.stderr.length ? `<span class="stderr">${escapeHtml(answer.stderr.join('\n'))}</span>\n` : '') + markOutput(answer.text);
+    showRun(answer);
     if (state.firstVerdictMs === null) state.firstVerdictMs = performance.now();
     idle(`done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
   } catch (e) {
@@ -292,14 +393,31 @@ async function explainTest() {
       return idle('error in the test', 'error');
     }
     $('explanation').hidden = false;
-    $('svg').innerHTML = answer.svg;
-    $('explain-text').textContent = answer.text;
+    const folded = Number((answer.svg.match(/data-folded="(\d+)"/) || [])[1] || 0);
+    $('all-events-box').hidden = folded === 0;
+    $('all-events').checked = false;
+    $('folded-count').textContent = folded;
+    graph.show(answer.svg);
+    $('explain-text').innerHTML = markOutput(answer.text);
     $('explanation').scrollIntoView({ behavior: 'smooth', block: 'start' });
     idle(`explained in ${((performance.now() - started) / 1000).toFixed(2)} s`);
   } catch (e) {
     idle(e.message === 'stopped' ? 'stopped' : e.message, e.message === 'stopped' ? '' : 'error');
   }
 }
+
+// ---------------------------------------------------------------- the drawing
+
+const graph = new GraphView($('svg'), (z) => ($('zoom-level').textContent = `${Math.round(z * 100)}%`));
+$('zoom-in').addEventListener('click', () => graph.setZoom(graph.zoom * 1.25));
+$('zoom-out').addEventListener('click', () => graph.setZoom(graph.zoom / 1.25));
+$('zoom-fit').addEventListener('click', () => graph.fit());
+$('zoom-reset').addEventListener('click', () => graph.reset());
+$('all-events').addEventListener('change', () => {
+  const a = state.last && state.last.op === 'explain' && state.last.answer;
+  if (a && a.ok) graph.show($('all-events').checked ? a.svg_all : a.svg);
+});
+window.ptxmmGraph = graph;
 
 $('run').addEventListener('click', runTest);
 $('explain').addEventListener('click', explainTest);

@@ -12,7 +12,7 @@
 //!   `max_events`, `max_states`, `max_values`, `max_file_size`, `max_instructions`, `max_threads`, `max_memory`), with its
 //!   defaults.
 //! - `explain`: the same fields → the text `ptxmm explain` prints, its JSON, and the SVG of
-//!   `explain --svg`.
+//!   `explain --svg` (`svg`) and of `explain --svg --all-events` (`svg_all`).
 //!
 //! A diagnostic answer carries the CLI's rendered message (`file:line:col`), the line and column
 //! of the span's start and end, so the page can mark the span.
@@ -173,10 +173,22 @@ fn decide(req: &Value) -> Value {
     if let Some(l) = &live {
         text.push_str(&l.report());
     }
+    // The text's parts, for the page to show the findings first and herd7's block folded.
+    let sections = outcome.as_ref().map(|o| {
+        use ptxmm::decide::report;
+        json!({
+            "headline": report::headline(o, live.as_ref()),
+            "findings": report::findings_block(o),
+            "herd": report::herd_block(o),
+            "notes": report::notes_block(o),
+            "liveness": live.as_ref().map(|l| l.report()).unwrap_or_default(),
+        })
+    });
     json!({
         "ok": true,
         "verdict": outcome.as_ref().map(|o| o.verdict().name()),
         "text": text,
+        "sections": sections,
         "stderr": stderr,
         "json": record,
     })
@@ -194,7 +206,13 @@ fn explain(req: &Value) -> Value {
             record["graph"] = serde_json::to_value(&x.graph).unwrap_or(Value::Null);
             record["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
             record["file"] = r.file.clone().into();
-            json!({ "ok": true, "text": x.text, "svg": ptxmm::decide::explain::svg::to_svg(&x.graph), "json": record })
+            json!({
+                "ok": true,
+                "text": x.text,
+                "svg": ptxmm::decide::explain::svg::to_svg(&x.graph),
+                "svg_all": ptxmm::decide::explain::svg::to_svg_all(&x.graph),
+                "json": record,
+            })
         }
         Err(e) => {
             let error = JsonError::plain(format!("{}: {e}", r.file));
@@ -312,6 +330,25 @@ mod tests {
         assert_eq!(a["json"]["verdict"], "Forbidden");
     }
 
+    /// The sections are the text cut at its boundaries: herd7's block after the findings for an
+    /// Undefined test, before them otherwise; liveness last.
+    #[test]
+    fn sections_are_the_text_in_pieces() {
+        for (path, findings_first) in [("../examples/MP.litmus", false), ("../tests/async/U03-bar-sync-no-proxy-fence.litmus", true)] {
+            let text = std::fs::read_to_string(path).unwrap();
+            let a = ask(json!({ "op": "run", "text": text }));
+            let p = |k: &str| a["sections"][k].as_str().unwrap().to_string();
+            let whole = if findings_first {
+                [p("headline"), p("findings"), p("herd"), p("notes"), p("liveness")].concat()
+            } else {
+                [p("headline"), p("herd"), p("findings"), p("notes"), p("liveness")].concat()
+            };
+            assert_eq!(whole, a["text"].as_str().unwrap(), "{path}");
+            assert!(p("herd").starts_with("Test "), "{path}");
+            assert!(!findings_first || !p("findings").is_empty(), "{path}");
+        }
+    }
+
     #[test]
     fn a_malformed_test_gives_its_line_and_column() {
         let a = ask(json!({ "op": "run", "text": "PTX T\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.bogus x, 1 ;\nexists (x == 1)\n" }));
@@ -328,6 +365,9 @@ mod tests {
         assert_eq!(a["ok"], true, "{a}");
         assert!(a["svg"].as_str().unwrap().contains("<svg"));
         assert!(a["svg"].as_str().unwrap().contains("edge highlighted"));
+        // The drawing folds the initial writes; `svg_all` (the page's *All events*) draws them.
+        assert!(a["svg"].as_str().unwrap().contains("initial writes folded"));
+        assert!(a["svg_all"].as_str().unwrap().contains("init x"), "{}", a["svg_all"]);
         let bad = ask(json!({ "op": "run", "text": text, "model": "nope" }));
         assert!(bad["error"]["message"].as_str().unwrap().contains("unknown model `nope`"), "{bad}");
         let bad = ask(json!({ "op": "run", "text": text, "readings": ["nope"] }));

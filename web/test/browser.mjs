@@ -172,7 +172,123 @@ check(cycle > 0, 'the violated cycle is highlighted', `${cycle} edges`);
 const cliSvg = execFileSync(ptxmm, ['explain', '--svg', 'examples/MP.litmus'], { cwd: repo, encoding: 'utf8' });
 const pageSvg = await page.evaluate(() => window.ptxmmPlayground.last.answer.svg);
 check(pageSvg === cliSvg, 'the SVG is the one `explain --svg` draws');
+const cliSvgAll = execFileSync(ptxmm, ['explain', '--svg', '--all-events', 'examples/MP.litmus'], { cwd: repo, encoding: 'utf8' });
+check((await page.evaluate(() => window.ptxmmPlayground.last.answer.svg_all)) === cliSvgAll, 'All events is the drawing of `explain --svg --all-events`');
 await page.screenshot({ path: path.join(outDir, 'explain.png'), fullPage: true });
+
+// ------------------------------------------------------------ graphs for people: the ring, a 4-thread TMA store
+/** The smallest text of the drawing as shown: its on-screen font size (CSS size times the zoom)
+ *  and the height of its box, over every text element. */
+async function smallestText() {
+  return page.evaluate(() => {
+    const texts = [...document.querySelectorAll('#svg svg text')];
+    const font = texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
+    const height = texts.map((t) => t.getBoundingClientRect().height);
+    return { count: texts.length, font: Math.min(...font), height: Math.min(...height) };
+  });
+}
+/** Whether the highlighted events (`rect.focus`) are inside the drawing's panel. */
+async function focusInView() {
+  return page.evaluate(() => {
+    const panel = document.getElementById('svg').getBoundingClientRect();
+    const focus = [...document.querySelectorAll('#svg rect.focus')].map((r) => r.getBoundingClientRect());
+    return focus.length > 0 && focus.some((b) => b.right > panel.left && b.left < panel.right && b.bottom > panel.top && b.top < panel.bottom);
+  });
+}
+async function explainText(text) {
+  await page.evaluate(() => (window.ptxmmPlayground.last = null));
+  await page.fill('#source', text);
+  await page.click('#explain');
+  await settled();
+}
+const ringPath = 'tests/async/pipeline-ring-no-proxy-fence.litmus';
+const ringText = fs.readFileSync(path.join(repo, ringPath), 'utf8');
+for (const [what, file] of [['the 3-thread 2-lap TMA ring', ringPath], ['a 4-thread TMA store', 'tests/kernels/tma_store-bug.litmus']]) {
+  console.log(`explain: ${what}`);
+  await explainText(fs.readFileSync(path.join(repo, file), 'utf8'));
+  const small = await smallestText();
+  console.log(`  smallest text at the default zoom: ${small.font.toFixed(2)} px font, ${small.height.toFixed(2)} px high (${small.count} texts)`);
+  check(small.count > 10 && small.font >= 10.99 && small.height >= 11, `${what}: every text is at least 11 px at the default zoom`, JSON.stringify(small));
+  const race = await page.locator('#svg path.edge.highlighted.race').count();
+  check(race > 0 && (await focusInView()), `${what}: the racing pair is highlighted and in view`, `${race} race edges`);
+  const folded = await page.evaluate(() => ({ boxes: document.querySelectorAll('#svg rect.folded').length, shown: !document.getElementById('all-events-box').hidden }));
+  check(folded.boxes > 0 && folded.shown, `${what}: initial writes and other variables are folded, with a way to show them`, JSON.stringify(folded));
+  const cli = execFileSync(ptxmm, ['explain', '--svg', file], { cwd: repo, encoding: 'utf8' });
+  check((await page.evaluate(() => window.ptxmmPlayground.last.answer.svg)) === cli, `${what}: the drawing is the one of \`explain --svg\``);
+  await page.locator('#explanation').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(outDir, `explain-${path.basename(file, '.litmus')}.png`) });
+  // The drawing's panel alone, for the README (docs/images/ring-explained.png).
+  if (file === ringPath) await page.locator('#svg').screenshot({ path: path.join(outDir, 'ring-explained.png') });
+}
+{
+  // The ring again: zoom, pan, all events.
+  await explainText(ringText);
+  const zoom = () => page.evaluate(() => window.ptxmmGraph.zoom);
+  const z0 = await zoom();
+  await page.click('#zoom-in');
+  const z1 = await zoom();
+  await page.click('#zoom-out');
+  await page.click('#zoom-fit');
+  const zFit = await zoom();
+  // The panel at the top of the window, the pointer inside it.
+  await page.evaluate(() => document.getElementById('svg').scrollIntoView({ block: 'start' }));
+  const box = await page.locator('#svg').boundingBox();
+  const inside = { x: box.x + box.width / 2, y: box.y + Math.min(box.height / 2, 300) };
+  await page.mouse.move(inside.x, inside.y);
+  await page.mouse.wheel(0, -300);
+  const zWheel = await zoom();
+  check(z0 === 1 && z1 > z0 && zFit < z0 && zWheel > zFit, 'zoom: the buttons and the wheel', JSON.stringify({ z0, z1, zFit, zWheel }));
+  await page.click('#zoom-reset');
+  const before = await page.evaluate(() => [document.getElementById('svg').scrollLeft, document.getElementById('svg').scrollTop]);
+  await page.evaluate(() => document.getElementById('svg').scrollIntoView({ block: 'start' }));
+  await page.mouse.move(inside.x, inside.y);
+  await page.mouse.down();
+  await page.mouse.move(inside.x - 120, inside.y - 150, { steps: 5 });
+  await page.mouse.up();
+  const after = await page.evaluate(() => [document.getElementById('svg').scrollLeft, document.getElementById('svg').scrollTop]);
+  check(after[1] > before[1], 'pan: dragging the drawing scrolls it', JSON.stringify({ before, after }));
+  const counts = () => page.evaluate(() => ({ events: document.querySelectorAll('#svg rect.event').length, folded: document.querySelectorAll('#svg rect.folded').length }));
+  const foldedCounts = await counts();
+  await page.check('#all-events');
+  const allCounts = await counts();
+  check(allCounts.folded === 0 && allCounts.events > foldedCounts.events, 'All events draws every event', JSON.stringify({ foldedCounts, allCounts }));
+  check((await smallestText()).font >= 10.99, 'All events: still at least 11 px at the default zoom');
+  await page.screenshot({ path: path.join(outDir, 'explain-ring-all-events.png') });
+}
+
+// ------------------------------------------------------------ findings first, linked to their lines
+console.log('findings');
+await runText(ringText);
+const layout = await page.evaluate(() => {
+  const out = document.getElementById('output');
+  const findings = out.querySelector('pre.findings');
+  const herd = out.querySelector('details#herd');
+  return {
+    findingsFirst: !!findings && !!herd && (findings.compareDocumentPosition(herd) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0,
+    herdFolded: !!herd && !herd.open,
+    links: out.querySelectorAll('pre.findings a.line-link').length,
+  };
+});
+check(layout.findingsFirst && layout.herdFolded && layout.links > 0, 'Undefined ring: the findings come first, herd7’s block is folded below them', JSON.stringify(layout));
+await page.check('#show-columns');
+const findingLink = page.locator('#output pre.findings a.line-link').nth(1);
+const [thread, lineNo] = [await findingLink.getAttribute('data-thread'), Number(await findingLink.getAttribute('data-line'))];
+await findingLink.click();
+// The instruction the finding cites: that thread's column of that line of the file.
+const ringLines = ringText.split('\n');
+const header = ringLines.find((l) => /^\s*P0@/.test(l)).replace(/;\s*$/, '').split('|').map((c) => c.trim().match(/^P\d+/)[0]);
+const cited = ringLines[lineNo - 1].replace(/;\s*$/, '').split('|')[header.indexOf(thread)].trim();
+const selection = await page.evaluate(() => {
+  const s = document.getElementById('source');
+  const lineHeight = parseFloat(getComputedStyle(s).lineHeight);
+  return { text: s.value.slice(s.selectionStart, s.selectionEnd), focused: document.activeElement === s, top: s.scrollTop, height: s.clientHeight, lineHeight, left: s.scrollLeft };
+});
+const lineTop = (lineNo - 1) * selection.lineHeight;
+check(selection.text === cited && selection.focused, `a finding’s “${thread} line ${lineNo}” selects \`${cited}\` in the editor`, JSON.stringify(selection));
+check(lineTop >= selection.top && lineTop + selection.lineHeight <= selection.top + selection.height, `line ${lineNo} is scrolled into view`, JSON.stringify({ lineTop, ...selection }));
+const current = await page.evaluate(() => document.querySelector('#columns td.current')?.textContent);
+check(current === cited, 'the Thread columns view marks the same instruction', current);
+await page.screenshot({ path: path.join(outDir, 'findings-link.png') });
 
 // ------------------------------------------------------------ the link reproduces the test
 console.log('link');
@@ -185,8 +301,21 @@ await second.goto(link);
 await second.waitForFunction(() => window.ptxmmPlayground && window.ptxmmPlayground.last, null, { timeout: 30000 });
 const restored = await second.evaluate(() => ({ text: document.getElementById('source').value, model: document.getElementById('model').value }));
 check(restored.text === bad && restored.model === 'ptx-7.5', 'a link reproduces the test and the model', link.slice(0, 80));
+check(await second.evaluate(() => document.getElementById('verdict').hidden), 'the link’s malformed test shows no verdict');
 await second.close();
 await page.selectOption('#model', 'ptx');
+{
+  // A shared link opens and runs its test: the verdict shown is the test's, not MP's.
+  await page.click('#share');
+  await page.fill('#source', fs.readFileSync(path.join(repo, u03), 'utf8'));
+  await page.waitForTimeout(600);
+  const shared = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+  await shared.goto(page.url());
+  await shared.waitForFunction(() => window.ptxmmPlayground && window.ptxmmPlayground.last && !window.ptxmmPlayground.busy, null, { timeout: 30000 });
+  const ran = await shared.evaluate(() => ({ op: window.ptxmmPlayground.last.op, shown: document.getElementById('verdict').textContent, hidden: document.getElementById('verdict').hidden }));
+  check(ran.op === 'run' && !ran.hidden && ran.shown === 'Verdict: Undefined', 'a shared link runs its test on open', JSON.stringify(ran));
+  await shared.close();
+}
 
 // ------------------------------------------------------------ Stop during a long search
 console.log('stop');

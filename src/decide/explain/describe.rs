@@ -353,6 +353,7 @@ fn build_graph(program: &Program, s: &EventStructure, cand: &Candidate, events: 
             (Some(ins), Some(l)) => format!("{ins} (line {l})"),
             _ => String::new(),
         },
+        variable: s.events[i].location.map(|l| program.variable_of(l).name.clone()),
     };
     let init = (0..s.n()).filter(|&i| s.events[i].thread.is_none()).map(node).collect();
     let threads = s

@@ -176,8 +176,12 @@ pub(crate) mod tests {
     use super::*;
     use crate::decide::explain::graph::GraphThread;
 
+    /// An event; its variable is read off a label of the form `a: W x=1`.
     fn node(id: usize, label: &str, detail: &str) -> GraphNode {
-        GraphNode { id, label: label.into(), detail: detail.into() }
+        let action = label.split_once(": ").map_or("", |(_, a)| a);
+        let variable =
+            action.strip_prefix("R ").or_else(|| action.strip_prefix("W ")).and_then(|a| a.split_once('=')).map(|(v, _)| v.to_string());
+        GraphNode { id, label: label.into(), detail: detail.into(), variable }
     }
 
     fn edge(from: usize, to: usize, label: &str, highlighted: bool) -> GraphEdge {

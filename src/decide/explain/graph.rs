@@ -31,6 +31,11 @@ pub struct GraphNode {
     pub label: String,
     /// The instruction and line, e.g. `st.weak x, 1 (line 6)`.
     pub detail: String,
+    /// The variable the event accesses (`x`; all words of an array are one variable), None for
+    /// fences and barriers. The SVG folds events of variables the highlighted edges do not touch.
+    /// Not in the JSON record, whose graph lists what is drawn.
+    #[serde(skip)]
+    pub variable: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -39,6 +44,7 @@ pub struct GraphEdge {
     pub to: usize,
     /// Relation name: `po`, `rf`, `co`, `fr`, `sync`, `cause`, ...
     pub label: String,
-    /// Part of the violated axiom's cycle (drawn bold and red).
+    /// What the explanation is about (drawn bold and red): an edge of the violated axiom's
+    /// cycle, or a racing pair (label `race`).
     pub highlighted: bool,
 }

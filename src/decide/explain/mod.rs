@@ -14,6 +14,7 @@
 mod describe;
 pub mod dot;
 mod explorer;
+mod fold;
 pub mod graph;
 pub mod svg;
 
@@ -310,10 +311,12 @@ fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option
     let mut text = String::new();
     let mut rejections: Vec<RejectionGroup> = groups.into_values().collect();
     rejections.sort_by(|a, b| b.count.cmp(&a.count).then(a.axiom.cmp(&b.axiom)));
-    let (events, witness_desc, races, graph) = match &shown {
+    let (events, witness_desc, races, mut graph) = match &shown {
         Some(s) => (s.events.clone(), Some(s.desc.clone()), s.races.clone(), s.graph.clone()),
         None => (Vec::new(), None, Vec::new(), ExecutionGraph { title: program.name.clone(), ..Default::default() }),
     };
+    // A racing pair is what the explanation of a race is about: drawn highlighted, like a cycle.
+    graph.edges.extend(races.iter().map(|r| graph::GraphEdge { from: r.first, to: r.second, label: "race".into(), highlighted: true }));
     let mut undefined: Vec<crate::decide::findings::Finding> =
         shown.as_ref().filter(|_| verdict == Verdict::Allowed).map(|s| s.undefined.clone()).unwrap_or_default();
     undefined.dedup();

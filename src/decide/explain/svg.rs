@@ -25,18 +25,29 @@
 //! # Drawing
 //!
 //! Edges are coloured by relation as in [`super::dot::to_dot`] (rf dark green, co blue, fr orange, po gray),
-//! and edges of the violated cycle are red and thicker with bold labels. Each thread's events are tinted
-//! with the thread's colour. All text is XML-escaped, and the characters XML forbids even escaped (most
-//! control characters) are replaced, so the document is always well-formed.
+//! and edges of the violated cycle are red and thicker with bold labels; a racing pair is a red dashed
+//! `race` edge without an arrowhead. The events they join (class `event focus`) have a red outline. Each
+//! thread's events are tinted with the thread's colour. All text is XML-escaped, and the characters XML
+//! forbids even escaped (most control characters) are replaced, so the document is always well-formed.
+//!
+//! # Size
+//!
+//! [`to_svg`] folds what the explanation is not about (`fold`: initial writes, events of other
+//! variables; boxes of class `event folded` stand for them), [`to_svg_all`] draws everything. The document's
+//! size is its view box, one unit a pixel, and no text is smaller than [`MIN_FONT`] units: drawn at its own
+//! size (the page's default zoom) every letter is at least 11 px high, however large the execution.
 
 use super::dot::relation_color;
+use super::fold::{self, Folded};
 use super::graph::{ExecutionGraph, GraphEdge, GraphNode, GraphThread};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
+/// The smallest font size (px at the document's own size) of any text in the drawing.
+pub const MIN_FONT: f64 = 11.0;
 /// Font size (px) of event text, edge labels, the title and group names.
 const NODE_FONT: f64 = 12.0;
-const EDGE_FONT: f64 = 11.0;
+const EDGE_FONT: f64 = MIN_FONT;
 const TITLE_FONT: f64 = 14.0;
 const GROUP_FONT: f64 = 12.0;
 /// Advance of one monospace character, as a fraction of the font size (true for the common monospace fonts).
@@ -94,14 +105,24 @@ const THREAD_TINTS: [Tint; 8] = [
     Tint { fill: "#e8e8f8", dark: "#4545a0" },
 ];
 
-/// Render `g` as a standalone SVG document.
-///
-/// Every event is a box with its label (bold) over its detail, in its thread's column; every edge whose
-/// endpoints are events of `g` is drawn with its label. An edge naming an id that no event has cannot be
-/// placed and is left out; if two events share an id, edges attach to the first. Never panics, whatever the
-/// graph (the empty one included).
+/// Render `g` as a standalone SVG document, with the initial writes and the events unrelated to the
+/// highlighted edges folded (see `fold`); what `ptxmm explain --svg` prints and the page shows first.
 pub fn to_svg(g: &ExecutionGraph) -> String {
-    let grid = Grid::new(g);
+    render(&fold::folded(g))
+}
+
+/// Render every event of `g` (`explain --svg --all-events`, the page's *All events*).
+pub fn to_svg_all(g: &ExecutionGraph) -> String {
+    render(&fold::unfolded(g))
+}
+
+/// Every event of `f.graph` is a box with its label (bold) over its detail, in its thread's column; every
+/// edge whose endpoints are events of the graph is drawn with its label. An edge naming an id that no event
+/// has cannot be placed and is left out; if two events share an id, edges attach to the first. Never panics,
+/// whatever the graph (the empty one included).
+fn render(f: &Folded) -> String {
+    let g = &f.graph;
+    let grid = Grid::new(f);
     let mut canvas = Canvas::default();
     for cluster in &grid.clusters {
         canvas.cluster(cluster);
@@ -116,7 +137,7 @@ pub fn to_svg(g: &ExecutionGraph) -> String {
     for (edge, route) in &routes {
         canvas.label(edge, route.label_at);
     }
-    canvas.finish(&g.title)
+    canvas.finish(&g.title, f.hidden, f.hidden_init)
 }
 
 /// A point or a vector.
@@ -178,11 +199,22 @@ impl Rect {
     }
 }
 
+/// How an event's box is drawn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Plain,
+    /// At an end of a highlighted edge.
+    Focus,
+    /// Stands for folded events.
+    Folded,
+}
+
 /// An event placed on the grid.
 struct PlacedNode<'a> {
     node: &'a GraphNode,
     rect: Rect,
     tint: Tint,
+    mark: Mark,
 }
 
 /// A labelled box around a group's events.
@@ -221,7 +253,17 @@ fn event_lines<'a>(label: &'a str, detail: &'a str) -> Vec<&'a str> {
 }
 
 impl<'a> Grid<'a> {
-    fn new(g: &'a ExecutionGraph) -> Grid<'a> {
+    fn new(f: &'a Folded) -> Grid<'a> {
+        let g = &f.graph;
+        let mark = |n: &GraphNode| {
+            if f.placeholders.contains(&n.id) {
+                Mark::Folded
+            } else if f.focus.contains(&n.id) {
+                Mark::Focus
+            } else {
+                Mark::Plain
+            }
+        };
         // Only threads with events get a column: an empty column would only be an empty box.
         let threads: Vec<(usize, &'a GraphThread)> = g.threads.iter().enumerate().filter(|(_, t)| !t.nodes.is_empty()).collect();
         // A column is as wide as its widest event, and wide enough for the thread's name in its box.
@@ -249,7 +291,7 @@ impl<'a> Grid<'a> {
             let mut x = (width - init_width) / 2.0;
             for (node, size) in g.init.iter().zip(&init_sizes) {
                 let rect = Rect { center: Pt::new(x + size.x / 2.0, center_y), half: size.scale(0.5) };
-                nodes.push(PlacedNode { node, rect, tint: INIT_TINT });
+                nodes.push(PlacedNode { node, rect, tint: INIT_TINT, mark: mark(node) });
                 x += size.x + INIT_GAP;
             }
             let bottom = center_y + row_height / 2.0 + CLUSTER_PAD;
@@ -276,7 +318,7 @@ impl<'a> Grid<'a> {
                 let size = node_size(node);
                 let rect = Rect { center: Pt::new(center_x, *center_y), half: size.scale(0.5) };
                 bottom = rect.bottom_right().y;
-                nodes.push(PlacedNode { node, rect, tint });
+                nodes.push(PlacedNode { node, rect, tint, mark: mark(node) });
             }
             let rect = Rect::spanning(Pt::new(x - CLUSTER_PAD, top), Pt::new(x + column_width + CLUSTER_PAD, bottom + CLUSTER_PAD));
             clusters.push(Cluster { name: &thread.name, rect, tint });
@@ -479,6 +521,11 @@ struct Canvas {
     extent: Option<(Pt, Pt)>,
 }
 
+/// Whether `edge` joins a racing pair (the explanation's `race` edges).
+fn is_race(edge: &GraphEdge) -> bool {
+    edge.label == "race"
+}
+
 /// Stroke colour and width of `edge` (its label takes the same colour, bold when highlighted).
 fn edge_style(edge: &GraphEdge) -> (&'static str, f64) {
     if edge.highlighted {
@@ -529,15 +576,18 @@ impl Canvas {
         self.cover_rect(&n.rect);
         let lo = n.rect.top_left();
         let size = n.rect.half.scale(2.0);
+        let (class, fill, stroke) = match n.mark {
+            Mark::Plain => ("event", n.tint.fill, format!(r#"stroke="{}" stroke-width="1""#, n.tint.dark)),
+            Mark::Focus => ("event focus", n.tint.fill, r#"stroke="red" stroke-width="2.5""#.to_string()),
+            Mark::Folded => ("event folded", "white", format!(r#"stroke="{}" stroke-width="1" stroke-dasharray="4 3""#, n.tint.dark)),
+        };
         let _ = writeln!(
             self.body,
-            r#"<rect class="event" x="{}" y="{}" width="{}" height="{}" rx="6" fill="{}" stroke="{}" stroke-width="1"/>"#,
+            r#"<rect class="{class}" x="{}" y="{}" width="{}" height="{}" rx="6" fill="{fill}" {stroke}/>"#,
             num(lo.x),
             num(lo.y),
             num(size.x),
             num(size.y),
-            n.tint.fill,
-            n.tint.dark
         );
         let label_lines = n.node.label.lines().count();
         let lines = event_lines(&n.node.label, &n.node.detail);
@@ -558,7 +608,9 @@ impl Canvas {
 
     fn edge(&mut self, edge: &GraphEdge, route: &Route) {
         let (color, width) = edge_style(edge);
-        self.marker_colors.insert(color);
+        if !(edge.highlighted && is_race(edge)) {
+            self.marker_colors.insert(color);
+        }
         let d = match route.shape {
             Shape::Quad(a, c, b) => format!("M{},{} Q{},{} {},{}", num(a.x), num(a.y), num(c.x), num(c.y), num(b.x), num(b.y)),
             Shape::Cubic(a, c1, c2, b) => {
@@ -571,11 +623,13 @@ impl Canvas {
         for p in route.shape.samples() {
             self.cover(p);
         }
-        let class = if edge.highlighted { "edge highlighted" } else { "edge" };
-        let _ = writeln!(
-            self.body,
-            r#"<path class="{class}" d="{d}" fill="none" stroke="{color}" stroke-width="{width}" marker-end="url(#head-{color})"/>"#
-        );
+        // A race has no direction: dashed, without an arrowhead.
+        let (class, ending) = match (edge.highlighted, is_race(edge)) {
+            (true, true) => ("edge highlighted race", r#" stroke-dasharray="6 4""#.to_string()),
+            (true, false) => ("edge highlighted", format!(r#" marker-end="url(#head-{color})""#)),
+            (false, _) => ("edge", format!(r#" marker-end="url(#head-{color})""#)),
+        };
+        let _ = writeln!(self.body, r#"<path class="{class}" d="{d}" fill="none" stroke="{color}" stroke-width="{width}"{ending}/>"#);
     }
 
     /// An edge label, in the edge's colour (bold on the violated cycle), over a white halo so that a line
@@ -598,19 +652,22 @@ impl Canvas {
         );
     }
 
-    /// The complete document: title above the picture, arrowhead markers, then everything drawn.
-    fn finish(self, title: &str) -> String {
+    /// The complete document: title above the picture (and, when events were folded, a line saying how
+    /// many), arrowhead markers, then everything drawn.
+    fn finish(self, title: &str, hidden: usize, hidden_init: usize) -> String {
         let (lo, hi) = self.extent.unwrap_or((Pt::new(0.0, 0.0), Pt::new(0.0, 0.0)));
-        let title_width = text_width(title, TITLE_FONT);
-        let lo = Pt::new(lo.x - MARGIN, lo.y - MARGIN - TITLE_HEIGHT);
-        let hi = Pt::new(hi.x.max(lo.x + MARGIN + title_width) + MARGIN, hi.y + MARGIN);
+        let note = fold_note(hidden_init, hidden.saturating_sub(hidden_init));
+        let note_height = if note.is_some() { MIN_FONT * LINE_HEIGHT } else { 0.0 };
+        let head_width = text_width(title, TITLE_FONT).max(note.as_deref().map_or(0.0, |n| text_width(n, MIN_FONT)));
+        let lo = Pt::new(lo.x - MARGIN, lo.y - MARGIN - TITLE_HEIGHT - note_height);
+        let hi = Pt::new(hi.x.max(lo.x + MARGIN + head_width) + MARGIN, hi.y + MARGIN);
         let (w, h) = (hi.x - lo.x, hi.y - lo.y);
 
         let mut out = String::with_capacity(self.body.len() + 2048);
         let _ = writeln!(out, r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>"#);
         let _ = writeln!(
             out,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="{} {} {} {}" font-family="monospace">"#,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" class="ptxmm-graph" data-folded="{hidden}" width="{}" height="{}" viewBox="{} {} {} {}" font-family="monospace">"#,
             num(w),
             num(h),
             num(lo.x),
@@ -637,9 +694,30 @@ impl Canvas {
             num(lo.y + MARGIN + TITLE_FONT),
             escape(title)
         );
+        if let Some(note) = note {
+            let _ = writeln!(
+                out,
+                r##"<text class="fold-note" x="{}" y="{}" font-size="{MIN_FONT}" fill="#555">{}</text>"##,
+                num(lo.x + MARGIN),
+                num(lo.y + MARGIN + TITLE_FONT + note_height),
+                escape(&note)
+            );
+        }
         out.push_str(&self.body);
         out.push_str("</svg>\n");
         out
+    }
+}
+
+/// The line under the title saying what is folded, if anything.
+fn fold_note(initial: usize, events: usize) -> Option<String> {
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let other = "on variables the highlighted edges do not touch";
+    match (initial, events) {
+        (0, 0) => None,
+        (i, 0) => Some(format!("folded: {}", plural(i, "initial write"))),
+        (0, e) => Some(format!("folded: {} {other}", plural(e, "event"))),
+        (i, e) => Some(format!("folded: {}, and {} {other}", plural(i, "initial write"), plural(e, "event"))),
     }
 }
 
@@ -708,7 +786,7 @@ mod tests {
     #[test]
     fn mp_is_xml_with_every_label_and_a_highlighted_cycle() {
         let g = mp_graph();
-        let svg = to_svg(&g);
+        let svg = to_svg_all(&g);
         let texts = texts(&svg);
         for node in all_nodes(&g) {
             assert!(texts.contains(&node.label), "missing {}", node.label);
@@ -732,9 +810,39 @@ mod tests {
     }
 
     #[test]
+    fn folded_by_default_with_the_focus_marked_and_no_text_under_the_minimum() {
+        let mut g = mp_graph();
+        g.edges.push(GraphEdge { from: 2, to: 5, label: "race".into(), highlighted: true });
+        let svg = to_svg(&g);
+        let doc = parse(&svg);
+        assert_eq!(count_with(&svg, "rect", "class", "event folded"), 1, "the two initial writes, in one box");
+        assert_eq!(count_with(&svg, "rect", "class", "event focus"), 4);
+        assert_eq!(doc.root_element().attribute("data-folded"), Some("2"));
+        assert!(texts(&svg).iter().any(|t| t == "⋯ 2 initial writes folded"));
+        // The race: dashed, red, no arrowhead.
+        let race = doc.descendants().find(|n| n.attribute("class") == Some("edge highlighted race"));
+        assert!(race.is_some_and(|r| r.attribute("stroke") == Some("red") && r.attribute("marker-end").is_none()));
+        for n in doc.descendants().filter(|n| n.attribute("font-size").is_some()) {
+            assert!(n.attribute("font-size").and_then(|v| v.parse::<f64>().ok()).is_some_and(|v| v >= MIN_FONT), "{n:?}");
+        }
+        // Drawn in full, nothing is folded and no note says so.
+        let all = to_svg_all(&g);
+        assert_eq!(count_with(&all, "rect", "class", "event folded"), 0);
+        assert!(!all.contains("fold-note") && svg.contains("fold-note"));
+        assert!(texts(&svg).iter().any(|t| t == "folded: 2 initial writes"));
+        assert_eq!(
+            fold_note(1, 3).as_deref(),
+            Some("folded: 1 initial write, and 3 events on variables the highlighted edges do not touch")
+        );
+        assert_eq!(fold_note(0, 1).as_deref(), Some("folded: 1 event on variables the highlighted edges do not touch"));
+        assert_eq!(fold_note(0, 0), None);
+    }
+
+    #[test]
     fn threads_are_columns_in_program_order_under_init() {
         let g = mp_graph();
-        let grid = Grid::new(&g);
+        let f = fold::unfolded(&g);
+        let grid = Grid::new(&f);
         let center = |id: usize| grid.index.get(&id).and_then(|&i| grid.nodes.get(i)).map(|n| n.rect.center);
         let [Some(ix), Some(iy), Some(a), Some(b), Some(c), Some(d)] = [0, 1, 2, 3, 4, 5].map(center) else {
             panic!("an event is missing from the grid");
@@ -759,7 +867,8 @@ mod tests {
     #[test]
     fn routes_avoid_other_events_and_parallel_edges_stay_apart() {
         for g in [mp_graph(), wide_graph(3, 6), wide_graph(8, 4)] {
-            let grid = Grid::new(&g);
+            let f = fold::unfolded(&g);
+            let grid = Grid::new(&f);
             let routes = route_all(&g, &grid);
             assert_eq!(routes.len(), g.edges.len());
             for (edge, route) in &routes {
@@ -783,7 +892,8 @@ mod tests {
             GraphEdge { from: 2, to: 3, label: "rf".into(), highlighted: false },
             GraphEdge { from: 3, to: 2, label: "fr".into(), highlighted: false },
         ];
-        let grid = Grid::new(&g);
+        let f = fold::unfolded(&g);
+        let grid = Grid::new(&f);
         let mids: Vec<Pt> = route_all(&g, &grid).iter().map(|(_, r)| r.shape.at(0.5)).collect();
         assert_eq!(mids.len(), 3);
         assert!(mids[0].sub(mids[1]).len() > 10.0 && mids[0].sub(mids[2]).len() > 10.0 && mids[1].sub(mids[2]).len() > 10.0, "{mids:?}");
@@ -792,7 +902,7 @@ mod tests {
     #[test]
     fn labels_take_their_edge_style() {
         let g = wide_graph(3, 6);
-        let svg = to_svg(&g);
+        let svg = to_svg_all(&g);
         let doc = parse(&svg);
         let labels: Vec<(String, String, bool)> = doc
             .descendants()
@@ -812,7 +922,7 @@ mod tests {
 
     #[test]
     fn escapes_special_characters() {
-        let svg = to_svg(&nasty_graph());
+        let svg = to_svg_all(&nasty_graph());
         let texts = texts(&svg);
         // The parser un-escapes, so the original text comes back (control characters replaced).
         for want in [
@@ -834,24 +944,24 @@ mod tests {
 
     #[test]
     fn empty_graphs() {
-        texts(&to_svg(&ExecutionGraph::default()));
+        texts(&to_svg_all(&ExecutionGraph::default()));
         let only_edges = ExecutionGraph {
             title: "only edges".into(),
             edges: vec![GraphEdge { from: 0, to: 1, label: "rf".into(), highlighted: true }],
             ..Default::default()
         };
-        let svg = to_svg(&only_edges);
+        let svg = to_svg_all(&only_edges);
         assert!(texts(&svg).contains(&"only edges".to_string()));
         assert!(!svg.contains("<path"));
         // A thread without events gets no box.
-        let svg = to_svg(&ExecutionGraph { threads: vec![GraphThread { name: "P0".into(), nodes: vec![] }], ..Default::default() });
+        let svg = to_svg_all(&ExecutionGraph { threads: vec![GraphThread { name: "P0".into(), nodes: vec![] }], ..Default::default() });
         assert_eq!(count_with(&svg, "g", "class", "cluster"), 0);
     }
 
     #[test]
     fn eight_threads() {
         let g = wide_graph(8, 4);
-        let svg = to_svg(&g);
+        let svg = to_svg_all(&g);
         let texts = texts(&svg);
         for i in 0..8 {
             assert!(texts.contains(&format!("P{i}")));
@@ -866,8 +976,8 @@ mod tests {
         let e = |from, to, label: &str| GraphEdge { from, to, label: label.into(), highlighted: false };
         g.edges.extend([e(2, 2, "loop"), e(2, 2, "loop2"), e(2, 3, "po"), e(3, 2, "back"), e(2, 77, "dangling"), e(4, 5, "")]);
         // A repeated id: drawn twice, edges attach to the first.
-        g.threads[1].nodes.push(GraphNode { id: 2, label: "dup".into(), detail: String::new() });
-        let svg = to_svg(&g);
+        g.threads[1].nodes.push(GraphNode { id: 2, label: "dup".into(), detail: String::new(), variable: None });
+        let svg = to_svg_all(&g);
         let texts = texts(&svg);
         assert!(texts.contains(&"dup".to_string()) && texts.contains(&"loop".to_string()) && texts.contains(&"loop2".to_string()));
         assert!(!texts.contains(&"dangling".to_string()));
@@ -885,13 +995,18 @@ mod tests {
         let mut g = ExecutionGraph { title: format!("seed {seed}"), ..Default::default() };
         let mut id = 0;
         for _ in 0..next(4) {
-            g.init.push(GraphNode { id, label: format!("i{id}: W x=0"), detail: "init".into() });
+            g.init.push(GraphNode { id, label: format!("i{id}: W x=0"), detail: "init".into(), variable: Some("x".into()) });
             id += 1;
         }
         for t in 0..next(9) {
             let mut nodes = Vec::new();
             for _ in 0..next(7) {
-                nodes.push(GraphNode { id, label: format!("e{id}: R y=1"), detail: "x".repeat(next(30)) });
+                nodes.push(GraphNode {
+                    id,
+                    label: format!("e{id}: R y=1"),
+                    detail: "x".repeat(next(30)),
+                    variable: Some(["x", "y"][next(2)].into()),
+                });
                 id += 1;
             }
             g.threads.push(GraphThread { name: format!("P{t}"), nodes });
@@ -907,7 +1022,7 @@ mod tests {
     fn arbitrary_graphs_render_well_formed() {
         for seed in 0..300 {
             let g = random_graph(seed);
-            let svg = to_svg(&g);
+            let svg = to_svg_all(&g);
             texts(&svg);
             let ids: std::collections::HashSet<usize> = all_nodes(&g).map(|n| n.id).collect();
             let drawable = g.edges.iter().filter(|e| ids.contains(&e.from) && ids.contains(&e.to)).count();
