@@ -101,6 +101,24 @@ fn floats_are_shown_next_to_their_bits_outside_the_herd_block() {
     assert!(c.get("float").is_none(), "{c}");
 }
 
+/// A predicate `setp.f32` writes is 0 or 1, not a float; an `.f64` register is one.
+#[test]
+fn a_float_comparison_writes_no_float_and_f64_registers_are_floats() {
+    let source = r#"PTX setp-f32
+{ x=0; }
+ P0@cta 0,gpu 0 ;
+ mov.f32 r0, 1.5 ;
+ setp.eq.f32 p, r0, 1.5 ;
+ mov.f64 r2, 2.5 ;
+exists (P0:p == 1 /\ P0:r2 == 0d4004000000000000)
+"#;
+    let record = json(&["run", "--json", "-"], source);
+    assert_eq!(record["states"][0]["values"]["0:p"], 1, "{record}");
+    assert_eq!(record["states"][0]["floats"], serde_json::json!({ "0:r2": "2.5f64" }), "{record}");
+    let (explain, _) = ptxmm(&["explain", "-"], source);
+    assert!(explain.contains("(final state 0:p=1 0:r2=4612811918334230528 (2.5f64)):"), "{explain}");
+}
+
 #[test]
 fn a_witness_lists_every_word_of_a_16_byte_copy() {
     // P1 reads only `s`: the copy's words `s+8`, `s+12` (and their sources) mirror `s+4`.

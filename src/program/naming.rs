@@ -4,7 +4,7 @@
 //! says float (`1077936128 (3.0f32)`: the bits, as the state lists give them, then the float).
 
 use super::types::{Kind, Ty};
-use super::{Address, CopyKind, Observable, Op, Program, RedType, Value};
+use super::{Address, CopyKind, LocalOp, Observable, Op, Program, RedType, Value};
 
 /// Every observable a final state shows: those of the condition, the filter and `locations`,
 /// in a stable order.
@@ -138,6 +138,8 @@ pub fn observable_float_type(program: &Program, o: &Observable) -> Option<Ty> {
     match o {
         Observable::Register(t, r) => {
             let writer = program.threads[*t].code.iter().rev().find_map(|i| match &i.op {
+                // `setp.f32` writes a predicate: its type is the comparison's, not the result's.
+                Op::Local { dst, op: LocalOp::Set(_), .. } if dst == r => Some(None),
                 Op::Local { dst, ty, .. } | Op::Load { dst, ty, .. } if dst == r => Some(*ty),
                 Op::Rmw { dst: Some(dst), ty, .. } if dst == r => Some(*ty),
                 Op::LoadVector { dsts, ty, .. } if dsts.contains(r) => Some(*ty),
