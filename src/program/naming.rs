@@ -1,5 +1,6 @@
-//! How reports name a program's observables and the program itself: as written (`1:%r0`,
-//! `s+4`), in the lexicon of herd7's logs that mcompare7 reads (`1:r0`, `s[1]`), and the
+//! How reports name a program's observables and the program itself: in the lexicon of herd7's
+//! logs that mcompare7 reads (`1:r0` for `%r0` of P1, `s[1]` for the word `s+4`), the one naming
+//! of `run`, `explain`, their JSON and the playground (instructions stay quoted as written); the
 //! `Hash=` digest of the test's initial state and code; and how reports show a value whose type
 //! says float (`1077936128 (3.0f32)`: the bits, as the state lists give them, then the float).
 
