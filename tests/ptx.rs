@@ -23,8 +23,8 @@ fn every_ptx_test_has_an_expectation() {
     common::assert_every_test_listed(&dir());
 }
 
-/// Reports name instances as the condition does (`buf@cta1+4`), herd7 logs as mcompare7 reads
-/// them (`buf.cta1[1]`).
+/// Reports (the herd7 log, JSON and explain alike) name instances as mcompare7 reads them
+/// (`buf.cta1[1]` for the word `buf@cta1+4`).
 #[test]
 fn instances_are_named_in_reports_and_logs() {
     let out = Command::cargo_bin("ptxmm").unwrap().args(["run", "tests/ptx/K09-mbarrier-array.litmus"]).output().unwrap();
@@ -32,7 +32,10 @@ fn instances_are_named_in_reports_and_logs() {
     assert!(text.contains("buf.cta1[1]=2;") && text.contains("Condition exists (0:r4!=2 \\/ 1:r4!=2 \\/ buf.cta1[1]!=2)"), "{text}");
     let out = Command::cargo_bin("ptxmm").unwrap().args(["run", "--json", "tests/ptx/K11-local-per-thread.litmus"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("depot@P1+4"), "{text}");
+    assert!(text.contains("\"depot.P1[1]\":2") && !text.contains("depot@P1"), "{text}");
+    let out = Command::cargo_bin("ptxmm").unwrap().args(["explain", "tests/ptx/K11-local-per-thread.litmus"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("depot.P1[1]") && !text.contains("depot@P1"), "{text}");
 }
 
 /// `ptxmm hw gen` writes code blocks and PTX declarations: nested scopes keep their own

@@ -20,6 +20,10 @@ fn a_fixed_bound_below_the_loop_is_inconclusive() {
     let (code, out, err) = run(&["run", "--unroll", "1", "tests/verdicts/loop-cut.litmus"]);
     insta::assert_snapshot!("loop_cut_run", out);
     assert_eq!(code, Some(1), "an undecided test fails the run");
+    // The reason is given once, by the verdict lines; stderr only says the test is undecided.
+    assert_eq!(out.matches("raise --unroll").count(), 1, "{out}");
+    assert!(err.contains("inconclusive") && !err.contains("--unroll"), "{err}");
+    let (_, _, err) = run(&["run", "--json", "--unroll", "1", "tests/verdicts/loop-cut.litmus"]);
     assert!(err.contains("inconclusive") && err.contains("--unroll"), "{err}");
 
     let (code, out, _) = run(&["run", "--unroll", "2", "tests/verdicts/loop-cut.litmus"]);

@@ -180,7 +180,12 @@ impl RunTest<'_> {
             status.raise(Status::FAILED);
         }
         if let Some(why) = outcome.as_ref().and_then(|o| o.inconclusive()) {
-            eprintln!("{file}: inconclusive: {why}");
+            // The text report's verdict lines give the reason: said once, not again here.
+            if json {
+                eprintln!("{file}: inconclusive: {why}");
+            } else {
+                eprintln!("{file}: inconclusive (exit status 1; the verdict lines say why)");
+            }
             status.raise(Status::FAILED);
         }
         // A liveness failure (e.g. the search budget) does not hide the decided condition.

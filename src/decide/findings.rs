@@ -251,7 +251,7 @@ fn nc_finding(s: &EventStructure, rule: &str, nc: usize, w: usize) -> Finding {
 }
 
 fn object_name(s: &EventStructure, e: usize) -> String {
-    s.events[e].location.map(|l| s.program.locations[l].name.clone()).unwrap_or_default()
+    s.events[e].location.map(|l| crate::program::naming::location_log_name(&s.program.locations[l].name)).unwrap_or_default()
 }
 
 fn part(ev: &Event) -> Option<&'static str> {
@@ -270,7 +270,7 @@ pub fn site(s: &EventStructure, e: usize) -> FindingSite {
     let ev = &s.events[e];
     let program: &Program = s.program;
     let (Some(t), Some(i)) = (ev.thread, ev.instr) else {
-        let name = ev.physical.map(|p| program.physical[p].name.clone()).unwrap_or_default();
+        let name = ev.physical.map(|p| crate::program::naming::location_log_name(&program.physical[p].name)).unwrap_or_default();
         return FindingSite { thread: "init".into(), line: 0, instruction: format!("the initial state of `{name}`"), part: None };
     };
     let instr = &program.threads[t].code[i];
@@ -288,7 +288,7 @@ pub fn describe(s: &EventStructure, e: usize) -> String {
     let ev = &s.events[e];
     let program: &Program = s.program;
     let (Some(t), Some(i)) = (ev.thread, ev.instr) else {
-        let name = ev.physical.map(|p| program.physical[p].name.clone()).unwrap_or_default();
+        let name = ev.physical.map(|p| crate::program::naming::location_log_name(&program.physical[p].name)).unwrap_or_default();
         return format!("the initial state of `{name}`");
     };
     let instr = &program.threads[t].code[i];

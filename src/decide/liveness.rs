@@ -263,11 +263,11 @@ fn describe(
                         if program.variable_of(loc).kind == crate::program::VariableKind::Mbarrier {
                             return Some(format!(
                                 "{} in state ({})",
-                                program.locations[loc].name,
+                                crate::program::naming::location_log_name(&program.locations[loc].name),
                                 crate::program::mbarrier::MbState::describe(v)
                             ));
                         }
-                        Some(format!("{}={}", program.locations[loc].name, v))
+                        Some(format!("{}={}", crate::program::naming::location_log_name(&program.locations[loc].name), v))
                     })
                     .collect();
                 let header_line = thread.code[*header].line;

@@ -34,8 +34,7 @@ pub fn herd_block(o: &Outcome) -> String {
         // the log sees the Undefined verdict.
         let _ = writeln!(s, "Flag {UNDEFINED_FLAG}");
     }
-    let condition = crate::program::naming::log_condition(&o.condition, &o.observable_names, &o.log_names);
-    let _ = writeln!(s, "Condition {} ({condition})", o.quantifier.keyword());
+    let _ = writeln!(s, "Condition {} ({})", o.quantifier.keyword(), o.log_condition());
     let _ = writeln!(s, "Observation {} {} {} {}", o.test, observation(o), o.positive, o.negative);
     let _ = writeln!(s, "Hash={}", o.hash);
     s
@@ -141,9 +140,9 @@ pub fn findings_block(o: &Outcome) -> String {
     s
 }
 
-/// The checks skipped, the loops and the readings in effect.
+/// The float values of the states, the checks skipped, the loops and the readings in effect.
 pub fn notes_block(o: &Outcome) -> String {
-    let mut s = String::new();
+    let mut s = floats_block(o);
     if !o.skipped_checks.is_empty() {
         let _ = writeln!(s, "Skipped checks (not applied): {}", o.skipped_checks.join(", "));
     }
@@ -214,6 +213,36 @@ pub fn state_line(o: &Outcome, state: &[i64]) -> String {
     o.log_names.iter().zip(state).map(|(n, v)| format!("{n}={v};")).collect::<Vec<_>>().join(" ")
 }
 
+/// The values of a state's float-typed observables as floats: (`x`, `3.0f32`).
+fn floats_of(o: &Outcome, state: &[i64]) -> Vec<(String, String)> {
+    o.log_names
+        .iter()
+        .zip(&o.float_types)
+        .zip(state)
+        .filter_map(|((n, t), v)| Some((n.clone(), crate::program::naming::float_text((*t)?, *v))))
+        .collect()
+}
+
+/// The values of the float-typed observables in the states above, as floats: the herd7 block
+/// keeps the bits (tools compare its state lines), so the floats come after it.
+fn floats_block(o: &Outcome) -> String {
+    const SHOWN: usize = 12;
+    // Each (observable, value) once, in the order of the state lines' names.
+    let mut pairs: std::collections::BTreeSet<(usize, i64)> = Default::default();
+    for state in o.states.keys() {
+        pairs.extend(o.float_types.iter().enumerate().filter(|(_, t)| t.is_some()).map(|(i, _)| (i, state[i])));
+    }
+    let seen: Vec<String> = pairs
+        .into_iter()
+        .filter_map(|(i, v)| Some(format!("{}={v} ({})", o.log_names[i], crate::program::naming::float_text(o.float_types[i]?, v))))
+        .collect();
+    match seen.len() {
+        0 => String::new(),
+        k if k > SHOWN => format!("Floats: {}, ... and {} more (--json lists them all)\n", seen[..SHOWN].join(", "), k - SHOWN),
+        _ => format!("Floats: {}\n", seen.join(", ")),
+    }
+}
+
 /// The displayed witness counts: herd7 swaps them for `~exists`.
 fn witnesses(o: &Outcome) -> (u64, u64) {
     match o.quantifier {
@@ -246,6 +275,9 @@ pub struct JsonOptions {
 #[derive(Serialize)]
 struct JsonState {
     values: std::collections::BTreeMap<String, i64>,
+    /// The values of the observables whose type says float, as floats (`3.0f32`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    floats: std::collections::BTreeMap<String, String>,
     satisfies: bool,
 }
 
@@ -295,7 +327,11 @@ pub fn json(o: &Outcome, file: &str, model: &str, options: JsonOptions) -> serde
     let states = o
         .states
         .iter()
-        .map(|(st, sat)| JsonState { values: o.observable_names.iter().cloned().zip(st.iter().copied()).collect(), satisfies: *sat })
+        .map(|(st, sat)| JsonState {
+            values: o.log_names.iter().cloned().zip(st.iter().copied()).collect(),
+            floats: floats_of(o, st).into_iter().collect(),
+            satisfies: *sat,
+        })
         .collect();
     let j = JsonOutcome {
         schema_version: SCHEMA_VERSION,
@@ -307,7 +343,7 @@ pub fn json(o: &Outcome, file: &str, model: &str, options: JsonOptions) -> serde
             Quantifier::NotExists => "Forbidden",
             Quantifier::Forall => "Required",
         },
-        condition: format!("{} ({})", o.quantifier.keyword(), o.condition),
+        condition: format!("{} ({})", o.quantifier.keyword(), o.log_condition()),
         ok: o.ok(),
         result: result(o),
         loop_cut: o.loop_cut,

@@ -28,6 +28,9 @@ pub struct Outcome {
     /// The observables as herd7's log lexer (mcompare7) reads them: `1:r3` for `1:%r3`,
     /// `s[1]` for the word `s+4` (`herdlog::log_names`).
     pub log_names: Vec<String>,
+    /// The float type of each observable whose type says float (`program::naming::observable_float_type`):
+    /// reports show its values as floats next to their bits.
+    pub float_types: Vec<Option<crate::program::types::Ty>>,
     /// herd7's `Hash=` line: a digest of the test's initial state and code (`herdlog::test_hash`).
     pub hash: String,
     /// `--speedcheck` stopped the search at the first execution that settled the condition:
@@ -128,6 +131,11 @@ impl Verdict {
 }
 
 impl Outcome {
+    /// The condition with the observables named as in the state lines (`1:r3`, `s[1]`).
+    pub fn log_condition(&self) -> String {
+        crate::program::naming::log_condition(&self.condition, &self.observable_names, &self.log_names)
+    }
+
     /// Allowed / Forbidden / Undefined (digest §14.8 item 6: UB in any consistent execution
     /// makes the whole program undefined, C-style).
     pub fn verdict(&self) -> Verdict {
@@ -250,6 +258,7 @@ impl<'p> VerdictHooks<'p> {
             condition: program.condition.text.clone(),
             observable_names: observables.iter().map(|o| program.observable_name(o)).collect(),
             log_names: crate::program::naming::log_names(program, &observables),
+            float_types: observables.iter().map(|o| crate::program::naming::observable_float_type(program, o)).collect(),
             hash: crate::program::naming::test_hash(program),
             speedcheck_stopped: false,
             skipped_checks: config.model.skipped_checks().to_vec(),

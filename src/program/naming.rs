@@ -1,8 +1,11 @@
-//! How reports name a program's observables and the program itself: as written (`1:%r0`,
-//! `s+4`), in the lexicon of herd7's logs that mcompare7 reads (`1:r0`, `s[1]`), and the
-//! `Hash=` digest of the test's initial state and code.
+//! How reports name a program's observables and the program itself: in the lexicon of herd7's
+//! logs that mcompare7 reads (`1:r0` for `%r0` of P1, `s[1]` for the word `s+4`), the one naming
+//! of `run`, `explain`, their JSON and the playground (instructions stay quoted as written); the
+//! `Hash=` digest of the test's initial state and code; and how reports show a value whose type
+//! says float (`1077936128 (3.0f32)`: the bits, as the state lists give them, then the float).
 
-use super::{Observable, Program};
+use super::types::{Kind, Ty};
+use super::{Address, CopyKind, LocalOp, Observable, Op, Program, RedType, Value};
 
 /// Every observable a final state shows: those of the condition, the filter and `locations`,
 /// in a stable order.
@@ -27,16 +30,26 @@ pub fn observables(program: &Program) -> Vec<Observable> {
 /// `s+4k` of a location (the lexer takes `NAME[N]`, herd7's spelling of element `N` of an
 /// array of 32-bit words, but not `s+4`).
 pub fn log_names(program: &Program, observables: &[Observable]) -> Vec<String> {
-    observables
-        .iter()
-        .map(|o| match o {
-            Observable::Register(t, r) => {
-                let thread = &program.threads[*t];
-                format!("{}:{}", thread.id, register_log_name(&thread.registers, &thread.registers[*r]))
-            }
-            Observable::Location(p) => location_log_name(&program.physical[*p].name),
-        })
-        .collect()
+    observables.iter().map(|o| observable_log_name(program, o)).collect()
+}
+
+/// One observable as the state lists name it (`1:r3`, `s[1]`): the one name every report of
+/// `run` and `explain` (text, JSON, the playground) gives it.
+pub fn observable_log_name(program: &Program, o: &Observable) -> String {
+    match o {
+        Observable::Register(t, r) => {
+            let thread = &program.threads[*t];
+            format!("{}:{}", thread.id, register_log_name(&thread.registers, &thread.registers[*r]))
+        }
+        Observable::Location(p) => location_log_name(&program.physical[*p].name),
+    }
+}
+
+/// The condition as the state lists spell it (`exists`'s proposition with `1:r3`, `s[1]`).
+pub fn condition_log_text(program: &Program) -> String {
+    let observables = observables(program);
+    let names: Vec<String> = observables.iter().map(|o| program.observable_name(o)).collect();
+    log_condition(&program.condition.text, &names, &log_names(program, &observables))
 }
 
 /// `%r3` → `r3` (or `_r3`, ... when `r3` is another register of the same thread).
@@ -52,7 +65,7 @@ fn register_log_name(registers: &[String], name: &str) -> String {
 /// `s+8` → `s[2]` (the words of a location are 4 bytes; `lower` names word `w` `s+4w`); an
 /// instance `s@cta1` → `s.cta1` (the lexer's names take `.`, never `@`, and no PTX identifier
 /// has a `.`, so the name stays unique).
-fn location_log_name(name: &str) -> String {
+pub fn location_log_name(name: &str) -> String {
     let dotted;
     let name = if name.contains('@') {
         dotted = name.replace('@', ".");
@@ -100,6 +113,92 @@ pub fn log_condition(condition: &str, names: &[String], log_names: &[String]) ->
         i += c.len_utf8();
     }
     out
+}
+
+/// The float type (`.f32` or `.f64`) of the values an instruction's memory words carry: a
+/// scalar or vector `ld`/`st`/`atom`/`red` of `.f32`, a `cp.reduce.async.bulk` of `.f32` (a
+/// 64-bit access spreads an `.f64` over two words, neither of which is a float alone).
+pub fn word_float_type(op: &Op) -> Option<Ty> {
+    const F32: Ty = Ty { kind: Kind::F, bits: 32 };
+    match op {
+        Op::Load { ty: Some(t), .. } | Op::Store { ty: Some(t), .. } | Op::Rmw { ty: Some(t), .. } | Op::LoadVector { ty: Some(t), .. }
+            if *t == F32 =>
+        {
+            Some(F32)
+        }
+        Op::AsyncCopy(c) if matches!(c.kind, CopyKind::Reduce(_, RedType::F32)) => Some(F32),
+        _ => None,
+    }
+}
+
+/// The float type of an observable, when its type says float: a register whose last writer in
+/// the program text is an `.f32`/`.f64` instruction (the type a condition compares it at), a
+/// word declared float or named by an `.f32` access (or reduced by an `.f32` bulk reduction).
+pub fn observable_float_type(program: &Program, o: &Observable) -> Option<Ty> {
+    let float = |t: Ty| (t.kind == Kind::F && matches!(t.bits, 32 | 64)).then_some(t);
+    match o {
+        Observable::Register(t, r) => {
+            let writer = program.threads[*t].code.iter().rev().find_map(|i| match &i.op {
+                // `setp.f32` writes a predicate: its type is the comparison's, not the result's.
+                Op::Local { dst, op: LocalOp::Set(_), .. } if dst == r => Some(None),
+                Op::Local { dst, ty, .. } | Op::Load { dst, ty, .. } if dst == r => Some(*ty),
+                Op::Rmw { dst: Some(dst), ty, .. } if dst == r => Some(*ty),
+                Op::LoadVector { dsts, ty, .. } if dsts.contains(r) => Some(*ty),
+                Op::Mbarrier { dst: Some(dst), .. } if dst == r => Some(None),
+                _ => None,
+            });
+            writer.flatten().and_then(float)
+        }
+        Observable::Location(p) => {
+            if let Some(t) = program.physical[*p].ty.and_then(float) {
+                return (t.bits == 32).then_some(t);
+            }
+            let names = |addr: &Address, words: i64| match addr {
+                Address::Location(l) => (0..words.max(1) as usize).any(|k| {
+                    program.locations.get(l + k).is_some_and(|w| w.physical == *p && w.variable == program.locations[*l].variable)
+                }),
+                _ => false,
+            };
+            program.threads.iter().flat_map(|t| &t.code).find_map(|i| {
+                let ty = word_float_type(&i.op)?;
+                let hit = match &i.op {
+                    Op::LoadVector { dsts, addr, .. } => names(addr, dsts.len() as i64),
+                    Op::AsyncCopy(c) => match c.size {
+                        Value::Const(size) => names(&c.dst, size / 4),
+                        Value::Reg(_) => false,
+                    },
+                    Op::Load { addr, .. } | Op::Store { addr, .. } | Op::Rmw { addr, .. } => names(addr, 1),
+                    _ => false,
+                };
+                hit.then_some(ty)
+            })
+        }
+    }
+}
+
+/// `3.0f32`: the value `bits` of a float type as a float (`NaN f32`, `inf f64` when not finite).
+pub fn float_text(ty: Ty, bits: i64) -> String {
+    let (x, suffix) = match ty.bits {
+        64 => (f64::from_bits(bits as u64), "f64"),
+        // The word's 32 bits, however the value was normalised (`.b32`, `.s32`).
+        _ => (f64::from(f32::from_bits(bits as u32)), "f32"),
+    };
+    if !x.is_finite() {
+        return format!("{x:?} {suffix}");
+    }
+    match ty.bits {
+        64 => format!("{x:?}{suffix}"),
+        _ => format!("{:?}{suffix}", x as f32),
+    }
+}
+
+/// A value as reports show it: the bits (as the state lists give them), then the float when
+/// the type says float: `1077936128 (3.0f32)`.
+pub fn typed_value(ty: Option<Ty>, value: i64) -> String {
+    match ty {
+        Some(t) => format!("{value} ({})", float_text(t, value)),
+        None => value.to_string(),
+    }
 }
 
 /// herd7's `Hash=` value for a test: a 64-bit FNV-1a digest (16 hex digits) of its initial
@@ -152,6 +251,17 @@ mod tests {
         assert_eq!(register_log_name(&regs, "%r3"), "_r3");
         assert_eq!(register_log_name(&regs, "r3"), "r3");
         assert_eq!(register_log_name(&["%p".to_string()], "%p"), "p");
+    }
+
+    #[test]
+    fn floats_are_shown_next_to_their_bits() {
+        let f32 = Ty { kind: Kind::F, bits: 32 };
+        let f64 = Ty { kind: Kind::F, bits: 64 };
+        assert_eq!(typed_value(Some(f32), 1065353216), "1065353216 (1.0f32)");
+        assert_eq!(typed_value(Some(f32), 0x80000001), "2147483649 (-1e-45f32)");
+        assert_eq!(typed_value(Some(f32), 0x7fc00000), "2143289344 (NaN f32)");
+        assert_eq!(typed_value(Some(f64), 0x4004000000000000), "4612811918334230528 (2.5f64)");
+        assert_eq!(typed_value(None, 7), "7");
     }
 
     #[test]

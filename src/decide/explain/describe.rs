@@ -2,12 +2,13 @@
 //! labelled, cycles labelled with the model's relations, the execution drawn.
 
 use super::graph::{ExecutionGraph, GraphEdge, GraphNode, GraphThread};
-use super::{EventDesc, ExecutionDesc, Race, Step};
+use super::{EventDesc, ExecutionDesc, MirroredWords, Race, Step};
 use crate::cat::{CheckKind, Prepared, Value};
 use crate::decide::verdict::{final_states, value_in};
 use crate::exec::search::Candidate;
 use crate::exec::structure::{Event, EventKind, EventStructure};
 use crate::litmus::ast::Quantifier;
+use crate::program::naming::{float_text, location_log_name, observable_float_type, typed_value, word_float_type};
 use crate::program::{Observable, Program};
 use crate::relation::Relation;
 
@@ -20,7 +21,15 @@ pub(super) fn satisfying_state(program: &Program, cand: &Candidate, observables:
         let get = |o: &Observable| value_in(observables, &state, o);
         let hit = program.filter.as_ref().is_none_or(|f| f.eval(&get)) && program.condition.prop.eval(&get) == wanted;
         hit.then(|| {
-            observables.iter().zip(&state).map(|(o, v)| format!("{}={}", program.observable_name(o), v)).collect::<Vec<_>>().join(" ")
+            observables
+                .iter()
+                .zip(&state)
+                .map(|(o, v)| {
+                    let shown = typed_value(observable_float_type(program, o), *v);
+                    format!("{}={shown}", crate::program::naming::observable_log_name(program, o))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
         })
     })
 }
@@ -192,7 +201,13 @@ impl Shown {
             let two = r.seq(r);
             r.difference(&two).pairs().collect::<Vec<_>>()
         };
-        let desc = ExecutionDesc { rf: cand.rf.pairs().collect(), co: immediate(&cand.co), fence_sc: immediate(&cand.sync_fence), state };
+        let desc = ExecutionDesc {
+            rf: cand.rf.pairs().collect(),
+            co: immediate(&cand.co),
+            fence_sc: immediate(&cand.sync_fence),
+            state,
+            mirrored: mirrored_words(program, s),
+        };
         let races = races(s, cand, prepared, &all_events);
         let graph = build_graph(program, s, cand, &all_events, cycle.as_deref());
         let undefined = match prepared.evaluate(cand, false) {
@@ -221,22 +236,28 @@ pub(super) fn describe_events(program: &Program, s: &EventStructure) -> Vec<Even
     s.events
         .iter()
         .map(|e| {
-            let loc = |e: &Event| e.location.map(|l| program.locations[l].name.clone()).unwrap_or_default();
+            let loc = |e: &Event| e.location.map(|l| location_log_name(&program.locations[l].name)).unwrap_or_default();
             match e.thread {
-                None => EventDesc {
-                    name: format!("init {}", program.physical[e.physical.expect("init has a location")].name),
-                    action: format!("W {}={}", program.physical[e.physical.expect("init has a location")].name, e.value),
-                    thread: None,
-                    line: None,
-                    instruction: None,
-                },
+                None => {
+                    let p = e.physical.expect("init has a location");
+                    let float = observable_float_type(program, &Observable::Location(p));
+                    EventDesc {
+                        name: format!("init {}", location_log_name(&program.physical[p].name)),
+                        action: format!("W {}={}", location_log_name(&program.physical[p].name), typed_value(float, e.value)),
+                        float: float.map(|t| float_text(t, e.value)),
+                        thread: None,
+                        line: None,
+                        instruction: None,
+                    }
+                }
                 Some(t) => {
                     let instr = &program.threads[t].code[e.instr.expect("thread events have an instruction")];
-                    let value = |e: &Event| match e.location {
-                        Some(l) if program.variable_of(l).kind == crate::program::VariableKind::Mbarrier => {
-                            format!("({})", crate::program::mbarrier::MbState::describe(e.value))
-                        }
-                        _ => e.value.to_string(),
+                    let mbarrier = e.location.is_some_and(|l| program.variable_of(l).kind == crate::program::VariableKind::Mbarrier);
+                    // The words of an `.f32` access or reduction carry floats.
+                    let float = word_float_type(&instr.op).filter(|_| !mbarrier && e.location.is_some());
+                    let value = |e: &Event| match mbarrier {
+                        true => format!("({})", crate::program::mbarrier::MbState::describe(e.value)),
+                        false => typed_value(float, e.value),
                     };
                     let mut action = match &e.kind {
                         EventKind::Read => format!("R {}={}", loc(e), value(e)),
@@ -255,6 +276,7 @@ pub(super) fn describe_events(program: &Program, s: &EventStructure) -> Vec<Even
                     EventDesc {
                         name,
                         action,
+                        float: float.map(|t| float_text(t, e.value)),
                         thread: Some(format!("P{}", program.threads[t].id)),
                         line: Some(instr.line),
                         instruction: Some(instr.text.clone()),
@@ -263,6 +285,27 @@ pub(super) fn describe_events(program: &Program, s: &EventStructure) -> Vec<Even
             }
         })
         .collect()
+}
+
+/// The words that accesses of the structure cover but that have no events of their own,
+/// grouped by the shown word whose events stand for them.
+fn mirrored_words(program: &Program, s: &EventStructure) -> Vec<MirroredWords> {
+    let fates = crate::exec::trace::word_fates(program);
+    let shown: std::collections::BTreeSet<usize> = s.events.iter().filter(|e| e.thread.is_some()).filter_map(|e| e.location).collect();
+    let mut out: Vec<MirroredWords> = Vec::new();
+    for (l, fate) in fates.iter().enumerate() {
+        let crate::exec::trace::WordFate::Mirrors(first) = *fate else { continue };
+        if !shown.contains(&first) {
+            continue;
+        }
+        let word = location_log_name(&program.locations[first].name);
+        let also = location_log_name(&program.locations[l].name);
+        match out.iter_mut().find(|m| m.word == word) {
+            Some(m) => m.also.push(also),
+            None => out.push(MirroredWords { word, also: vec![also] }),
+        }
+    }
+    out
 }
 
 /// `a`…`z`, then `a1`, `b1`, …
@@ -322,6 +365,13 @@ pub(super) fn describe_execution(s: &Shown) -> String {
     let mut t = String::new();
     for e in s.all_events.iter().filter(|e| e.thread.is_some()) {
         t.push_str(&format!("  {}  `{}`\n", e.short(), e.instruction.as_deref().unwrap_or("")));
+    }
+    if !s.desc.mirrored.is_empty() {
+        let groups: Vec<String> = s.desc.mirrored.iter().map(|m| format!("{} (as {})", m.also.join(", "), m.word)).collect();
+        t.push_str(&format!(
+            "  also covered: {}: their events would mirror those of the word named (the same instructions touch them the same way) and their values matter to no read and no final state, so they are not generated\n",
+            groups.join(", ")
+        ));
     }
     let name = |i: usize| s.all_events[i].name.clone();
     if !s.desc.rf.is_empty() {
@@ -392,11 +442,8 @@ fn build_graph(program: &Program, s: &EventStructure, cand: &Candidate, events: 
             }
         }
     }
-    let outcome = if program.condition.quantifier == Quantifier::Forall {
-        format!("~({})", program.condition.text)
-    } else {
-        program.condition.text.clone()
-    };
+    let condition = crate::program::naming::condition_log_text(program);
+    let outcome = if program.condition.quantifier == Quantifier::Forall { format!("~({condition})") } else { condition };
     let title = match cycle {
         Some(_) => format!("{}: a rejected candidate reaching {}", program.name, outcome),
         None => format!("{}: an execution reaching {}", program.name, outcome),

@@ -50,6 +50,9 @@ pub struct EventDesc {
     pub name: String,
     /// `W x=1`, `R flag=0`, `F sc.gpu`, `B bar.cta.sync 1`.
     pub action: String,
+    /// The value as a float (`3.0f32`) when the access's type says float (`.f32`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub float: Option<String>,
     pub thread: Option<String>,
     pub line: Option<usize>,
     pub instruction: Option<String>,
@@ -111,6 +114,20 @@ pub struct ExecutionDesc {
     pub fence_sc: Vec<(usize, usize)>,
     /// The final state reached.
     pub state: String,
+    /// Words the execution's accesses cover whose events were not generated: each mirrors a
+    /// word shown (word elision, `exec::trace::word_fates`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mirrored: Vec<MirroredWords>,
+}
+
+/// Words covered by the same instructions as a shown word, the same way, whose events would
+/// only mirror its events (no thread reads them, no final state shows them): not generated.
+#[derive(Clone, Debug, Serialize)]
+pub struct MirroredWords {
+    /// The word shown (`s[1]`).
+    pub word: String,
+    /// The words it stands for (`s[2]`, `s[3]`).
+    pub also: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -303,7 +320,9 @@ fn race_readings(whole: &crate::decide::verdict::Outcome, events: &[EventDesc], 
 fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option<crate::decide::verdict::Outcome>) -> Explanation {
     let Collected { witness, first_rejected, groups, rejected } = collected;
 
-    let condition = format!("{} ({})", program.condition.quantifier.keyword(), program.condition.text);
+    // Observables named as the state lists name them (`1:r3`, `s[1]`), as `run` does.
+    let logged = crate::program::naming::condition_log_text(program);
+    let condition = format!("{} ({logged})", program.condition.quantifier.keyword());
     let (verdict, shown) = match witness {
         Some(w) => (Verdict::Allowed, Some(w)),
         None => (Verdict::Forbidden, first_rejected),
@@ -323,9 +342,9 @@ fn assemble(program: &Program, collected: Collected, hanging: u64, whole: Option
     // Texts of the rejection groups refer to the events of the shown candidate only when it is
     // the same structure; each group carries its own event descriptions through `describe_steps`.
     let outcome = if program.condition.quantifier == Quantifier::Forall {
-        format!("~({}) (a counterexample to the forall)", program.condition.text)
+        format!("~({logged}) (a counterexample to the forall)")
     } else {
-        program.condition.text.clone()
+        logged.clone()
     };
     // The verdict of the whole program leads: undefined behaviour anywhere, or a search that
     // could not answer, matters more than what one execution shows.

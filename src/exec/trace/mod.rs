@@ -44,7 +44,7 @@ pub use error::ExploreError;
 pub use event::{AsyncKind, AsyncOp, GroupWait, LoopRuns, MbKind, Role, Stuck, ThreadTraces, Trace, TraceEvent, TraceOp};
 pub use thread::{thread_traces, ProgramFacts};
 pub use values::{advance, Domains, RegVal, SymExpr};
-pub use words::redundant_words;
+pub use words::{redundant_words, word_fates, WordFate};
 
 use crate::config::Limits;
 use crate::program::Program;

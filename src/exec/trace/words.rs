@@ -13,12 +13,30 @@ use std::collections::BTreeSet;
 /// no alias, no reduction touches it, and a kept word has the same set of accessing instructions. Words no instruction touches are elided too. Programs that address
 /// memory through registers get no elision (the words an instruction touches are not static).
 pub fn redundant_words(program: &Program) -> Vec<bool> {
+    word_fates(program).into_iter().map(|f| f != WordFate::Kept).collect()
+}
+
+/// What word elision does with one word (see [`redundant_words`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WordFate {
+    /// Its events are generated.
+    Kept,
+    /// No instruction touches it: it has no events but its initial write.
+    Untouched,
+    /// Not generated: every instruction touching it touches the kept word named the same way,
+    /// whose events stand for it (reports list it with that word's events).
+    Mirrors(usize),
+}
+
+/// The fate of every word under elision, in location order.
+pub fn word_fates(program: &Program) -> Vec<WordFate> {
     let n = program.locations.len();
+    let all_kept = vec![WordFate::Kept; n];
     // A 64-bit access reads or writes two words as one: keep every word.
     let wide =
         |op: &Op| matches!(op, Op::Load { ty: Some(t), .. } | Op::Store { ty: Some(t), .. } | Op::Rmw { ty: Some(t), .. } if t.bits == 64);
     if program.threads.iter().any(|t| t.code.iter().any(|i| wide(&i.op))) {
-        return vec![false; n];
+        return all_kept;
     }
     let mut sig: Vec<BTreeSet<(usize, usize, u8)>> = vec![BTreeSet::new(); n];
     let mut keep = vec![false; n];
@@ -57,11 +75,11 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
                 Op::StoreVector { addr, values, .. } => touch(words(addr, 0, 4 * values.len() as i64), 1, false),
                 Op::AsyncCopy(c) => {
                     // A tensor copy's words are a box of its tensor map: no elision.
-                    let (Value::Const(size), None) = (c.size, &c.tensor) else { return vec![false; n] };
+                    let (Value::Const(size), None) = (c.size, &c.tensor) else { return all_kept };
                     let reduce = matches!(c.kind, CopyKind::Reduce(..));
                     let mut dsts = vec![words(&c.dst, 0, size)];
                     if let Some(mask) = &c.multicast {
-                        let (Value::Const(mask), Address::Location(d)) = (mask, &c.dst) else { return vec![false; n] };
+                        let (Value::Const(mask), Address::Location(d)) = (mask, &c.dst) else { return all_kept };
                         dsts.clear();
                         for rank in (0..16).filter(|r| mask & (1 << r) != 0) {
                             let mapped = program
@@ -91,7 +109,7 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
                 _ => true,
             };
             if !ok {
-                return vec![false; n];
+                return all_kept;
             }
         }
     }
@@ -124,13 +142,20 @@ pub fn redundant_words(program: &Program) -> Vec<bool> {
             break;
         }
     }
-    let mut represented: BTreeSet<&BTreeSet<(usize, usize, u8)>> = BTreeSet::new();
-    let mut out = vec![false; n];
+    // The first word not kept with a given set of accessing instructions stands for the others.
+    let mut represented: std::collections::BTreeMap<&BTreeSet<(usize, usize, u8)>, usize> = Default::default();
+    let mut out = vec![WordFate::Kept; n];
     for l in 0..n {
         if keep[l] {
             continue;
         }
-        out[l] = sig[l].is_empty() || !represented.insert(&sig[l]);
+        if sig[l].is_empty() {
+            out[l] = WordFate::Untouched;
+        } else if let Some(&first) = represented.get(&sig[l]) {
+            out[l] = WordFate::Mirrors(first);
+        } else {
+            represented.insert(&sig[l], l);
+        }
     }
     out
 }
