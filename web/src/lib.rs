@@ -144,8 +144,9 @@ fn decide(req: &Value) -> Value {
     if let Some(why) = outcome.as_ref().and_then(|o| o.incomplete.as_ref()) {
         stderr.push(format!("{}: not decided: {why}", r.file));
     }
-    if let Some(why) = outcome.as_ref().and_then(|o| o.inconclusive()) {
-        stderr.push(format!("{}: inconclusive: {why}", r.file));
+    // The verdict lines give the reason; the CLI's stderr says only that it is inconclusive.
+    if outcome.as_ref().is_some_and(|o| o.inconclusive().is_some()) {
+        stderr.push(format!("{}: inconclusive (the verdict lines say why)", r.file));
     }
     let (live, live_error) = match live.transpose() {
         Ok(l) => (l, None),
