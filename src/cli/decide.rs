@@ -208,7 +208,7 @@ impl RunTest<'_> {
         }
         if json {
             let mut v = match &outcome {
-                Some(o) => ptxmm::decide::report::json(o, file, model_name, ptxmm::decide::report::JsonOptions { timing }),
+                Some(o) => ptxmm::decide::report::json_streamed(o, file, model_name, ptxmm::decide::report::JsonOptions { timing }),
                 None => serde_json::json!({
                     "schema_version": ptxmm::decide::report::SCHEMA_VERSION,
                     "test": program.name,
@@ -222,7 +222,19 @@ impl RunTest<'_> {
             if let Some(e) = live_error {
                 v["liveness_error"] = e.into();
             }
-            outln!("{v}");
+            let printed = {
+                use std::io::Write as _;
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                match &outcome {
+                    Some(o) => ptxmm::decide::report::write_json(o, &v, &mut out),
+                    None => write!(out, "{v}"),
+                }
+                .and_then(|()| writeln!(out))
+                .and_then(|()| out.flush())
+            };
+            if printed.is_err() {
+                std::process::exit(0);
+            }
         } else {
             match &outcome {
                 Some(o) => {
