@@ -265,27 +265,11 @@ fn judge_bundle(bundle: &Path, plan: &JudgePlan<'_>, config: &Config) -> JudgeRe
 }
 
 fn error_judgement(id: &str, path: &str, why: String) -> TestJudgement {
-    TestJudgement {
-        id: id.into(),
-        path: path.into(),
-        observed: judge::Observed::Error(why.clone()),
-        verdict: None,
-        liveness: None,
-        class: Class::HarnessError,
-        why,
-    }
+    TestJudgement::unjudged(id, path, judge::Observed::Error(why.clone()), Class::HarnessError, why)
 }
 
 fn not_run(id: &str, path: &str) -> TestJudgement {
-    TestJudgement {
-        id: id.into(),
-        path: path.into(),
-        observed: judge::Observed::NotRun,
-        verdict: None,
-        liveness: None,
-        class: Class::NotRun,
-        why: "no output for this test".into(),
-    }
+    TestJudgement::unjudged(id, path, judge::Observed::NotRun, Class::NotRun, "no output for this test")
 }
 
 /// Outputs not from a bundle: each file's tests found by name among `--tests` (a process that
@@ -307,7 +291,11 @@ fn judge_outputs(plan: &JudgePlan<'_>, config: &Config) -> JudgeResult {
     let mut outputs: Vec<PathBuf> = Vec::new();
     for p in plan.inputs {
         if p.is_dir() {
-            outputs.extend(regular_files_below(p)?);
+            let (found, errors) = ptxmm::files_below(p, &|_| true);
+            if let Some(e) = errors.into_iter().next() {
+                return Err(format!("error: {e}"));
+            }
+            outputs.extend(found);
         } else {
             outputs.push(p.clone());
         }
@@ -406,25 +394,6 @@ fn name_from_file(f: &Path, by_name: &BTreeMap<String, Vec<usize>>) -> Option<St
         }
         rest = rest.split_once('.')?.1;
     }
-}
-
-/// Every regular file below `dir` (sorted, symbolic links not followed).
-fn regular_files_below(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let rd = std::fs::read_dir(&d).map_err(|e| format!("error: {}: {e}", d.display()))?;
-        for entry in rd.flatten() {
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() {
-                stack.push(entry.path());
-            } else if kind.is_file() {
-                out.push(entry.path());
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 fn print_judged(judged: &[TestJudgement], not_generated: usize, device: Option<&str>, plan: &JudgePlan<'_>) -> ExitCode {

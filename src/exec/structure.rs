@@ -1142,12 +1142,8 @@ fn resolve_cluster_barriers(s: &EventStructure, blocked: &mut Vec<BlockedBarrier
         for k in 0..generations {
             let reached: Vec<usize> = arrives.iter().filter_map(|a| a.get(k).copied()).collect();
             // Those that never arrive at instance k and do not exit either.
-            let missing: Vec<usize> = members
-                .iter()
-                .zip(&arrives)
-                .filter(|(&t, a)| a.len() <= k && !s.finished.get(t).copied().unwrap_or(true))
-                .map(|(t, _)| *t)
-                .collect();
+            let missing: Vec<usize> =
+                members.iter().zip(&arrives).filter(|(&t, a)| a.len() <= k && !s.finished[t]).map(|(t, _)| *t).collect();
             for w in waits.iter().filter_map(|w| w.get(k).copied()) {
                 if missing.is_empty() {
                     for &a in &reached {

@@ -90,21 +90,29 @@ pub struct TestJudgement {
 /// What the model says about one test, decided once however often the test is judged.
 pub struct ModelFacts {
     pub outcome: Result<Outcome, String>,
+    /// Whether some fair execution hangs (None: not decided), asked once, when a hang is seen.
+    liveness: std::sync::OnceLock<Option<LivenessStatus>>,
 }
 
 impl ModelFacts {
     pub fn decide(decider: &Decider<'_>, test: &LoadedTest) -> Self {
-        ModelFacts { outcome: decider.verdict(&test.program).map_err(|e| e.to_string()) }
+        ModelFacts { outcome: decider.verdict(&test.program).map_err(|e| e.to_string()), liveness: Default::default() }
+    }
+
+    /// The liveness status, when the search decided it (a hang found counts even with loops
+    /// cut; `ok` only when no loop was cut).
+    fn liveness(&self, decider: &Decider<'_>, test: &LoadedTest) -> Option<LivenessStatus> {
+        self.liveness
+            .get_or_init(|| {
+                let live = decider.liveness(&test.program).ok()?;
+                (!live.loop_cut || live.status == LivenessStatus::MayHang).then_some(live.status)
+            })
+            .clone()
     }
 }
 
-/// The first histogram that judges against the model, or the reason none does.
-fn judged(test: &LoadedTest, outcome: &Outcome, hist: &HwHistogram) -> Result<Judged, String> {
-    report::judge(&test.program, outcome, hist)
-}
-
 /// What one test's processes showed: `hists` are the blocks named by the test, `fault` the
-/// error of a process that stopped during it, `killed` how a process ended when it did not
+/// error of a process that stopped during it, `unfinished` how a process ended when it did not
 /// finish the test.
 pub struct Evidence<'a> {
     pub hists: Vec<&'a HwHistogram>,
@@ -150,16 +158,8 @@ impl<'a> Evidence<'a> {
 
 /// Judge one test from its evidence.
 pub fn judge_test(decider: &Decider<'_>, test: &LoadedTest, id: &str, facts: &ModelFacts, ev: &Evidence<'_>) -> TestJudgement {
-    let path = test.path.display().to_string();
-    let mut out = TestJudgement {
-        id: id.to_string(),
-        path,
-        observed: Observed::NotRun,
-        verdict: None,
-        liveness: None,
-        class: Class::NotRun,
-        why: "no output names this test".into(),
-    };
+    let mut out =
+        TestJudgement::unjudged(id, &test.path.display().to_string(), Observed::NotRun, Class::NotRun, "no output names this test");
     let outcome = match &facts.outcome {
         Ok(o) => o,
         Err(e) => {
@@ -177,7 +177,7 @@ pub fn judge_test(decider: &Decider<'_>, test: &LoadedTest, id: &str, facts: &Mo
         out.why = "the output repeats the test's block: not judged".into();
         return out;
     }
-    let hist = ev.hists.first().map(|h| judged(test, outcome, h));
+    let hist = ev.hists.first().map(|h| report::judge(&test.program, outcome, h));
     if let Some(Err(e)) = &hist {
         out.observed = Observed::Error(e.clone());
         out.class = Class::HarnessError;
@@ -231,8 +231,7 @@ pub fn judge_test(decider: &Decider<'_>, test: &LoadedTest, id: &str, facts: &Mo
                 out.why = format!("hang ({why}) of a program the model calls Undefined");
                 return out;
             }
-            let live = decider.liveness(&test.program);
-            let status = live.as_ref().ok().filter(|l| !l.loop_cut || l.status == LivenessStatus::MayHang).map(|l| l.status.clone());
+            let status = facts.liveness(decider, test);
             out.liveness = status.clone();
             (out.class, out.why) = match status {
                 Some(LivenessStatus::MayHang) => (Class::Consistent, format!("hang ({why}); the model: Liveness: may hang")),
@@ -271,6 +270,11 @@ fn state_words(names: &[String], values: &[u64]) -> String {
 }
 
 impl TestJudgement {
+    /// A test the model has not judged (yet): no verdict, no liveness.
+    pub fn unjudged(id: &str, path: &str, observed: Observed, class: Class, why: impl Into<String>) -> Self {
+        TestJudgement { id: id.into(), path: path.into(), observed, verdict: None, liveness: None, class, why: why.into() }
+    }
+
     /// The judged histogram, when the test printed one.
     pub fn histogram(&self) -> Option<&Judged> {
         match &self.observed {

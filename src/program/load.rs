@@ -56,12 +56,17 @@ pub fn read_regular(path: &Path) -> std::io::Result<String> {
     std::io::read_to_string(open_regular(path)?)
 }
 
-/// Every `*.litmus` file below `dir`, recursively, sorted; a folder that cannot be read is an
-/// error of its own (the files found elsewhere are still returned). Links are followed only
-/// while they stay inside `dir` (after resolving them), and a folder reached twice (a link
-/// loop, or two links to one folder) is walked once: a link to `/` or to a parent never makes
-/// the walk leave `dir` or run forever.
+/// Every `*.litmus` file below `dir`, recursively, sorted, as [`files_below`] finds them.
 pub fn litmus_files(dir: &Path) -> (Vec<std::path::PathBuf>, Vec<String>) {
+    files_below(dir, &|p| p.extension().is_some_and(|x| x == "litmus"))
+}
+
+/// Every regular file below `dir` that `keep` accepts, recursively, sorted; a folder that cannot
+/// be read is an error of its own (the files found elsewhere are still returned). Links are
+/// followed only while they stay inside `dir` (after resolving them), and a folder reached twice
+/// (a link loop, or two links to one folder) is walked once: a link to `/` or to a parent never
+/// makes the walk leave `dir` or run forever.
+pub fn files_below(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> (Vec<std::path::PathBuf>, Vec<String>) {
     let (mut found, mut errors) = (Vec::new(), Vec::new());
     let top = match std::fs::canonicalize(dir) {
         Ok(t) => t,
@@ -94,7 +99,7 @@ pub fn litmus_files(dir: &Path) -> (Vec<std::path::PathBuf>, Vec<String>) {
                 if seen.insert(key) {
                     stack.push(path);
                 }
-            } else if real.is_file() && path.extension().is_some_and(|x| x == "litmus") {
+            } else if real.is_file() && keep(&path) {
                 found.push(path);
             }
         }
