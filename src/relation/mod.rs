@@ -39,7 +39,7 @@ pub use set::EventSet;
 use kernels::{
     acyclic_kernel, closure_kernel, forward, forward_closure_kernel, seq_kernel, seq_kernel_in_place, transpose64, warshall1, with_width,
 };
-use spare::{give_words, take_words, zeroed_words};
+use spare::{copied_words, give_words, take_words, zeroed_words};
 use std::fmt;
 use words::{tail_mask, words_for, zip_assign, zip_assign_any, BitIter};
 
@@ -53,9 +53,7 @@ pub struct Relation {
 
 impl Clone for Relation {
     fn clone(&self) -> Self {
-        let mut bits = take_words(self.bits.len());
-        bits.copy_from_slice(&self.bits);
-        Relation { n: self.n, w: self.w, bits }
+        Relation { n: self.n, w: self.w, bits: copied_words(&self.bits) }
     }
 }
 

@@ -22,8 +22,13 @@ thread_local! {
 
 /// A buffer of `len` words whose contents are unspecified (the caller overwrites them all).
 pub(super) fn take_words(len: usize) -> Vec<u64> {
+    reuse_words(len).unwrap_or_else(|| vec![0; len])
+}
+
+/// A spare buffer resized to `len` words (contents unspecified), if one is kept.
+fn reuse_words(len: usize) -> Option<Vec<u64>> {
     if len == 0 {
-        return Vec::new();
+        return Some(Vec::new());
     }
     let spare = SPARE.try_with(|s| {
         let mut s = s.borrow_mut();
@@ -38,16 +43,40 @@ pub(super) fn take_words(len: usize) -> Vec<u64> {
             } else {
                 b.resize(len, 0);
             }
-            b
+            Some(b)
         }
-        _ => vec![0; len],
+        _ => None,
     }
 }
 
-/// A buffer of `len` zero words.
+/// A buffer of `len` zero words. A fresh one is not written: the allocator hands out zeroed
+/// memory (for a large matrix, pages the system maps only once they are written), so a
+/// relation that stays nearly empty costs little resident memory.
 pub(super) fn zeroed_words(len: usize) -> Vec<u64> {
-    let mut b = take_words(len);
-    b.fill(0);
+    match reuse_words(len) {
+        Some(mut b) => {
+            b.fill(0);
+            b
+        }
+        None => vec![0; len],
+    }
+}
+
+/// A copy of `words`. A matrix too large to be kept spare is copied into fresh zeroed memory
+/// word by nonzero word, so that the pages of its empty rows are never written (a copy of a
+/// nearly empty relation of thousands of events stays nearly free).
+pub(super) fn copied_words(words: &[u64]) -> Vec<u64> {
+    if words.len() > SPARE_WORDS {
+        let mut b = vec![0; words.len()];
+        for (to, &from) in b.iter_mut().zip(words) {
+            if from != 0 {
+                *to = from;
+            }
+        }
+        return b;
+    }
+    let mut b = take_words(words.len());
+    b.copy_from_slice(words);
     b
 }
 

@@ -53,6 +53,21 @@ impl Evaluation {
     }
 }
 
+/// Which values of the checks an evaluation returns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Always,
+    Never,
+    /// Only of a check that fails (or, flagged, fires).
+    UnlessHolds,
+}
+
+impl Keep {
+    fn wants(self, holds: bool) -> bool {
+        self == Keep::Always || (self == Keep::UnlessHolds && !holds)
+    }
+}
+
 /// The cells of one call.
 struct CallTarget<'x> {
     prepared: &'x Prepared<'x>,
@@ -96,36 +111,37 @@ impl<'m> Prepared<'m> {
         self.consts.len()
     }
 
-    /// Decides check `i` (ensuring what it needs in `local` and the stage); with `want_relation`,
-    /// also returns the value it was decided on.
+    /// Decides check `i` (ensuring what it needs in `local` and the stage); also returns the
+    /// value it was decided on when `keep` asks for it.
     fn run(
         &self,
         i: usize,
         local: &mut Call,
         stage: Option<&Stage>,
         dyn_env: &dyn CatEnv,
-        want_relation: bool,
+        keep: Keep,
     ) -> Result<(bool, Option<Relation>), EvalError> {
         let plan = &self.plans[i];
         let check = &self.prog.checks[i];
         match (&plan.fixed, &plan.expr) {
-            (Some((holds, relation)), _) => Ok((*holds, want_relation.then(|| relation.clone()))),
+            (Some((holds, relation)), _) => Ok((*holds, keep.wants(*holds).then(|| relation.clone()))),
             (None, Some(expr)) => {
                 self.ensure(local, stage, dyn_env, &plan.dyn_env, &plan.dyn_units)?;
                 let dyn_rel = local.dyn_rel && stage.is_none_or(|st| !st.not_rel.load(Ordering::Relaxed));
                 let st = Store { n: self.n, statics: &self.statics, consts: &self.consts, stage, local: &local.cells, dyn_rel };
                 let v = st.eval(expr)?;
                 let holds = decide(check, &v)?;
-                Ok((holds, want_relation.then(|| into_relation(v, self.n))))
+                Ok((holds, keep.wants(holds).then(|| into_relation(v, self.n))))
             }
             (None, None) => Err(EvalError::new(check.span, "internal error: check was not prepared")),
         }
     }
 
-    fn outcome(&self, i: usize, local: &mut Call, stage: Option<&Stage>, dyn_env: &dyn CatEnv) -> Result<CheckOutcome, CatError> {
-        let (holds, relation) = self.run(i, local, stage, dyn_env, true).map_err(|e| e.into_cat(self.prog))?;
+    fn outcome(&self, i: usize, local: &mut Call, stage: Option<&Stage>, env: &dyn CatEnv, keep: Keep) -> Result<CheckOutcome, CatError> {
+        let (holds, relation) = self.run(i, local, stage, env, keep).map_err(|e| e.into_cat(self.prog))?;
         let check = &self.prog.checks[i];
-        let relation = relation.expect("relation requested");
+        // A relation not kept is the empty relation over no events (no matrix).
+        let relation = relation.unwrap_or_else(|| Relation::empty(0));
         Ok(CheckOutcome { index: i, name: check.name.clone(), kind: check.kind, flag: check.flag, holds, relation })
     }
 
@@ -234,14 +250,32 @@ impl<'m> Prepared<'m> {
     /// `stop_at_first_failure`, evaluation stops after the first failing non-flag check (the
     /// result then lists only the checks evaluated so far, the failing one last).
     pub fn evaluate(&self, dyn_env: &dyn CatEnv, stop_at_first_failure: bool) -> Result<Evaluation, CatError> {
-        self.evaluate_in(None, dyn_env, stop_at_first_failure)
+        self.evaluate_in(None, dyn_env, stop_at_first_failure, Keep::Always)
     }
 
-    fn evaluate_in(&self, stage: Option<&Stage>, dyn_env: &dyn CatEnv, stop_at_first_failure: bool) -> Result<Evaluation, CatError> {
+    /// As [`Prepared::evaluate`] (with `stop_at_first_failure`), or [`Prepared::evaluate_on`]
+    /// with a stage, but only the checks that fail or fire keep their relation; a check that
+    /// holds comes with the empty relation over no events. For searches, which read only those
+    /// relations: at thousands of events, a matrix per check held until the evaluation ends
+    /// was a quarter of the peak memory.
+    pub fn evaluate_failures(&self, stage: Option<&Stage>, env: &dyn CatEnv) -> Result<Evaluation, CatError> {
+        if let Some(stage) = stage {
+            self.check_stage(stage)?;
+        }
+        self.evaluate_in(stage, env, true, Keep::UnlessHolds)
+    }
+
+    fn evaluate_in(
+        &self,
+        stage: Option<&Stage>,
+        dyn_env: &dyn CatEnv,
+        stop_at_first_failure: bool,
+        keep: Keep,
+    ) -> Result<Evaluation, CatError> {
         let mut local = self.fresh_cells(dyn_env)?;
         let mut checks = Vec::with_capacity(self.plans.len());
         for i in 0..self.plans.len() {
-            let o = self.outcome(i, &mut local, stage, dyn_env)?;
+            let o = self.outcome(i, &mut local, stage, dyn_env, keep)?;
             let stop = stop_at_first_failure && o.flag.is_none() && !o.holds;
             checks.push(o);
             if stop {
@@ -302,7 +336,7 @@ impl<'m> Prepared<'m> {
             }
             if want_relation && self.plans[i].fixed.is_none() {
                 let layer = self.layer(&mut local, dyn_env)?;
-                let (holds, relation) = self.run(i, layer, stage, dyn_env, true).map_err(|e| e.into_cat(self.prog))?;
+                let (holds, relation) = self.run(i, layer, stage, dyn_env, Keep::UnlessHolds).map_err(|e| e.into_cat(self.prog))?;
                 if !holds {
                     return Ok(Some((i, relation)));
                 }
@@ -330,7 +364,7 @@ impl<'m> Prepared<'m> {
             return Ok(*holds);
         }
         let layer = self.layer(local, dyn_env)?;
-        Ok(self.run(i, layer, stage, dyn_env, false).map_err(|e| e.into_cat(self.prog))?.0)
+        Ok(self.run(i, layer, stage, dyn_env, Keep::Never).map_err(|e| e.into_cat(self.prog))?.0)
     }
 
     /// A stage for the dynamic names `available`, which the caller will keep fixed across the
@@ -377,7 +411,7 @@ impl<'m> Prepared<'m> {
     /// environment used with the stage.
     pub fn evaluate_on(&self, stage: &Stage, env: &dyn CatEnv, stop_at_first_failure: bool) -> Result<Evaluation, CatError> {
         self.check_stage(stage)?;
-        self.evaluate_in(Some(stage), env, stop_at_first_failure)
+        self.evaluate_in(Some(stage), env, stop_at_first_failure, Keep::Always)
     }
 
     /// As [`Prepared::check_subset`], with the staged units taken from (or evaluated once into)

@@ -235,11 +235,9 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         };
         let prepared = self.model.get()?;
         // The snapshot's stage holds for the candidate when its fence-SC order is the snapshot's.
-        let eval = match snap.stage.get() {
-            Some(stage) if cand.sync_fence == snap.b.sync[0] => prepared.evaluate_on(stage, &cand, true),
-            _ => prepared.evaluate(&cand, true),
-        }
-        .map_err(|e| self.model.error(e))?;
+        // Explorers read the relations of failed and fired checks only.
+        let stage = snap.stage.get().filter(|_| cand.sync_fence == snap.b.sync[0]);
+        let eval = prepared.evaluate_failures(stage, &cand).map_err(|e| self.model.error(e))?;
         if !eval.consistent() {
             if ex.wants_rejections() {
                 if let Some(failed) = eval.failed().first() {

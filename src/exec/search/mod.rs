@@ -75,7 +75,8 @@ pub struct SearchGoal {
 
 /// What a search reports to, and how it can be steered.
 pub trait Explorer {
-    /// A consistent execution; return false to stop the search.
+    /// A consistent execution; return false to stop the search. Only the checks of `eval` that
+    /// fired carry their relation ([`crate::cat::Prepared::evaluate_failures`]).
     fn consistent(&mut self, cand: &Candidate, eval: &Evaluation) -> bool;
     /// Whether the search should say why it rejects (partial) candidates: `rejected` is then
     /// called with the failing check (this costs one evaluation per check instead of one per
