@@ -159,3 +159,21 @@ fn a_non_monotone_let_rec_stops_at_the_time_limit() {
     assert!(out.starts_with("Verdict: Unknown\n") && out.contains("time limit of 1 s (raise --timeout"), "{out}");
     assert!(took < BOUND, "{took:?}");
 }
+
+/// A register updated 9 000 times after a racy load: its value stays open (the load may read 0
+/// or 1), an expression 9 000 operations deep. Each update copied the whole expression (time
+/// quadratic in the updates: the default 10 s limit, before) and walking it took a call per
+/// operation (a stack overflow in a debug build). Both outcomes are found, the stored value too.
+#[test]
+fn nine_thousand_updates_of_an_open_register() {
+    let adds: String = (0..9000).map(|k| if k % 2 == 0 { " add.s32 r0, r0, 1 | ;\n" } else { " xor.b32 r0, r0, 3 | ;\n" }).collect();
+    let src = format!(
+        "PTX adds\n{{ x = 0; y = 0; }}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n ld.relaxed.gpu r0, x | st.relaxed.gpu x, 1 ;\n{adds} st.relaxed.gpu y, r0 | ;\nexists (P0:r0 == 1 /\\ y == 1)\n"
+    );
+    let f = scratch("adds.litmus", &src);
+    let (code, out, err, took) = run(&["run", f.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    // From 0, four steps return to 0; from 1, two steps do (+1 then ^3): 9 000 steps keep both.
+    assert!(out.starts_with("Verdict: Allowed\n") && out.contains("0:r0=0; y=0;") && out.contains("0:r0=1; y=1;"), "{out}");
+    assert!(took < BOUND, "{took:?}");
+}

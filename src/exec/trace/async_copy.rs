@@ -9,6 +9,7 @@ use super::state::{val, Access, Cx, State};
 use super::values::{RegVal, SymExpr};
 use crate::program::mbarrier::MbUpdate;
 use crate::program::{AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, LocalOp, RedType, RmwOp, Value, VariableKind};
+use std::sync::Arc;
 
 /// What the destination events of one copy share.
 struct CopyTarget<'c> {
@@ -84,7 +85,7 @@ impl Cx<'_> {
                 // Bytes of this word past src-size are zero-filled (little-endian words).
                 let kept = (read_bytes - byte).clamp(0, 4);
                 let read = SymExpr::Read(i);
-                (RegVal::Open(if kept < 4 { SymExpr::Low(Box::new(read), kept) } else { read }), DepMask::single(i))
+                (RegVal::Open(if kept < 4 { SymExpr::Low(Arc::new(read), kept) } else { read }), DepMask::single(i))
             } else {
                 (RegVal::Known(0), DepMask::none())
             };
@@ -271,9 +272,9 @@ impl Cx<'_> {
         e.symbolic = true;
         e.rmw_partner = Some(idx + 1);
         s.events.push(e);
-        let keep = SymExpr::Local(LocalOp::And, Box::new(SymExpr::Read(idx)), Box::new(SymExpr::Const(0xFFFF_FFFF ^ bytes)));
-        let put = SymExpr::Local(LocalOp::And, Box::new(value.expr()), Box::new(SymExpr::Const(bytes)));
-        let new = SymExpr::Local(LocalOp::Or, Box::new(keep), Box::new(put));
+        let keep = SymExpr::Local(LocalOp::And, Arc::new(SymExpr::Read(idx)), Arc::new(SymExpr::Const(0xFFFF_FFFF ^ bytes)));
+        let put = SymExpr::Local(LocalOp::And, Arc::new(value.expr()), Arc::new(SymExpr::Const(bytes)));
+        let new = SymExpr::Local(LocalOp::Or, Arc::new(keep), Arc::new(put));
         self.push_write(s, dst, RegVal::Open(new), dep.union(&DepMask::single(idx)), pc, Role::Destination, Some(agent));
         s.events[idx + 1].rmw_partner = Some(idx);
         Ok(())

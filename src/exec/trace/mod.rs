@@ -33,6 +33,7 @@ mod event;
 mod loops;
 mod sizes;
 mod state;
+mod sym_walk;
 mod tensor;
 mod thread;
 mod values;

@@ -16,10 +16,11 @@ use super::event::{Role, TraceOp};
 use super::state::{data_val, Access, Cx, State};
 use super::values::{typed, RegVal, SymExpr};
 use crate::program::{AccessSpace, Address, LocalOp, Reg, RmwOp, Ty, Value};
+use std::sync::Arc;
 
-/// `v` as an expression, boxed.
-fn boxed(v: SymExpr) -> Box<SymExpr> {
-    Box::new(v)
+/// `v` as a shared subexpression.
+fn shared(v: SymExpr) -> Arc<SymExpr> {
+    Arc::new(v)
 }
 
 /// The bytes of a sub-word access, as a mask of the word's 32-bit pattern.
@@ -53,9 +54,9 @@ impl Cx<'_> {
             let mut e = st.access_event(TraceOp::Read, pc, &acc, Role::Thread, None);
             e.symbolic = true;
             st.events.push(e);
-            let pattern = SymExpr::Local(LocalOp::And, boxed(SymExpr::Read(idx)), boxed(SymExpr::Const(0xFFFF_FFFF)));
-            let bytes = SymExpr::Local(LocalOp::Shr, boxed(pattern), boxed(SymExpr::Const(8 * byte)));
-            st.regs[dst] = (RegVal::Open(SymExpr::Norm(ty, boxed(bytes))), DepMask::single(idx));
+            let pattern = SymExpr::Local(LocalOp::And, shared(SymExpr::Read(idx)), shared(SymExpr::Const(0xFFFF_FFFF)));
+            let bytes = SymExpr::Local(LocalOp::Shr, shared(pattern), shared(SymExpr::Const(8 * byte)));
+            st.regs[dst] = (RegVal::Open(SymExpr::Norm(ty, shared(bytes))), DepMask::single(idx));
             st.pc += 1;
             return Ok(Some(st));
         }
@@ -89,10 +90,10 @@ impl Cx<'_> {
         e.symbolic = true;
         e.rmw_partner = Some(idx + 1);
         st.events.push(e);
-        let keep = SymExpr::Local(LocalOp::And, boxed(SymExpr::Read(idx)), boxed(SymExpr::Const(0xFFFF_FFFF ^ mask)));
-        let shifted = SymExpr::Local(LocalOp::Shl, boxed(v.expr()), boxed(SymExpr::Const(8 * byte)));
-        let put = SymExpr::Local(LocalOp::And, boxed(shifted), boxed(SymExpr::Const(mask)));
-        let merged = SymExpr::Local(LocalOp::Or, boxed(keep), boxed(put));
+        let keep = SymExpr::Local(LocalOp::And, shared(SymExpr::Read(idx)), shared(SymExpr::Const(0xFFFF_FFFF ^ mask)));
+        let shifted = SymExpr::Local(LocalOp::Shl, shared(v.expr()), shared(SymExpr::Const(8 * byte)));
+        let put = SymExpr::Local(LocalOp::And, shared(shifted), shared(SymExpr::Const(mask)));
+        let merged = SymExpr::Local(LocalOp::Or, shared(keep), shared(put));
         let wty = self.word_type(&acc);
         self.push_write(st, acc, typed(Some(wty), RegVal::Open(merged)), d.union(&DepMask::single(idx)), pc, Role::Thread, None);
         st.events[idx + 1].rmw_partner = Some(idx);
@@ -130,7 +131,7 @@ impl Cx<'_> {
                 e.symbolic = true;
                 st.events.push(e);
             }
-            runs.push((st, RegVal::Open(SymExpr::Join(boxed(SymExpr::Read(idx)), boxed(SymExpr::Read(idx + 1))))));
+            runs.push((st, RegVal::Open(SymExpr::Join(shared(SymExpr::Read(idx)), shared(SymExpr::Read(idx + 1))))));
         } else {
             for (s, lo) in self.branch_read(st, accs[0].clone(), pc, Role::Thread, None) {
                 for (s2, hi) in self.branch_read(s, accs[1].clone(), pc, Role::Thread, None) {
@@ -143,7 +144,7 @@ impl Cx<'_> {
                 match (&old, ops.iter().map(|(v, _)| if let RegVal::Known(x) = v { Some(*x) } else { None }).collect::<Option<Vec<i64>>>())
                 {
                     (RegVal::Known(o), Some(args)) => RegVal::Known(ty.rmw(op, *o, &args)),
-                    _ => RegVal::Open(SymExpr::TRmw(ty, op, boxed(old.expr()), ops.iter().map(|(v, _)| v.expr()).collect())),
+                    _ => RegVal::Open(SymExpr::TRmw(ty, op, shared(old.expr()), ops.iter().map(|(v, _)| v.expr()).collect())),
                 };
             let deps = data.union(&DepMask::single(idx)).union(&DepMask::single(idx + 1));
             for (k, acc) in accs.iter().enumerate() {
@@ -151,7 +152,7 @@ impl Cx<'_> {
                     (RegVal::Known(x), 0) => RegVal::Known(*x),
                     (RegVal::Known(x), _) => RegVal::Known(x >> 32),
                     (RegVal::Open(e), 0) => RegVal::Open(e.clone()),
-                    (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(boxed(e.clone()))),
+                    (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(shared(e.clone()))),
                 };
                 let wty = self.word_type(acc);
                 self.push_write(&mut s, acc.clone(), typed(Some(wty), part), deps.clone(), pc, Role::Thread, None);

@@ -3,6 +3,7 @@
 use super::*;
 use crate::diag::SourceFile;
 use crate::program::LocalOp;
+use std::sync::Arc;
 
 fn program(src: &str) -> Program {
     let file = SourceFile::new("t.litmus", src);
@@ -69,7 +70,7 @@ exists (y == 6)
     assert_eq!(t[0].traces.len(), 1, "no branching over the values of x");
     let tr = &t[0].traces[0];
     assert!(tr.events[0].symbolic);
-    assert_eq!(tr.events[1].sym, Some(SymExpr::Local(LocalOp::Add, Box::new(SymExpr::Read(0)), Box::new(SymExpr::Const(1)))));
+    assert_eq!(tr.events[1].sym, Some(SymExpr::Local(LocalOp::Add, Arc::new(SymExpr::Read(0)), Arc::new(SymExpr::Const(1)))));
     assert_eq!(tr.events[1].possible, Some(vec![1, 6]));
     assert_eq!(domains[1], BTreeSet::from([0, 1, 6]), "y's domain holds every value the open store can write");
     // A register that decides a branch is read with its value known.
@@ -137,4 +138,41 @@ fn a_64_bit_atomic_is_two_rmw_pairs() {
     let old = |i: usize| Some(if i == 0 { 0xFFFF_FFFF } else { 1 });
     assert_eq!(e[2].sym.as_ref().unwrap().eval(&mut |i| old(i)), Some(0xFFFF_FFFE));
     assert_eq!(e[3].sym.as_ref().unwrap().eval(&mut |i| old(i)), Some(2));
+}
+
+#[test]
+fn deep_open_values_are_walked_without_the_call_stack() {
+    // An accumulator of 200 000 steps over two reads, alternating add and xor, walked on a
+    // thread with a 256 KiB stack: a call per node would overflow it.
+    let walked = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let mut e = SymExpr::Read(0);
+            for k in 0..200_000i64 {
+                let op = if k % 2 == 0 { LocalOp::Add } else { LocalOp::Xor };
+                let operand = if k == 7 { SymExpr::Read(1) } else { SymExpr::Const(3) };
+                e = SymExpr::Local(op, Arc::new(e), Arc::new(operand));
+            }
+            let copy = e.clone();
+            let mut reads = Vec::new();
+            e.shifted(10).reads(&mut reads);
+            let value = e.eval(&mut |r| Some(r as i64 + 5));
+            let unknown = e.eval(&mut |r| (r == 0).then_some(5));
+            drop(e);
+            (reads, value, unknown, copy.eval(&mut |r| Some(r as i64 + 5)))
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let (reads, value, unknown, after_drop) = walked;
+    assert_eq!(reads, vec![10, 11], "reads left to right, shifted");
+    // Step by step: start 5, +3 / ^3 alternately, with read 1 (6) as the operand of step 7.
+    let mut expected = 5i64;
+    for k in 0..200_000i64 {
+        let operand = if k == 7 { 6 } else { 3 };
+        expected = if k % 2 == 0 { expected + operand } else { expected ^ operand };
+    }
+    assert_eq!(value, Some(expected));
+    assert_eq!(unknown, None, "a read not known leaves the value open");
+    assert_eq!(after_drop, Some(expected), "a clone shares the nodes a dropped expression leaves");
 }

@@ -15,6 +15,7 @@ use crate::litmus::ast::CmpOp;
 use crate::program::mbarrier::MbUpdate;
 use crate::program::{AccessSpace, Address, CopyKind, GroupKind, LocalOp, MbOp, Op, Program, Reg, RmwOp, Thread, Ty, Value, VariableKind};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// What every thread's enumeration needs to know about the whole program, computed once.
 pub struct ProgramFacts {
@@ -296,7 +297,7 @@ impl Cx<'_> {
             let deps = DepMask::single(parts[0].1).union(&DepMask::single(parts[1].1));
             let value = match (&parts[0].0, &parts[1].0) {
                 (RegVal::Known(lo), RegVal::Known(hi)) => RegVal::Known(join64(*lo, *hi)),
-                (lo, hi) => RegVal::Open(SymExpr::Join(Box::new(lo.expr()), Box::new(hi.expr()))),
+                (lo, hi) => RegVal::Open(SymExpr::Join(Arc::new(lo.expr()), Arc::new(hi.expr()))),
             };
             s.regs[dst] = (value, deps);
             out.push(s);
@@ -404,7 +405,7 @@ impl Cx<'_> {
                 (RegVal::Known(x), 0) => RegVal::Known(*x),
                 (RegVal::Known(x), _) => RegVal::Known(x >> 32),
                 (RegVal::Open(e), 0) => RegVal::Open(e.clone()),
-                (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(Box::new(e.clone()))),
+                (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(Arc::new(e.clone()))),
             };
             self.push_write(st, acc, typed(Some(wty), part), d.clone(), pc, Role::Thread, None);
         }
@@ -442,7 +443,7 @@ impl Cx<'_> {
             e.symbolic = true;
             e.rmw_partner = Some(idx + 1);
             st.events.push(e);
-            let old = Box::new(SymExpr::Read(idx));
+            let old = Arc::new(SymExpr::Read(idx));
             let args = ops.iter().map(|(v, _)| v.expr()).collect();
             let new = match ty {
                 None => SymExpr::Rmw(op, old, args),
@@ -721,10 +722,10 @@ fn local(st: &mut State, dst: Reg, op: LocalOp, ty: Option<Ty>, [a, b, c]: [&Val
         (RegVal::Known(x), RegVal::Known(y), RegVal::Known(z), None) => RegVal::Known(local3_result(op, x, y, z)),
         (RegVal::Known(x), RegVal::Known(y), RegVal::Known(z), Some(t)) => RegVal::Known(t.local3(op, x, y, z)),
         (x, y, z, _) if matches!(op, LocalOp::Mad | LocalOp::MadWide | LocalOp::Selp) => {
-            RegVal::Open(SymExpr::Local3(ty, op, Box::new([x.expr(), y.expr(), z.expr()])))
+            RegVal::Open(SymExpr::Local3(ty, op, Arc::new([x.expr(), y.expr(), z.expr()])))
         }
-        (x, y, _, None) => RegVal::Open(SymExpr::Local(op, Box::new(x.expr()), Box::new(y.expr()))),
-        (x, y, _, Some(t)) => RegVal::Open(SymExpr::TLocal(t, op, Box::new(x.expr()), Box::new(y.expr()))),
+        (x, y, _, None) => RegVal::Open(SymExpr::Local(op, Arc::new(x.expr()), Arc::new(y.expr()))),
+        (x, y, _, Some(t)) => RegVal::Open(SymExpr::TLocal(t, op, Arc::new(x.expr()), Arc::new(y.expr()))),
     };
     st.regs[dst] = (value, dx.union(&dy).union(&dz));
 }
