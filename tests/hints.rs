@@ -253,9 +253,7 @@ fn reuse_after_read_wait_hint_is_a_barrier() {
 
 /// Every reason of an `undefined-operation` finding that a litmus test can reach (issue 23,
 /// item 9): `NAME.litmus` has it, its hint names the change (`keys`, none of `not`), and
-/// `NAME.fixed.litmus`, with exactly that change, has no finding. Not here: the pending-count
-/// overflow of `cp.async.mbarrier.arrive` (M3), which needs a pending count above 2^20-1 while
-/// ptxmm tracks counts up to 65535 and rejects larger ones.
+/// `NAME.fixed.litmus`, with exactly that change, has no finding.
 #[test]
 fn undefined_operation_hints_remove_the_finding() {
     let cases: &[(&str, &[&str], &[&str])] = &[
@@ -263,6 +261,8 @@ fn undefined_operation_hints_remove_the_finding() {
         ("m2-reinit", &["`mbarrier.inval` on `bar`", "before the new init `mbarrier.init.shared::cta.b64 [bar], 2`"], &[]),
         ("m3-init-count", &["give `mbarrier.init.shared::cta.b64 [bar], 0` (P0 line 5) an arrival count between 1 and 2^20-1"], &[]),
         ("m3-arrive-count", &["give `mbarrier.arrive.shared::cta.b64 _, [bar], 0` (P0 line 5) a count between 1 and 2^20-1"], &[]),
+        // The pending count of an object initialised with 2^20-1, raised once more.
+        ("m3-pending-overflow", &["issue fewer `cp.async.mbarrier.arrive`", "`.noinc`"], &[]),
         // The arrival count is set by the litmus declaration here (no `mbarrier.init`).
         ("arrive-underflow", &["raise its arrival count (`mbarrier(N)` in the declaration of `bar`)"], &["its `mbarrier.init`"]),
         ("m4-nocomplete", &["plain `mbarrier.arrive` (without .noComplete)"], &[]),

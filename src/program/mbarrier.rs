@@ -9,15 +9,32 @@
 //! PTX ISA §9.7.13.15.1: the object holds the current phase, the pending arrival count, the
 //! expected arrival count and the tx-count. A value without [`MAGIC`] is not a valid object (never
 //! initialised, invalidated, or overwritten by an ordinary store).
+//!
+//! The counts range up to 2^20-1 (§9.7.13.15.2): with the phase and the tx-count, more bits than
+//! a value has. A state whose counts fit in 16 bits (every litmus test so far) is packed into
+//! the value itself; a wider one is *interned*: the value is [`MAGIC`] | [`WIDE`] | a key
+//! computed from the state, and a process-wide table maps the key back to the state. The key is
+//! a fixed hash (the same in every run unless two states collide in 61 bits), so values stay
+//! deterministic.
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 
 /// Marks a value as a valid mbarrier state.
 const MAGIC: i64 = 1 << 62;
+/// Marks a valid state as interned (its counts do not fit the packed layout).
+const WIDE: i64 = 1 << 61;
+/// The key bits of an interned state.
+const KEY_MASK: i64 = WIDE - 1;
 const PHASE_BITS: u32 = 6;
+/// Bits of each count in the packed layout.
 const COUNT_BITS: u32 = 16;
 const TX_BITS: u32 = 21;
+/// Largest count the packed layout holds.
+const PACKED_COUNT: i64 = (1 << COUNT_BITS) - 1;
 
 /// The phase, pending arrivals, expected arrivals and tx-count of a valid mbarrier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MbState {
     pub phase: i64,
     pub pending: i64,
@@ -29,9 +46,36 @@ pub struct MbState {
 pub const MAX_PHASE: i64 = (1 << PHASE_BITS) - 1;
 /// Largest tx-count magnitude (the ISA's range, ±(2^20-1), §9.7.13.15.2).
 pub const MAX_TX: i64 = (1 << (TX_BITS - 1)) - 1;
-/// Largest arrival count ptxmm tracks (the ISA allows up to 2^20-1, §9.7.13.15.2; litmus tests
-/// need far fewer, and larger declared counts are rejected with a message).
-pub const MAX_COUNT: i64 = (1 << COUNT_BITS) - 1;
+/// Largest arrival count, pending or expected (the ISA's, 2^20-1, §9.7.13.15.2).
+pub const MAX_COUNT: i64 = (1 << 20) - 1;
+
+/// The interned states (see the module's comment), by key. Only states with a count above
+/// 65535 come here; each is an mbarrier state some search built, so the table is bounded by
+/// the mbarrier states the process explores (`MAX_MBARRIER_STATES` per object and test).
+static INTERNED: LazyLock<Mutex<HashMap<i64, MbState>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The key of an interned state: a fixed mix of its fields (FNV-1a over their bytes), then the
+/// next free key on a collision.
+fn intern(state: MbState) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for field in [state.phase, state.pending, state.expected, state.tx] {
+        for byte in field.to_le_bytes() {
+            h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    let mut key = (h as i64) & KEY_MASK;
+    let mut table = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        match table.get(&key) {
+            Some(s) if *s == state => return key,
+            Some(_) => key = (key + 1) & KEY_MASK,
+            None => {
+                table.insert(key, state);
+                return key;
+            }
+        }
+    }
+}
 
 impl MbState {
     /// The value of an object right after `mbarrier.init [bar], count`.
@@ -40,14 +84,19 @@ impl MbState {
     }
 
     pub fn encode(&self) -> i64 {
-        let c = MAX_COUNT;
+        // A tx-count or a count out of range is undefined behaviour (reported by `apply`); the
+        // value kept is clamped to the range so that the encoding never overflows.
+        let tx = self.tx.clamp(-MAX_TX - 1, MAX_TX);
+        let (pending, expected) = (self.pending.clamp(0, MAX_COUNT), self.expected.clamp(0, MAX_COUNT));
+        if pending > PACKED_COUNT || expected > PACKED_COUNT {
+            let phase = self.phase & MAX_PHASE;
+            return MAGIC | WIDE | intern(MbState { phase, pending, expected, tx });
+        }
         MAGIC
             | (self.phase & MAX_PHASE)
-            | ((self.pending & c) << PHASE_BITS)
-            | ((self.expected & c) << (PHASE_BITS + COUNT_BITS))
-            // A tx-count out of range is undefined behaviour (reported by `apply`); the value kept
-            // is clamped to the range so that the encoding never overflows.
-            | (((self.tx.clamp(-MAX_TX - 1, MAX_TX) + MAX_TX + 1) & ((1 << TX_BITS) - 1)) << (PHASE_BITS + 2 * COUNT_BITS))
+            | (pending << PHASE_BITS)
+            | (expected << (PHASE_BITS + COUNT_BITS))
+            | (((tx + MAX_TX + 1) & ((1 << TX_BITS) - 1)) << (PHASE_BITS + 2 * COUNT_BITS))
     }
 
     /// The state a value encodes; None for a value that is not a valid object.
@@ -55,7 +104,10 @@ impl MbState {
         if v & MAGIC == 0 || v < 0 {
             return None;
         }
-        let c = MAX_COUNT;
+        if v & WIDE != 0 {
+            return INTERNED.lock().unwrap_or_else(|e| e.into_inner()).get(&(v & KEY_MASK)).copied();
+        }
+        let c = PACKED_COUNT;
         Some(MbState {
             phase: v & MAX_PHASE,
             pending: (v >> PHASE_BITS) & c,
@@ -202,10 +254,13 @@ impl MbUpdate {
             MbUpdate::ExpectTx { bytes } => (MbState { tx: s.tx.saturating_add(bytes), ..s }, 0),
             MbUpdate::CompleteTx { bytes } => (MbState { tx: s.tx.saturating_sub(bytes), ..s }.settle().0, 0),
             MbUpdate::IncPending => {
-                if s.pending.saturating_add(1) > MAX_COUNT {
-                    ub = Some("M3: the pending count overflows after cp.async.mbarrier.arrive (PTX ISA §9.7.9.25.3.4)".to_string());
+                if s.pending >= MAX_COUNT {
+                    ub = Some(format!(
+                        "M3: the pending count overflows after cp.async.mbarrier.arrive: {} + 1 is above 2^20-1 (PTX ISA §9.7.9.25.3.4)",
+                        s.pending
+                    ));
                 }
-                (MbState { pending: s.pending + 1, ..s }, 0)
+                (MbState { pending: (s.pending + 1).min(MAX_COUNT), ..s }, 0)
             }
             MbUpdate::ArriveOn => {
                 let mut n = s;
@@ -274,6 +329,54 @@ mod tests {
         }
         assert_eq!(MbState::decode(0), None);
         assert_eq!(MbState::decode(5), None, "ordinary data is not a valid object");
+    }
+
+    /// Counts up to the ISA's 2^20-1 round-trip (interned above 65535); the packed layout of
+    /// smaller ones is what it always was (values in reports and conditions unchanged).
+    #[test]
+    fn counts_up_to_two_to_the_20_minus_1_are_kept() {
+        assert_eq!(MbState::initialised(1), MAGIC | (1 << 6) | (1 << 22) | ((MAX_TX + 1) << 38));
+        for s in [
+            MbState { phase: 0, pending: PACKED_COUNT + 1, expected: PACKED_COUNT, tx: 0 },
+            MbState { phase: 5, pending: 0, expected: MAX_COUNT, tx: -MAX_TX },
+            MbState { phase: MAX_PHASE, pending: MAX_COUNT, expected: MAX_COUNT, tx: MAX_TX },
+        ] {
+            let v = s.encode();
+            assert!(v & WIDE != 0 && v > 0, "{s:?}");
+            assert_eq!(MbState::decode(v), Some(s));
+            assert_eq!(s.encode(), v, "the same state, the same value");
+        }
+        assert_ne!(MbState::initialised(MAX_COUNT), MbState::initialised(MAX_COUNT - 1));
+        assert_eq!(MbState::decode(MAGIC | WIDE | 12345), None, "a key no state has is not a valid object");
+    }
+
+    /// Where the ISA puts the bounds (§9.7.13.15.2, .9, .13; §9.7.9.25.3.4): init and arrive
+    /// counts in [1, 2^20-1], the pending count after cp.async.mbarrier.arrive at most 2^20-1.
+    #[test]
+    fn count_overflow_is_undefined_exactly_at_the_isa_bounds() {
+        let m3 = |e: MbEffect| e.ub.is_some_and(|u| u.starts_with("M3"));
+        assert!(!m3(MbUpdate::Init { count: MAX_COUNT }.apply(0)));
+        assert!(m3(MbUpdate::Init { count: MAX_COUNT + 1 }.apply(0)));
+        let full = MbState::initialised(MAX_COUNT);
+        let arrive = |count| MbUpdate::Arrive { count, expect_tx: 0, no_complete: false, drop: false };
+        let done = arrive(MAX_COUNT).apply(full);
+        assert_eq!(done.ub, None);
+        assert_eq!(MbState::decode(done.write.unwrap()), Some(MbState { phase: 1, pending: MAX_COUNT, expected: MAX_COUNT, tx: 0 }));
+        // A count of 2^20 is out of range (M3) and more than any pending count (the underflow
+        // is what is reported).
+        assert!(arrive(MAX_COUNT + 1).apply(full).ub.is_some_and(|u| u.contains("underflow")));
+        let one_below = MbState { phase: 0, pending: MAX_COUNT - 1, expected: 1, tx: 0 }.encode();
+        let raised = MbUpdate::IncPending.apply(one_below);
+        assert_eq!(raised.ub, None);
+        assert_eq!(MbState::decode(raised.write.unwrap()).unwrap().pending, MAX_COUNT);
+        let over = MbUpdate::IncPending.apply(raised.write.unwrap());
+        assert_eq!(
+            over.ub.as_deref(),
+            Some("M3: the pending count overflows after cp.async.mbarrier.arrive: 1048575 + 1 is above 2^20-1 (PTX ISA §9.7.9.25.3.4)")
+        );
+        assert_eq!(MbState::decode(over.write.unwrap()).unwrap().pending, MAX_COUNT, "kept in range");
+        // The case of the issue: 65535, raised by one, is no overflow.
+        assert_eq!(MbUpdate::IncPending.apply(MbState::initialised(PACKED_COUNT)).ub, None);
     }
 
     #[test]

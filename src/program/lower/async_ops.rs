@@ -405,7 +405,6 @@ impl InstrLowerer<'_, '_> {
             "init" => {
                 let ops = self.operands(2, "[mbar], count")?;
                 let count = self.value(&ops[1])?;
-                let count = self.tracked_count(count, &ops[1])?;
                 (MbOp::Init { count }, None, self.mbarrier_address(&ops[0])?)
             }
             "inval" => {
@@ -440,9 +439,8 @@ impl InstrLowerer<'_, '_> {
                     _ => Some(self.dest_reg(&ops[0])?),
                 };
                 let bar = self.mbarrier_address(&ops[1])?;
-                // The third operand is a count, or with .expect_tx a byte count (tracked in full).
-                let third =
-                    ops.get(2).map(|o| self.value(o).and_then(|v| if expect_tx { Ok(v) } else { self.tracked_count(v, o) })).transpose()?;
+                // The third operand is a count, or with .expect_tx a byte count.
+                let third = ops.get(2).map(|o| self.value(o)).transpose()?;
                 let (count, tx) = match (expect_tx, no_complete, third) {
                     (true, _, Some(t)) => (Value::Const(1), Some(t)),
                     (true, _, None) => return Err(Diagnostic::error(self.span, "`.expect_tx` needs a txCount operand")),
@@ -551,21 +549,6 @@ impl InstrLowerer<'_, '_> {
                 format!("`{other}`"),
             )),
         }
-    }
-
-    /// An mbarrier count operand: constants above what ptxmm tracks (but valid PTX) are an error
-    /// here rather than a wrong finding later.
-    fn tracked_count(&self, v: Value, op: &Spanned<Operand>) -> Result<Value, Diagnostic> {
-        if let Value::Const(c) = v {
-            if c > crate::program::mbarrier::MAX_COUNT && c < (1 << 20) {
-                return Err(Diagnostic::error(
-                    op.span,
-                    format!("count {c} is valid PTX but larger than ptxmm tracks ({})", crate::program::mbarrier::MAX_COUNT),
-                )
-                .with_note("litmus tests need few arrivals; use a smaller count"));
-            }
-        }
-        Ok(v)
     }
 
     /// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` / `barrier.cluster.wait{.acquire}{.aligned}`.
