@@ -1262,3 +1262,20 @@ fn differences_from_converses_keep_their_errors() {
     assert_eq!(p.value_of("d", &env).unwrap(), Some(rel(n, &[(1, 0)])));
     assert_eq!(p.value_of("e", &env).unwrap(), Some(rel(n, &[])));
 }
+
+/// An environment name that only static definitions read (`po` here) is not kept by the
+/// preparation: its value is asked of the candidate's environment when an explanation wants it.
+#[test]
+fn environment_names_read_only_by_static_definitions_are_asked_again() {
+    let n = 3;
+    let po = rel(n, &[(0, 1), (1, 2), (0, 2)]);
+    let w = set(n, &[1]);
+    let m = model("let ppo = po ; [W]\nacyclic ppo | rf as order\n");
+    let statics = MapEnv::new(n).with("po", po.clone()).with("W", w.clone());
+    let p = m.prepare(&statics, &["rf"]).unwrap();
+    let cand = MapEnv::new(n).with("rf", rel(n, &[(1, 0)])).with("po", po.clone()).with("W", w);
+    assert!(!p.evaluate(&cand, false).unwrap().consistent(), "0 po 1 rf 0 is a cycle");
+    assert_eq!(p.value_of("ppo", &cand).unwrap(), Some(rel(n, &[(0, 1)])));
+    assert_eq!(p.value_of("po", &cand).unwrap(), Some(po));
+    assert_eq!(p.value_of("W", &cand).unwrap(), Some(set(n, &[1])));
+}

@@ -466,6 +466,16 @@ impl<'m> Prepared<'m> {
                 if let Some(v) = &self.statics.env[s as usize] {
                     return Ok(into(v));
                 }
+                if !self.dynamic.contains(s) {
+                    // A static name no per-candidate expression reads: its value was dropped
+                    // after preparation (`drop_unread_env`); the environment has it.
+                    let e = &self.prog.env[s as usize];
+                    return match dyn_env.lookup(&e.name) {
+                        Some(v) => Ok(into(&checked_env_value(v, self.n, &e.name, e.first_use).map_err(|e| e.into_cat(self.prog))?)),
+                        None if e.name == "_" => Ok(Some(Value::Set(crate::relation::EventSet::full(self.n)))),
+                        None => Ok(None),
+                    };
+                }
                 let mut local = self.fresh_cells(dyn_env)?;
                 self.ensure(&mut local, None, dyn_env, &[s], &[]).map_err(|e| e.into_cat(self.prog))?;
                 Ok(local.cells[self.env_cell[s as usize] as usize].as_ref().and_then(into))

@@ -53,6 +53,24 @@ pub(super) enum Node {
     TypeOnly(Box<CExpr>, Option<Result<Ty, EvalError>>),
 }
 
+impl CExpr {
+    /// Calls `f` with every leaf of the expression (names, constants, `0`).
+    pub(super) fn each_leaf(&self, f: &mut dyn FnMut(&Node)) {
+        match &self.node {
+            Node::Un(_, a) | Node::TypeOnly(a, _) => a.each_leaf(f),
+            Node::Bin(_, a, b) | Node::MaskRows(a, b) | Node::MaskCols(a, b) => {
+                a.each_leaf(f);
+                b.each_leaf(f);
+            }
+            Node::DiffUnion(a, terms) => {
+                a.each_leaf(f);
+                terms.iter().for_each(|(t, _, _)| t.each_leaf(f));
+            }
+            leaf => f(leaf),
+        }
+    }
+}
+
 /// Read-only view of the layers and the hoisted constants.
 pub(super) struct Store<'a> {
     pub(super) n: usize,

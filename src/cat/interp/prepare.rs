@@ -160,6 +160,7 @@ fn prepare_inner<'m>(
         plans.push(CheckPlan { expr, dyn_units, dyn_env, fixed });
     }
     let consts = c.consts;
+    drop_unread_env(&mut statics, &bodies, &plans);
     let id = NEXT_PREPARATION.fetch_add(1, Ordering::Relaxed);
     let unit_cell = prog.units.iter().map(|u| def_cell[u.slots[0] as usize]).collect();
     Ok(Prepared {
@@ -179,4 +180,25 @@ fn prepare_inner<'m>(
         last_plan: std::sync::Mutex::new(None),
         deadline,
     })
+}
+
+/// Drops the environment values (`po`, `loc`, ...) that no per-candidate expression reads: the
+/// static definitions and hoisted constants made from them are evaluated, and the engine keeps
+/// the values themselves (`Prepared::value_of` asks it). At thousands of events each is a
+/// matrix of megabytes, held twice.
+fn drop_unread_env(statics: &mut Layer, bodies: &[Option<Vec<CExpr>>], plans: &[CheckPlan]) {
+    let mut read = vec![false; statics.env.len()];
+    let exprs = bodies.iter().flatten().flatten().chain(plans.iter().filter_map(|p| p.expr.as_ref()));
+    for e in exprs {
+        e.each_leaf(&mut |node| {
+            if let Node::StaticEnv(s) = node {
+                read[*s as usize] = true;
+            }
+        });
+    }
+    for (value, read) in statics.env.iter_mut().zip(read) {
+        if !read {
+            *value = None;
+        }
+    }
 }
