@@ -198,6 +198,11 @@ pub struct Config {
     /// Stop at the first consistent execution that settles the condition (herd7's
     /// `-speedcheck`): the answer is reported, the counts, states and findings are partial.
     pub speedcheck: bool,
+    /// The consistent executions the verdict's enumeration of final states may tally before the
+    /// verdict is decided by the outcome-directed search, the states then partial
+    /// (`decide::directed`; default `decide::directed::ENUMERATION_BUDGET`); None
+    /// (`--all-states`): enumerate every final state whatever it costs.
+    pub enumeration_budget: Option<u64>,
 }
 
 impl Config {
@@ -210,6 +215,7 @@ impl Config {
             limits: Limits::default(),
             input: InputLimits::default(),
             speedcheck: false,
+            enumeration_budget: Some(crate::decide::directed::ENUMERATION_BUDGET),
         }
     }
 
