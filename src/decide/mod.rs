@@ -22,6 +22,7 @@ mod poll_filter;
 pub mod reading_notes;
 pub mod report;
 pub mod suite;
+mod target;
 pub mod verdict;
 
 pub use decider::{Decider, Decision, Mode};

@@ -78,12 +78,23 @@ pub struct Outcome {
     /// outcome then holds what was found before, and decides nothing but Undefined.
     pub incomplete: Option<String>,
     /// The enumeration of final states stopped at its work budget
-    /// (`decide::directed::ENUMERATION_BUDGET`, without `--all-states`): the states, counts and
+    /// (`Config::enumeration_budget`, lifted by `--all-states`): the states, counts and
     /// findings are those of the executions enumerated by then.
     pub enumeration_cut: bool,
     /// Set when the outcome-directed search decided the verdict after the enumeration stopped
     /// at its budget (`decide::directed`): the states, counts and findings are partial.
-    pub partial_states: Option<crate::decide::directed::PartialStates>,
+    pub partial_states: Option<PartialStates>,
+}
+
+/// How the verdict was decided when the enumeration of final states stopped at its budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartialStates {
+    /// The budget the enumeration stopped at, in consistent executions (`Config::enumeration_budget`).
+    pub budget: u64,
+    /// Whether the directed search found an execution reaching the outcome.
+    pub witness: bool,
+    /// Disjuncts of the condition the directed search went through.
+    pub disjuncts: usize,
 }
 
 /// One loop of one thread (other than an await: those are never unrolled), and what the runs
@@ -300,9 +311,7 @@ impl<'p> VerdictHooks<'p> {
             flags: BTreeSet::new(),
             max_states: config.limits.max_states,
             speedcheck: config.speedcheck,
-            enumeration_left: config
-                .enumeration_budget
-                .filter(|_| !config.speedcheck && crate::decide::directed::target(program).is_some()),
+            enumeration_left: config.enumeration_budget.filter(|_| !config.speedcheck && crate::decide::target::target(program).is_some()),
             settled: false,
             start: crate::clock::Instant::now(),
         }
