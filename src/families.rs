@@ -607,8 +607,8 @@ pub fn cluster_ring(stages: usize, consumers: usize, laps: usize, fenced: bool) 
 
 /// The full grid of the scale issue, grouped by family in [`FAMILIES`] order: the TMA ring with
 /// S = 1..4, C = 1..3, L = 1..3 (fenced, 36 points); the cp.async loop with k = 1..8; SB with
-/// n = 2..8 threads and IRIW with k = 1..6 readers (up to 8 threads), each without and with
-/// `fence.sc`; ISA2 with n = 2..16 threads; n independent accesses for n in
+/// n = 2..8 and 16 threads and IRIW with k = 1..6, 8 and 10 readers (up to 12 threads), each
+/// without and with `fence.sc` (the largest decided by the outcome-directed search, issue 24); ISA2 with n = 2..16 threads; n independent accesses for n in
 /// {10, 25, 50, 100, 150, 200}.
 pub fn all_points() -> Vec<FamilyPoint> {
     let mut v = Vec::new();
@@ -621,10 +621,10 @@ pub fn all_points() -> Vec<FamilyPoint> {
     }
     v.extend((1..=8).map(cp_async_loop));
     for fence in [false, true] {
-        v.extend((2..=8).map(|n| sb(n, fence)));
+        v.extend((2..=8).chain([16]).map(|n| sb(n, fence)));
     }
     for fence in [false, true] {
-        v.extend((1..=6).map(|k| iriw(k, fence)));
+        v.extend((1..=6).chain([8, 10]).map(|k| iriw(k, fence)));
     }
     v.extend((2..=16).map(isa2));
     v.extend([10, 25, 50, 100, 150, 200].into_iter().map(independent));
@@ -632,7 +632,7 @@ pub fn all_points() -> Vec<FamilyPoint> {
         v.extend([1, 2, 4, 8, 16].into_iter().map(|b| loop_point(shape, b)));
     }
     v.extend([50, 100, 200, 400].into_iter().map(long_thread));
-    v.extend([2, 4, 6, 8].into_iter().map(mp_broadcast));
+    v.extend([2, 4, 6, 8, 12, 16].into_iter().map(mp_broadcast));
     v.extend([(2, 1), (2, 2), (3, 2), (4, 1)].into_iter().map(|(w, t)| tile_scheduler(w, t)));
     v.extend((1..=8).map(|l| tma_ring2(4, 2, l, true)));
     v.extend([4, 8].into_iter().map(|l| tma_ring2(8, 4, l, true)));
@@ -1052,6 +1052,6 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n);
-        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6 + 4 * 5 + 4 + 4 + 4 + 10 + 8);
+        assert_eq!(n, 36 + 8 + 16 + 16 + 15 + 6 + 4 * 5 + 4 + 6 + 4 + 10 + 8);
     }
 }

@@ -100,6 +100,13 @@ enum Command {
         /// Check whether some fair execution can hang (check), skip that check, or run only it.
         #[arg(long, value_enum, default_value_t = LivenessMode::Check)]
         liveness: LivenessMode,
+        /// List every final state, however long the enumeration takes. Without it, once the
+        /// enumeration exceeds a fixed work budget (65,536 consistent executions) the verdict of an
+        /// `exists`/`~exists` condition is decided by a search for the outcome itself, and the
+        /// states, counts and findings shown are those enumerated by then, marked as partial
+        /// (docs/performance.md).
+        #[arg(long)]
+        all_states: bool,
         #[command(flatten)]
         herd: HerdRunArgs,
     },
@@ -269,8 +276,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(argv);
     let _ = COLOR.set(color_choice(cli.color));
     match cli.command {
-        Command::Run { tests, model, limits, json, timing, liveness, herd } => match herd.load() {
-            Ok(h) => with_config(&model, &limits, json.then_some(true), |config| cmd_run(&tests, config, json, timing, liveness, &h)),
+        Command::Run { tests, model, limits, json, timing, liveness, all_states, herd } => match herd.load() {
+            Ok(h) => with_config(&model, &limits, json.then_some(true), |config| {
+                let budget = if all_states { None } else { config.enumeration_budget };
+                cmd_run(&tests, &ptxmm::config::Config { enumeration_budget: budget, ..config.clone() }, json, timing, liveness, &h)
+            }),
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::from(2)

@@ -99,6 +99,22 @@ impl<'c> Decider<'c> {
     fn verdict_at_bound(&self, program: &Program) -> Result<Outcome, RunError> {
         let mut hooks = VerdictHooks::new(program, self.config);
         let result = drive(program, self.config, self.deadline, &mut hooks);
+        let outcome = hooks.finish(result)?;
+        self.settle_enumeration(program, outcome)
+    }
+
+    /// An outcome whose enumeration of final states stopped at its work budget, decided by the
+    /// outcome-directed search (`directed`); where none applies, enumerated in full after all.
+    fn settle_enumeration(&self, program: &Program, mut outcome: Outcome) -> Result<Outcome, RunError> {
+        if !outcome.enumeration_cut {
+            return Ok(outcome);
+        }
+        if super::directed::settle(program, self.config, self.deadline, &mut outcome)? {
+            return Ok(outcome);
+        }
+        let config = Config { enumeration_budget: None, ..self.config.clone() };
+        let mut hooks = VerdictHooks::new(program, &config);
+        let result = drive(program, &config, self.deadline, &mut hooks);
         hooks.finish(result)
     }
 
@@ -125,7 +141,12 @@ impl<'c> Decider<'c> {
             |d| {
                 let mut hooks = ExplainHooks::new(program, d.config, d.deadline);
                 let result = drive(program, d.config, d.deadline, &mut hooks);
-                hooks.finish(result)
+                let mut explained = hooks.finish(result)?;
+                // The program's verdict, when its enumeration stopped at its budget.
+                if let Some(o) = explained.whole.take() {
+                    explained.whole = d.settle_enumeration(program, o).ok();
+                }
+                Ok(explained)
             },
             |x| match &x.whole {
                 Some(o) => Progress {

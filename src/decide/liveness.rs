@@ -185,7 +185,7 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
                 None => {}
             }
         }
-        Ok(SearchGoal { final_reads: self.polls.clone() })
+        Ok(SearchGoal { final_reads: self.polls.clone(), ..SearchGoal::default() })
     }
 
     fn resolution(&mut self, resolution: &BarrierResolution) -> AtResolution {

@@ -3,7 +3,8 @@
 //! the modes' results, their findings and the reports written from them.
 //!
 //! - `driver`: the loop (explore, combine runs, build structures, resolve barriers, search);
-//! - `verdict`: the condition's outcome ([`Outcome`], [`Verdict`]);
+//! - `verdict`: the condition's outcome ([`Outcome`], [`Verdict`]); `directed`: the
+//!   outcome-directed verdict search once the enumeration of final states exceeds its budget;
 //! - `liveness` (with `poll_filter`): whether a fair execution hangs;
 //! - `explain`: a witness or the rejected candidates, and drawings of them;
 //! - `findings`: undefined behaviour, races and flags of an execution, with hints;
@@ -11,6 +12,7 @@
 
 mod combos;
 mod decider;
+pub mod directed;
 mod driver;
 pub mod explain;
 pub mod findings;
@@ -20,6 +22,7 @@ mod poll_filter;
 pub mod reading_notes;
 pub mod report;
 pub mod suite;
+mod target;
 pub mod verdict;
 
 pub use decider::{Decider, Decision, Mode};

@@ -79,6 +79,21 @@ pub fn headline(o: &Outcome, live: Option<&crate::decide::liveness::LivenessOutc
             "Speedcheck: the search stopped at the first execution that settles the condition; the states, counts and findings below are partial"
         );
     }
+    if let Some(p) = &o.partial_states {
+        let (how, with) = match p.witness {
+            true => ("it found an execution reaching the outcome", ", and the witness's"),
+            false => ("no execution reaches it (every disjunct of the condition searched)", ""),
+        };
+        let _ = writeln!(
+            s,
+            "Partial states: the enumeration of final states stopped at its work budget of {} consistent executions (--all-states lists every state)",
+            p.budget
+        );
+        let _ = writeln!(
+            s,
+            "  the verdict comes from a search for the outcome itself: {how}; no candidate execution fires a flag of the model or has undefined behaviour (checked on bounds before that search); the states and counts below are those of the executions enumerated by then{with}"
+        );
+    }
     if let Some(why) = &o.incomplete {
         // Say what the search established before it stopped.
         let reached = if o.positive > 0 { "reached" } else { "not reached so far" };
@@ -341,6 +356,10 @@ struct JsonOutcome<'a> {
     consistent: u64,
     hash: &'a str,
     speedcheck_stopped: bool,
+    /// Present (false) only when the enumeration of final states stopped at its work budget
+    /// (the outcome-directed search then decided the verdict): the states are partial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    states_complete: Option<bool>,
     skipped_checks: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     time_seconds: Option<f64>,
@@ -419,6 +438,7 @@ fn record(o: &Outcome, file: &str, model: &str, options: JsonOptions, states: Js
         consistent: o.stats.consistent,
         hash: &o.hash,
         speedcheck_stopped: o.speedcheck_stopped,
+        states_complete: (o.partial_states.is_some() || o.enumeration_cut).then_some(false),
         skipped_checks: &o.skipped_checks,
         time_seconds: options.timing.then_some(o.elapsed.as_secs_f64()),
     };

@@ -77,6 +77,24 @@ pub struct Outcome {
     /// Set when a limit (`--timeout`, `--max-candidates`) stopped the search: the message. The
     /// outcome then holds what was found before, and decides nothing but Undefined.
     pub incomplete: Option<String>,
+    /// The enumeration of final states stopped at its work budget
+    /// (`Config::enumeration_budget`, lifted by `--all-states`): the states, counts and
+    /// findings are those of the executions enumerated by then.
+    pub enumeration_cut: bool,
+    /// Set when the outcome-directed search decided the verdict after the enumeration stopped
+    /// at its budget (`decide::directed`): the states, counts and findings are partial.
+    pub partial_states: Option<PartialStates>,
+}
+
+/// How the verdict was decided when the enumeration of final states stopped at its budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartialStates {
+    /// The budget the enumeration stopped at, in consistent executions (`Config::enumeration_budget`).
+    pub budget: u64,
+    /// Whether the directed search found an execution reaching the outcome.
+    pub witness: bool,
+    /// Disjuncts of the condition the directed search went through.
+    pub disjuncts: usize,
 }
 
 /// One loop of one thread (other than an await: those are never unrolled), and what the runs
@@ -244,6 +262,9 @@ pub(super) struct VerdictHooks<'p> {
     flags: BTreeSet<String>,
     max_states: usize,
     speedcheck: bool,
+    /// The consistent executions the enumeration may still tally before it stops (None: no such
+    /// budget: `--all-states`, `--speedcheck`, or no directed search for the condition).
+    enumeration_left: Option<u64>,
     /// `--speedcheck`: set once an execution settles the condition.
     settled: bool,
     start: crate::clock::Instant,
@@ -281,6 +302,8 @@ impl<'p> VerdictHooks<'p> {
             flag_findings: BTreeSet::new(),
             readings: config.readings.describe(),
             incomplete: None,
+            enumeration_cut: false,
+            partial_states: None,
         };
         VerdictHooks {
             program,
@@ -288,6 +311,7 @@ impl<'p> VerdictHooks<'p> {
             flags: BTreeSet::new(),
             max_states: config.limits.max_states,
             speedcheck: config.speedcheck,
+            enumeration_left: config.enumeration_budget.filter(|_| !config.speedcheck && crate::decide::target::target(program).is_some()),
             settled: false,
             start: crate::clock::Instant::now(),
         }
@@ -296,15 +320,8 @@ impl<'p> VerdictHooks<'p> {
     /// The outcome, once the driver's loop ended with `result`: a limit that stopped the search
     /// leaves it incomplete, with what was found by then.
     pub(super) fn finish(mut self, result: Result<(), RunError>) -> Result<Outcome, RunError> {
-        match result {
-            Err(RunError::Explore(
-                e @ (ExploreError::TooManyCandidates { .. }
-                | ExploreError::Timeout { .. }
-                | ExploreError::OutOfMemory { .. }
-                | ExploreError::TooManyMbarrierStates { .. }
-                | ExploreError::TooManyStates { .. }),
-            )) => self.outcome.incomplete = Some(e.to_string()),
-            r => r?,
+        if let Err(e) = result {
+            self.outcome.incomplete = Some(limit_message(e)?);
         }
         let mut outcome = self.outcome;
         outcome.speedcheck_stopped = self.settled;
@@ -317,6 +334,14 @@ impl<'p> VerdictHooks<'p> {
     /// Tally one consistent execution: whether to go on (`--speedcheck` stops once the condition
     /// is settled), or None when a new state would exceed `--max-states`.
     fn consistent(&mut self, cand: &Candidate, eval: &crate::cat::Evaluation, prepared: Option<&crate::cat::Prepared>) -> Option<bool> {
+        if let Some(left) = self.enumeration_left.as_mut() {
+            if *left == 0 {
+                // One execution more than the enumeration's budget: the directed search decides.
+                self.outcome.enumeration_cut = true;
+                return Some(false);
+            }
+            *left -= 1;
+        }
         let fired = eval.fired_flags();
         for f in &fired {
             self.flags.insert(f.name.clone());
@@ -375,6 +400,9 @@ impl<'p> Hooks<'p> for VerdictHooks<'p> {
             }
         });
         search(site.statics, site.model, site.plan, site.goal, budget, &mut visit)?;
+        if self.outcome.enumeration_cut {
+            return Ok(ControlFlow::Break(()));
+        }
         if states_full {
             return Err(RunError::Explore(ExploreError::TooManyStates { limit: self.max_states }));
         }
@@ -383,6 +411,21 @@ impl<'p> Hooks<'p> for VerdictHooks<'p> {
 
     fn finished(&mut self, budget: Budget, _counters_pruned: bool) {
         self.outcome.stats = budget.stats;
+    }
+}
+
+/// The message of a limit that stopped a search (the outcome is then incomplete); any other
+/// error as it is.
+pub(super) fn limit_message(e: RunError) -> Result<String, RunError> {
+    match e {
+        RunError::Explore(
+            e @ (ExploreError::TooManyCandidates { .. }
+            | ExploreError::Timeout { .. }
+            | ExploreError::OutOfMemory { .. }
+            | ExploreError::TooManyMbarrierStates { .. }
+            | ExploreError::TooManyStates { .. }),
+        ) => Ok(e.to_string()),
+        e => Err(e),
     }
 }
 

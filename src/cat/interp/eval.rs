@@ -448,6 +448,17 @@ impl<'m> Prepared<'m> {
         }))
     }
 
+    /// Whether check `i` (an index into [`CatModel::checks`](crate::cat::CatModel::checks)) has
+    /// the same outcome in every candidate of the structure: decided at preparation (it reads
+    /// no dynamic name), or its expression known empty whenever it is defined (such as
+    /// `[MBINIT] ; ...` in a structure without mbarrier initialisations).
+    pub fn check_is_constant(&self, i: usize) -> bool {
+        self.plans.get(i).is_some_and(|plan| {
+            plan.fixed.is_some()
+                || plan.expr.as_ref().is_some_and(|e| matches!(e.node, super::expr::Node::TypeOnly(..) | super::expr::Node::Zero))
+        })
+    }
+
     /// The value of a name as the end of the model sees it (a definition such as `cause`, or an
     /// environment name such as `po`) for one candidate; `None` for names the model does not
     /// know and for functions.

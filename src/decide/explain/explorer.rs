@@ -81,33 +81,7 @@ impl Explorer for ExplainExplorer<'_, '_> {
     }
 
     fn may_reach(&mut self, partial: &Partial) -> bool {
-        let cand = partial.cand;
-        let s = cand.structure();
-        let values = |o: &Observable| -> Option<Vec<i64>> {
-            match o {
-                Observable::Register(t, r) => match s.symbolic_registers.get(&(*t, *r)) {
-                    Some(crate::exec::trace::SymExpr::Read(e)) => match partial.open_reads.iter().find(|(x, _)| x == e) {
-                        Some((_, ws)) => Some(ws.iter().map(|&w| cand.values[w]).collect()),
-                        None => cand.rf.predecessors(*e).first().map(|&w| vec![cand.values[w]]),
-                    },
-                    // A computed value: known once every read it depends on is decided.
-                    Some(e) => {
-                        let open = |x: usize| partial.open_reads.iter().any(|(y, _)| *y == x);
-                        e.eval(&mut |x| (!open(x)).then(|| cand.value_of(x))).map(|v| vec![v])
-                    }
-                    None => Some(vec![s.registers[*t][*r]]),
-                },
-                Observable::Location(p) if partial.co_complete => Some(cand.final_values(*p)),
-                Observable::Location(p) => Some(
-                    s.events
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, e)| e.is_write() && e.physical == Some(*p))
-                        .map(|(i, _)| cand.values[i])
-                        .collect(),
-                ),
-            }
-        };
+        let values = |o: &Observable| crate::decide::directed::partial_values(partial, o);
         let filter = self.program.filter.as_ref().is_none_or(|f| f.may_be(&values).0);
         let (can_true, can_false) = self.program.condition.prop.may_be(&values);
         let wanted = self.program.condition.quantifier != Quantifier::Forall;

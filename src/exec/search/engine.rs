@@ -145,26 +145,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             reads.push(r);
             sources.push(cands);
         }
-        let line = |e: usize| s.events[e].instr.zip(s.events[e].thread).map(|(i, t)| program.threads[t].code[i].line).unwrap_or(0);
-        // mbarrier reads first: they decide the synchronisation of the rest. Within each group,
-        // by source line: litmus rows run roughly in time order across threads, so causal chains
-        // close (and doomed prefixes die) early.
-        let mut mb_reads: Vec<(usize, usize, usize)> = Vec::new();
-        for (o, g) in objects.iter().enumerate() {
-            for (i, &r) in g.reads.iter().enumerate() {
-                let mut options = g.read_options[i].iter().filter(|opt| !goal.final_reads.contains(&r) || g.finals.contains(&opt.node));
-                if options.next().is_none() {
-                    return Ok(None);
-                }
-                mb_reads.push((line(r), o, i));
-            }
-        }
-        mb_reads.sort();
-        let mut decisions: Vec<Decision> = mb_reads.iter().map(|&(_, o, i)| Decision::MbRead(o, i)).collect();
-        decisions.extend((0..objects.len()).map(Decision::MbFinal));
-        let mut order: Vec<usize> = (0..reads.len()).collect();
-        order.sort_by_key(|&k| (line(reads[k]), k));
-        decisions.extend(order.into_iter().map(Decision::Read));
+        let Some(decisions) = decision_order(s, &objects, &reads, goal) else { return Ok(None) };
 
         let depths = decisions.len();
         let mut init_first = Relation::empty(n);
@@ -413,6 +394,32 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         st.complete = g.finals.contains(&here);
         true
     }
+}
+
+/// The order of the decisions: mbarrier reads first (they decide the synchronisation of the
+/// rest), then each object's final state, then the data reads, those of `goal.first_reads`
+/// first. Within each group, by source line: litmus rows run roughly in time order across
+/// threads, so causal chains close (and doomed prefixes die) early. None when some mbarrier read
+/// the goal wants final can read no final state.
+fn decision_order(s: &EventStructure, objects: &[ObjectGraph], reads: &[usize], goal: &SearchGoal) -> Option<Vec<Decision>> {
+    let program = s.program;
+    let line = |e: usize| s.events[e].instr.zip(s.events[e].thread).map(|(i, t)| program.threads[t].code[i].line).unwrap_or(0);
+    let mut mb_reads: Vec<(usize, usize, usize)> = Vec::new();
+    for (o, g) in objects.iter().enumerate() {
+        for (i, &r) in g.reads.iter().enumerate() {
+            let mut options = g.read_options[i].iter().filter(|opt| !goal.final_reads.contains(&r) || g.finals.contains(&opt.node));
+            options.next()?;
+            mb_reads.push((line(r), o, i));
+        }
+    }
+    mb_reads.sort();
+    let mut decisions: Vec<Decision> = mb_reads.iter().map(|&(_, o, i)| Decision::MbRead(o, i)).collect();
+    decisions.extend((0..objects.len()).map(Decision::MbFinal));
+    let mut order: Vec<usize> = (0..reads.len()).collect();
+    let first = |e: usize| goal.first_reads.iter().position(|&x| x == e).unwrap_or(usize::MAX);
+    order.sort_by_key(|&k| (first(reads[k]), line(reads[k]), k));
+    decisions.extend(order.into_iter().map(Decision::Read));
+    Some(decisions)
 }
 
 /// The options propagation left below the top frame's choice, when the frame knows them.

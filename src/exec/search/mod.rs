@@ -38,6 +38,8 @@
 //! - `own_order.rs`: sources denied by a read's own thread (per-thread coherence), where the
 //!   model forbids them;
 //! - `coherence.rs`: branch and bound over coherence once reads-from is complete;
+//! - `flag_bounds.rs`: whether any candidate may fire a flag of the model (before a search that
+//!   stops early);
 //! - `fence_sc.rs`: the search for a fence-SC order, and the evaluation of complete candidates.
 
 mod budget;
@@ -45,6 +47,7 @@ mod coherence;
 mod engine;
 mod env;
 mod fence_sc;
+mod flag_bounds;
 mod forcing;
 mod own_order;
 mod plan;
@@ -54,6 +57,7 @@ mod snapshot;
 pub use budget::{Budget, SearchError, SearchStats};
 pub use coherence::coherence_orders;
 pub use env::{Candidate, StaticEnv};
+pub use flag_bounds::flags_may_fire;
 pub use own_order::{Access, AccessKind, OwnOrderOracle, OwnPattern};
 pub use plan::PrunePlan;
 
@@ -71,6 +75,10 @@ pub struct SearchGoal {
     /// forever, under fairness); for mbarrier objects the search enforces it, for data reads the
     /// visitor checks it.
     pub final_reads: Vec<usize>,
+    /// Data reads to decide before all others, in this order (the reads an outcome-directed
+    /// search's target depends on, so that a branch that cannot reach it is cut early); the
+    /// others follow in program line order.
+    pub first_reads: Vec<usize>,
 }
 
 /// What a search reports to, and how it can be steered.

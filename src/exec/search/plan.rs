@@ -7,7 +7,7 @@ use super::DYNAMIC_NAMES;
 use crate::cat::{CatModel, Monotonicity, Polarity};
 
 /// The dynamic names, in `PrunePlan` bound order.
-const BOUNDED: [&str; 12] = ["rf", "rfe", "rfi", "co", "coe", "coi", "fr", "fre", "fri", "com", "sync_fence", "mo"];
+pub(super) const BOUNDED: [&str; 12] = ["rf", "rfe", "rfi", "co", "coe", "coi", "fr", "fre", "fri", "com", "sync_fence", "mo"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Bound {

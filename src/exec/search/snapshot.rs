@@ -317,6 +317,16 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         prepared.first_failure_on(stage, &env, checks).map_err(|e| self.model.error(e))
     }
 
+    /// Every check of the model, flags included, evaluated on the bounds `choice` gives (see
+    /// [`Engine::failing`]).
+    pub(super) fn evaluate_on_bounds(&mut self, snap: &Snapshot, choice: [Bound; 12]) -> Result<crate::cat::Evaluation, SearchError> {
+        self.budget.evaluation()?;
+        let prepared = self.model.get()?;
+        let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice, ub: &snap.ub, mbvalid: &snap.mbvalid };
+        let stage = prepared.stage(&env, &[]).map_err(|e| self.model.error(e))?;
+        prepared.evaluate_on(&stage, &env, false).map_err(|e| self.model.error(e))
+    }
+
     /// The outcome of one check on the bounds (see [`Engine::failing`]); a check that holds
     /// comes back with an empty relation.
     pub(super) fn check_outcome(&mut self, snap: &Snapshot, choice: [Bound; 12], check: usize) -> Result<CheckOutcome, SearchError> {
