@@ -180,6 +180,9 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
     let mut lines = std::collections::BTreeSet::new();
     if let Some(o) = o {
         s.push_str(&ptxmm::decide::report::headline(o, live));
+        if k.assertion.is_none() {
+            let _ = writeln!(s, "Condition: {} (the findings and the liveness check are the answer)", k.condition);
+        }
         s.push_str(&ptxmm::decide::report::findings_block(o));
         for f in o.undefined.iter().chain(&o.races).chain(&o.flag_findings) {
             lines.extend(f.sites.iter().map(|site| (site.line, site.instruction.clone())));
@@ -209,7 +212,7 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
             let _ = writeln!(s, "  {} `{instruction}`", place(k, *line));
         }
     }
-    s.push_str(&summary(o, live));
+    s.push_str(&summary(o, live, k.assertion.is_some()));
     s
 }
 
@@ -222,9 +225,12 @@ fn place(k: &Kernel, line: usize) -> String {
 }
 
 /// One line: the findings counted, or none.
-fn summary(o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::decide::liveness::LivenessOutcome>) -> String {
+fn summary(o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::decide::liveness::LivenessOutcome>, asserted: bool) -> String {
     let mut parts = Vec::new();
     if let Some(o) = o {
+        if asserted && o.verdict() == Verdict::Allowed {
+            parts.push("the assertion fails".to_string());
+        }
         if !o.undefined.is_empty() {
             parts.push(format!("{} undefined behaviour", o.undefined.len()));
         }
