@@ -210,3 +210,64 @@ fn a_module_error_names_its_file_line_and_column() {
     assert_eq!(code, 1);
     assert!(err.contains(":4:1: expected a module-scope directive"), "{err}");
 }
+
+#[test]
+fn a_call_is_rejected_at_its_line() {
+    let (code, _, err) = ptxmm(&["kernel", "cmd/call.ptx", "--entry", "_Z2k1Pi", "--block", "32"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cmd/call.ptx:56:2: a call: ptxmm kernel models one kernel body, without calls"), "{err}");
+    assert!(err.contains("the module's functions: _Z6helperPi"), "{err}");
+    let (code, _, err) = ptxmm(&["kernel", "cmd/call.ptx", "--block", "32"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has 2 entries: choose one with --entry (_Z2k1Pi, _Z2k2Pii)"), "{err}");
+}
+
+/// nvcc as tests/kernels/build.sh finds it: $NVCC, `nvcc` on the PATH, or the PyPI copy that
+/// tests/hw/compile_all.sh installs under ~/.cache/ptxmm-nvcc.
+fn nvcc() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("NVCC").map(PathBuf::from).filter(|p| p.is_file()) {
+        return Some(p);
+    }
+    if Command::new("nvcc").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return Some(PathBuf::from("nvcc"));
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from)?;
+    let cached = home.join(".cache/ptxmm-nvcc/nvidia/cu13/bin/nvcc");
+    cached.is_file().then_some(cached)
+}
+
+/// Where nvcc is available: each kernel compiled afresh, with and without -DBUG, is decided as
+/// its committed PTX is (the correct source, i.e. the hint applied, has no finding).
+#[test]
+fn kernels_compiled_afresh_decide_as_the_committed_ptx() {
+    let Some(nvcc) = nvcc() else {
+        eprintln!("skipped: no nvcc (set NVCC, or install it with bash tests/hw/compile_all.sh)");
+        return;
+    };
+    let tmp = std::env::temp_dir().join(format!("ptxmm-kernel-nvcc-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let summary =
+        |out: &str| out.lines().filter(|l| l.starts_with("Verdict:") || l.starts_with("Summary:")).map(str::to_string).collect::<Vec<_>>();
+    std::thread::scope(|s| {
+        for p in PAIRS {
+            let (nvcc, tmp) = (&nvcc, &tmp);
+            s.spawn(move || {
+                for (suffix, define) in [("", None), ("-bug", Some("-DBUG"))] {
+                    let fresh = tmp.join(format!("{}{suffix}.ptx", p.name));
+                    let mut cmd = Command::new(nvcc);
+                    cmd.args(["-arch=sm_90a", "-ptx", "-std=c++17", "-O3", "-lineinfo"])
+                        .args(define)
+                        .arg(format!("{}.cu", p.name))
+                        .arg("-o")
+                        .arg(&fresh);
+                    let compiled = cmd.current_dir(dir()).output().expect("nvcc runs");
+                    assert!(compiled.status.success(), "nvcc {}: {}", p.name, String::from_utf8_lossy(&compiled.stderr));
+                    let (_, committed, _) = check(&format!("{}{suffix}.ptx", p.name), p.flags);
+                    let (_, recompiled, err) = check(fresh.to_str().unwrap(), p.flags);
+                    assert_eq!(summary(&committed), summary(&recompiled), "{}{suffix}: {err}", p.name);
+                }
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&tmp);
+}

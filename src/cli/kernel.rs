@@ -140,6 +140,12 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             let sep =
                 if matches!(e, ptxmm::decide::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) { ":" } else { ": " };
             eprintln!("{name}{sep}{e}");
+            if sep == ":" {
+                eprintln!(
+                    "note: a pointer parameter is a buffer of {} bytes unless --param NAME=buffer:BYTES gives its size",
+                    ptxmm::kernel::params::DEFAULT_BUFFER_BYTES
+                );
+            }
             return ExitCode::from(if matches!(e, ptxmm::decide::RunError::Model(_)) { 2 } else { 1 });
         }
     };

@@ -127,8 +127,17 @@ pub fn build(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLim
     litmus.push('\n');
     litmus.push_str(&condition);
     litmus.push('\n');
+    if let Some(at) = find_call(body_text) {
+        let span = crate::diag::Span::new(body.start + at, body.start + at + 4);
+        let callees: Vec<&str> = module.functions.iter().filter(|f| !f.is_entry).map(|f| f.name.as_str()).collect();
+        let d = crate::diag::Diagnostic::error(span, "a call: ptxmm kernel models one kernel body, without calls")
+            .with_note(format!("the module's functions: {}", callees.join(", ")))
+            .with_note("inline the callee (`__forceinline__`, or drop `__noinline__`) and compile again");
+        return Err(KernelError::Ptx(FileDiagnostic::new(ptx, d)));
+    }
     let abstracted = slice::slice(ptx.name(), &mut litmus, limits).map_err(|d| {
-        let file = if ptx.line_col(d.span.start.min(litmus.len())).0 >= body_line {
+        let line = SourceFile::new("", litmus.clone()).line_col(d.span.start).0;
+        let file = if line >= body_line {
             SourceFile::new(ptx.name(), litmus.clone())
         } else {
             SourceFile::new(format!("{} (the generated litmus test)", ptx.name()), litmus.clone())
@@ -164,6 +173,28 @@ fn pick_entry<'m>(module: &'m module::Module, options: &KernelOptions, file: &st
             _ => Err(KernelError::Options(format!("{file} has {} entries: choose one with --entry ({})", names.len(), names.join(", ")))),
         },
     }
+}
+
+/// The offset in `body` of its first `call` instruction (`call`, `call.uni`, after a guard).
+fn find_call(body: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in body.split_inclusive('\n') {
+        let code = line.split("//").next().unwrap_or("");
+        let trimmed = code.trim_start();
+        let mut at = offset + (code.len() - trimmed.len());
+        let mut rest = trimmed;
+        if let Some(after) = rest.strip_prefix('@') {
+            let guard_len = after.find(char::is_whitespace).unwrap_or(after.len());
+            let next = after[guard_len..].trim_start();
+            at += 1 + (after.len() - next.len());
+            rest = next;
+        }
+        if rest.starts_with("call") && rest[4..].starts_with(|c: char| c == '.' || c.is_whitespace()) {
+            return Some(at);
+        }
+        offset += line.len();
+    }
+    None
 }
 
 /// Whether `text` has the word `name` (not as part of a longer name).

@@ -193,10 +193,6 @@ pub fn slice(name: &str, text: &mut String, limits: &crate::config::InputLimits)
         for s in code {
             let Statement::Instr(i) = &s.node else { continue };
             let op = i.opcode[0].node.as_str();
-            if op == "call" {
-                return Err(Diagnostic::error(i.opcode_span(), "a call: ptxmm kernel models one kernel body, without calls")
-                    .with_note("inline the callee (`__forceinline__`, or nvcc's default at -O3) and compile again"));
-            }
             let Some((reg, span)) = reads(i).into_iter().find(|(r, _)| unknown.contains_key(r)) else { continue };
             let line = file.line_col(s.span.start).0;
             if !REGISTER_ONLY.contains(&op) {
