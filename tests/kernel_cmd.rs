@@ -271,3 +271,13 @@ fn kernels_compiled_afresh_decide_as_the_committed_ptx() {
     });
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A check stopped by a limit never says "no finding": the summary says what was not decided,
+/// and the exit status is 1.
+#[test]
+fn a_check_stopped_by_a_limit_says_so() {
+    let (code, out, err) = ptxmm(&["kernel", "tma_pipeline.ptx", "--block", "1024", "--timeout", "0.5"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let summary = out.lines().last().unwrap_or("");
+    assert!(summary.contains("not decided:") && !summary.ends_with("no finding"), "{out}");
+}

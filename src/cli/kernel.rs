@@ -149,18 +149,20 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             return ExitCode::from(if matches!(e, ptxmm::decide::RunError::Model(_)) { 2 } else { 1 });
         }
     };
-    let live = match live.transpose() {
-        Ok(l) => l,
+    let (live, live_error) = match live.transpose() {
+        Ok(l) => (l, None),
         Err(e) => {
             eprintln!("{name}: liveness not decided: {e}");
             status = 1;
-            None
+            (None, Some(e.to_string()))
         }
     };
     if outcome.as_ref().is_some_and(|o| o.incomplete.is_some() || o.inconclusive().is_some()) {
         status = 1;
     }
-    out!("{}", report(&kernel, outcome.as_ref(), live.as_ref()));
+    let mut text = report(&kernel, outcome.as_ref(), live.as_ref());
+    text.push_str(&summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some()));
+    out!("{text}");
     ExitCode::from(status)
 }
 
@@ -218,7 +220,6 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
             let _ = writeln!(s, "  {} `{instruction}`", place(k, *line));
         }
     }
-    s.push_str(&summary(o, live, k.assertion.is_some()));
     s
 }
 
@@ -230,9 +231,16 @@ fn place(k: &Kernel, line: usize) -> String {
     }
 }
 
-/// One line: the findings counted, or none.
-fn summary(o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::decide::liveness::LivenessOutcome>, asserted: bool) -> String {
+/// One line: the findings counted, or none; and what was not decided (a limit stopped the
+/// search, or it could not answer), so that "no finding" is said only of a finished check.
+fn summary(
+    o: Option<&ptxmm::decide::Outcome>,
+    live: Option<&ptxmm::decide::liveness::LivenessOutcome>,
+    live_error: Option<&str>,
+    asserted: bool,
+) -> String {
     let mut parts = Vec::new();
+    let mut open = Vec::new();
     if let Some(o) = o {
         if asserted && o.verdict() == Verdict::Allowed {
             parts.push("the assertion fails".to_string());
@@ -243,13 +251,32 @@ fn summary(o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::decide::live
         if !o.races.is_empty() {
             parts.push(format!("{} data race(s)", o.races.len()));
         }
+        if let Some(why) = &o.incomplete {
+            open.push(format!("the search stopped early ({why})"));
+        } else if o.loop_cut && o.inconclusive().is_some() {
+            open.push("the unrolling bound cut runs (see Loops)".to_string());
+        } else if o.inconclusive().is_some() && live.is_none_or(|l| l.hang.is_empty()) {
+            open.push("no execution completes".to_string());
+        }
     }
     if live.is_some_and(|l| !l.hang.is_empty()) {
         parts.push("a hang".to_string());
     }
-    if parts.is_empty() {
-        "Summary: no finding\n".to_string()
+    if let Some(e) = live_error {
+        open.push(format!("the liveness check did not finish ({e})"));
+    }
+    let found = if parts.is_empty() {
+        if open.is_empty() {
+            "no finding".to_string()
+        } else {
+            "no finding so far".to_string()
+        }
     } else {
-        format!("Summary: {}\n", parts.join(", "))
+        parts.join(", ")
+    };
+    if open.is_empty() {
+        format!("Summary: {found}\n")
+    } else {
+        format!("Summary: {found}; not decided: {}\n", open.join("; "))
     }
 }
