@@ -231,11 +231,12 @@ fn function(toks: &[Token<'_>], mut i: usize, module: &mut Module) -> Result<usi
                 f.body = Some(t.span.to(toks[close].span));
                 return Ok(push(module, f, close + 1));
             }
-            ".explicitcluster" | ".noreturn" => {
+            ".explicitcluster" | ".noreturn" | ".blocksareclusters" => {
                 f.explicit_cluster |= t.text == ".explicitcluster";
                 i += 1;
             }
-            ".reqntid" | ".maxntid" | ".reqnctapercluster" | ".maxnctapersm" | ".minnctapersm" | ".maxclusterrank" | ".pragma" => {
+            ".reqntid" | ".maxntid" | ".reqnctapercluster" | ".maxnctapersm" | ".minnctapersm" | ".maxclusterrank" | ".maxnreg"
+            | ".pragma" => {
                 let mut values = Vec::new();
                 let mut j = i + 1;
                 while let Some(v) = toks.get(j).and_then(|v| v.text.parse::<u64>().ok()) {
@@ -351,6 +352,18 @@ $L__info_string0:
         assert_eq!(m.vars.len(), 1);
         assert_eq!(m.vars[0].name, "counter");
         assert!(m.functions.iter().any(|f| f.name == "helper" && !f.is_entry && f.body.is_none()));
+    }
+
+    #[test]
+    fn reads_pointer_qualifiers_initialised_globals_and_more_attributes() {
+        let m = parse(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .global .align 4 .u32 g = 5;\n\
+             .visible .entry k(\n\t.param .u64 .ptr .global .align 16 k_param_0\n)\n.maxnreg 128\n.minnctapersm 1\n{\n\tret;\n}\n",
+        )
+        .unwrap();
+        let k = m.entries().next().unwrap();
+        assert_eq!((k.params[0].name.as_str(), k.params[0].ty.as_str()), ("k_param_0", "u64"));
+        assert_eq!(m.vars[0].text, ".global .align 4 .u32 g = 5;");
     }
 
     #[test]
