@@ -24,6 +24,7 @@ pub mod families;
 pub mod gen;
 pub mod herd;
 pub mod hw;
+pub mod kernel;
 pub mod litmus;
 pub mod program;
 pub mod relation;

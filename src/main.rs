@@ -110,6 +110,10 @@ enum Command {
         #[command(flatten)]
         herd: HerdRunArgs,
     },
+    /// Check one kernel of a PTX module (`nvcc -ptx`): its launch becomes a litmus test (see
+    /// --emit-litmus) decided as `run` decides one, with findings at PTX and CUDA lines
+    /// (docs/kernels.md).
+    Kernel(Box<cli::kernel::KernelArgs>),
     /// Explain the verdict of a test: a witness execution, or why every candidate that would
     /// reach the outcome is rejected (the axiom and the cycle, step by step).
     Explain {
@@ -287,6 +291,7 @@ fn main() -> ExitCode {
             }
         },
         Command::Compare(args) => cmd_compare(&args),
+        Command::Kernel(args) => cli::kernel::cmd_kernel(&args),
         Command::Explain { tests, model, limits, json, dot, svg, all_events } => {
             // `explain` records carry no model (docs/json.md).
             let draw = if all_events {

@@ -31,6 +31,7 @@ const STAGES: &[(&str, u32, &str)] = &[
     ("src/herd/", 60, "herd"),
     ("src/gen/", 70, "edge:gen"),
     ("src/hw/", 70, "edge:hw"),
+    ("src/kernel/", 70, "edge:kernel"),
     ("src/families.rs", 70, "edge:families"),
     ("src/serve.rs", 70, "edge:serve"),
     ("src/cli/", 80, "command line"),

@@ -7,5 +7,6 @@ pub(crate) mod gen;
 pub(crate) mod hw;
 pub(crate) mod hw_campaign;
 pub(crate) mod inputs;
+pub(crate) mod kernel;
 pub(crate) mod options;
 pub(crate) mod serve;

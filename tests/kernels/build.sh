@@ -17,7 +17,9 @@ fi
 "$NVCC" --version | tail -n 2
 for cu in *.cu; do
     name=${cu%.cu}
-    "$NVCC" -arch=sm_90a -ptx -std=c++17 -O3 "$cu" -o "$name.ptx"
-    "$NVCC" -arch=sm_90a -ptx -std=c++17 -O3 -DBUG "$cu" -o "$name-bug.ptx"
+    "$NVCC" -arch=sm_90a -ptx -std=c++17 -O3 -lineinfo "$cu" -o "$name.ptx"
+    "$NVCC" -arch=sm_90a -ptx -std=c++17 -O3 -lineinfo -DBUG "$cu" -o "$name-bug.ptx"
+    # nvcc writes the absolute path of the source in `.file`: keep it relative to this folder.
+    sed -i "s|\"$PWD/|\"|" "$name.ptx" "$name-bug.ptx"
     echo "$name: $(grep -c . "$name.ptx") / $(grep -c . "$name-bug.ptx") lines of PTX"
 done

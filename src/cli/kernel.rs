@@ -1,0 +1,282 @@
+//! `ptxmm kernel`: check the synchronization of one kernel of a PTX module (docs/kernels.md).
+//! The kernel becomes a litmus test (`ptxmm::kernel`), decided by the one driver as `run`
+//! decides a test; the report names PTX lines and, from `-lineinfo`, CUDA lines.
+
+use crate::cli::options::{LimitArgs, LivenessMode, ModelArgs};
+use crate::color;
+use ptxmm::decide::{Decider, Verdict};
+use ptxmm::diag::SourceFile;
+use ptxmm::kernel::{launch::parse_list, Kernel, KernelOptions};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub(crate) struct KernelArgs {
+    /// The PTX module (`nvcc -ptx`, `-keep`, `cuobjdump -ptx`; with `-lineinfo` the report
+    /// names CUDA lines too).
+    file: PathBuf,
+    /// The kernel (`.entry`) to check; default: the module's only one.
+    #[arg(long)]
+    entry: Option<String>,
+    /// Threads per CTA (one-dimensional); default: the kernel's .reqntid or .maxntid.
+    #[arg(long, value_name = "X[,Y,Z]")]
+    block: Option<String>,
+    /// CTAs in the grid (one-dimensional); default: one cluster, else 1.
+    #[arg(long, value_name = "X[,Y,Z]")]
+    grid: Option<String>,
+    /// CTAs per cluster; default: the kernel's .reqnctapercluster, else no clusters.
+    #[arg(long, value_name = "X[,Y,Z]")]
+    cluster: Option<String>,
+    /// The CTAs modelled, e.g. `0,1` or `0-3` (default: all).
+    #[arg(long, value_name = "LIST")]
+    ctas: Option<String>,
+    /// The warps of each CTA modelled (default: all).
+    #[arg(long, value_name = "LIST")]
+    warps: Option<String>,
+    /// The lanes of each warp modelled (default: 0).
+    #[arg(long, value_name = "LIST")]
+    lanes: Option<String>,
+    /// A parameter's value: a number, `buffer:BYTES` (a zero-filled global buffer) or
+    /// `{w0,w1,...}` (a buffer of those 32-bit words); NAME is the parameter's name or its
+    /// buffer's (`param_0` for nvcc's `..._param_0`). Pointer parameters default to a buffer.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// A condition over the buffers (litmus syntax, e.g. `param_1 = 1 /\ param_1+4 = 5`) that
+    /// must hold at the end of every execution; or a whole condition (`exists (...)`).
+    #[arg(long, value_name = "CONDITION")]
+    assert: Option<String>,
+    /// Write the litmus test the kernel becomes to OUT (`ptxmm run OUT` decides it the same way).
+    #[arg(long, value_name = "OUT")]
+    emit_litmus: Option<PathBuf>,
+    /// Check whether some fair execution can hang (check), skip that check, or run only it.
+    #[arg(long, value_enum, default_value_t = LivenessMode::Check)]
+    liveness: LivenessMode,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+impl KernelArgs {
+    fn options(&self) -> Result<KernelOptions, String> {
+        let dims = |flag: &str, v: &Option<String>| v.as_deref().map(|s| parse_list(flag, s)).transpose();
+        let params = self
+            .params
+            .iter()
+            .map(|p| {
+                p.split_once('=')
+                    .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+                    .ok_or(format!("--param: expected NAME=VALUE, found `{p}`"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(KernelOptions {
+            entry: self.entry.clone(),
+            block: dims("--block", &self.block)?,
+            grid: dims("--grid", &self.grid)?,
+            cluster: dims("--cluster", &self.cluster)?,
+            ctas: dims("--ctas", &self.ctas)?,
+            warps: dims("--warps", &self.warps)?,
+            lanes: dims("--lanes", &self.lanes)?,
+            params,
+            assert: self.assert.clone(),
+        })
+    }
+}
+
+/// Build, decide and report one kernel. Exit status as `run`'s: 0 decided, 1 no result (a
+/// kernel that cannot be checked, an inconclusive or incomplete answer), 2 a bad model.
+pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
+    let config = match args.model.config_or_error(&args.limits) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{}", e.rendered);
+            return ExitCode::from(2);
+        }
+    };
+    let name = args.file.display().to_string();
+    let text = match ptxmm::read_regular(&args.file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {name}: cannot read: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let options = match args.options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let kernel = match ptxmm::kernel::build(&SourceFile::new(name.clone(), text), &options, &config.input) {
+        Ok(k) => k,
+        Err(e) => {
+            eprint!("{}", e.render(color()));
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(out) = &args.emit_litmus {
+        if let Err(e) = std::fs::write(out, &kernel.litmus) {
+            eprintln!("error: {}: cannot write: {e}", out.display());
+            return ExitCode::from(1);
+        }
+    }
+    let program = match ptxmm::parse_program_with(SourceFile::new(name.clone(), kernel.litmus.clone()), &config.input) {
+        Ok(p) => p,
+        Err(e) => {
+            eprint!("{}", e.render(color()));
+            return ExitCode::from(1);
+        }
+    };
+    let decider = Decider::new(&config);
+    let outcome = if args.liveness == LivenessMode::Only { None } else { Some(decider.verdict(&program)) };
+    let live = if args.liveness == LivenessMode::Skip { None } else { Some(decider.liveness(&program)) };
+    let mut status = 0u8;
+    let outcome = match outcome.transpose() {
+        Ok(o) => o,
+        Err(e) => {
+            // An address error carries its own `line:col: ` prefix (as in `run`).
+            let sep =
+                if matches!(e, ptxmm::decide::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) { ":" } else { ": " };
+            eprintln!("{name}{sep}{e}");
+            if sep == ":" {
+                eprintln!(
+                    "note: a pointer parameter is a buffer of {} bytes unless --param NAME=buffer:BYTES gives its size",
+                    ptxmm::kernel::params::DEFAULT_BUFFER_BYTES
+                );
+            }
+            return ExitCode::from(if matches!(e, ptxmm::decide::RunError::Model(_)) { 2 } else { 1 });
+        }
+    };
+    let (live, live_error) = match live.transpose() {
+        Ok(l) => (l, None),
+        Err(e) => {
+            eprintln!("{name}: liveness not decided: {e}");
+            status = 1;
+            (None, Some(e.to_string()))
+        }
+    };
+    if outcome.as_ref().is_some_and(|o| o.incomplete.is_some() || o.inconclusive().is_some()) {
+        status = 1;
+    }
+    let mut text = report(&kernel, outcome.as_ref(), live.as_ref());
+    text.push_str(&summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some()));
+    out!("{text}");
+    ExitCode::from(status)
+}
+
+/// The report: the launch, the parameters, what was abstracted, the verdict and findings with
+/// their PTX and CUDA lines, the liveness answer, and a summary line.
+fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::decide::liveness::LivenessOutcome>) -> String {
+    let mut s = String::new();
+    let threads: Vec<String> = k.launch.threads.iter().enumerate().map(|(i, t)| format!("P{i} = CTA {} tid {}", t.cta, t.tid)).collect();
+    let _ = writeln!(s, "Kernel {} of {}: {}", k.entry, k.file, k.launch.describe());
+    let _ = writeln!(s, "Threads modelled: {}", threads.join(", "));
+    for b in &k.bindings {
+        let _ = writeln!(s, "Parameter {b}");
+    }
+    if k.abstracted.is_empty() {
+        let _ = writeln!(s, "Abstracted: nothing (every instruction is modelled)");
+    } else {
+        let _ =
+            writeln!(s, "Abstracted ({}): register-only instructions whose values reach no address, branch or memory:", k.abstracted.len());
+        for a in &k.abstracted {
+            let _ = writeln!(s, "  {} `{}`: {}", place(k, a.line), a.instruction, a.why);
+        }
+    }
+    let mut lines = std::collections::BTreeSet::new();
+    if let Some(o) = o {
+        s.push_str(&ptxmm::decide::report::headline(o, live));
+        if k.assertion.is_none() {
+            let _ = writeln!(s, "Condition: {} (the findings and the liveness check are the answer)", k.condition);
+        }
+        s.push_str(&ptxmm::decide::report::findings_block(o));
+        for f in o.undefined.iter().chain(&o.races).chain(&o.flag_findings) {
+            lines.extend(f.sites.iter().map(|site| (site.line, site.instruction.clone())));
+        }
+        if let Some(a) = &k.assertion {
+            let holds = match o.verdict() {
+                Verdict::Forbidden => "holds at the end of every execution",
+                Verdict::Allowed => "fails in some execution; final states where it fails:",
+                _ => "not decided (see the verdict)",
+            };
+            let _ = writeln!(s, "Assertion `{a}`: {holds}");
+            if o.verdict() == Verdict::Allowed {
+                for state in o.states.iter().filter(|(_, &fails)| fails).map(|(state, _)| state).take(8) {
+                    let _ = writeln!(s, "  {}", ptxmm::decide::report::state_line(o, state));
+                }
+            }
+        }
+        s.push_str(&ptxmm::decide::report::loops_block(o));
+    }
+    if let Some(l) = live {
+        s.push_str(&l.report());
+        lines.extend(l.hang.iter().map(|t| (t.line, t.instruction.clone())));
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(s, "Lines of the findings:");
+        for (line, instruction) in &lines {
+            let _ = writeln!(s, "  {} `{instruction}`", place(k, *line));
+        }
+    }
+    s
+}
+
+/// `file.ptx:85 (tma_pipeline.cu:37)`.
+fn place(k: &Kernel, line: usize) -> String {
+    match k.source_of(line) {
+        Some(src) => format!("{}:{line} ({src})", k.file),
+        None => format!("{}:{line}", k.file),
+    }
+}
+
+/// One line: the findings counted, or none; and what was not decided (a limit stopped the
+/// search, or it could not answer), so that "no finding" is said only of a finished check.
+fn summary(
+    o: Option<&ptxmm::decide::Outcome>,
+    live: Option<&ptxmm::decide::liveness::LivenessOutcome>,
+    live_error: Option<&str>,
+    asserted: bool,
+) -> String {
+    let mut parts = Vec::new();
+    let mut open = Vec::new();
+    if let Some(o) = o {
+        if asserted && o.verdict() == Verdict::Allowed {
+            parts.push("the assertion fails".to_string());
+        }
+        if !o.undefined.is_empty() {
+            parts.push(format!("{} undefined behaviour", o.undefined.len()));
+        }
+        if !o.races.is_empty() {
+            parts.push(format!("{} data race(s)", o.races.len()));
+        }
+        if let Some(why) = &o.incomplete {
+            open.push(format!("the search stopped early ({why})"));
+        } else if o.loop_cut && o.inconclusive().is_some() {
+            open.push("the unrolling bound cut runs (see Loops)".to_string());
+        } else if o.inconclusive().is_some() && live.is_none_or(|l| l.hang.is_empty()) {
+            open.push("no execution completes".to_string());
+        }
+    }
+    if live.is_some_and(|l| !l.hang.is_empty()) {
+        parts.push("a hang".to_string());
+    }
+    if let Some(e) = live_error {
+        open.push(format!("the liveness check did not finish ({e})"));
+    }
+    let found = if parts.is_empty() {
+        if open.is_empty() {
+            "no finding".to_string()
+        } else {
+            "no finding so far".to_string()
+        }
+    } else {
+        parts.join(", ")
+    };
+    if open.is_empty() {
+        format!("Summary: {found}\n")
+    } else {
+        format!("Summary: {found}; not decided: {}\n", open.join("; "))
+    }
+}

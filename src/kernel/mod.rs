@@ -1,0 +1,315 @@
+//! `ptxmm kernel`: a kernel of a real PTX module (as `nvcc -ptx` writes it) turned into a litmus
+//! test that the one driver decides (`decide::Decider`), as `--emit-litmus` writes it.
+//!
+//! The module is read (`module`), one `.entry` is taken, its launch chosen (`launch`: by default
+//! lane 0 of every warp of every CTA), its parameters bound (`params`: pointers become fresh
+//! global buffers), and its body pasted unchanged below a generated init block and placement
+//! line, padded so that every line of the body keeps its line number in the `.ptx` file: a
+//! finding's `line N` is the PTX line, and `.loc` debug lines (`nvcc -lineinfo`) give the CUDA
+//! line of each (`Kernel::source_of`). Register-only instructions the model does not interpret
+//! are then abstracted, or rejected where their values matter (`slice`).
+
+pub mod launch;
+pub mod module;
+pub mod params;
+pub mod slice;
+
+use crate::diag::{FileDiagnostic, SourceFile};
+use std::collections::BTreeMap;
+
+/// What the command line chooses of a kernel check.
+#[derive(Clone, Debug, Default)]
+pub struct KernelOptions {
+    /// The `.entry` (default: the module's only one).
+    pub entry: Option<String>,
+    pub block: Option<Vec<u64>>,
+    pub grid: Option<Vec<u64>>,
+    pub cluster: Option<Vec<u64>>,
+    /// The CTAs, warps (of each CTA) and lanes (of each warp) modelled.
+    pub ctas: Option<Vec<u64>>,
+    pub warps: Option<Vec<u64>>,
+    pub lanes: Option<Vec<u64>>,
+    /// `--param NAME=VALUE`, in order.
+    pub params: Vec<(String, String)>,
+    /// A condition over the buffers that must hold at the end of every execution, or a whole
+    /// litmus condition (`exists (...)`, `~exists (...)`, `forall (...)`).
+    pub assert: Option<String>,
+}
+
+/// A kernel made a litmus test.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub entry: String,
+    /// The `.ptx` file's name, as given.
+    pub file: String,
+    /// The litmus test: its line N is line N of the `.ptx` file from the body's `{` on.
+    pub litmus: String,
+    pub launch: launch::Launch,
+    pub bindings: Vec<String>,
+    pub abstracted: Vec<slice::Abstracted>,
+    /// The test's condition; without a whole condition in `--assert`, `exists (false)` or the
+    /// negation of the assertion (so Forbidden means it holds).
+    pub condition: String,
+    /// The assertion, when `condition` is its negation.
+    pub assertion: Option<String>,
+    /// The CUDA source location of PTX lines (from `.loc`), by line.
+    sources: BTreeMap<usize, String>,
+}
+
+impl Kernel {
+    /// `file.cu:37` for a PTX line under a `.loc` (the outer location of an inlined call).
+    pub fn source_of(&self, ptx_line: usize) -> Option<&str> {
+        self.sources.get(&ptx_line).map(String::as_str)
+    }
+}
+
+/// Why a kernel cannot be checked.
+#[derive(Debug)]
+pub enum KernelError {
+    /// An error in the PTX (module syntax, or an instruction of the body), at its place.
+    Ptx(FileDiagnostic),
+    /// A launch or parameter choice that does not fit the kernel.
+    Options(String),
+}
+
+impl KernelError {
+    pub fn render(&self, color: bool) -> String {
+        match self {
+            KernelError::Ptx(d) => d.render(color),
+            KernelError::Options(m) => format!("error: {m}\n"),
+        }
+    }
+}
+
+/// Build the litmus test of a kernel of the module `ptx`.
+pub fn build(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLimits) -> Result<Kernel, KernelError> {
+    let module = module::parse(ptx.text()).map_err(|d| KernelError::Ptx(FileDiagnostic::new(ptx, d)))?;
+    let entry = pick_entry(&module, options, ptx.name())?;
+    let body = entry.body.expect("entries have bodies");
+    let body_text = &ptx.text()[body.range()];
+    let launch = launch::launch(entry, options).map_err(KernelError::Options)?;
+    check_launch_registers(body_text, &launch)?;
+    let bindings = params::bind(&entry.params, &options.params).map_err(KernelError::Options)?;
+    let mut init: Vec<String> = bindings.iter().flat_map(|b| b.init.iter().cloned()).collect();
+    let mut shared = Vec::new();
+    for v in &module.vars {
+        let used = mentions(body_text, &v.name);
+        match v.space.as_str() {
+            _ if v.external && used => {
+                return Err(KernelError::Options(format!(
+                    "`{}` is an .extern {} variable (e.g. dynamic shared memory): not supported by ptxmm kernel yet",
+                    v.name, v.space
+                )))
+            }
+            ".const" if used => {
+                return Err(KernelError::Options(format!("`{}` is a .const variable: the constant state space is not modelled", v.name)))
+            }
+            ".global" => init.push(one_line(&v.text)),
+            ".shared" if used => shared.push(one_line(&v.text)),
+            _ => {}
+        }
+    }
+    let (condition, assertion) = match options.assert.as_deref().map(str::trim) {
+        None => ("exists (false)".to_string(), None),
+        Some(a) if ["exists", "~exists", "forall"].iter().any(|q| a.starts_with(q)) => (a.to_string(), None),
+        Some(a) => (format!("exists (~({a}))"), Some(a.to_string())),
+    };
+    let (body_line, body_col) = ptx.line_col(body.start);
+    let mut litmus = header(entry, ptx.name(), &launch, &init, body_line).map_err(KernelError::Options)?;
+    // The body from its `{`, in the same column, with the module's shared variables it uses.
+    litmus.push_str(&" ".repeat(body_col - 1));
+    litmus.push('{');
+    for s in &shared {
+        litmus.push(' ');
+        litmus.push_str(s);
+    }
+    litmus.push_str(&body_text[1..]);
+    litmus.push('\n');
+    litmus.push_str(&condition);
+    litmus.push('\n');
+    if let Some(at) = find_call(body_text) {
+        let span = crate::diag::Span::new(body.start + at, body.start + at + 4);
+        let callees: Vec<&str> = module.functions.iter().filter(|f| !f.is_entry).map(|f| f.name.as_str()).collect();
+        let d = crate::diag::Diagnostic::error(span, "a call: ptxmm kernel models one kernel body, without calls")
+            .with_note(format!("the module's functions: {}", callees.join(", ")))
+            .with_note("inline the callee (`__forceinline__`, or drop `__noinline__`) and compile again");
+        return Err(KernelError::Ptx(FileDiagnostic::new(ptx, d)));
+    }
+    let abstracted = slice::slice(ptx.name(), &mut litmus, limits).map_err(|d| {
+        let line = SourceFile::new("", litmus.clone()).line_col(d.span.start).0;
+        let file = if line >= body_line {
+            SourceFile::new(ptx.name(), litmus.clone())
+        } else {
+            SourceFile::new(format!("{} (the generated litmus test)", ptx.name()), litmus.clone())
+        };
+        KernelError::Ptx(FileDiagnostic::new(&file, d))
+    })?;
+    Ok(Kernel {
+        entry: entry.name.clone(),
+        file: ptx.name().to_string(),
+        litmus,
+        launch,
+        bindings: bindings.into_iter().map(|b| b.description).collect(),
+        abstracted,
+        condition,
+        assertion,
+        sources: sources(ptx.text(), &module.files, body_line, ptx.line_col(body.end.saturating_sub(1)).0),
+    })
+}
+
+/// The entry `--entry` names, or the only one.
+fn pick_entry<'m>(module: &'m module::Module, options: &KernelOptions, file: &str) -> Result<&'m module::Function, KernelError> {
+    let names: Vec<&str> = module.entries().map(|e| e.name.as_str()).collect();
+    match &options.entry {
+        Some(n) => module.entries().find(|e| &e.name == n).ok_or_else(|| {
+            KernelError::Options(format!(
+                "{file} has no entry `{n}`; its entries: {}",
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            ))
+        }),
+        None => match names.len() {
+            1 => Ok(module.entries().next().expect("one entry")),
+            0 => Err(KernelError::Options(format!("{file} defines no kernel (`.entry` with a body)"))),
+            _ => Err(KernelError::Options(format!("{file} has {} entries: choose one with --entry ({})", names.len(), names.join(", ")))),
+        },
+    }
+}
+
+/// The offset in `body` of its first `call` instruction (`call`, `call.uni`, after a guard).
+fn find_call(body: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in body.split_inclusive('\n') {
+        let code = line.split("//").next().unwrap_or("");
+        let trimmed = code.trim_start();
+        let mut at = offset + (code.len() - trimmed.len());
+        let mut rest = trimmed;
+        if let Some(after) = rest.strip_prefix('@') {
+            let guard_len = after.find(char::is_whitespace).unwrap_or(after.len());
+            let next = after[guard_len..].trim_start();
+            at += 1 + (after.len() - next.len());
+            rest = next;
+        }
+        if rest.starts_with("call") && rest[4..].starts_with(|c: char| c == '.' || c.is_whitespace()) {
+            return Some(at);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Whether `text` has the word `name` (not as part of a longer name).
+fn mentions(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%' | '.');
+    text.match_indices(name).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(word) && !text[i + name.len()..].chars().next().is_some_and(|c| word(c) && c != '.')
+    })
+}
+
+/// The program's threads see launch-sized special registers as the threads modelled make them
+/// (`%ntid.x` is one more than the highest tid of the CTA modelled, `%nctaid.x` one more than the
+/// highest CTA): a kernel that reads one gets the launch's value only when the threads modelled
+/// span it, and is rejected otherwise rather than approximated.
+fn check_launch_registers(body: &str, launch: &launch::Launch) -> Result<(), KernelError> {
+    let highest_tid = launch.threads.iter().map(|t| t.tid).max().unwrap_or(0);
+    let highest_cta = launch.threads.iter().map(|t| t.cta).max().unwrap_or(0);
+    let fail = |reg: &str, seen: u64, real: u64, how: &str| {
+        Err(KernelError::Options(format!(
+            "the kernel reads {reg}: the threads modelled would see {seen} where the launch has {real}; {how}"
+        )))
+    };
+    if (body.contains("%ntid") || body.contains("%nwarpid")) && highest_tid + 1 != launch.block {
+        let last = launch.block - 1;
+        return fail(
+            "%ntid",
+            highest_tid + 1,
+            launch.block,
+            &format!("model the block's last thread {last} too (--warps {} with --lanes 0,{})", last / 32, last % 32),
+        );
+    }
+    if body.contains("%nctaid") && highest_cta + 1 != launch.grid {
+        return fail("%nctaid", highest_cta + 1, launch.grid, "model the grid's last CTA too (--ctas)");
+    }
+    if let Some(c) = launch.cluster {
+        let full = (0..launch.grid / c).all(|k| {
+            let ctas: std::collections::BTreeSet<u64> = launch.threads.iter().filter(|t| t.cluster == Some(k)).map(|t| t.cta).collect();
+            ctas.is_empty() || ctas.len() as u64 == c
+        });
+        if !full && (body.contains("%cluster_nctarank") || body.contains("%cluster_nctaid")) {
+            return fail("%cluster_nctarank", 0, c, "model every CTA of each cluster modelled (--ctas)");
+        }
+    }
+    Ok(())
+}
+
+/// The test's lines before the body: its name, a comment, the init block, the placement line,
+/// then blank lines up to `body_line`.
+fn header(entry: &module::Function, file: &str, launch: &launch::Launch, init: &[String], body_line: usize) -> Result<String, String> {
+    let placement: Vec<String> = launch
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match t.cluster {
+            Some(k) => format!("P{i}@cta {},cluster {k},gpu 0,tid {}", t.cta, t.tid),
+            None => format!("P{i}@cta {},gpu 0,tid {}", t.cta, t.tid),
+        })
+        .collect();
+    let comment = format!(
+        "\"ptxmm kernel {file} --entry {}: {}; from its `{{` on, each line of this test is the line of that number in {file}\"",
+        entry.name,
+        launch.describe()
+    );
+    let room = body_line.saturating_sub(1);
+    let mut lines = vec![format!("PTX {}", entry.name)];
+    if room >= 4 {
+        lines.push(comment);
+    }
+    if room >= lines.len() + 3 + init.len() {
+        lines.push("{".to_string());
+        lines.extend(init.iter().map(|i| format!("  {i}")));
+        lines.push("}".to_string());
+    } else {
+        lines.push(format!("{{ {} }}", init.join(" ")));
+    }
+    lines.push(format!("{} ;", placement.join(" | ")));
+    if lines.len() > room {
+        return Err(format!(
+            "the body of `{}` starts on line {body_line}: a kernel check needs {} lines before it (for its init block and placement), so that the test's lines are the file's",
+            entry.name,
+            lines.len()
+        ));
+    }
+    lines.resize(room, String::new());
+    Ok(lines.iter().map(|l| format!("{l}\n")).collect())
+}
+
+/// The CUDA location of each line of the body, from the `.loc FILE LINE COL` lines above it (the
+/// `inlined_at` location when there is one: the call in the kernel's own source).
+fn sources(text: &str, files: &[(u64, String)], body_line: usize, last_line: usize) -> BTreeMap<usize, String> {
+    let mut out = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for (n, line) in text.lines().enumerate().take(last_line).skip(body_line - 1) {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(".loc") {
+            let at = rest.split_once("inlined_at").map_or(rest, |(_, a)| a);
+            let mut words = at.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty());
+            let (Some(f), Some(l)) = (words.next().and_then(|w| w.parse::<u64>().ok()), words.next().and_then(|w| w.parse::<u64>().ok()))
+            else {
+                continue;
+            };
+            // Line 0: code the compiler made up (no source line).
+            current = files.iter().find(|(k, _)| *k == f).filter(|_| l > 0).map(|(_, path)| {
+                let short = std::path::Path::new(path).file_name().map_or(path.clone(), |s| s.to_string_lossy().into_owned());
+                format!("{short}:{l}")
+            });
+            continue;
+        }
+        if let Some(c) = &current {
+            out.insert(n + 1, c.clone());
+        }
+    }
+    out
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,283 @@
+//! `ptxmm kernel` (issue 28) on the six kernel pairs of tests/kernels, compiled by nvcc with
+//! `-lineinfo`: the correct version has no finding, the buggy one the finding of its bug at its
+//! PTX line and CUDA line (the verdicts agree with tests/kernels/expected.csv, where the
+//! hand-written litmus tests of the same bodies are decided); `--emit-litmus` writes a test
+//! that `ptxmm run` decides the same way; slicing abstracts what nothing observes and rejects
+//! the rest; bad input is rejected with a message that says what to do.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels")
+}
+
+/// Run `ptxmm ARGS` in tests/kernels: (exit status, stdout, stderr).
+fn ptxmm(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxmm")).args(args).current_dir(dir()).output().expect("ptxmm runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// One kernel pair: its launch flags, and what the buggy version must report.
+struct Pair {
+    name: &'static str,
+    flags: &'static [&'static str],
+    /// The verdict line of the buggy version.
+    bug_verdict: &'static str,
+    /// The rule of the bug's finding, and a PTX and a CUDA line it names (`file.ptx:N
+    /// (file.cu:M)`).
+    bug_rule: &'static str,
+    bug_line: &'static str,
+    bug_hangs: bool,
+}
+
+const PAIRS: &[Pair] = &[
+    Pair {
+        name: "tma_pipeline",
+        flags: &["--block", "64"],
+        bug_verdict: "Verdict: Undefined",
+        bug_rule: "[U1-read-before-completion]",
+        // The consumer's read of the stage, `out[k] = tile[0]`.
+        bug_line: "tma_pipeline-bug.ptx:101 (tma_pipeline.cu:38)",
+        bug_hangs: true,
+    },
+    Pair {
+        name: "tma_store",
+        flags: &["--block", "4", "--lanes", "0-3"],
+        bug_verdict: "Verdict: Undefined",
+        bug_rule: "[mixed-size-race]",
+        // `tile[threadIdx.x] = ...` without fence.proxy.async before the bulk store.
+        bug_line: "tma_store-bug.ptx:34 (tma_store.cu:12)",
+        bug_hangs: false,
+    },
+    Pair {
+        name: "cp_async_double",
+        flags: &["--block", "32"],
+        bug_verdict: "Verdict: Undefined",
+        bug_rule: "[U1-read-before-completion]",
+        bug_line: "cp_async_double-bug.ptx:86 (cp_async_double.cu:",
+        bug_hangs: false,
+    },
+    Pair {
+        name: "multicast",
+        // The cluster of 2 comes from the kernel's .reqnctapercluster.
+        flags: &["--block", "32"],
+        bug_verdict: "Verdict: Inconclusive (no execution completes)",
+        bug_rule: "",
+        bug_line: "",
+        bug_hangs: true,
+    },
+    Pair {
+        name: "splitk",
+        flags: &["--block", "32", "--grid", "2", "--assert", "param_2 = 3"],
+        bug_verdict: "Verdict: Allowed",
+        bug_rule: "[data-race]",
+        bug_line: "splitk-bug.ptx:91 (splitk.cu:",
+        bug_hangs: false,
+    },
+    Pair {
+        name: "remote_arrive",
+        flags: &["--block", "32", "--assert", "param_0 = 42"],
+        bug_verdict: "Verdict: Allowed",
+        bug_rule: "[data-race]",
+        bug_line: "remote_arrive-bug.ptx:128 (remote_arrive.cu:",
+        bug_hangs: false,
+    },
+];
+
+fn check(file: &str, flags: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["kernel", file];
+    args.extend_from_slice(flags);
+    ptxmm(&args)
+}
+
+#[test]
+fn correct_kernels_have_no_finding() {
+    for p in PAIRS {
+        let file = format!("{}.ptx", p.name);
+        let (code, out, err) = check(&file, p.flags);
+        assert_eq!(code, 0, "{file}: {err}\n{out}");
+        assert!(out.contains("Verdict: Forbidden\n"), "{file}:\n{out}");
+        assert!(out.contains("Liveness: ok\n"), "{file}:\n{out}");
+        assert!(out.ends_with("Summary: no finding\n"), "{file}:\n{out}");
+        if p.flags.contains(&"--assert") {
+            assert!(out.contains("holds at the end of every execution"), "{file}:\n{out}");
+        }
+    }
+}
+
+#[test]
+fn buggy_kernels_have_the_finding_of_their_bug_at_its_ptx_and_cuda_lines() {
+    for p in PAIRS {
+        let file = format!("{}-bug.ptx", p.name);
+        let (code, out, err) = check(&file, p.flags);
+        // An Inconclusive verdict (no execution completes) exits with 1, as `run`'s does.
+        let expected_code = i32::from(p.bug_verdict.contains("Inconclusive"));
+        assert_eq!(code, expected_code, "{file}: {err}\n{out}");
+        assert!(out.contains(&format!("{}\n", p.bug_verdict)), "{file}:\n{out}");
+        assert!(out.contains(p.bug_rule), "{file}: no {}:\n{out}", p.bug_rule);
+        assert!(out.contains(p.bug_line), "{file}: no line {}:\n{out}", p.bug_line);
+        assert_eq!(out.contains("Liveness: may hang"), p.bug_hangs, "{file}:\n{out}");
+        assert!(!out.contains("Summary: no finding"), "{file}:\n{out}");
+        if p.flags.contains(&"--assert") {
+            assert!(out.contains("fails in some execution"), "{file}:\n{out}");
+        }
+    }
+}
+
+/// What `run` and `kernel` both print of a decision: the verdict line and the findings.
+fn decision(out: &str) -> Vec<&str> {
+    out.lines().filter(|l| l.starts_with("Verdict:") || l.starts_with("  [") || l.starts_with("Liveness:")).collect()
+}
+
+#[test]
+fn emitted_litmus_tests_are_decided_the_same_way_by_run() {
+    let tmp = std::env::temp_dir().join(format!("ptxmm-kernel-emit-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for p in PAIRS {
+        for v in [p.name.to_string(), format!("{}-bug", p.name)] {
+            let out_file = tmp.join(format!("{v}.litmus"));
+            let mut flags = p.flags.to_vec();
+            let out_path = out_file.to_str().unwrap();
+            flags.extend_from_slice(&["--emit-litmus", out_path]);
+            let (_, kernel_out, err) = check(&format!("{v}.ptx"), &flags);
+            assert!(out_file.is_file(), "{v}: no litmus written: {err}");
+            let (_, run_out, run_err) = ptxmm(&["run", out_path]);
+            assert_eq!(decision(&kernel_out), decision(&run_out), "{v}: kernel and run differ:\n{kernel_out}\n---\n{run_out}\n{run_err}");
+            // The body keeps its line numbers: line N of the test is line N of the PTX.
+            let litmus = std::fs::read_to_string(&out_file).unwrap();
+            let ptx = std::fs::read_to_string(dir().join(format!("{v}.ptx"))).unwrap();
+            let (ptx_lines, litmus_lines): (Vec<&str>, Vec<&str>) = (ptx.lines().collect(), litmus.lines().collect());
+            let first = ptx_lines.iter().position(|l| *l == "{").unwrap();
+            let last = ptx_lines.iter().rposition(|l| *l == "}").unwrap();
+            assert_eq!(litmus_lines[first..=last], ptx_lines[first..=last], "{v}: the body moved");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn register_only_math_is_abstracted_and_reported() {
+    let (code, out, err) = ptxmm(&["kernel", "cmd/abstracted.ptx", "--param", "slice_demo_param_1=7", "--assert", "param_0+8 = 7"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("Abstracted (3)"), "{out}");
+    assert!(out.contains("cmd/abstracted.ptx:24 `fma.rn.f32 %f2, %f1, %f1, %f1`: floating-point arithmetic"), "{out}");
+    assert!(out.contains("cmd/abstracted.ptx:25 `sqrt.approx.f32 %f3, %f2`: reads `%f2`, which is abstracted (line 24)"), "{out}");
+    assert!(out.contains("a warp-level exchange"), "{out}");
+    assert!(out.contains("Assertion `param_0+8 = 7`: holds at the end of every execution"), "{out}");
+}
+
+#[test]
+fn an_abstracted_value_that_reaches_memory_is_rejected_at_its_place() {
+    let (code, out, err) = ptxmm(&["kernel", "cmd/reaches_memory.ptx", "--param", "slice_bad_param_1=7"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("cmd/reaches_memory.ptx:28:27: `%r5` is unknown here: its value comes from an instruction ptxmm abstracted (line 27)"),
+        "{err}"
+    );
+    assert!(err.contains("does not approximate"), "{err}");
+}
+
+#[test]
+fn bad_input_is_rejected_with_what_to_do() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["kernel", "splitk.ptx", "--entry", "nope", "--block", "32"], "splitk.ptx has no entry `nope`; its entries: _Z6splitkPiPjS_"),
+        (&["kernel", "splitk.ptx"], "declares no block size (.reqntid or .maxntid): give one with --block X"),
+        (
+            &["kernel", "cmd/abstracted.ptx"],
+            "parameter slice_demo_param_1 (.u32) has no value: give it with --param slice_demo_param_1=VALUE",
+        ),
+        (&["kernel", "splitk.ptx", "--block", "32", "--param", "x=1"], "--param x: the kernel has no such parameter"),
+        (&["kernel", "splitk.ptx", "--block", "32", "--warps", "3"], "--warps: there is no warp 3 (the launch has 1)"),
+        (&["kernel", "splitk.ptx", "--block", "32,2"], "only one-dimensional shapes are modelled"),
+        // splitk reads %nctaid: modelling CTA 0 alone would see a grid of 1.
+        (&["kernel", "splitk.ptx", "--block", "32", "--grid", "2", "--ctas", "0"], "the kernel reads %nctaid"),
+        (&["kernel", "tma_store.ptx", "--block", "64"], "tma_store.ptx:34:2: error: thread P1: the address of byte 128"),
+    ];
+    for (args, message) in cases {
+        let (code, out, err) = ptxmm(args);
+        assert_ne!(code, 0, "{args:?}: {out}");
+        assert!(err.contains(message), "{args:?}: expected `{message}` in:\n{err}");
+    }
+}
+
+#[test]
+fn a_module_error_names_its_file_line_and_column() {
+    let tmp = std::env::temp_dir().join(format!("ptxmm-kernel-bad-{}.ptx", std::process::id()));
+    std::fs::write(&tmp, ".version 8.0\n.target sm_90\n.address_size 64\n.bogus x;\n").unwrap();
+    let (code, _, err) = ptxmm(&["kernel", tmp.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&tmp);
+    assert_eq!(code, 1);
+    assert!(err.contains(":4:1: expected a module-scope directive"), "{err}");
+}
+
+#[test]
+fn a_call_is_rejected_at_its_line() {
+    let (code, _, err) = ptxmm(&["kernel", "cmd/call.ptx", "--entry", "_Z2k1Pi", "--block", "32"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cmd/call.ptx:56:2: a call: ptxmm kernel models one kernel body, without calls"), "{err}");
+    assert!(err.contains("the module's functions: _Z6helperPi"), "{err}");
+    let (code, _, err) = ptxmm(&["kernel", "cmd/call.ptx", "--block", "32"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has 2 entries: choose one with --entry (_Z2k1Pi, _Z2k2Pii)"), "{err}");
+}
+
+/// nvcc as tests/kernels/build.sh finds it: $NVCC, `nvcc` on the PATH, or the PyPI copy that
+/// tests/hw/compile_all.sh installs under ~/.cache/ptxmm-nvcc.
+fn nvcc() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("NVCC").map(PathBuf::from).filter(|p| p.is_file()) {
+        return Some(p);
+    }
+    if Command::new("nvcc").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return Some(PathBuf::from("nvcc"));
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from)?;
+    let cached = home.join(".cache/ptxmm-nvcc/nvidia/cu13/bin/nvcc");
+    cached.is_file().then_some(cached)
+}
+
+/// Where nvcc is available: each kernel compiled afresh, with and without -DBUG, is decided as
+/// its committed PTX is (the correct source, i.e. the hint applied, has no finding).
+#[test]
+fn kernels_compiled_afresh_decide_as_the_committed_ptx() {
+    let Some(nvcc) = nvcc() else {
+        eprintln!("skipped: no nvcc (set NVCC, or install it with bash tests/hw/compile_all.sh)");
+        return;
+    };
+    let tmp = std::env::temp_dir().join(format!("ptxmm-kernel-nvcc-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let summary =
+        |out: &str| out.lines().filter(|l| l.starts_with("Verdict:") || l.starts_with("Summary:")).map(str::to_string).collect::<Vec<_>>();
+    std::thread::scope(|s| {
+        for p in PAIRS {
+            let (nvcc, tmp) = (&nvcc, &tmp);
+            s.spawn(move || {
+                for (suffix, define) in [("", None), ("-bug", Some("-DBUG"))] {
+                    let fresh = tmp.join(format!("{}{suffix}.ptx", p.name));
+                    let mut cmd = Command::new(nvcc);
+                    cmd.args(["-arch=sm_90a", "-ptx", "-std=c++17", "-O3", "-lineinfo"])
+                        .args(define)
+                        .arg(format!("{}.cu", p.name))
+                        .arg("-o")
+                        .arg(&fresh);
+                    let compiled = cmd.current_dir(dir()).output().expect("nvcc runs");
+                    assert!(compiled.status.success(), "nvcc {}: {}", p.name, String::from_utf8_lossy(&compiled.stderr));
+                    let (_, committed, _) = check(&format!("{}{suffix}.ptx", p.name), p.flags);
+                    let (_, recompiled, err) = check(fresh.to_str().unwrap(), p.flags);
+                    assert_eq!(summary(&committed), summary(&recompiled), "{}{suffix}: {err}", p.name);
+                }
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A check stopped by a limit never says "no finding": the summary says what was not decided,
+/// and the exit status is 1.
+#[test]
+fn a_check_stopped_by_a_limit_says_so() {
+    let (code, out, err) = ptxmm(&["kernel", "tma_pipeline.ptx", "--block", "1024", "--timeout", "0.5"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let summary = out.lines().last().unwrap_or("");
+    assert!(summary.contains("not decided:") && !summary.ends_with("no finding"), "{out}");
+}
