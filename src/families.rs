@@ -1052,6 +1052,6 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n);
-        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6 + 4 * 5 + 4 + 4 + 4 + 10 + 8);
+        assert_eq!(n, 36 + 8 + 14 + 12 + 15 + 6 + 4 * 5 + 4 + 4 + 5 + 10 + 8);
     }
 }
