@@ -633,7 +633,7 @@ pub fn all_points() -> Vec<FamilyPoint> {
     }
     v.extend([50, 100, 200, 400].into_iter().map(long_thread));
     v.extend([2, 4, 6, 8, 12, 16].into_iter().map(mp_broadcast));
-    v.extend([(2, 1), (2, 2), (3, 2), (4, 1)].into_iter().map(|(w, t)| tile_scheduler(w, t)));
+    v.extend([(2, 1), (2, 2), (3, 2), (4, 1), (4, 4)].into_iter().map(|(w, t)| tile_scheduler(w, t)));
     v.extend((1..=8).map(|l| tma_ring2(4, 2, l, true)));
     v.extend([4, 8].into_iter().map(|l| tma_ring2(8, 4, l, true)));
     v.extend((1..=8).map(|l| cluster_ring(4, 2, l, true)));
@@ -1052,6 +1052,6 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n);
-        assert_eq!(n, 36 + 8 + 16 + 16 + 15 + 6 + 4 * 5 + 4 + 6 + 4 + 10 + 8);
+        assert_eq!(n, 36 + 8 + 16 + 16 + 15 + 6 + 4 * 5 + 4 + 6 + 5 + 10 + 8);
     }
 }

@@ -44,6 +44,38 @@ fn counted_loops_are_decided_exactly() {
     assert!(o.loops.iter().all(|l| l.iterations == 3 && !l.cut), "{:?}", o.loops);
 }
 
+/// A loop that ends on what it reads from a shared counter: with three workers and three tiles
+/// the answer is the same at bounds 1 and 2 (runs cut, no complete execution leaves a tile
+/// unwritten), but the threads' runs alone show that none is cut at bound 4, so the bound is
+/// raised there and the answer is exact (before issue 24's change: Inconclusive at bound 2).
+/// The liveness check goes the same way.
+#[test]
+fn a_loop_that_ends_on_a_counter_is_decided_past_an_unchanged_answer() {
+    let program = ptxmm::load_program(&dir().join("tile-scheduler-3w-3t.litmus")).unwrap();
+    let config = Config::default_model();
+    let o = Decider::new(&config).verdict(&program).unwrap();
+    assert_eq!(o.verdict(), Verdict::Forbidden);
+    assert!(!o.loop_cut);
+    assert_eq!(o.bounds_tried, [1, 2, 4]);
+    assert_eq!(o.unroll_stop, None);
+    assert!(o.loops.iter().all(|l| l.iterations == 3 && !l.cut), "{:?}", o.loops);
+    let live = Decider::new(&config).liveness(&program).unwrap();
+    assert_eq!(live.status, LivenessStatus::Ok);
+    assert!(!live.loop_cut, "every run of the liveness check ends at bound 4 too");
+    assert_eq!(live.bounds_tried, [1, 2, 4]);
+}
+
+/// Issue 24's target: the tile scheduler with 4 workers and 4 tiles written as a loop, decided
+/// with default options (Forbidden at bound 4, where no run is cut).
+#[test]
+fn the_four_worker_tile_scheduler_is_decided_with_default_options() {
+    let point = ptxmm::families::tile_scheduler(4, 4);
+    let program = ptxmm::parse_program(ptxmm::diag::SourceFile::new("tile-sched.litmus", &point.source)).unwrap();
+    let o = Decider::new(&Config::default_model()).verdict(&program).unwrap();
+    assert_eq!(o.verdict(), Verdict::Forbidden);
+    assert_eq!(o.bounds_tried, [1, 2, 4]);
+}
+
 /// The smallest lost run of the issue: one thread reads its own write on the second iteration.
 /// The run that keeps reading the initial value after writing another cannot happen (nothing
 /// else writes it), so it is no cut: the answer is exact at bound 1.

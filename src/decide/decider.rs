@@ -6,7 +6,8 @@ use super::explain::{ExplainHooks, Explanation};
 use super::liveness::{LivenessHooks, LivenessOutcome, LivenessStatus};
 use super::verdict::{Outcome, VerdictHooks};
 use crate::clock::Instant;
-use crate::config::Config;
+use crate::config::{Config, Limits};
+use crate::exec::trace::ThreadTraces;
 use crate::program::Program;
 
 /// What to decide about a program.
@@ -62,6 +63,8 @@ impl<'c> Decider<'c> {
     pub fn verdict(&self, program: &Program) -> Result<Outcome, RunError> {
         let start = Instant::now();
         let raised = self.raising(
+            program,
+            false,
             |d| d.verdict_at_bound(program),
             |o| Progress {
                 cut: o.loop_cut,
@@ -122,6 +125,8 @@ impl<'c> Decider<'c> {
     /// at one bound is a hang).
     pub fn liveness(&self, program: &Program) -> Result<LivenessOutcome, RunError> {
         let raised = self.raising(
+            program,
+            true,
             |d| {
                 let mut hooks = LivenessHooks::new(program, d.config.limits.unroll);
                 drive(program, d.config, d.deadline, &mut hooks)?;
@@ -138,6 +143,8 @@ impl<'c> Decider<'c> {
     /// the unrolling bound the verdict settles on).
     pub fn explain(&self, program: &Program) -> Result<Explanation, RunError> {
         let raised = self.raising(
+            program,
+            false,
             |d| {
                 let mut hooks = ExplainHooks::new(program, d.config, d.deadline);
                 let result = drive(program, d.config, d.deadline, &mut hooks);
@@ -171,11 +178,14 @@ impl<'c> Decider<'c> {
     /// automatically (`Limits::max_unroll`), under bounds doubling from it while runs are cut
     /// and the answer still changes: until no run is cut (the answer is exact), the answer is
     /// settled whatever longer runs do (`Progress::settled`), it is the same at two bounds in a
-    /// row, or the largest bound is reached. When a limit or an error stops a raised bound's
-    /// search, the previous bound's answer stands, and `why` says so. Every bound shares the
-    /// decider's deadline.
+    /// row (unless a larger bound cuts no run: see [`first_uncut_bound`]), or the largest bound
+    /// is reached. When a limit or an error stops a raised bound's search, the previous bound's
+    /// answer stands, and `why` says so. Every bound shares the decider's deadline. `stuck_runs`:
+    /// whether the mode explores the runs that stop forever (liveness).
     fn raising<T, K: PartialEq>(
         &self,
+        program: &Program,
+        stuck_runs: bool,
         mut at: impl FnMut(&Decider) -> Result<T, RunError>,
         progress: impl Fn(&T) -> Progress<K>,
     ) -> Result<Raised<T>, RunError> {
@@ -210,16 +220,62 @@ impl<'c> Decider<'c> {
             if !p.cut || p.settled {
                 return Ok(Raised { answer, tried, why: None });
             }
+            let mut next = (bound * 2).clamp(1, max);
             if p.key.is_some() && last.as_ref().is_some_and(|(_, k)| *k == p.key) {
-                return Ok(Raised { answer, tried, why: Some("the answer did not change between the last two bounds".to_string()) });
+                // The same answer twice says little when longer runs are only cut because the
+                // bound is too small for them: a loop that ends on what it reads (a tile counter)
+                // ends at some bound. Go to that bound, where the answer is exact.
+                match first_uncut_bound(program, self.config, stuck_runs, bound, max, self.deadline) {
+                    Some(exact) => next = exact,
+                    None => {
+                        let why = "the answer did not change between the last two bounds".to_string();
+                        return Ok(Raised { answer, tried, why: Some(why) });
+                    }
+                }
             }
             if bound >= max {
                 return Ok(Raised { answer, tried, why: Some(format!("the largest bound, --max-unroll {max}")) });
             }
             last = Some((answer, p.key));
-            bound = (bound * 2).clamp(1, max);
+            bound = next;
         }
     }
+}
+
+/// How many times more runs of a thread [`first_uncut_bound`] lets a doubled bound have. A loop
+/// that ends on what it reads (a worker claiming tiles from a counter) has few more runs at a
+/// doubled bound (99, then 272, for four workers and four tiles); a loop cut at every bound
+/// (two threads exchanging a flag back and forth) multiplies its runs with every iteration
+/// (14, then 62, then 1 022), and the search gives up on it early.
+const UNCUT_PROBE_GROWTH: usize = 4;
+
+/// The smallest bound of `2·bound, 4·bound, ...` up to `max` at which no run of any thread is
+/// cut, found by exploring the threads' runs alone (no search): at that bound the answer covers
+/// every run. None when runs are still cut at `max`, when exploring a bound fails, or when a
+/// thread would have more than [`UNCUT_PROBE_GROWTH`] times as many runs as at the bound before
+/// (the search stops there). Deterministic: it counts runs, not time.
+fn first_uncut_bound(
+    program: &Program,
+    config: &Config,
+    stuck_runs: bool,
+    bound: usize,
+    max: usize,
+    deadline: Option<Instant>,
+) -> Option<usize> {
+    let explore = |limits: &Limits| super::driver::explore(program, config, limits, stuck_runs, deadline).ok();
+    let most_runs = |per_thread: &[ThreadTraces]| per_thread.iter().map(|t| t.traces.len()).max().unwrap_or(0);
+    let mut runs = most_runs(&explore(&config.limits.with_fixed_unroll(bound))?);
+    let mut probe = bound;
+    while probe < max {
+        probe = (probe * 2).min(max);
+        let allowed = config.limits.max_traces.min(runs.saturating_mul(UNCUT_PROBE_GROWTH).max(1));
+        let per_thread = explore(&Limits { max_traces: allowed, ..config.limits.with_fixed_unroll(probe) })?;
+        if per_thread.iter().all(|t| !t.cut) {
+            return Some(probe);
+        }
+        runs = most_runs(&per_thread);
+    }
+    None
 }
 
 /// What [`Decider::raising`] looks at in an answer.

@@ -15,7 +15,7 @@
 
 use super::combos::TraceCombinations;
 use crate::clock::Instant;
-use crate::config::Config;
+use crate::config::{Config, Limits};
 use crate::exec::reduce::F32Subnormals;
 use crate::exec::search::{Budget, LazyModel, PrunePlan, SearchError, SearchGoal, StaticEnv};
 use crate::exec::structure::{resolve_barriers, BarrierResolution, EventStructure};
@@ -111,6 +111,19 @@ pub(super) fn budget(config: &Config, deadline: Option<Instant>) -> Budget {
     Budget::new(&config.limits, deadline)
 }
 
+/// Every thread's runs under `limits` (the configuration's, or a probe's), with the stuck runs
+/// when `stuck_runs` (liveness).
+pub(super) fn explore(
+    program: &Program,
+    config: &Config,
+    limits: &Limits,
+    stuck_runs: bool,
+    deadline: Option<Instant>,
+) -> Result<Vec<ThreadTraces>, ExploreError> {
+    let f32_subnormals = if config.readings.f32_reduce_flushes { F32Subnormals::Flush } else { F32Subnormals::Keep };
+    Ok(explore_until(program, limits, stuck_runs, f32_subnormals, deadline)?.1)
+}
+
 /// The loop every mode runs: explore, combine, build, resolve barriers, search; `deadline` is
 /// the decision's (`--timeout`).
 pub(super) fn drive<'p>(
@@ -119,8 +132,7 @@ pub(super) fn drive<'p>(
     deadline: Option<Instant>,
     hooks: &mut dyn Hooks<'p>,
 ) -> Result<(), RunError> {
-    let f32_subnormals = if config.readings.f32_reduce_flushes { F32Subnormals::Flush } else { F32Subnormals::Keep };
-    let (_domains, per_thread) = explore_until(program, &config.limits, hooks.stuck_runs(), f32_subnormals, deadline)?;
+    let per_thread = explore(program, config, &config.limits, hooks.stuck_runs(), deadline)?;
     hooks.explored(&per_thread);
     let counter_pruned = per_thread.iter().any(|t| t.counter_pruned);
     let runs: Vec<Vec<&Trace>> = per_thread

@@ -286,12 +286,15 @@ impl ObjectGraph {
         let must_before = EventSet::from_fn(k, |u| unit_events(&self.units[u]).iter().flatten().any(|&x| order.contains(x, r)));
         let must_after = EventSet::from_fn(k, |u| unit_events(&self.units[u]).iter().flatten().any(|&x| order.contains(r, x)));
         let mut out = Vec::new();
+        // Whether a value gives the read its result, and the undefined behaviour of reading it:
+        // once per value, not per state (many states share a value, and a finding is a string).
+        let mut by_value: std::collections::HashMap<i64, Option<Option<String>>> = Default::default();
         for (n, node) in self.nodes.iter().enumerate() {
-            if !must_before.is_subset(&node.placed) || !node.placed.intersection(&must_after).is_empty() {
+            if !must_before.is_subset(&node.placed) || !node.placed.is_disjoint(&must_after) {
                 continue;
             }
             let v = node.value;
-            let found = match ev[r].mb_op {
+            let found = by_value.entry(v).or_insert_with(|| match ev[r].mb_op {
                 Some(op) => {
                     let eff = op.apply(v);
                     ev[r].mb_result.is_none_or(|want| want == eff.result).then_some(eff.ub)
@@ -303,9 +306,9 @@ impl ObjectGraph {
                         .to_string()
                 })),
                 None => (ev[r].value == v).then_some(None),
-            };
+            });
             if let Some(ub) = found {
-                out.push(ReadOption { node: n, ub });
+                out.push(ReadOption { node: n, ub: ub.clone() });
             }
         }
         out

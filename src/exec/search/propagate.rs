@@ -25,13 +25,17 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             }
             for (o, g) in self.objects.iter().enumerate() {
                 for (i, &r) in g.reads.iter().enumerate() {
+                    // In place, and no further once empty: a read may have thousands of states.
                     let mut must: Option<EventSet> = None;
                     for &n in &opts.mb[o][i] {
                         let p = &g.nodes[n].placed;
-                        must = Some(match must {
-                            None => p.clone(),
-                            Some(m) => m.intersection(p),
-                        });
+                        match must.as_mut() {
+                            None => must = Some(p.clone()),
+                            Some(m) => m.intersect_with(p),
+                        }
+                        if must.as_ref().is_some_and(EventSet::is_empty) {
+                            break;
+                        }
                     }
                     for u in must.iter().flat_map(|m| m.iter()) {
                         d.insert(g.units[u].write, r);
