@@ -84,8 +84,13 @@ impl KernelArgs {
     }
 }
 
-/// Build, decide and report one kernel. Exit status as `run`'s: 0 decided, 1 no result (a
-/// kernel that cannot be checked, an inconclusive or incomplete answer), 2 a bad model.
+/// The exit status of a kernel with a finding (a race, undefined behaviour, a hang, or a failing
+/// assertion), so that a script or CI job can fail on it as it would on a sanitizer's report.
+const FINDINGS_STATUS: u8 = 3;
+
+/// Build, decide and report one kernel. Exit status: 0 decided with no finding, 1 no result (a
+/// kernel that cannot be checked, an inconclusive or incomplete answer), 2 a bad model or
+/// option, [`FINDINGS_STATUS`] a finding.
 pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
     let config = match args.model.config_or_error(&args.limits) {
         Ok(c) => c,
@@ -161,9 +166,11 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
         status = 1;
     }
     let mut text = report(&kernel, outcome.as_ref(), live.as_ref());
-    text.push_str(&summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some()));
+    let (line, found) = summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some());
+    text.push_str(&line);
     out!("{text}");
-    ExitCode::from(status)
+    // A finding is established even where another check stopped early, so it wins over 1.
+    ExitCode::from(if found { FINDINGS_STATUS } else { status })
 }
 
 /// The report: the launch, the parameters, what was abstracted, the verdict and findings with
@@ -238,7 +245,7 @@ fn summary(
     live: Option<&ptxmm::decide::liveness::LivenessOutcome>,
     live_error: Option<&str>,
     asserted: bool,
-) -> String {
+) -> (String, bool) {
     let mut parts = Vec::new();
     let mut open = Vec::new();
     if let Some(o) = o {
@@ -274,9 +281,7 @@ fn summary(
     } else {
         parts.join(", ")
     };
-    if open.is_empty() {
-        format!("Summary: {found}\n")
-    } else {
-        format!("Summary: {found}; not decided: {}\n", open.join("; "))
-    }
+    let line =
+        if open.is_empty() { format!("Summary: {found}\n") } else { format!("Summary: {found}; not decided: {}\n", open.join("; ")) };
+    (line, !parts.is_empty())
 }
