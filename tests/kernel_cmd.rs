@@ -124,9 +124,53 @@ fn buggy_kernels_have_the_finding_of_their_bug_at_its_ptx_and_cuda_lines() {
     }
 }
 
-/// What `run` and `kernel` both print of a decision: the verdict line and the findings.
-fn decision(out: &str) -> Vec<&str> {
-    out.lines().filter(|l| l.starts_with("Verdict:") || l.starts_with("  [") || l.starts_with("Liveness:")).collect()
+#[test]
+fn findings_and_hints_name_the_cuda_line_of_each_ptx_line() {
+    let cases: &[(&str, &[&str], &str, &str)] = &[
+        // The consumer's read of the stage and the TMA load it races with.
+        (
+            "tma_pipeline-bug.ptx",
+            &["--block", "64"],
+            "  [U1-read-before-completion]",
+            "(P0 line 124, tma_pipeline.cu:31) and `ld.shared.u32 %r13, [_ZZ12tma_pipelinePKiPiE4tile]` (P1 line 101, tma_pipeline.cu:38)",
+        ),
+        ("tma_pipeline-bug.ptx", &["--block", "64"], "    hint: the wait", "(P1 line 91, tma_pipeline.cu:34)"),
+        ("tma_pipeline-bug.ptx", &["--block", "64"], "  P1 stuck at", "stuck at line 151 (tma_pipeline.cu:34) `@%p10 bra"),
+        (
+            "tma_store-bug.ptx",
+            &["--block", "4", "--lanes", "0-3"],
+            "  [mixed-size-race]",
+            "`st.shared.u32 [%r5], %r2` (P0 line 34, tma_store.cu:12)",
+        ),
+        ("tma_store-bug.ptx", &["--block", "4", "--lanes", "0-3"], "    hint: put", "(P0 line 49, tma_store.cu:18)"),
+    ];
+    for (file, flags, lead, mention) in cases {
+        let (_, out, err) = check(file, flags);
+        assert!(out.lines().any(|l| l.starts_with(lead) && l.contains(mention)), "{file}: no line `{lead}...{mention}...`: {err}\n{out}");
+    }
+}
+
+/// What `run` and `kernel` both print of a decision: the verdict line and the findings, without
+/// the CUDA locations that only the kernel report adds (`line 34, k.cu:12)`, `line 151 (k.cu:40)`).
+fn decision(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.starts_with("Verdict:") || l.starts_with("  [") || l.starts_with("Liveness:"))
+        .map(|l| {
+            let mut kept = String::new();
+            let mut rest = l;
+            while let Some(at) = rest.find(".cu:") {
+                let start = rest[..at].rfind([',', '(']).expect("a CUDA location after `, ` or `(`");
+                let digits = rest[at + 4..].find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len() - at - 4);
+                let end = at + 4 + digits;
+                // ` (k.cu:40)` goes with its parentheses; `, k.cu:12` keeps the `)` that follows.
+                let (start, end) = if rest.as_bytes()[start] == b'(' { (start - 1, end + 1) } else { (start, end) };
+                kept.push_str(&rest[..start]);
+                rest = &rest[end..];
+            }
+            kept.push_str(rest);
+            kept
+        })
+        .collect()
 }
 
 #[test]

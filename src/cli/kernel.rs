@@ -194,11 +194,11 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
     }
     let mut lines = std::collections::BTreeSet::new();
     if let Some(o) = o {
-        s.push_str(&ptxmm::decide::report::headline(o, live));
+        s.push_str(&k.with_sources(&ptxmm::decide::report::headline(o, live)));
         if k.assertion.is_none() {
             let _ = writeln!(s, "Condition: {} (the findings and the liveness check are the answer)", k.condition);
         }
-        s.push_str(&ptxmm::decide::report::findings_block(o));
+        s.push_str(&k.with_sources(&ptxmm::decide::report::findings_block(o)));
         for f in o.undefined.iter().chain(&o.races).chain(&o.flag_findings) {
             lines.extend(f.sites.iter().map(|site| (site.line, site.instruction.clone())));
         }
@@ -215,10 +215,10 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
                 }
             }
         }
-        s.push_str(&ptxmm::decide::report::loops_block(o));
+        s.push_str(&k.with_sources(&ptxmm::decide::report::loops_block(o)));
     }
     if let Some(l) = live {
-        s.push_str(&l.report());
+        s.push_str(&k.with_sources(&l.report()));
         lines.extend(l.hang.iter().map(|t| (t.line, t.instruction.clone())));
     }
     if !lines.is_empty() {

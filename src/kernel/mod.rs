@@ -16,6 +16,7 @@ pub mod slice;
 
 use crate::diag::{FileDiagnostic, SourceFile};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// What the command line chooses of a kernel check.
 #[derive(Clone, Debug, Default)]
@@ -61,6 +62,41 @@ impl Kernel {
     pub fn source_of(&self, ptx_line: usize) -> Option<&str> {
         self.sources.get(&ptx_line).map(String::as_str)
     }
+
+    /// A report's text with the CUDA location added to each mention of one PTX line whose
+    /// source is known: `(P0 line 124)` becomes `(P0 line 124, tma_pipeline.cu:31)`, and
+    /// `stuck at line 151 \`...\`` becomes `stuck at line 151 (tma_pipeline.cu:40) \`...\``.
+    /// Line ranges (`lines 140-151`) are left as they are. The decision procedure's messages
+    /// name PTX lines only (they know litmus tests, not `.loc`): the kernel report adds these
+    /// afterwards, so `run` of a litmus file prints what it always did.
+    pub fn with_sources(&self, text: &str) -> String {
+        annotate(text, &self.sources)
+    }
+}
+
+/// [`Kernel::with_sources`] over a map of PTX lines to CUDA locations.
+fn annotate(text: &str, sources: &BTreeMap<usize, String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("line ") {
+        let word_start = !rest[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        let after = &rest[at + 5..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        out.push_str(&rest[..at + 5 + digits]);
+        rest = &after[digits..];
+        let next = rest.chars().next();
+        let (true, true, false) = (word_start, digits > 0, next.is_some_and(|c| c == '-' || c.is_ascii_alphanumeric())) else {
+            continue;
+        };
+        let Some(src) = after[..digits].parse().ok().and_then(|n| sources.get(&n)) else { continue };
+        if next == Some(')') {
+            let _ = write!(out, ", {src}");
+        } else {
+            let _ = write!(out, " ({src})");
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Why a kernel cannot be checked.
@@ -312,4 +348,19 @@ fn sources(text: &str, files: &[(u64, String)], body_line: usize, last_line: usi
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_lines_get_their_cuda_location_ranges_do_not() {
+        let sources: BTreeMap<usize, String> = [(34, "k.cu:12".to_string()), (49, "k.cu:18".to_string())].into();
+        let text = "`st` (P0 line 34) and `cp` (line 49); P1 stuck at line 34 `bra`: loop of lines 34-49, line 7, pipeline 34\n";
+        assert_eq!(
+            annotate(text, &sources),
+            "`st` (P0 line 34, k.cu:12) and `cp` (line 49, k.cu:18); P1 stuck at line 34 (k.cu:12) `bra`: loop of lines 34-49, line 7, pipeline 34\n"
+        );
+    }
 }
