@@ -125,6 +125,31 @@ fn buggy_kernels_have_the_finding_of_their_bug_at_its_ptx_and_cuda_lines() {
 }
 
 #[test]
+fn by_default_warps_that_run_the_same_code_are_left_out_but_two_that_write() {
+    // 8 warps: a producer (warp 0) and 7 consumers running the same code, which writes memory.
+    let grouping = "Warps modelled: 0-2; warps 3-7 run the code of warps 1 and 2 (two are kept: their code writes memory, so they may race): --warps all models them\n";
+    let (code, out, err) = check("cmd/warp_groups.ptx", &[]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains(grouping), "{out}");
+    assert!(out.contains("Threads modelled: P0 = CTA 0 tid 0, P1 = CTA 0 tid 32, P2 = CTA 0 tid 64\n"), "{out}");
+    assert!(out.ends_with("Summary: no finding\n"), "{out}");
+    // Every consumer stores to out[0]: the two consumers kept race.
+    let (code, out, err) = check("cmd/warp_groups-bug.ptx", &[]);
+    assert_eq!(code, 3, "{err}\n{out}");
+    assert!(out.contains(grouping), "{out}");
+    assert!(out.contains("[data-race] `st.global.u32 [%rd2], %r4` (P1 line 36) and `st.global.u32 [%rd2], %r4` (P2 line 36)"), "{out}");
+    // `--warps all` models the eight; `--warps LIST` keeps its meaning.
+    let (code, out, err) = check("cmd/warp_groups.ptx", &["--warps", "all"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("Warps modelled: every warp (--warps all)\n") && out.contains("P7 = CTA 0 tid 224\n"), "{out}");
+    let (_, out, _) = check("cmd/warp_groups.ptx", &["--warps", "0,5"]);
+    assert!(!out.contains("Warps modelled") && out.contains("Threads modelled: P0 = CTA 0 tid 0, P1 = CTA 0 tid 160\n"), "{out}");
+    // Two warps of different code: both modelled, and said so.
+    let (_, out, _) = check("tma_pipeline.ptx", &["--block", "64"]);
+    assert!(out.contains("Warps modelled: every warp (2): the code of each differs\n"), "{out}");
+}
+
+#[test]
 fn findings_and_hints_name_the_cuda_line_of_each_ptx_line() {
     let cases: &[(&str, &[&str], &str, &str)] = &[
         // The consumer's read of the stage and the TMA load it races with.
@@ -316,10 +341,11 @@ fn kernels_compiled_afresh_decide_as_the_committed_ptx() {
 }
 
 /// A check stopped by a limit never says "no finding": the summary says what was not decided,
-/// and the exit status is 1.
+/// and the exit status is 1. (By default 3 of the 32 warps are modelled, and decided in time:
+/// warps 3-31 run the code of warp 2.)
 #[test]
 fn a_check_stopped_by_a_limit_says_so() {
-    let (code, out, err) = ptxmm(&["kernel", "tma_pipeline.ptx", "--block", "1024", "--timeout", "0.5"]);
+    let (code, out, err) = ptxmm(&["kernel", "tma_pipeline.ptx", "--block", "1024", "--warps", "all", "--timeout", "0.5"]);
     assert_eq!(code, 1, "{out}\n{err}");
     let summary = out.lines().last().unwrap_or("");
     assert!(summary.contains("not decided:") && !summary.ends_with("no finding"), "{out}");

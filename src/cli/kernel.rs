@@ -31,7 +31,8 @@ pub(crate) struct KernelArgs {
     /// The CTAs modelled, e.g. `0,1` or `0-3` (default: all).
     #[arg(long, value_name = "LIST")]
     ctas: Option<String>,
-    /// The warps of each CTA modelled (default: all).
+    /// The warps of each CTA modelled, or `all` (default: the warps whose code differs: one of
+    /// each group of warps that run the same lines, two where that code writes memory).
     #[arg(long, value_name = "LIST")]
     warps: Option<String>,
     /// The lanes of each warp modelled (default: 0).
@@ -76,7 +77,11 @@ impl KernelArgs {
             grid: dims("--grid", &self.grid)?,
             cluster: dims("--cluster", &self.cluster)?,
             ctas: dims("--ctas", &self.ctas)?,
-            warps: dims("--warps", &self.warps)?,
+            warps: match self.warps.as_deref() {
+                Some("all") | None => None,
+                Some(w) => Some(parse_list("--warps", w)?),
+            },
+            every_warp: self.warps.as_deref() == Some("all"),
             lanes: dims("--lanes", &self.lanes)?,
             params,
             assert: self.assert.clone(),
@@ -179,6 +184,9 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
     let mut s = String::new();
     let threads: Vec<String> = k.launch.threads.iter().enumerate().map(|(i, t)| format!("P{i} = CTA {} tid {}", t.cta, t.tid)).collect();
     let _ = writeln!(s, "Kernel {} of {}: {}", k.entry, k.file, k.launch.describe());
+    if let Some(w) = &k.warp_choice {
+        let _ = writeln!(s, "Warps modelled: {w}");
+    }
     let _ = writeln!(s, "Threads modelled: {}", threads.join(", "));
     for b in &k.bindings {
         let _ = writeln!(s, "Parameter {b}");

@@ -1,6 +1,7 @@
 //! The launch a kernel check models: its grid, cluster and block shape (from the command line,
 //! else from the kernel's `.reqntid`/`.maxntid`/`.reqnctapercluster`), and which of its threads
-//! become threads of the program (by default lane 0 of every warp of every CTA).
+//! become threads of the program (lane 0 of every warp of every CTA unless the options
+//! choose; `super::build` then keeps the warps whose code differs).
 
 use super::module::Function;
 use super::KernelOptions;

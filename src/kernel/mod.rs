@@ -1,8 +1,8 @@
 //! `ptxmm kernel`: a kernel of a real PTX module (as `nvcc -ptx` writes it) turned into a litmus
 //! test that the one driver decides (`decide::Decider`), as `--emit-litmus` writes it.
 //!
-//! The module is read (`module`), one `.entry` is taken, its launch chosen (`launch`: by default
-//! lane 0 of every warp of every CTA), its parameters bound (`params`: pointers become fresh
+//! The module is read (`module`), one `.entry` is taken, its launch chosen (`launch`; by default
+//! lane 0 of the warps whose code differs, `warps`), its parameters bound (`params`: pointers become fresh
 //! global buffers), and its body pasted unchanged below a generated init block and placement
 //! line, padded so that every line of the body keeps its line number in the `.ptx` file: a
 //! finding's `line N` is the PTX line, and `.loc` debug lines (`nvcc -lineinfo`) give the CUDA
@@ -13,6 +13,7 @@ pub mod launch;
 pub mod module;
 pub mod params;
 pub mod slice;
+pub mod warps;
 
 use crate::diag::{FileDiagnostic, SourceFile};
 use std::collections::BTreeMap;
@@ -29,6 +30,9 @@ pub struct KernelOptions {
     /// The CTAs, warps (of each CTA) and lanes (of each warp) modelled.
     pub ctas: Option<Vec<u64>>,
     pub warps: Option<Vec<u64>>,
+    /// `--warps all`: every warp, rather than one or two of each group of warps that run the
+    /// same code (`warps`).
+    pub every_warp: bool,
     pub lanes: Option<Vec<u64>>,
     /// `--param NAME=VALUE`, in order.
     pub params: Vec<(String, String)>,
@@ -53,6 +57,9 @@ pub struct Kernel {
     pub condition: String,
     /// The assertion, when `condition` is its negation.
     pub assertion: Option<String>,
+    /// How the warps modelled were chosen by default: the warps left out as running the code of
+    /// a warp kept (`warps`), or why every warp is modelled. None where `--warps` chose them.
+    pub warp_choice: Option<String>,
     /// The CUDA source location of PTX lines (from `.loc`), by line.
     sources: BTreeMap<usize, String>,
 }
@@ -117,8 +124,52 @@ impl KernelError {
     }
 }
 
-/// Build the litmus test of a kernel of the module `ptx`.
+/// Build the litmus test of a kernel of the module `ptx`. Without `--warps` (and `--lanes`), the
+/// warps of each CTA that run the same code as a warp kept are left out (`warps`).
 pub fn build(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLimits) -> Result<Kernel, KernelError> {
+    let mut kernel = build_launch(ptx, options, limits)?;
+    let warps_in_block = kernel.launch.block.div_ceil(32);
+    if options.warps.is_some() || options.lanes.is_some() {
+        return Ok(kernel);
+    }
+    if options.every_warp || warps_in_block < 2 {
+        kernel.warp_choice = options.every_warp.then(|| "every warp (--warps all)".to_string());
+        return Ok(kernel);
+    }
+    let all = || format!("every warp: {warps_in_block} modelled, --warps LIST chooses fewer");
+    let program = match crate::parse_program_with(SourceFile::new(ptx.name(), kernel.litmus.clone()), limits) {
+        Ok(p) => p,
+        Err(_) => return Ok(kernel),
+    };
+    let of_thread: Vec<(u64, u64)> = kernel.launch.threads.iter().map(|t| (t.cta, t.tid / 32)).collect();
+    match warps::group(&program, &of_thread, &crate::config::Limits::default()) {
+        Ok(g) if (g.kept.len() as u64) < warps_in_block => {
+            let kept = warps::compact(&g.kept);
+            let narrowed = KernelOptions { warps: Some(g.kept), ..options.clone() };
+            match build_launch(ptx, &narrowed, limits) {
+                Ok(mut k) => {
+                    k.warp_choice = Some(format!("{kept}; {}: --warps all models them", g.groups.join("; ")));
+                    Ok(k)
+                }
+                Err(_) => {
+                    kernel.warp_choice = Some(all());
+                    Ok(kernel)
+                }
+            }
+        }
+        Ok(_) => {
+            kernel.warp_choice = Some(format!("every warp ({warps_in_block}): the code of each differs"));
+            Ok(kernel)
+        }
+        Err(e) => {
+            kernel.warp_choice = Some(format!("{} (the warps were not grouped by their code: {e})", all()));
+            Ok(kernel)
+        }
+    }
+}
+
+/// [`build`] for the launch the options choose.
+fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLimits) -> Result<Kernel, KernelError> {
     let module = module::parse(ptx.text()).map_err(|d| KernelError::Ptx(FileDiagnostic::new(ptx, d)))?;
     let entry = pick_entry(&module, options, ptx.name())?;
     let body = entry.body.expect("entries have bodies");
@@ -189,6 +240,7 @@ pub fn build(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLim
         abstracted,
         condition,
         assertion,
+        warp_choice: None,
         sources: sources(ptx.text(), &module.files, body_line, ptx.line_col(body.end.saturating_sub(1)).0),
     })
 }

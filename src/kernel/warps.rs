@@ -1,0 +1,93 @@
+//! The default warps of a kernel check: the warps whose code differs (issue 28). A 16-warp
+//! block modelled whole is past the time limit, while a warp-specialized kernel has two or three
+//! kinds of warps (a producer, consumers): the warps of a CTA are grouped by the PTX lines the
+//! runs of their lane-0 thread can reach, and one warp per group is kept, two where the group's
+//! runs write memory (so that a race between two warps running the same code stays visible).
+//!
+//! The runs are those of the per-thread exploration the decision itself starts with
+//! (`exec::trace::explore`): branches on `%tid`, `%ctaid` and constants are evaluated, branches
+//! on loaded values are taken every way the value domains allow. What is left out: a third warp
+//! of a group, so a finding that needs three warps of the same code (e.g. an arrival count that
+//! only three arrivals overflow) is not found unless `--warps all` models them all.
+
+use crate::program::Program;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How long the grouping may take: it is a shortcut, and the check falls back to every warp.
+const GROUPING_TIME: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The warps kept of each CTA, and how the others were grouped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grouping {
+    /// The warps modelled (the same in every CTA: the union over the CTAs).
+    pub kept: Vec<u64>,
+    /// One line per group with a warp left out, for the report.
+    pub groups: Vec<String>,
+}
+
+/// Warps of one CTA that reach the same PTX lines: those lines, whether the runs write memory,
+/// and the warps, in order.
+type Group = (BTreeSet<usize>, bool, Vec<u64>);
+
+/// Group the warps of the program (one thread per warp: lane 0, as the default launch makes
+/// them; `warps[t]` is thread `t`'s (CTA, warp)). An error where the runs cannot be computed (the
+/// caller then models every warp and says why).
+pub fn group(program: &Program, warps: &[(u64, u64)], limits: &crate::config::Limits) -> Result<Grouping, String> {
+    let deadline = crate::clock::Instant::now() + GROUPING_TIME;
+    let (_, traces) =
+        crate::exec::trace::explore_until(program, limits, false, Default::default(), Some(deadline)).map_err(|e| e.to_string())?;
+    // Per CTA: the groups of warps with the same lines, in warp order.
+    let mut by_cta: BTreeMap<u64, Vec<Group>> = BTreeMap::new();
+    for (t, tt) in traces.iter().enumerate() {
+        let code = &program.threads[t].code;
+        let runs = || tt.traces.iter().chain(&tt.stuck);
+        let lines: BTreeSet<usize> = runs().flat_map(|r| r.path.iter().map(|&i| code[i].line)).collect();
+        let writes = runs().any(|r| r.events.iter().any(|e| e.op == crate::exec::trace::TraceOp::Write && e.mb_op.is_none()));
+        let (cta, warp) = warps[t];
+        let groups = by_cta.entry(cta).or_default();
+        match groups.iter_mut().find(|g| g.0 == lines) {
+            Some(g) => g.2.push(warp),
+            None => groups.push((lines, writes, vec![warp])),
+        }
+    }
+    let mut kept = BTreeSet::new();
+    let mut lines = Vec::new();
+    for (cta, groups) in &by_cta {
+        for (_, writes, members) in groups {
+            let keep = if *writes { 2 } else { 1 };
+            kept.extend(members.iter().take(keep));
+            if members.len() > keep {
+                let shown: Vec<String> = members.iter().take(keep).map(u64::to_string).collect();
+                let left = compact(&members[keep..]);
+                let why = if *writes { " (two are kept: their code writes memory, so they may race)" } else { "" };
+                let cta = if by_cta.len() > 1 { format!("CTA {cta}: ") } else { String::new() };
+                let of = if keep == 2 { "warps" } else { "warp" };
+                lines.push(format!("{cta}warps {left} run the code of {of} {}{why}", shown.join(" and ")));
+            }
+        }
+    }
+    Ok(Grouping { kept: kept.into_iter().collect(), groups: lines })
+}
+
+/// `2-7,9` for sorted warps.
+pub fn compact(warps: &[u64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < warps.len() {
+        let mut j = i;
+        while j + 1 < warps.len() && warps[j + 1] == warps[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i { warps[i].to_string() } else { format!("{}-{}", warps[i], warps[j]) });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ranges_are_compacted() {
+        assert_eq!(super::compact(&[1, 2, 3, 5, 7, 8]), "1-3,5,7-8");
+    }
+}
