@@ -4,7 +4,8 @@
 
 use crate::cli::options::{LimitArgs, LivenessMode, ModelArgs};
 use crate::color;
-use ptxmm::decide::{Decider, Verdict};
+use ptxmm::decide::liveness::LivenessOutcome;
+use ptxmm::decide::{Decider, RunError, Verdict};
 use ptxmm::diag::SourceFile;
 use ptxmm::kernel::{launch::parse_list, Kernel, KernelOptions};
 use std::fmt::Write as _;
@@ -119,12 +120,20 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let kernel = match ptxmm::kernel::build(&SourceFile::new(name.clone(), text), &options, &config.input) {
+    let ptx = SourceFile::new(name.clone(), text);
+    let kernel = match ptxmm::kernel::build(&ptx, &options, &config.input) {
         Ok(k) => k,
         Err(e) => {
             eprint!("{}", e.render(color()));
             return ExitCode::from(1);
         }
+    };
+    let (kernel, (outcome, live)) = match decide(&kernel, &name, &config, args.liveness) {
+        Ok(d) if kernel.warps_left_out && hangs_or_never_completes(&d) => {
+            recheck_with_every_warp(kernel, d, &ptx, &options, &config, args.liveness)
+        }
+        Ok(d) => (kernel, d),
+        Err(code) => return code,
     };
     if let Some(out) = &args.emit_litmus {
         if let Err(e) = std::fs::write(out, &kernel.litmus) {
@@ -132,33 +141,7 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let program = match ptxmm::parse_program_with(SourceFile::new(name.clone(), kernel.litmus.clone()), &config.input) {
-        Ok(p) => p,
-        Err(e) => {
-            eprint!("{}", e.render(color()));
-            return ExitCode::from(1);
-        }
-    };
-    let decider = Decider::new(&config);
-    let outcome = if args.liveness == LivenessMode::Only { None } else { Some(decider.verdict(&program)) };
-    let live = if args.liveness == LivenessMode::Skip { None } else { Some(decider.liveness(&program)) };
     let mut status = 0u8;
-    let outcome = match outcome.transpose() {
-        Ok(o) => o,
-        Err(e) => {
-            // An address error carries its own `line:col: ` prefix (as in `run`).
-            let sep =
-                if matches!(e, ptxmm::decide::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) { ":" } else { ": " };
-            eprintln!("{name}{sep}{e}");
-            if sep == ":" {
-                eprintln!(
-                    "note: a pointer parameter is a buffer of {} bytes unless --param NAME=buffer:BYTES gives its size",
-                    ptxmm::kernel::params::DEFAULT_BUFFER_BYTES
-                );
-            }
-            return ExitCode::from(if matches!(e, ptxmm::decide::RunError::Model(_)) { 2 } else { 1 });
-        }
-    };
     let (live, live_error) = match live.transpose() {
         Ok(l) => (l, None),
         Err(e) => {
@@ -176,6 +159,72 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
     out!("{text}");
     // A finding is established even where another check stopped early, so it wins over 1.
     ExitCode::from(if found { FINDINGS_STATUS } else { status })
+}
+
+type Decision = (Option<ptxmm::decide::Outcome>, Option<Result<LivenessOutcome, RunError>>);
+
+/// Decide a kernel's litmus test: the verdict (an error ends the check with its exit status) and
+/// the liveness answer, as `run` decides one.
+fn decide(kernel: &Kernel, name: &str, config: &ptxmm::config::Config, liveness: LivenessMode) -> Result<Decision, ExitCode> {
+    let program = match ptxmm::parse_program_with(SourceFile::new(name.to_string(), kernel.litmus.clone()), &config.input) {
+        Ok(p) => p,
+        Err(e) => {
+            eprint!("{}", e.render(color()));
+            return Err(ExitCode::from(1));
+        }
+    };
+    let decider = Decider::new(config);
+    let outcome = if liveness == LivenessMode::Only { None } else { Some(decider.verdict(&program)) };
+    let live = if liveness == LivenessMode::Skip { None } else { Some(decider.liveness(&program)) };
+    match outcome.transpose() {
+        Ok(o) => Ok((o, live)),
+        Err(e) => {
+            // An address error carries its own `line:col: ` prefix (as in `run`).
+            let sep = if matches!(e, RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) { ":" } else { ": " };
+            eprintln!("{name}{sep}{e}");
+            if sep == ":" {
+                eprintln!(
+                    "note: a pointer parameter is a buffer of {} bytes unless --param NAME=buffer:BYTES gives its size",
+                    ptxmm::kernel::params::DEFAULT_BUFFER_BYTES
+                );
+            }
+            Err(ExitCode::from(if matches!(e, RunError::Model(_)) { 2 } else { 1 }))
+        }
+    }
+}
+
+/// Whether a decision hangs or has no complete execution: with warps left out, an arrival count
+/// (`mbarrier.init`, `bar.sync N`) that counts them can cause either.
+fn hangs_or_never_completes(d: &Decision) -> bool {
+    d.0.as_ref().is_some_and(|o| o.inconclusive().is_some() && !o.loop_cut) || matches!(&d.1, Some(Ok(l)) if !l.hang.is_empty())
+}
+
+/// The check again with every warp, kept where it decides (no limit stopped it); otherwise the
+/// first decision, with a caution that the warps left out may be the cause.
+fn recheck_with_every_warp(
+    kernel: Kernel,
+    first: Decision,
+    ptx: &SourceFile,
+    options: &ptxmm::kernel::KernelOptions,
+    config: &ptxmm::config::Config,
+    liveness: LivenessMode,
+) -> (Kernel, Decision) {
+    let every = ptxmm::kernel::KernelOptions { every_warp: true, ..options.clone() };
+    let why = "the check with warps left out hangs or never completes, which a count of the warps left out can cause";
+    if let Ok(mut all) = ptxmm::kernel::build(ptx, &every, &config.input) {
+        if let Ok(d) = decide(&all, ptx.name(), config, liveness) {
+            let decided = d.0.as_ref().is_none_or(|o| o.incomplete.is_none()) && !matches!(&d.1, Some(Err(_)));
+            if decided {
+                all.warp_choice = Some(format!("every warp: {why}, so every warp was checked"));
+                return (all, d);
+            }
+        }
+    }
+    let mut kernel = kernel;
+    if let Some(w) = &mut kernel.warp_choice {
+        w.push_str(&format!("; caution: {why}, and the check with every warp (--warps all) did not finish within the limits"));
+    }
+    (kernel, first)
 }
 
 /// The report: the launch, the parameters, what was abstracted, the verdict and findings with

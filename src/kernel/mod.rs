@@ -60,6 +60,9 @@ pub struct Kernel {
     /// How the warps modelled were chosen by default: the warps left out as running the code of
     /// a warp kept (`warps`), or why every warp is modelled. None where `--warps` chose them.
     pub warp_choice: Option<String>,
+    /// Whether warps were left out by default as running the code of a warp kept (a count of
+    /// arrivals or of `bar.sync` threads that counts them can then make the check hang).
+    pub warps_left_out: bool,
     /// The CUDA source location of PTX lines (from `.loc`), by line.
     sources: BTreeMap<usize, String>,
 }
@@ -149,6 +152,7 @@ pub fn build(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLim
             match build_launch(ptx, &narrowed, limits) {
                 Ok(mut k) => {
                     k.warp_choice = Some(format!("{kept}; {}: --warps all models them", g.groups.join("; ")));
+                    k.warps_left_out = true;
                     Ok(k)
                 }
                 Err(_) => {
@@ -241,6 +245,7 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
         condition,
         assertion,
         warp_choice: None,
+        warps_left_out: false,
         sources: sources(ptx.text(), &module.files, body_line, ptx.line_col(body.end.saturating_sub(1)).0),
     })
 }
