@@ -128,9 +128,14 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let started = std::time::Instant::now();
     let (kernel, (outcome, live)) = match decide(&kernel, &name, &config, args.liveness) {
         Ok(d) if kernel.warps_left_out && hangs_or_never_completes(&d) => {
-            recheck_with_every_warp(kernel, d, &ptx, &options, &config, args.liveness)
+            // The second check gets what is left of the first one's time limit, so the command
+            // stays within --timeout.
+            let mut rest = config.clone();
+            rest.limits.timeout = config.limits.timeout.map(|t| t.saturating_sub(started.elapsed()));
+            recheck_with_every_warp(kernel, d, &ptx, &options, &rest, args.liveness)
         }
         Ok(d) => (kernel, d),
         Err(code) => return code,
@@ -211,7 +216,8 @@ fn recheck_with_every_warp(
 ) -> (Kernel, Decision) {
     let every = ptxmm::kernel::KernelOptions { every_warp: true, ..options.clone() };
     let why = "the check with warps left out hangs or never completes, which a count of the warps left out can cause";
-    if let Ok(mut all) = ptxmm::kernel::build(ptx, &every, &config.input) {
+    let time_left = config.limits.timeout.is_none_or(|t| t >= std::time::Duration::from_millis(200));
+    if let Some(mut all) = time_left.then(|| ptxmm::kernel::build(ptx, &every, &config.input).ok()).flatten() {
         if let Ok(d) = decide(&all, ptx.name(), config, liveness) {
             let decided = d.0.as_ref().is_none_or(|o| o.incomplete.is_none()) && !matches!(&d.1, Some(Err(_)));
             if decided {
