@@ -121,6 +121,8 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
         }
     };
     let ptx = SourceFile::new(name.clone(), text);
+    // The grouping of warps and both checks share one --timeout.
+    let started = std::time::Instant::now();
     let kernel = match ptxmm::kernel::build(&ptx, &options, &config.input) {
         Ok(k) => k,
         Err(e) => {
@@ -128,14 +130,9 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let started = std::time::Instant::now();
-    let (kernel, (outcome, live)) = match decide(&kernel, &name, &config, args.liveness) {
+    let (kernel, (outcome, live)) = match decide(&kernel, &name, &time_left(&config, started), args.liveness) {
         Ok(d) if kernel.warps_left_out && hangs_or_never_completes(&d) => {
-            // The second check gets what is left of the first one's time limit, so the command
-            // stays within --timeout.
-            let mut rest = config.clone();
-            rest.limits.timeout = config.limits.timeout.map(|t| t.saturating_sub(started.elapsed()));
-            recheck_with_every_warp(kernel, d, &ptx, &options, &rest, args.liveness)
+            recheck_with_every_warp(kernel, d, &ptx, &options, &time_left(&config, started), args.liveness)
         }
         Ok(d) => (kernel, d),
         Err(code) => return code,
@@ -164,6 +161,13 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
     out!("{text}");
     // A finding is established even where another check stopped early, so it wins over 1.
     ExitCode::from(if found { FINDINGS_STATUS } else { status })
+}
+
+/// The configuration with what is left of its time limit since `started`.
+fn time_left(config: &ptxmm::config::Config, started: std::time::Instant) -> ptxmm::config::Config {
+    let mut rest = config.clone();
+    rest.limits.timeout = config.limits.timeout.map(|t| t.saturating_sub(started.elapsed()));
+    rest
 }
 
 type Decision = (Option<ptxmm::decide::Outcome>, Option<Result<LivenessOutcome, RunError>>);
@@ -216,8 +220,8 @@ fn recheck_with_every_warp(
 ) -> (Kernel, Decision) {
     let every = ptxmm::kernel::KernelOptions { every_warp: true, ..options.clone() };
     let why = "the check with warps left out hangs or never completes, which a count of the warps left out can cause";
-    let time_left = config.limits.timeout.is_none_or(|t| t >= std::time::Duration::from_millis(200));
-    if let Some(mut all) = time_left.then(|| ptxmm::kernel::build(ptx, &every, &config.input).ok()).flatten() {
+    let has_time = config.limits.timeout.is_none_or(|t| t >= std::time::Duration::from_millis(200));
+    if let Some(mut all) = has_time.then(|| ptxmm::kernel::build(ptx, &every, &config.input).ok()).flatten() {
         if let Ok(d) = decide(&all, ptx.name(), config, liveness) {
             let decided = d.0.as_ref().is_none_or(|o| o.incomplete.is_none()) && !matches!(&d.1, Some(Err(_)));
             if decided {
