@@ -82,6 +82,9 @@ struct DisjunctExplorer<'x> {
     program: &'x Program,
     disjunct: &'x Prop,
     observables: &'x [Observable],
+    /// Some write's value is open (computed from reads): it has no value of its own on a partial
+    /// candidate until its inputs are read, so no cut is made, only the check of complete ones.
+    open_writes: bool,
     witness: Option<State>,
 }
 
@@ -102,9 +105,7 @@ impl Explorer for DisjunctExplorer<'_> {
     }
 
     fn may_reach(&mut self, partial: &Partial) -> bool {
-        // A write whose value is open (computed from reads) has no value of its own on a partial
-        // candidate until its inputs are read: no cut there, only the check of complete ones.
-        if partial.cand.structure().events.iter().any(|e| e.sym.is_some()) {
+        if self.open_writes {
             return true;
         }
         let values = |o: &Observable| partial_values(partial, o);
@@ -139,9 +140,10 @@ impl<'p> Hooks<'p> for DirectedHooks<'p> {
             self.flags_may_fire = true;
             return Ok(ControlFlow::Break(()));
         }
+        let open_writes = site.structure.events.iter().any(|e| e.sym.is_some());
         for disjunct in &self.disjuncts {
             let goal = SearchGoal { final_reads: site.goal.final_reads.clone(), first_reads: reads_of(disjunct, site.structure) };
-            let mut ex = DisjunctExplorer { program: self.program, disjunct, observables: &self.observables, witness: None };
+            let mut ex = DisjunctExplorer { program: self.program, disjunct, observables: &self.observables, open_writes, witness: None };
             search(site.statics, site.model, site.plan, &goal, budget, &mut ex)?;
             if let Some(w) = ex.witness {
                 self.witness = Some(w);
@@ -161,15 +163,15 @@ pub(super) enum Directed {
     /// The verdict: a witness state, or None (no execution reaches the outcome); with the
     /// search's statistics.
     Decided(Option<State>, SearchStats),
-    /// No directed search applies (no target, or some candidate may fire a flag).
+    /// No directed search applies (some candidate may fire a flag).
     NotApplicable,
     /// A limit stopped it (the message).
     Stopped(String),
 }
 
-/// Decide `program`'s condition by the directed search, under `config` and `deadline`.
-pub(super) fn decide(program: &Program, config: &Config, deadline: Option<crate::clock::Instant>) -> Result<Directed, RunError> {
-    let Some(disjuncts) = target(program) else { return Ok(Directed::NotApplicable) };
+/// Decide `program`'s condition, as the `disjuncts` of its target, by the directed search under
+/// `config` and `deadline`.
+fn decide(program: &Program, disjuncts: Vec<Prop>, config: &Config, deadline: Option<crate::clock::Instant>) -> Result<Directed, RunError> {
     let observables = crate::program::naming::observables(program);
     let mut hooks = DirectedHooks { program, observables, disjuncts, witness: None, flags_may_fire: false, stats: SearchStats::default() };
     match drive(program, config, deadline, &mut hooks) {
@@ -188,8 +190,9 @@ pub(super) fn settle(
     deadline: Option<crate::clock::Instant>,
     outcome: &mut Outcome,
 ) -> Result<bool, RunError> {
-    let disjuncts = target(program).map_or(0, |d| d.len());
-    match decide(program, config, deadline)? {
+    let Some(target) = target(program) else { return Ok(false) };
+    let disjuncts = target.len();
+    match decide(program, target, config, deadline)? {
         Directed::NotApplicable => return Ok(false),
         Directed::Stopped(msg) => outcome.incomplete = Some(msg),
         Directed::Decided(None, _) if outcome.stats.consistent == 0 => return Ok(false),
