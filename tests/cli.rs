@@ -200,14 +200,14 @@ fn suite_mode_reads_verdict_rows() {
 #[test]
 fn a_limit_gives_a_partial_result() {
     let out = ptxmm()
-        .args(["run", "--liveness", "skip", "--max-candidates", "50", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"])
+        .args(["run", "--liveness", "skip", "--max-candidates", "10", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("\nUndef\n"), "{s}");
     assert!(s.contains("Verdict: Unknown\n"), "{s}");
-    assert!(s.contains("Incomplete: the search exceeded its budget of 50 model evaluations"), "{s}");
+    assert!(s.contains("Incomplete: the search exceeded its budget of 10 model evaluations"), "{s}");
     assert!(s.contains("raise --max-candidates"), "{s}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("not decided"));
 
@@ -219,7 +219,7 @@ fn a_limit_gives_a_partial_result() {
 
     // In JSON, the verdict is Unknown and the reason is a field.
     let out = ptxmm()
-        .args(["run", "--json", "--liveness", "skip", "--max-candidates", "50", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"])
+        .args(["run", "--json", "--liveness", "skip", "--max-candidates", "10", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -251,7 +251,7 @@ fn run_records_conform_to_the_schema() {
     let (only, _) = records(&["run", "--json", "--liveness", "only", "tests/liveness"]);
     assert_conforms(&schema, &only);
     let timed = run_one_with(&["run", "--json", "--timing", "examples/MP.litmus"]);
-    let limited = run_one_with(&["run", "--json", "--max-candidates", "50", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"]);
+    let limited = run_one_with(&["run", "--json", "--max-candidates", "10", "tests/async/pipeline-ring-2stage-2consumer-2laps.litmus"]);
     assert_conforms(&schema, &[timed, limited]);
 
     let mut broken = all.iter().find(|r| r.get("verdict").is_some()).unwrap().clone();

@@ -176,3 +176,27 @@ fn dat3m_liveness_csv_under_dat3m_cat() {
     let model = models::from_file(&root.join("cat/ptx-v7.5.cat")).unwrap();
     dat3m_liveness("PTXv7_5-Liveness-expected.csv", model, "PTXv7_5 liveness / Dat3M ptx-v7.5.cat");
 }
+
+/// Pipelines (issue 24): the liveness of kernel-sized rings is decided, and a hang is still
+/// found when the producer's empty barrier expects one arrival more than the consumers make.
+#[test]
+fn pipelines_are_live_and_an_extra_expected_arrival_hangs() {
+    use ptxmm::decide::{Decider, LivenessStatus};
+    let config = ptxmm::config::Config::default_model();
+    let decide = |name: &str, source: &str| {
+        let program = ptxmm::parse_program(ptxmm::diag::SourceFile::new(format!("{name}.litmus"), source.to_string())).unwrap();
+        Decider::new(&config).liveness(&program).unwrap()
+    };
+    let cases = [
+        (ptxmm::families::tma_ring2(4, 2, 4, true), "empty0 @ shared cta 0 mbarrier(2);", "empty0 @ shared cta 0 mbarrier(3);"),
+        (ptxmm::families::cluster_ring(2, 2, 3, true), "empty0 @ shared cta 0 mbarrier(4);", "empty0 @ shared cta 0 mbarrier(5);"),
+    ];
+    for (p, count, one_more) in cases {
+        let live = decide(&p.name, &p.source);
+        assert_eq!(live.status, LivenessStatus::Ok, "{}", p.name);
+        assert!(p.source.contains(count), "{}: {count}", p.name);
+        let hang = decide(&p.name, &p.source.replace(count, one_more));
+        assert_eq!(hang.status, LivenessStatus::MayHang, "{}", p.name);
+        assert!(hang.hang.iter().any(|t| t.thread == "P0"), "{}: the producer waits on empty0: {:?}", p.name, hang.hang);
+    }
+}

@@ -180,3 +180,94 @@ fn union_of_env(prog: &Program, e: &IExpr, out: &mut Vec<u32>, seen: &mut super:
         _ => false,
     }
 }
+
+/// A check `irreflexive (D ; S)` (or `irreflexive (S ; D)`, the same cycle) whose `D` is a
+/// union containing reads-from and/or from-read, and whose `S` is a definition: see
+/// [`read_compositions`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ReadComposition {
+    /// `D` contains `rf` (the environment name).
+    pub rf: bool,
+    /// `D` contains from-read: the environment name `fr`, or a definition `rf^-1 ; co` of the
+    /// environment names.
+    pub fr: bool,
+    /// The definition `S`.
+    pub after: u32,
+    /// The polarity of `S` in each environment slot it depends on.
+    pub after_polarity: Vec<(u32, Polarity)>,
+}
+
+/// For each check of `prog` of the form `irreflexive (D ; S)` or `irreflexive (S ; D)` (not
+/// negated, not a flag) where `D` is a union (through plain definitions) with `rf` or
+/// from-read among its operands and `S` is a definition: what [`ReadComposition`] records.
+///
+/// Such a check says no read reads a write `S` orders after it (`rf ; S`), and no read reads a
+/// write coherence-before one `S` orders before the read (`fr ; S`). When `S` only grows with
+/// the names an engine varies, `S` evaluated on their lower bounds denies those sources to
+/// every completion: an engine can drop them without trying each one. Operands of `D` other
+/// than `rf` and from-read are ignored (denying less is always sound).
+pub(crate) fn read_compositions(prog: &Program) -> Vec<Option<ReadComposition>> {
+    let slot = |name: &str| prog.env_slot(name);
+    let (rf, co, fr) = (slot("rf"), slot("co"), slot("fr"));
+    prog.checks
+        .iter()
+        .map(|check| {
+            if check.kind != super::ast::CheckKind::Irreflexive || check.negated || check.flag.is_some() {
+                return None;
+            }
+            let IKind::Bin(BinOp::Seq, a, b) = &check.expr.kind else { return None };
+            [(a, b), (b, a)].into_iter().find_map(|(d, s)| {
+                let IKind::Def(after) = s.kind else { return None };
+                let mut terms = (false, false);
+                let mut seen = super::resolve::SlotSet::default();
+                read_terms(prog, d, (rf, co, fr), &mut terms, &mut seen);
+                if !(terms.0 || terms.1) {
+                    return None;
+                }
+                let unit = &prog.units[prog.defs[after as usize].unit as usize];
+                let mut defs = vec![Polarity::Independent; prog.defs.len()];
+                let after_polarity = unit
+                    .env_deps
+                    .iter()
+                    .map(|slot| {
+                        def_polarities(prog, slot, &mut defs);
+                        (slot, defs[after as usize])
+                    })
+                    .collect();
+                Some(ReadComposition { rf: terms.0, fr: terms.1, after, after_polarity })
+            })
+        })
+        .collect()
+}
+
+/// Whether the union `e` has `rf` (`found.0`) or from-read (`found.1`) among its operands.
+fn read_terms(
+    prog: &Program,
+    e: &IExpr,
+    (rf, co, fr): (Option<u32>, Option<u32>, Option<u32>),
+    found: &mut (bool, bool),
+    seen: &mut super::resolve::SlotSet,
+) {
+    let is_env = |e: &IExpr, slot: Option<u32>| matches!(e.kind, IKind::Env(s) if Some(s) == slot);
+    match &e.kind {
+        IKind::Env(_) if is_env(e, rf) => found.0 = true,
+        IKind::Env(_) if is_env(e, fr) => found.1 = true,
+        IKind::Bin(BinOp::Seq, a, b)
+            if matches!(&a.kind, IKind::Un(UnOp::Inverse, x) if is_env(x, rf)) && co.is_some() && env_behind(prog, b) == co =>
+        {
+            found.1 = true
+        }
+        IKind::Bin(BinOp::Union, a, b) => {
+            read_terms(prog, a, (rf, co, fr), found, seen);
+            read_terms(prog, b, (rf, co, fr), found, seen);
+        }
+        IKind::Def(d) if !seen.contains(*d) => {
+            seen.insert(*d);
+            let unit = &prog.units[prog.defs[*d as usize].unit as usize];
+            if !unit.rec && unit.bodies.len() == 1 {
+                read_terms(prog, &unit.bodies[0], (rf, co, fr), found, seen);
+            }
+        }
+        _ => {}
+    }
+}

@@ -174,7 +174,30 @@ pub struct CheckInfo {
     /// For a check `acyclic (N1 | N2 | ...)` over environment names: the names. Every
     /// consistent execution has no cycle of their union.
     pub acyclic_union: Option<Vec<String>>,
+    /// For a check `irreflexive (D ; S)` whose union `D` holds `rf` or from-read and whose `S`
+    /// is a definition: see [`ReadComposition`].
+    pub read_composition: Option<ReadComposition>,
 }
+
+/// A check `irreflexive (D ; S)` (or `(S ; D)`) whose union `D` holds reads-from and/or
+/// from-read (`fr`, or a definition `rf^-1 ; co`) and whose `S` is a definition of the model.
+/// In every consistent execution no read reads a write `S` orders after the read, and (with
+/// from-read) none reads a write coherence-before a write `S` orders before the read.
+#[derive(Clone, Debug)]
+pub struct ReadComposition {
+    pub rf: bool,
+    pub fr: bool,
+    /// `S`, for [`Prepared::definition_on`].
+    pub after: DefId,
+    /// `S`'s name as the model writes it.
+    pub after_name: String,
+    /// How `S` varies as each environment name it depends on grows.
+    pub after_polarity: BTreeMap<String, Polarity>,
+}
+
+/// A definition of a model (shadowed ones included), as [`Prepared::definition_on`] takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DefId(pub(crate) u32);
 
 impl CheckInfo {
     /// Whether the check's condition (`[~] kind e`, flags aside) can only become false
@@ -306,12 +329,14 @@ impl CatModel {
     pub fn checks(&self) -> Vec<CheckInfo> {
         let inclusions = analysis::inclusion_targets(&self.prog);
         let unions = analysis::acyclic_unions(&self.prog);
+        let compositions = analysis::read_compositions(&self.prog);
         self.prog
             .checks
             .iter()
             .zip(inclusions)
             .zip(unions)
-            .map(|((c, inclusion), union)| {
+            .zip(compositions)
+            .map(|(((c, inclusion), union), composition)| {
                 let (file, span) = match self.prog.files.locate(c.span) {
                     Some((f, s)) => (f.clone(), s),
                     None => (SourceFile::new("<cat>", ""), Span::default()),
@@ -330,6 +355,13 @@ impl CatModel {
                         (name(target), lhs.into_iter().map(|(s, p)| (name(s), p)).collect())
                     }),
                     acyclic_union: union.map(|slots| slots.into_iter().map(|s| self.prog.env[s as usize].name.clone()).collect()),
+                    read_composition: composition.map(|c| ReadComposition {
+                        rf: c.rf,
+                        fr: c.fr,
+                        after: DefId(c.after),
+                        after_name: self.prog.defs[c.after as usize].name.clone(),
+                        after_polarity: c.after_polarity.into_iter().map(|(s, p)| (self.prog.env[s as usize].name.clone(), p)).collect(),
+                    }),
                 }
             })
             .collect()

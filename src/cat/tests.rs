@@ -1279,3 +1279,27 @@ fn environment_names_read_only_by_static_definitions_are_asked_again() {
     assert_eq!(p.value_of("po", &cand).unwrap(), Some(po));
     assert_eq!(p.value_of("W", &cand).unwrap(), Some(set(n, &[1])));
 }
+
+#[test]
+fn read_compositions_are_found_in_either_order_and_through_definitions() {
+    let m = model(
+        "\"t\"\nlet fr = rf^-1 ; co\nlet cause = po | rf\nlet after = po\n\
+         irreflexive ((rf | fr) ; cause) as A\n\
+         irreflexive (after ; rf) as B\n\
+         irreflexive (rf ; po) as C\n\
+         irreflexive (co ; after) as D\n\
+         irreflexive ((fr | rf) ; (cause | po)) as E\n",
+    );
+    let checks = m.checks();
+    let rc = |name: &str| checks.iter().find(|c| c.name == name).unwrap().read_composition.clone();
+    let a = rc("A").expect("(rf | fr) ; cause");
+    assert!(a.rf && a.fr);
+    assert_eq!(a.after_name, "cause");
+    assert_eq!(a.after_polarity.get("rf"), Some(&Polarity::Increasing));
+    let b = rc("B").expect("after ; rf is the cycle rf ; after");
+    assert!(b.rf && !b.fr);
+    assert_eq!(b.after_name, "after");
+    assert!(rc("C").is_none(), "po is no definition");
+    assert!(rc("D").is_none(), "neither rf nor from-read");
+    assert!(rc("E").is_none(), "a union is no definition");
+}

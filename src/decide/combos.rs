@@ -105,11 +105,17 @@ impl<'a> TraceCombinations<'a> {
         self.claims_shared.get()
     }
 
-    /// Call `f` with each combination until it breaks or fails.
-    pub(super) fn try_for_each<E>(&self, f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>) -> Result<(), E> {
+    /// Call `f` with each combination until it breaks or fails. `partial` is asked about the
+    /// runs of the first threads before the later ones are chosen: false leaves out every
+    /// combination that starts with them.
+    pub(super) fn try_for_each<E>(
+        &self,
+        f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>,
+        partial: &mut dyn FnMut(&[&'a Trace]) -> bool,
+    ) -> Result<(), E> {
         let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
         let mut index = Vec::with_capacity(self.per_thread.len());
-        self.go(&mut chosen, &mut index, f).map(|_| ())
+        self.go(&mut chosen, &mut index, f, partial).map(|_| ())
     }
 
     /// Whether value `v` of physical location `p` is written by the initial state, by one of the
@@ -121,7 +127,13 @@ impl<'a> TraceCombinations<'a> {
             || self.may_write[index.len()..].iter().any(written)
     }
 
-    fn go<E>(&self, chosen: &mut Vec<&'a Trace>, index: &mut Vec<usize>, f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>) -> Flow<E> {
+    fn go<E>(
+        &self,
+        chosen: &mut Vec<&'a Trace>,
+        index: &mut Vec<usize>,
+        f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>,
+        partial: &mut dyn FnMut(&[&'a Trace]) -> bool,
+    ) -> Flow<E> {
         let t = chosen.len();
         if t == self.per_thread.len() {
             return f(chosen);
@@ -141,7 +153,8 @@ impl<'a> TraceCombinations<'a> {
                 self.claims_shared.set(self.claims_shared.get() + 1);
             }
             let ok = claims_apart && (0..=t).all(|u| self.runs[u][index[u]].reads.iter().all(|&(p, v)| self.satisfiable(index, p, v)));
-            let flow = if ok { self.go(chosen, index, f)? } else { ControlFlow::Continue(()) };
+            let ok = ok && (t + 1 == self.per_thread.len() || partial(chosen));
+            let flow = if ok { self.go(chosen, index, f, partial)? } else { ControlFlow::Continue(()) };
             chosen.pop();
             index.pop();
             if flow.is_break() {

@@ -89,6 +89,12 @@ pub(super) trait Hooks<'p> {
         true
     }
 
+    /// Whether some combination starting with the runs of the first threads (`traces`, one
+    /// per thread so far) may be worth one: false leaves them all out.
+    fn keep_start(&mut self, _traces: &[&Trace]) -> bool {
+        true
+    }
+
     /// A structure was built: what its searches are for.
     fn structure(&mut self, _traces: &[&Trace], _structure: &EventStructure<'p>) -> Result<SearchGoal, RunError> {
         Ok(SearchGoal::default())
@@ -132,6 +138,20 @@ pub(super) fn drive<'p>(
     deadline: Option<Instant>,
     hooks: &mut dyn Hooks<'p>,
 ) -> Result<(), RunError> {
+    crate::exec::mbgraph::forget_shared_states();
+    let result = drive_combinations(program, config, deadline, hooks);
+    crate::exec::mbgraph::forget_shared_states();
+    result
+}
+
+/// [`drive`], between the two calls that keep the mbarrier states shared by its structures
+/// within the decision.
+fn drive_combinations<'p>(
+    program: &'p Program,
+    config: &Config,
+    deadline: Option<Instant>,
+    hooks: &mut dyn Hooks<'p>,
+) -> Result<(), RunError> {
     let per_thread = explore(program, config, &config.limits, hooks.stuck_runs(), deadline)?;
     hooks.explored(&per_thread);
     let counter_pruned = per_thread.iter().any(|t| t.counter_pruned);
@@ -149,43 +169,51 @@ pub(super) fn drive<'p>(
     if hooks.own_order() {
         plan = plan.with_own_order(super::own_order::oracle(config));
     }
-    let result = combos.try_for_each(&mut |traces| -> Result<ControlFlow<()>, RunError> {
-        if !hooks.keep(traces) {
-            return Ok(ControlFlow::Continue(()));
-        }
-        budget.charge()?;
-        budget.check_deadline()?;
-        let events = EventStructure::event_count(program, traces);
-        budget.check_estimate(EventStructure::estimated_bytes(events, config.model.definition_count()), || {
-            format!("an event structure of {events} events")
-        })?;
-        let Ok(structure) = EventStructure::build_until(program, &config.readings, traces, budget.deadline) else {
-            return Err(budget.timeout().into());
-        };
-        let goal = hooks.structure(traces, &structure)?;
-        for resolution in resolve_barriers(&structure, &config.readings) {
-            match hooks.resolution(&resolution) {
-                AtResolution::Search => {}
-                AtResolution::Skip => continue,
-                AtResolution::EndStructure => break,
+    // Both the combination's callback and the early question about its first runs ask the
+    // mode: one at a time.
+    let shared_hooks = std::cell::RefCell::new(&mut *hooks);
+    let mut keep_start = |traces: &[&Trace]| shared_hooks.borrow_mut().keep_start(traces);
+    let result = combos.try_for_each(
+        &mut |traces| -> Result<ControlFlow<()>, RunError> {
+            let mut hooks = shared_hooks.borrow_mut();
+            if !hooks.keep(traces) {
+                return Ok(ControlFlow::Continue(()));
             }
-            let statics = StaticEnv::new(&structure, &resolution);
-            let model = LazyModel::under(&config.model, &statics, &budget);
-            let site = SearchSite {
-                traces,
-                structure: &structure,
-                resolution: &resolution,
-                statics: &statics,
-                model: &model,
-                plan: &plan,
-                goal: &goal,
+            budget.charge()?;
+            budget.check_deadline()?;
+            let events = EventStructure::event_count(program, traces);
+            budget.check_estimate(EventStructure::estimated_bytes(events, config.model.definition_count()), || {
+                format!("an event structure of {events} events")
+            })?;
+            let Ok(structure) = EventStructure::build_until(program, &config.readings, traces, budget.deadline) else {
+                return Err(budget.timeout().into());
             };
-            if hooks.search(&site, &mut budget)?.is_break() {
-                return Ok(ControlFlow::Break(()));
+            let goal = hooks.structure(traces, &structure)?;
+            for resolution in resolve_barriers(&structure, &config.readings) {
+                match hooks.resolution(&resolution) {
+                    AtResolution::Search => {}
+                    AtResolution::Skip => continue,
+                    AtResolution::EndStructure => break,
+                }
+                let statics = StaticEnv::new(&structure, &resolution);
+                let model = LazyModel::under(&config.model, &statics, &budget);
+                let site = SearchSite {
+                    traces,
+                    structure: &structure,
+                    resolution: &resolution,
+                    statics: &statics,
+                    model: &model,
+                    plan: &plan,
+                    goal: &goal,
+                };
+                if hooks.search(&site, &mut budget)?.is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
             }
-        }
-        Ok(ControlFlow::Continue(()))
-    });
+            Ok(ControlFlow::Continue(()))
+        },
+        &mut keep_start,
+    );
     hooks.finished(budget, counter_pruned || combos.claims_shared() > 0);
     result
 }

@@ -155,6 +155,7 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
     fn explored(&mut self, per_thread: &[ThreadTraces]) {
         let program = self.program;
         self.loop_cut = per_thread.iter().any(|t| t.cut);
+        self.polls_can_fail.explored(per_thread);
         self.written = per_thread
             .iter()
             .map(|runs| {
@@ -171,6 +172,10 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
 
     fn keep(&mut self, traces: &[&Trace]) -> bool {
         traces.iter().any(|t| t.stuck.is_some()) && self.polls_can_fail.allows(traces)
+    }
+
+    fn keep_start(&mut self, traces: &[&Trace]) -> bool {
+        self.polls_can_fail.allows_start(traces)
     }
 
     fn structure(&mut self, traces: &[&Trace], structure: &EventStructure<'p>) -> Result<SearchGoal, RunError> {

@@ -54,7 +54,7 @@ pub struct Edge {
     pub unit: usize,
     pub to: usize,
     /// The undefined behaviour of the update applied to that state.
-    pub ub: Option<String>,
+    pub ub: Option<Rc<str>>,
 }
 
 /// What a read of the object may read: a node, and the undefined behaviour the read has there.
@@ -122,14 +122,51 @@ pub struct ObjectGraph {
     /// `reads_before`).
     pub reads_prev: Vec<Vec<usize>>,
     /// The states, numbered in a topological order: every edge goes to a higher number.
-    pub nodes: Vec<Node>,
-    pub edges: Vec<Vec<Edge>>,
+    pub nodes: Rc<Vec<Node>>,
+    pub edges: Rc<Vec<Vec<Edge>>>,
     /// `back[b]`: the nodes with an edge to `b`.
-    back: Vec<Vec<u32>>,
+    back: Rc<Vec<Vec<u32>>>,
     /// Reachability rows computed so far (see [`RowCache`]).
     rows: RefCell<RowCache>,
     /// Nodes with every unit placed.
-    pub finals: Vec<usize>,
+    pub finals: Rc<Vec<usize>>,
+    /// The units each node placed, as bit masks, when there are at most 128 units.
+    masks: Option<Rc<Vec<u128>>>,
+    /// The states this build made (0 when another structure of the decision had built the same
+    /// ones: see [`forget_shared_states`]).
+    pub built_states: usize,
+}
+
+/// The states of an object's graph and their edges: what depends only on the object's units
+/// (their operations, the results their threads saw, their static order) and initial value,
+/// shared by the structures whose objects have the same (see [`forget_shared_states`]).
+struct Core {
+    nodes: Rc<Vec<Node>>,
+    edges: Rc<Vec<Vec<Edge>>>,
+    back: Rc<Vec<Vec<u32>>>,
+    finals: Rc<Vec<usize>>,
+    masks: Option<Rc<Vec<u128>>>,
+}
+
+/// What a graph's states depend on: the initial value, each unit's operation, the phase an
+/// arrive returned to its thread and the value an ordinary write leaves, and each unit's
+/// static predecessors.
+type CoreKey = (i64, Vec<(Option<MbUpdate>, Option<i64>, i64)>, Vec<Vec<usize>>);
+
+/// The most states the shared cores hold together (beyond, they start over).
+const SHARED_STATES: usize = 1 << 20;
+
+thread_local! {
+    /// Cores built by this thread for the decision under way: a liveness check builds a
+    /// structure per combination of runs, and the objects a combination's runs update the same
+    /// way (a pipeline's full barriers, whatever the consumers do) have the same states.
+    static SHARED: RefCell<(rustc_hash::FxHashMap<CoreKey, Rc<Core>>, usize)> = RefCell::default();
+}
+
+/// Drop the cores shared between the structures of a decision (the driver calls it when a
+/// decision starts and ends, so they never outlive it).
+pub fn forget_shared_states() {
+    SHARED.with(|s| *s.borrow_mut() = Default::default());
 }
 
 /// Physical locations of mbarrier objects that some thread event accesses, in location order.
@@ -145,6 +182,157 @@ pub fn objects(s: &EventStructure) -> Vec<usize> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The units a node placed (or had undefined behaviour at), as the construction keys states
+/// by: a bit mask when there are at most 128 units (no allocation per edge), else a set.
+trait Marks: Clone + Eq + std::hash::Hash {
+    fn none(k: usize) -> Self;
+    fn has(&self, u: usize) -> bool;
+    fn with(&self, u: usize) -> Self;
+    /// Every unit of `other` is in `self`.
+    fn covers(&self, other: &Self) -> bool;
+    fn to_set(&self, k: usize) -> EventSet;
+    /// The mask, when `Self` is one.
+    fn mask(&self) -> Option<u128>;
+}
+
+impl Marks for u128 {
+    fn none(_: usize) -> Self {
+        0
+    }
+    fn has(&self, u: usize) -> bool {
+        self & (1 << u) != 0
+    }
+    fn with(&self, u: usize) -> Self {
+        self | (1 << u)
+    }
+    fn covers(&self, other: &Self) -> bool {
+        other & !self == 0
+    }
+    fn to_set(&self, k: usize) -> EventSet {
+        let mut set = EventSet::empty(k);
+        let mut rest = *self;
+        while rest != 0 {
+            set.insert(rest.trailing_zeros() as usize);
+            rest &= rest - 1;
+        }
+        set
+    }
+    fn mask(&self) -> Option<u128> {
+        Some(*self)
+    }
+}
+
+impl Marks for EventSet {
+    fn none(k: usize) -> Self {
+        EventSet::empty(k)
+    }
+    fn has(&self, u: usize) -> bool {
+        self.contains(u)
+    }
+    fn with(&self, u: usize) -> Self {
+        let mut s = self.clone();
+        s.insert(u);
+        s
+    }
+    fn covers(&self, other: &Self) -> bool {
+        other.is_subset(self)
+    }
+    fn to_set(&self, _: usize) -> EventSet {
+        self.clone()
+    }
+    fn mask(&self) -> Option<u128> {
+        None
+    }
+}
+
+/// A set of at most 128 units as a mask.
+fn mask_of(set: &EventSet) -> u128 {
+    set.iter().fold(0u128, |m, u| m | (1 << u))
+}
+
+/// A unit's effect on a value: the value it leaves and its finding (None: it cannot be
+/// placed on that value).
+type Effect = Option<(i64, Option<Rc<str>>)>;
+
+/// The states of an object and their edges, as built.
+struct Explored {
+    nodes: Vec<Node>,
+    edges: Vec<Vec<Edge>>,
+    masks: Option<Vec<u128>>,
+}
+
+/// Every state reachable from the initial value `init` by placing units whose static
+/// predecessors (`preds`) are placed, one at a time, in breadth-first order of the number of
+/// units placed; `effect` gives a unit's value and finding on a value (None: it cannot be
+/// placed there).
+fn explore_states<M: Marks, E>(
+    k: usize,
+    init: i64,
+    preds: &[M],
+    effect: &mut dyn FnMut(usize, i64) -> Effect,
+    max_nodes: usize,
+    check: &mut dyn FnMut() -> Result<(), E>,
+    name: &str,
+) -> Result<Explored, BuildError<E>> {
+    let start = (M::none(k), init, M::none(k));
+    let mut keys = vec![start.clone()];
+    let mut index: rustc_hash::FxHashMap<(M, i64, M), usize> = Default::default();
+    index.insert(start, 0);
+    let mut edges: Vec<Vec<Edge>> = vec![Vec::new()];
+    let mut next = 0;
+    while next < keys.len() {
+        let (placed, value, ubs) = keys[next].clone();
+        for (u, before) in preds.iter().enumerate() {
+            if placed.has(u) || !placed.covers(before) {
+                continue;
+            }
+            let Some((to_value, ub)) = effect(u, value) else { continue };
+            let key = (placed.with(u), to_value, if ub.is_some() { ubs.with(u) } else { ubs.clone() });
+            let to = match index.get(&key) {
+                Some(&t) => t,
+                None => {
+                    if keys.len() >= max_nodes {
+                        return Err(BuildError::TooManyStates(TooManyStates { object: name.to_string(), limit: max_nodes }));
+                    }
+                    if keys.len().is_multiple_of(STATES_PER_CHECK) {
+                        check().map_err(BuildError::Stopped)?;
+                    }
+                    keys.push(key.clone());
+                    edges.push(Vec::new());
+                    index.insert(key, keys.len() - 1);
+                    keys.len() - 1
+                }
+            };
+            edges[next].push(Edge { unit: u, to, ub });
+        }
+        next += 1;
+    }
+    drop(index);
+    let masks = keys.iter().map(|(placed, _, _)| placed.mask()).collect::<Option<Vec<u128>>>();
+    let nodes = keys.into_iter().map(|(placed, value, ub)| Node { placed: placed.to_set(k), value, ub: ub.to_set(k) }).collect();
+    Ok(Explored { nodes, edges, masks })
+}
+
+impl Core {
+    fn of(states: Explored, k: usize) -> Core {
+        let Explored { nodes, edges, masks } = states;
+        // Nodes were created in breadth-first order of the number of units placed, and every
+        // edge goes to a node with one more unit, created after every node with fewer: creation
+        // order is a topological order, which the sweeps of `forward_sweep` and
+        // `backward_sweep` rely on.
+        debug_assert!(edges.iter().enumerate().all(|(a, es)| es.iter().all(|e| e.to > a)));
+        let m = nodes.len();
+        let mut back: Vec<Vec<u32>> = vec![Vec::new(); m];
+        for (a, es) in edges.iter().enumerate() {
+            for e in es {
+                back[e.to].push(a as u32);
+            }
+        }
+        let finals: Vec<usize> = (0..m).filter(|&a| nodes[a].placed.len() == k).collect();
+        Core { nodes: Rc::new(nodes), edges: Rc::new(edges), back: Rc::new(back), finals: Rc::new(finals), masks: masks.map(Rc::new) }
+    }
 }
 
 impl ObjectGraph {
@@ -183,72 +371,68 @@ impl ObjectGraph {
         // Static predecessors of each unit, as unit sets.
         let preds: Vec<EventSet> = (0..k).map(|u| EventSet::from_fn(k, |v| v != u && before_unit(&units[v], &units[u]))).collect();
         let name = s.program.physical[p].name.clone();
-        let start = Node { placed: EventSet::empty(k), value: ev[init].value, ub: EventSet::empty(k) };
-        let mut nodes = vec![start.clone()];
-        let mut index: rustc_hash::FxHashMap<Node, usize> = Default::default();
-        index.insert(start, 0);
-        let mut edges: Vec<Vec<Edge>> = vec![Vec::new()];
-        let mut next = 0;
-        while next < nodes.len() {
-            let here = nodes[next].clone();
-            for (u, unit) in units.iter().enumerate() {
-                if here.placed.contains(u) || !preds[u].is_subset(&here.placed) {
-                    continue;
-                }
-                let (value, ub) = match unit.read.and_then(|r| ev[r].mb_op) {
-                    Some(op) => {
-                        let eff = op.apply(here.value);
-                        let r = unit.read.expect("an update has a read");
-                        // The phase an arrive returned to its thread must be the one it sees here.
-                        if let (Some(want), MbUpdate::Arrive { .. }) = (ev[r].mb_result, op) {
-                            if want != eff.result {
-                                continue;
+        // The effect of each unit on each value, once: most states of a pipeline share a few
+        // values, and an effect with undefined behaviour spells out its finding.
+        let mut effects: rustc_hash::FxHashMap<(usize, i64), Effect> = Default::default();
+        let mut effect = |u: usize, value: i64| -> Effect {
+            effects
+                .entry((u, value))
+                .or_insert_with(|| {
+                    let unit = &units[u];
+                    match unit.read.and_then(|r| ev[r].mb_op) {
+                        Some(op) => {
+                            let eff = op.apply(value);
+                            let r = unit.read.expect("an update has a read");
+                            // The phase an arrive returned to its thread must be the one it sees here.
+                            if let (Some(want), MbUpdate::Arrive { .. }) = (ev[r].mb_result, op) {
+                                if want != eff.result {
+                                    return None;
+                                }
                             }
+                            Some((eff.write.unwrap_or(value), eff.ub.map(Rc::from)))
                         }
-                        (eff.write.unwrap_or(here.value), eff.ub)
+                        // An ordinary write (or an RMW of an ordinary instruction) leaves its value.
+                        None => Some((ev[unit.write].value, None)),
                     }
-                    // An ordinary write (or an RMW of an ordinary instruction) leaves its value.
-                    None => (ev[unit.write].value, None),
+                })
+                .clone()
+        };
+        let key: CoreKey = (
+            ev[init].value,
+            units
+                .iter()
+                .map(|u| {
+                    let op = u.read.and_then(|r| ev[r].mb_op);
+                    let result = u.read.and_then(|r| ev[r].mb_result).filter(|_| matches!(op, Some(MbUpdate::Arrive { .. })));
+                    (op, result, if op.is_none() { ev[u.write].value } else { 0 })
+                })
+                .collect(),
+            preds.iter().map(|p| p.iter().collect()).collect(),
+        );
+        let shared = SHARED.with(|s| s.borrow().0.get(&key).cloned());
+        let built_states = if shared.is_some() { 0 } else { usize::MAX };
+        let core = match shared {
+            Some(core) => core,
+            None => {
+                let states = if k <= 128 {
+                    let preds: Vec<u128> = preds.iter().map(mask_of).collect();
+                    explore_states::<u128, E>(k, ev[init].value, &preds, &mut effect, max_nodes, check, &name)?
+                } else {
+                    explore_states::<EventSet, E>(k, ev[init].value, &preds, &mut effect, max_nodes, check, &name)?
                 };
-                let mut placed = here.placed.clone();
-                placed.insert(u);
-                let mut ubs = here.ub.clone();
-                if ub.is_some() {
-                    ubs.insert(u);
-                }
-                let node = Node { placed, value, ub: ubs };
-                let to = match index.get(&node) {
-                    Some(&t) => t,
-                    None => {
-                        if nodes.len() >= max_nodes {
-                            return Err(BuildError::TooManyStates(TooManyStates { object: name, limit: max_nodes }));
-                        }
-                        if nodes.len().is_multiple_of(STATES_PER_CHECK) {
-                            check().map_err(BuildError::Stopped)?;
-                        }
-                        nodes.push(node.clone());
-                        edges.push(Vec::new());
-                        index.insert(node, nodes.len() - 1);
-                        nodes.len() - 1
+                let core = Rc::new(Core::of(states, k));
+                SHARED.with(|s| {
+                    let (map, held) = &mut *s.borrow_mut();
+                    if *held + core.nodes.len() > SHARED_STATES {
+                        map.clear();
+                        *held = 0;
                     }
-                };
-                edges[next].push(Edge { unit: u, to, ub });
+                    *held += core.nodes.len();
+                    map.insert(key, Rc::clone(&core));
+                });
+                core
             }
-            next += 1;
-        }
-        // Nodes were created in breadth-first order of the number of units placed, and every
-        // edge goes to a node with one more unit, created after every node with fewer: creation
-        // order is a topological order, which the sweeps of `forward_sweep` and
-        // `backward_sweep` rely on.
-        debug_assert!(edges.iter().enumerate().all(|(a, es)| es.iter().all(|e| e.to > a)));
-        let m = nodes.len();
-        let mut back: Vec<Vec<u32>> = vec![Vec::new(); m];
-        for (a, es) in edges.iter().enumerate() {
-            for e in es {
-                back[e.to].push(a as u32);
-            }
-        }
-        let finals: Vec<usize> = (0..m).filter(|&a| nodes[a].placed.len() == k).collect();
+        };
         let reads_before: Vec<Vec<usize>> =
             reads.iter().map(|&r| (0..reads.len()).filter(|&j| order.contains(reads[j], r)).collect()).collect();
         let reads_prev = reads_before
@@ -265,12 +449,14 @@ impl ObjectGraph {
             read_options: Vec::new(),
             reads_before,
             reads_after,
-            nodes,
-            edges,
-            back,
+            nodes: Rc::clone(&core.nodes),
+            edges: Rc::clone(&core.edges),
+            back: Rc::clone(&core.back),
             rows: RefCell::default(),
             reads_prev,
-            finals,
+            finals: Rc::clone(&core.finals),
+            masks: core.masks.clone(),
+            built_states: built_states.min(core.nodes.len()),
         };
         g.read_options = g.reads.iter().map(|&r| g.options_of(s, order, r)).collect();
         Ok(g)
@@ -288,9 +474,14 @@ impl ObjectGraph {
         let mut out = Vec::new();
         // Whether a value gives the read its result, and the undefined behaviour of reading it:
         // once per value, not per state (many states share a value, and a finding is a string).
-        let mut by_value: std::collections::HashMap<i64, Option<Option<String>>> = Default::default();
+        let mut by_value: rustc_hash::FxHashMap<i64, Option<Option<String>>> = Default::default();
+        let masks = self.masks.as_ref().map(|m| (m, mask_of(&must_before), mask_of(&must_after)));
         for (n, node) in self.nodes.iter().enumerate() {
-            if !must_before.is_subset(&node.placed) || !node.placed.is_disjoint(&must_after) {
+            let between = match masks {
+                Some((m, before, after)) => m[n] & before == before && m[n] & after == 0,
+                None => must_before.is_subset(&node.placed) && node.placed.is_disjoint(&must_after),
+            };
+            if !between {
                 continue;
             }
             let v = node.value;
@@ -316,9 +507,16 @@ impl ObjectGraph {
 
     /// Every node some node of `from` reaches (`from` included): one sweep in topological order.
     fn forward_sweep(&self, from: &EventSet) -> EventSet {
+        self.forward_sweep_to(from, self.nodes.len().saturating_sub(1))
+    }
+
+    /// [`ObjectGraph::forward_sweep`], exact for the nodes up to `last` (nodes after it are
+    /// left out or in as the sweep happens to leave them: callers intersect with a set that
+    /// ends there).
+    fn forward_sweep_to(&self, from: &EventSet, last: usize) -> EventSet {
         let mut out = from.clone();
         let Some(first) = from.iter().next() else { return out };
-        for a in first..self.nodes.len() {
+        for a in first..=last.min(self.nodes.len().saturating_sub(1)) {
             if out.contains(a) {
                 for e in &self.edges[a] {
                     out.insert(e.to);
@@ -331,9 +529,14 @@ impl ObjectGraph {
     /// Every node that reaches some node of `to` (`to` included): one sweep in reverse
     /// topological order.
     fn backward_sweep(&self, to: &EventSet) -> EventSet {
+        self.backward_sweep_from(to, 0)
+    }
+
+    /// [`ObjectGraph::backward_sweep`], exact for the nodes from `first` on.
+    fn backward_sweep_from(&self, to: &EventSet, first: usize) -> EventSet {
         let mut out = to.clone();
         let Some(last) = to.iter().last() else { return out };
-        for b in (0..=last).rev() {
+        for b in (first..=last).rev() {
             if out.contains(b) {
                 for &a in &self.back[b] {
                     out.insert(a as usize);
@@ -385,6 +588,22 @@ impl ObjectGraph {
         self.reads.iter().position(|&x| x == r)
     }
 
+    /// The nodes up to `last` some node of `from` reaches (others may be in it or not).
+    fn reached_from_until(&self, from: &EventSet, last: usize) -> EventSet {
+        if from.len() > ROWS_PER_QUERY {
+            return self.forward_sweep_to(from, last);
+        }
+        self.reached_from(from)
+    }
+
+    /// The nodes from `first` on that reach some node of `to` (others may be in it or not).
+    fn reaching_after(&self, to: &EventSet, first: usize) -> EventSet {
+        if to.len() > ROWS_PER_QUERY {
+            return self.backward_sweep_from(to, first);
+        }
+        self.reaching(to)
+    }
+
     /// The nodes some node of `from` reaches.
     pub fn reached_from(&self, from: &EventSet) -> EventSet {
         if from.len() > ROWS_PER_QUERY {
@@ -407,6 +626,63 @@ impl ObjectGraph {
             out.union_with(&self.row(b, false));
         }
         out
+    }
+
+    /// Narrow `sets` (per read, the nodes it may still read) by the order of reads within their
+    /// threads: each option of a later read must be reachable from some option of the earlier
+    /// one, and the other way round. Reachability is transitive, so supporting each read by its
+    /// immediate predecessors, until nothing changes, supports it by all of them. None when
+    /// some read is left without an option; else whether anything was narrowed.
+    pub fn narrow_by_read_order(&self, sets: &mut [EventSet]) -> Option<bool> {
+        let mut narrowed = false;
+        loop {
+            let mut again = false;
+            for j in 0..self.reads.len() {
+                for &i in &self.reads_prev[j] {
+                    // Nodes are numbered in a topological order: only the nodes up to the last
+                    // option of the later read, and from the first of the earlier one, matter.
+                    let later = sets[j].intersection(&self.reached_from_until(&sets[i], sets[j].iter().last().unwrap_or(0)));
+                    let earlier = sets[i].intersection(&self.reaching_after(&later, sets[i].iter().next().unwrap_or(0)));
+                    if later.is_empty() || earlier.is_empty() {
+                        return None;
+                    }
+                    again |= later != sets[j] || earlier != sets[i];
+                    sets[j] = later;
+                    sets[i] = earlier;
+                }
+            }
+            if !again {
+                return Some(narrowed);
+            }
+            narrowed = true;
+        }
+    }
+
+    /// Whether the reads of the object alone can be given states: every read some option
+    /// (a final state for the reads in `final_reads`: the polls of a run that spins forever),
+    /// in the order of the reads within their threads: those options, or None when no
+    /// candidate of the structure exists, whatever the other objects and the model say.
+    pub fn reads_can_be_placed(&self, final_reads: &[usize]) -> Option<Vec<EventSet>> {
+        let m = self.nodes.len();
+        let finals = EventSet::from_iter_in(m, self.finals.iter().copied());
+        let mut sets: Vec<EventSet> = self
+            .reads
+            .iter()
+            .zip(&self.read_options)
+            .map(|(r, opts)| {
+                let set = EventSet::from_iter_in(m, opts.iter().map(|o| o.node));
+                if final_reads.contains(r) {
+                    set.intersection(&finals)
+                } else {
+                    set
+                }
+            })
+            .collect();
+        if sets.iter().any(EventSet::is_empty) {
+            return None;
+        }
+        self.narrow_by_read_order(&mut sets)?;
+        Some(sets)
     }
 
     /// Whether `node` lies on one path with every node of `chosen` (sorted by units placed).
@@ -535,6 +811,19 @@ mod tests {
     }
 
     #[test]
+    fn structures_with_the_same_updates_share_their_states_within_a_decision() {
+        let src = "PTX t\n{ bar @ shared cta 0 mbarrier(2); }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n mbarrier.arrive.shared::cta.b64 _, [bar] | mbarrier.arrive.shared::cta.b64 _, [bar] ;\nexists (0 == 0)\n";
+        forget_shared_states();
+        let first = graphs(src);
+        let again = graphs(src);
+        assert_eq!(first[0].built_states, first[0].nodes.len(), "built the first time");
+        assert_eq!(again[0].built_states, 0, "shared the second time");
+        assert!(Rc::ptr_eq(&first[0].nodes, &again[0].nodes));
+        forget_shared_states();
+        assert_eq!(graphs(src)[0].built_states, first[0].nodes.len(), "built again once forgotten");
+    }
+
+    #[test]
     fn sparse_reachability_matches_the_closure_of_the_edges() {
         // Two laps of a stage with two copies on one full barrier and nothing ordering the
         // second lap's completions after the first phase: every subset of completions is a
@@ -595,6 +884,6 @@ mod tests {
         );
         assert_eq!(g[0].reads.len(), 1);
         let options: Vec<usize> = g[0].read_options[0].iter().map(|o| o.node).collect();
-        assert_eq!(options, g[0].finals);
+        assert_eq!(options, *g[0].finals);
     }
 }

@@ -459,6 +459,45 @@ impl<'m> Prepared<'m> {
         })
     }
 
+    /// Fresh cells with definition `d` (not static) and what it needs evaluated for `env`, the
+    /// staged units in `stage` when there is one.
+    fn definition_cells(&self, d: u32, stage: Option<&Stage>, env: &dyn CatEnv) -> Result<Call, CatError> {
+        let u = self.prog.defs[d as usize].unit;
+        let unit = &self.prog.units[u as usize];
+        let units = bit_set(unit.deps.iter().chain(std::iter::once(u)).filter(|&u| !self.unit_static[u as usize]), self.prog.units.len());
+        let needs: Vec<u32> = unit.env_deps.iter().filter(|&s| self.dynamic.contains(s)).collect();
+        let mut local = self.fresh_cells(env)?;
+        self.ensure(&mut local, stage, env, &needs, &units).map_err(|e| e.into_cat(self.prog))?;
+        Ok(local)
+    }
+
+    /// The value of definition `def` for the environment `env`, with the staged units taken
+    /// from (or evaluated once into) `stage`: for an engine that reads a definition a check is
+    /// made of (see [`crate::cat::ReadComposition`]); None for a function or a set.
+    pub fn definition_on(&self, stage: &Stage, env: &dyn CatEnv, def: crate::cat::DefId) -> Result<Option<Relation>, CatError> {
+        self.check_stage(stage)?;
+        let d = def.0;
+        if d as usize >= self.prog.defs.len() {
+            return Err(plain_error(format!("no definition with index {d}")));
+        }
+        let value = if let Some(v) = &self.statics.defs[d as usize] {
+            v.clone()
+        } else {
+            let local = self.definition_cells(d, Some(stage), env)?;
+            let c = self.def_cell[d as usize] as usize;
+            let u = self.prog.defs[d as usize].unit;
+            let staged = stage.staged[u as usize].then(|| stage.cells[c].get()).flatten();
+            match staged.or(local.cells[c].as_ref()) {
+                Some(v) => v.clone(),
+                None => return Ok(None),
+            }
+        };
+        Ok(match value.into_value(self.n) {
+            Value::Rel(r) => Some(r),
+            _ => None,
+        })
+    }
+
     /// The value of a name as the end of the model sees it (a definition such as `cause`, or an
     /// environment name such as `po`) for one candidate; `None` for names the model does not
     /// know and for functions.
@@ -495,13 +534,7 @@ impl<'m> Prepared<'m> {
                 if let Some(v) = &self.statics.defs[d as usize] {
                     return Ok(into(v));
                 }
-                let u = self.prog.defs[d as usize].unit;
-                let unit = &self.prog.units[u as usize];
-                let units =
-                    bit_set(unit.deps.iter().chain(std::iter::once(u)).filter(|&u| !self.unit_static[u as usize]), self.prog.units.len());
-                let env: Vec<u32> = unit.env_deps.iter().filter(|&s| self.dynamic.contains(s)).collect();
-                let mut local = self.fresh_cells(dyn_env)?;
-                self.ensure(&mut local, None, dyn_env, &env, &units).map_err(|e| e.into_cat(self.prog))?;
+                let local = self.definition_cells(d, None, dyn_env)?;
                 Ok(local.cells[self.def_cell[d as usize] as usize].as_ref().and_then(into))
             }
         }

@@ -18,6 +18,9 @@ pub struct SearchStats {
     pub dead_ends: u64,
     /// Consistent executions found.
     pub consistent: u64,
+    /// Sources denied to reads by the model's causality check on bounds (`causal.rs`), before
+    /// any was tried.
+    pub causal_denied: u64,
 }
 
 impl SearchStats {
@@ -27,6 +30,7 @@ impl SearchStats {
         self.partial += o.partial;
         self.dead_ends += o.dead_ends;
         self.consistent += o.consistent;
+        self.causal_denied += o.causal_denied;
     }
 }
 

@@ -77,7 +77,18 @@ pub(super) struct Engine<'e, 'a, 'm, 's> {
     pub(super) rf: Relation,
     pub(super) decided: Vec<bool>,
     pub(super) state: Vec<ObjectState>,
+    /// Each object's narrowed options per its choices (`Engine::narrowed_object_options`).
+    pub(super) narrowed_memo: NarrowedMemo,
 }
+
+/// An object, its chosen states (with the reads that chose them) and its learned orders.
+pub(super) type NarrowKey = (usize, Vec<(usize, Option<usize>)>, Vec<(usize, usize)>);
+
+/// Per read of an object, the states it may still read (None: some read has none).
+pub(super) type Narrowed = Option<std::rc::Rc<Vec<Vec<usize>>>>;
+
+/// Each object's narrowed options per its choices and learned orders.
+pub(super) type NarrowedMemo = std::cell::RefCell<rustc_hash::FxHashMap<NarrowKey, Narrowed>>;
 
 impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
     pub(super) fn new(
@@ -96,27 +107,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         for &p in &object_locations {
             is_object[p] = true;
         }
-        let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
-        let mut objects = Vec::new();
-        for &p in &object_locations {
-            // Each state costs like a trace combination: charge a budget share for all of them.
-            let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
-            let (left, limit) = (budget.left, budget.limit);
-            // The deadline and the memory limit hold while the states are built.
-            let mut check = || budget.check_deadline().and_then(|()| budget.check_resident());
-            let g = ObjectGraph::build(s, p, &order, max_nodes, &mut check).map_err(|e| match e {
-                mbgraph::BuildError::Stopped(e) => e,
-                // The states are charged to the search budget, and it ran out.
-                mbgraph::BuildError::TooManyStates(_) if left < MAX_MBARRIER_STATES => {
-                    SearchError::Explore(ExploreError::TooManyCandidates { limit })
-                }
-                mbgraph::BuildError::TooManyStates(e) => {
-                    SearchError::Explore(ExploreError::TooManyMbarrierStates { object: e.object, limit: e.limit as u64 })
-                }
-            })?;
-            budget.left = budget.left.saturating_sub(g.nodes.len() as u64);
-            objects.push(g);
-        }
+        let Some((objects, narrowed_memo)) = build_objects(s, object_locations, goal, budget)? else { return Ok(None) };
         // Data reads and their possible sources.
         let rmw = &s.relations["rmw"];
         let mut own_order = plan.own_order.as_ref().map(|o| super::own_order::OwnOrder::new(s, &o.0));
@@ -213,6 +204,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             observable: observable_locations(s),
             depth_stats: vec![DepthStats::default(); depths + 1],
             state,
+            narrowed_memo,
         }))
     }
 
@@ -394,6 +386,57 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         st.complete = g.finals.contains(&here);
         true
     }
+}
+
+/// The state graphs of the structure's mbarrier objects (in location order), and each one's
+/// options before any choice, remembered for the search's first propagation; None when the
+/// reads of one object alone rule every candidate out (the other graphs are then not built).
+fn build_objects(
+    s: &EventStructure,
+    object_locations: Vec<usize>,
+    goal: &SearchGoal,
+    budget: &mut Budget,
+) -> Result<Option<(Vec<ObjectGraph>, NarrowedMemo)>, SearchError> {
+    let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
+    // Objects a stuck run polls first: their reads alone often rule the structure out, and
+    // then the other objects' graphs are never built.
+    let mut object_locations = object_locations;
+    let polled = |p: usize| goal.final_reads.iter().any(|&r| s.events[r].physical == Some(p));
+    object_locations.sort_by_key(|&p| (!polled(p), p));
+    let mut objects = Vec::new();
+    for &p in &object_locations {
+        // Each state built costs like a trace combination: charge a budget share for them.
+        let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
+        let (left, limit) = (budget.left, budget.limit);
+        // The deadline and the memory limit hold while the states are built.
+        let mut check = || budget.check_deadline().and_then(|()| budget.check_resident());
+        let g = ObjectGraph::build(s, p, &order, max_nodes, &mut check).map_err(|e| match e {
+            mbgraph::BuildError::Stopped(e) => e,
+            // The states are charged to the search budget, and it ran out.
+            mbgraph::BuildError::TooManyStates(_) if left < MAX_MBARRIER_STATES => {
+                SearchError::Explore(ExploreError::TooManyCandidates { limit })
+            }
+            mbgraph::BuildError::TooManyStates(e) => {
+                SearchError::Explore(ExploreError::TooManyMbarrierStates { object: e.object, limit: e.limit as u64 })
+            }
+        })?;
+        // States another structure of the decision built are shared, not built again.
+        budget.left = budget.left.saturating_sub(g.built_states as u64);
+        let Some(first_options) = g.reads_can_be_placed(&goal.final_reads) else { return Ok(None) };
+        objects.push((g, first_options));
+    }
+    // The search's order of objects stays the locations' (it decides which of several
+    // executions is found first).
+    objects.sort_by_key(|(g, _)| g.physical);
+    // The options before any choice are those just computed: the search's first
+    // propagation finds them remembered.
+    let narrowed_memo = NarrowedMemo::default();
+    for (o, (_, sets)) in objects.iter().enumerate() {
+        let options: Vec<Vec<usize>> = sets.iter().map(|set| set.iter().collect()).collect();
+        narrowed_memo.borrow_mut().insert((o, Vec::new(), Vec::new()), Some(std::rc::Rc::new(options)));
+    }
+    let objects: Vec<ObjectGraph> = objects.into_iter().map(|(g, _)| g).collect();
+    Ok(Some((objects, narrowed_memo)))
 }
 
 /// The order of the decisions: mbarrier reads first (they decide the synchronisation of the

@@ -138,7 +138,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
     /// Whether the partial candidate may still be of interest and every check that can be
     /// decided on bounds still holds.
     pub(super) fn prefix_holds(&mut self, ex: &mut dyn Explorer) -> Result<Option<Options>, SearchError> {
-        let Some(options) = self.propagate() else { return Ok(None) };
+        let Some(mut options) = self.propagate() else { return Ok(None) };
         let learned = self.learned_count();
         let Some(snap) = self.forced_snapshot(ex)? else { return Ok(None) };
         if !self.reachable(&snap, false, ex) {
@@ -149,7 +149,12 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         }
         // Learned orders of mbarrier updates may have changed what is still possible.
         if self.learned_count() != learned {
-            return Ok(self.propagate());
+            let Some(again) = self.propagate() else { return Ok(None) };
+            options = again;
+        }
+        // An explanation wants the rejected candidates built, to show the check that rejects them.
+        if !ex.wants_rejections() && !self.causal_filter(&snap, &mut options)? {
+            return Ok(None);
         }
         Ok(Some(options))
     }

@@ -37,12 +37,15 @@
 //! - `forcing.rs`: the check after a choice: forced pairs, the explorer's steering, the groups;
 //! - `own_order.rs`: sources denied by a read's own thread (per-thread coherence), where the
 //!   model forbids them;
+//! - `causal.rs`: sources denied by the model's causality check on the bounds of a partial
+//!   candidate;
 //! - `coherence.rs`: branch and bound over coherence once reads-from is complete;
 //! - `flag_bounds.rs`: whether any candidate may fire a flag of the model (before a search that
 //!   stops early);
 //! - `fence_sc.rs`: the search for a fence-SC order, and the evaluation of complete candidates.
 
 mod budget;
+mod causal;
 mod coherence;
 mod engine;
 mod env;

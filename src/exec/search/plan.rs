@@ -52,6 +52,18 @@ pub struct PrunePlan {
     /// Whether the model forbids a thread's accesses to one location to read against program
     /// order (see `own_order.rs`); None: every source is kept.
     pub(super) own_order: Option<OwnOrderOracleBox>,
+    /// A check `irreflexive ((rf | fr) ; S)` (Causality) whose `S` only grows with the names
+    /// the search fixes: the search denies a read the writes `S` on the lower bounds already
+    /// rules out, without trying each (see `causal.rs`).
+    pub(super) causal: Option<CausalFilter>,
+}
+
+/// How the search uses a check `irreflexive (D ; S)` with reads-from or from-read in `D`.
+#[derive(Clone, Debug)]
+pub(super) struct CausalFilter {
+    pub(super) rf: bool,
+    pub(super) fr: bool,
+    pub(super) after: crate::cat::DefId,
 }
 
 /// The oracle of [`PrunePlan::with_own_order`], printable.
@@ -84,6 +96,18 @@ impl PrunePlan {
                 let dynamic: Vec<&String> = names.iter().filter(|n| DYNAMIC_NAMES.contains(&n.as_str())).collect();
                 if plan.acyclic_with_rf.is_none() && dynamic.iter().all(|n| *n == "rf") && !dynamic.is_empty() {
                     plan.acyclic_with_rf = Some(names.iter().filter(|n| *n != "rf").cloned().collect());
+                }
+            }
+            if let Some(rc) = &c.read_composition {
+                // S must only grow as the names the search bounds grow, and must not read the
+                // replayed undefined behaviour (which has no bounds).
+                let grows = rc.after_polarity.iter().all(|(name, p)| {
+                    !DYNAMIC_NAMES.contains(&name.as_str())
+                        || matches!(p, Polarity::Independent)
+                        || (matches!(p, Polarity::Increasing) && !["UB", "MBVALID"].contains(&name.as_str()))
+                });
+                if grows && plan.causal.is_none() {
+                    plan.causal = Some(CausalFilter { rf: rc.rf, fr: rc.fr, after: rc.after });
                 }
             }
             if let Some((target, lhs)) = &c.inclusion {

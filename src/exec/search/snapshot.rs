@@ -109,7 +109,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                     values[r] = g.nodes[here].value;
                     if let Some(reason) = &e.ub {
                         ub.insert(r);
-                        ub_reasons[r] = Some(reason.clone());
+                        ub_reasons[r] = Some(reason.to_string());
                     }
                 }
                 values[unit.write] = g.nodes[e.to].value;
@@ -315,6 +315,20 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             &fresh
         };
         prepared.first_failure_on(stage, &env, checks).map_err(|e| self.model.error(e))
+    }
+
+    /// Definition `def` of the model on the lower bounds of `snap` (from the snapshot's stage
+    /// where it depends only on rf, the fence-SC order and mo); None for a set.
+    pub(super) fn lower_definition(&mut self, snap: &Snapshot, def: crate::cat::DefId) -> Result<Option<Relation>, SearchError> {
+        self.budget.check_deadline()?;
+        let prepared = self.model.get()?;
+        let choice = [Bound::Lower; 12];
+        let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice, ub: &snap.ub, mbvalid: &snap.mbvalid };
+        if snap.stage.get().is_none() {
+            let _ = snap.stage.set(prepared.stage(&env, &STAGED).map_err(|e| self.model.error(e))?);
+        }
+        let stage = snap.stage.get().expect("set above");
+        prepared.definition_on(stage, &env, def).map_err(|e| self.model.error(e))
     }
 
     /// Every check of the model, flags included, evaluated on the bounds `choice` gives (see
