@@ -410,7 +410,7 @@ impl ObjectGraph {
             preds.iter().map(|p| p.iter().collect()).collect(),
         );
         let shared = SHARED.with(|s| s.borrow().0.get(&key).cloned());
-        let built_states = if shared.is_some() { 0 } else { usize::MAX };
+        let fresh = shared.is_none();
         let core = match shared {
             Some(core) => core,
             None => {
@@ -456,7 +456,7 @@ impl ObjectGraph {
             reads_prev,
             finals: Rc::clone(&core.finals),
             masks: core.masks.clone(),
-            built_states: built_states.min(core.nodes.len()),
+            built_states: if fresh { core.nodes.len() } else { 0 },
         };
         g.read_options = g.reads.iter().map(|&r| g.options_of(s, order, r)).collect();
         Ok(g)

@@ -306,10 +306,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         let staged = [0, 1, 2, 10, 11].iter().all(|&k| choice[k] == Bound::Lower);
         let fresh;
         let stage = if staged {
-            if snap.stage.get().is_none() {
-                let _ = snap.stage.set(prepared.stage(&env, &STAGED).map_err(|e| self.model.error(e))?);
-            }
-            snap.stage.get().expect("set above")
+            self.lower_stage(snap, prepared, &env)?
         } else {
             fresh = prepared.stage(&env, &[]).map_err(|e| self.model.error(e))?;
             &fresh
@@ -324,11 +321,22 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         let prepared = self.model.get()?;
         let choice = [Bound::Lower; 12];
         let env = BoundEnv { statics: self.statics, bounds: &snap.b, choice, ub: &snap.ub, mbvalid: &snap.mbvalid };
-        if snap.stage.get().is_none() {
-            let _ = snap.stage.set(prepared.stage(&env, &STAGED).map_err(|e| self.model.error(e))?);
-        }
-        let stage = snap.stage.get().expect("set above");
+        let stage = self.lower_stage(snap, prepared, &env)?;
         prepared.definition_on(stage, &env, def).map_err(|e| self.model.error(e))
+    }
+
+    /// The snapshot's stage (made on first use): the definitions that depend only on rf, the
+    /// fence-SC order and mo, at their lower bounds.
+    fn lower_stage<'n>(
+        &self,
+        snap: &'n Snapshot,
+        prepared: &crate::cat::Prepared,
+        env: &BoundEnv,
+    ) -> Result<&'n crate::cat::Stage, SearchError> {
+        if snap.stage.get().is_none() {
+            let _ = snap.stage.set(prepared.stage(env, &STAGED).map_err(|e| self.model.error(e))?);
+        }
+        Ok(snap.stage.get().expect("set above"))
     }
 
     /// Every check of the model, flags included, evaluated on the bounds `choice` gives (see
