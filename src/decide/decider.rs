@@ -128,7 +128,7 @@ impl<'c> Decider<'c> {
             program,
             true,
             |d| {
-                let mut hooks = LivenessHooks::new(program, d.config.limits.unroll);
+                let mut hooks = LivenessHooks::new(program, d.config.limits.unroll, &d.config.model);
                 drive(program, d.config, d.deadline, &mut hooks)?;
                 Ok(hooks.finish())
             },

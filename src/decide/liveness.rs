@@ -17,6 +17,7 @@
 
 use super::driver::{AtResolution, Hooks, RunError, SearchSite};
 use super::poll_filter::PollFilter;
+use super::thin_air::{ThinAirCheck, ThinAirFilter};
 use crate::exec::search::{search, Budget, Candidate, SearchGoal, Visit};
 use crate::exec::structure::{BarrierResolution, BlockedBarrier, EventStructure};
 use crate::exec::trace::{Stuck, ThreadTraces, Trace};
@@ -60,6 +61,10 @@ pub struct LivenessOutcome {
     /// Undefined behaviour in the hanging execution reported (before the threads stop): such
     /// an execution has no final state, so the verdict's search never sees it.
     pub undefined: Vec<crate::decide::findings::Finding>,
+    /// Combinations of runs ruled out by the model's thin-air check over all mbarrier objects
+    /// at once, before any event structure was built (see `decide::thin_air`).
+    #[serde(skip)]
+    pub thin_air_cut: usize,
     #[serde(skip)]
     pub elapsed: Duration,
 }
@@ -106,6 +111,8 @@ pub(super) struct LivenessHooks<'p> {
     /// What each thread (its async operations included) writes in some run, for the hints.
     written: Vec<BTreeSet<usize>>,
     polls_can_fail: PollFilter<'p>,
+    /// Present when the model forbids cycles of reads-from and dependencies.
+    thin_air: Option<ThinAirFilter<'p>>,
     /// Of the structure being searched: the barrier events stuck runs wait at, and the polls
     /// that must see final values (global event indices).
     waiting: BTreeSet<usize>,
@@ -115,8 +122,9 @@ pub(super) struct LivenessHooks<'p> {
 }
 
 impl<'p> LivenessHooks<'p> {
-    pub(super) fn new(program: &'p Program, unroll: usize) -> Self {
+    pub(super) fn new(program: &'p Program, unroll: usize, model: &crate::cat::CatModel) -> Self {
         LivenessHooks {
+            thin_air: ThinAirCheck::of_model(model).map(|check| ThinAirFilter::new(program, check)),
             program,
             start: crate::clock::Instant::now(),
             unroll,
@@ -142,6 +150,7 @@ impl<'p> LivenessHooks<'p> {
             unroll: self.unroll,
             bounds_tried: Vec::new(),
             undefined: self.undefined,
+            thin_air_cut: self.thin_air.map_or(0, |f| f.cut + f.cut_start),
             elapsed: self.start.elapsed(),
         }
     }
@@ -156,6 +165,9 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
         let program = self.program;
         self.loop_cut = per_thread.iter().any(|t| t.cut);
         self.polls_can_fail.explored(per_thread);
+        if let Some(f) = &mut self.thin_air {
+            f.explored(per_thread, &mut self.polls_can_fail);
+        }
         self.written = per_thread
             .iter()
             .map(|runs| {
@@ -171,11 +183,13 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
     }
 
     fn keep(&mut self, traces: &[&Trace]) -> bool {
-        traces.iter().any(|t| t.stuck.is_some()) && self.polls_can_fail.allows(traces)
+        traces.iter().any(|t| t.stuck.is_some())
+            && self.polls_can_fail.allows(traces)
+            && self.thin_air.as_mut().is_none_or(|f| f.allows(traces, &mut self.polls_can_fail))
     }
 
     fn keep_start(&mut self, traces: &[&Trace]) -> bool {
-        self.polls_can_fail.allows_start(traces)
+        self.polls_can_fail.allows_start(traces) && self.thin_air.as_mut().is_none_or(|f| f.allows_start(traces, &mut self.polls_can_fail))
     }
 
     fn structure(&mut self, traces: &[&Trace], structure: &EventStructure<'p>) -> Result<SearchGoal, RunError> {

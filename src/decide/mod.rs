@@ -23,6 +23,7 @@ pub mod reading_notes;
 pub mod report;
 pub mod suite;
 mod target;
+mod thin_air;
 pub mod verdict;
 
 pub use decider::{Decider, Decision, Mode};

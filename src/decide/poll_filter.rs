@@ -35,15 +35,15 @@ pub(super) struct PollFilter<'p> {
 /// ordinary store of `value`, and the result its thread saw), a read that must see `result`,
 /// or a poll that reads the final state and fails.
 #[derive(Clone, PartialEq, Eq, Hash)]
-struct Step {
-    kind: StepKind,
-    run: usize,
-    index: usize,
-    agent: Option<usize>,
+pub(super) struct Step {
+    pub(super) kind: StepKind,
+    pub(super) run: usize,
+    pub(super) index: usize,
+    pub(super) agent: Option<usize>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum StepKind {
+pub(super) enum StepKind {
     Update { op: Option<crate::program::mbarrier::MbUpdate>, value: i64, result: Option<i64> },
     Read { op: crate::program::mbarrier::MbUpdate, result: i64 },
     FinalPoll { op: crate::program::mbarrier::MbUpdate },
@@ -118,6 +118,31 @@ impl<'p> PollFilter<'p> {
         ok
     }
 
+    /// The objects a run touches, with the id of its step list on each ([`PollFilter::list`]).
+    pub(super) fn object_steps(&mut self, tr: &Trace) -> &[(usize, usize)] {
+        let key = tr as *const Trace as usize;
+        if !self.steps_of.contains_key(&key) {
+            let ids = Self::run_steps(self.program, tr)
+                .into_iter()
+                .map(|(p, list)| {
+                    let next = self.lists.len();
+                    let id = *self.list_ids.entry(list.clone()).or_insert(next);
+                    if id == next {
+                        self.lists.push(list);
+                    }
+                    (p, id)
+                })
+                .collect();
+            self.steps_of.insert(key, ids);
+        }
+        &self.steps_of[&key]
+    }
+
+    /// A run's steps on one object, `run` left 0.
+    pub(super) fn list(&self, id: usize) -> &[Step] {
+        &self.lists[id]
+    }
+
     pub(super) fn allows(&mut self, traces: &[&Trace]) -> bool {
         self.allows_objects(traces, &|_| true)
     }
@@ -126,22 +151,7 @@ impl<'p> PollFilter<'p> {
     fn allows_objects(&mut self, traces: &[&Trace], which: &dyn Fn(usize) -> bool) -> bool {
         let mut touching: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
         for (run, tr) in traces.iter().enumerate() {
-            let key = *tr as *const Trace as usize;
-            if !self.steps_of.contains_key(&key) {
-                let ids = Self::run_steps(self.program, tr)
-                    .into_iter()
-                    .map(|(p, list)| {
-                        let next = self.lists.len();
-                        let id = *self.list_ids.entry(list.clone()).or_insert(next);
-                        if id == next {
-                            self.lists.push(list);
-                        }
-                        (p, id)
-                    })
-                    .collect();
-                self.steps_of.insert(key, ids);
-            }
-            for &(p, id) in &self.steps_of[&key] {
+            for &(p, id) in self.object_steps(tr) {
                 if which(p) {
                     touching.entry(p).or_default().push((run, id));
                 }

@@ -515,13 +515,13 @@ impl ObjectGraph {
     /// ends there).
     fn forward_sweep_to(&self, from: &EventSet, last: usize) -> EventSet {
         let mut out = from.clone();
-        let Some(first) = from.iter().next() else { return out };
-        for a in first..=last.min(self.nodes.len().saturating_sub(1)) {
-            if out.contains(a) {
-                for e in &self.edges[a] {
-                    out.insert(e.to);
-                }
+        // Edges go to higher numbers: the nodes met in increasing order are final when met.
+        let mut at = out.next_from(0);
+        while let Some(a) = at.filter(|&a| a <= last) {
+            for e in &self.edges[a] {
+                out.insert(e.to);
             }
+            at = out.next_from(a + 1);
         }
         out
     }
@@ -535,13 +535,12 @@ impl ObjectGraph {
     /// [`ObjectGraph::backward_sweep`], exact for the nodes from `first` on.
     fn backward_sweep_from(&self, to: &EventSet, first: usize) -> EventSet {
         let mut out = to.clone();
-        let Some(last) = to.iter().last() else { return out };
-        for b in (first..=last).rev() {
-            if out.contains(b) {
-                for &a in &self.back[b] {
-                    out.insert(a as usize);
-                }
+        let mut at = out.prev_from(usize::MAX);
+        while let Some(b) = at.filter(|&b| b >= first) {
+            for &a in &self.back[b] {
+                out.insert(a as usize);
             }
+            at = b.checked_sub(1).and_then(|b| out.prev_from(b));
         }
         out
     }
@@ -590,7 +589,7 @@ impl ObjectGraph {
 
     /// The nodes up to `last` some node of `from` reaches (others may be in it or not).
     fn reached_from_until(&self, from: &EventSet, last: usize) -> EventSet {
-        if from.len() > ROWS_PER_QUERY {
+        if from.len_exceeds(ROWS_PER_QUERY) {
             return self.forward_sweep_to(from, last);
         }
         self.reached_from(from)
@@ -598,7 +597,7 @@ impl ObjectGraph {
 
     /// The nodes from `first` on that reach some node of `to` (others may be in it or not).
     fn reaching_after(&self, to: &EventSet, first: usize) -> EventSet {
-        if to.len() > ROWS_PER_QUERY {
+        if to.len_exceeds(ROWS_PER_QUERY) {
             return self.backward_sweep_from(to, first);
         }
         self.reaching(to)
@@ -606,7 +605,7 @@ impl ObjectGraph {
 
     /// The nodes some node of `from` reaches.
     pub fn reached_from(&self, from: &EventSet) -> EventSet {
-        if from.len() > ROWS_PER_QUERY {
+        if from.len_exceeds(ROWS_PER_QUERY) {
             return self.forward_sweep(from);
         }
         let mut out = EventSet::empty(self.nodes.len());
@@ -618,7 +617,7 @@ impl ObjectGraph {
 
     /// The nodes that reach some node of `to`.
     pub fn reaching(&self, to: &EventSet) -> EventSet {
-        if to.len() > ROWS_PER_QUERY {
+        if to.len_exceeds(ROWS_PER_QUERY) {
             return self.backward_sweep(to);
         }
         let mut out = EventSet::empty(self.nodes.len());
@@ -641,8 +640,8 @@ impl ObjectGraph {
                 for &i in &self.reads_prev[j] {
                     // Nodes are numbered in a topological order: only the nodes up to the last
                     // option of the later read, and from the first of the earlier one, matter.
-                    let later = sets[j].intersection(&self.reached_from_until(&sets[i], sets[j].iter().last().unwrap_or(0)));
-                    let earlier = sets[i].intersection(&self.reaching_after(&later, sets[i].iter().next().unwrap_or(0)));
+                    let later = sets[j].intersection(&self.reached_from_until(&sets[i], sets[j].prev_from(usize::MAX).unwrap_or(0)));
+                    let earlier = sets[i].intersection(&self.reaching_after(&later, sets[i].next_from(0).unwrap_or(0)));
                     if later.is_empty() || earlier.is_empty() {
                         return None;
                     }

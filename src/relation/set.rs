@@ -68,6 +68,45 @@ impl EventSet {
         self.bits.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// Whether the set has more than `k` elements (counting stops there).
+    pub fn len_exceeds(&self, k: usize) -> bool {
+        let mut seen = 0;
+        for w in &self.bits {
+            seen += w.count_ones() as usize;
+            if seen > k {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The least element at or after `i`, skipping empty words.
+    pub fn next_from(&self, i: usize) -> Option<usize> {
+        let mut wi = i / 64;
+        let mut word = *self.bits.get(wi)? & (!0u64 << (i % 64));
+        loop {
+            if word != 0 {
+                return Some(wi * 64 + word.trailing_zeros() as usize);
+            }
+            wi += 1;
+            word = *self.bits.get(wi)?;
+        }
+    }
+
+    /// The greatest element at or before `i`, skipping empty words.
+    pub fn prev_from(&self, i: usize) -> Option<usize> {
+        let i = i.min(self.n.checked_sub(1)?);
+        let mut wi = i / 64;
+        let mut word = self.bits[wi] & (!0u64 >> (63 - i % 64));
+        loop {
+            if word != 0 {
+                return Some(wi * 64 + 63 - word.leading_zeros() as usize);
+            }
+            wi = wi.checked_sub(1)?;
+            word = self.bits[wi];
+        }
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.bits.iter().enumerate().flat_map(|(wi, &w)| BitIter { word: w, base: wi * 64 })
     }

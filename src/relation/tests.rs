@@ -314,3 +314,19 @@ fn empty_universe() {
     assert!(r.is_acyclic());
     assert!(EventSet::full(0).is_empty());
 }
+
+#[test]
+fn the_next_and_previous_elements_skip_empty_words() {
+    let s = EventSet::from_iter_in(300, [3, 64, 65, 200, 299]);
+    let forward: Vec<usize> = std::iter::successors(s.next_from(0), |&i| s.next_from(i + 1)).collect();
+    assert_eq!(forward, [3, 64, 65, 200, 299]);
+    let backward: Vec<usize> = std::iter::successors(s.prev_from(usize::MAX), |&i| i.checked_sub(1).and_then(|j| s.prev_from(j))).collect();
+    assert_eq!(backward, [299, 200, 65, 64, 3]);
+    assert_eq!(s.next_from(66), Some(200));
+    assert_eq!(s.next_from(300), None);
+    assert_eq!(s.prev_from(63), Some(3));
+    assert_eq!(s.prev_from(2), None);
+    assert_eq!(EventSet::empty(0).prev_from(5), None);
+    assert_eq!(EventSet::empty(0).next_from(0), None);
+    assert!(s.len_exceeds(4) && !s.len_exceeds(5));
+}

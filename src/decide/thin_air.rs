@@ -1,0 +1,617 @@
+//! A necessary condition for a combination of runs to hang, checked over every mbarrier object
+//! at once, from the model's thin-air check (see [`ThinAirFilter`]).
+//!
+//! The per-object filter (`poll_filter`) looks at one object at a time, so it keeps
+//! combinations in which each object's history exists on its own but the histories feed each
+//! other in a circle: a producer passes its wait on `empty` thanks to a consumer's arrival that
+//! the consumer only makes after a wait on `full` that the producer's own later arrival
+//! completes. Such a circle runs through reads-from edges (every mbarrier update reads its
+//! predecessor, every wait the update whose state it sees) and the dependencies inside each run
+//! (a spin loop's branch on its wait controls everything after it), so a model that forbids
+//! cycles of `rf | data | ctrl` (PTX's NoThinAir) rules it out. The filter is used only when
+//! the loaded model has such a check; it adds no promise of its own.
+
+use super::poll_filter::{PollFilter, Step, StepKind};
+use crate::cat::CatModel;
+use crate::exec::trace::{ThreadTraces, Trace, TraceOp};
+use crate::program::{Op, Program, RmwOp};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// The dependency relations of a check `acyclic (rf | ...)` of the model whose union also holds
+/// `data`: the updates of an mbarrier form a chain of reads-from and data edges (each reads
+/// its predecessor's state and writes the next one from it), so every update before the state
+/// a read sees reaches the read through the union.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ThinAirCheck {
+    pub(super) addr: bool,
+    pub(super) ctrl: bool,
+}
+
+impl ThinAirCheck {
+    /// The first check of `model` of the form `acyclic (rf | data | ...)` (through plain
+    /// definitions) with `ctrl` or `addr` among its operands; None when the model has none
+    /// (or `--skipchecks` and `--through` removed it), and then the filter is not used.
+    pub(super) fn of_model(model: &CatModel) -> Option<Self> {
+        model.checks().into_iter().find_map(|c| {
+            let names = c.acyclic_union?;
+            let has = |n: &str| names.iter().any(|x| x == n);
+            let check = ThinAirCheck { addr: has("addr"), ctrl: has("ctrl") };
+            (has("rf") && has("data") && (check.addr || check.ctrl)).then_some(check)
+        })
+    }
+}
+
+/// An object and the step lists of the runs touching it (run, list id), as `PollFilter`
+/// numbers them.
+type ObjectKey = (usize, Vec<(usize, usize)>);
+
+/// A step of a run of a combination: (run, index among the run's steps).
+type RunStep = (usize, usize);
+
+/// The most entries the filter remembers (views of objects, and their reads' answers).
+const MEMO_ENTRIES: usize = 1 << 20;
+
+/// One run's steps on mbarrier objects, in trace order, with the steps each depends on.
+struct RunSteps {
+    /// (object, position in the run's step list of that object).
+    steps: Vec<(usize, usize)>,
+    /// `deps[i]`: the earlier steps (indices into `steps`) that step `i` depends on through
+    /// the check's dependency relations, transitively within the run.
+    deps: Vec<Vec<usize>>,
+    /// Per step, how many steps it waits for: its dependencies and, for an update, its run's
+    /// earlier updates of its object.
+    waits: Vec<usize>,
+    /// Per step, the steps that wait for it.
+    dependents: Vec<Vec<usize>>,
+}
+
+/// Whether the runs of a combination can all take their steps in some order that no cycle of
+/// the model's `acyclic (rf | data | ctrl ...)` check forbids, every object's updates forming
+/// one history (as in `poll_filter`) and every read seeing its result in a state of that
+/// history made of updates taken before it.
+///
+/// In a consistent execution the union is acyclic, so its events have a topological order.
+/// Along it, the updates of an object come in the order of its history (each reads its
+/// predecessor's write), and a read comes after every update of the state it sees. So at
+/// every point of that order the updates taken of each object can be arranged into a
+/// history in which every read taken sees its result, a run's reads of one object seeing
+/// states in their order (the object is sequential in each run). The filter takes, from
+/// nothing, every step whose dependencies are taken and (an update) whose run's earlier updates
+/// of its object are taken, or (a read) for which such a state exists among the updates taken;
+/// that is monotone, so what it takes contains every prefix of every such order. A combination
+/// some step of which (before a run's final polls) is never taken has no consistent execution.
+pub(super) struct ThinAirFilter<'p> {
+    program: &'p Program,
+    check: ThinAirCheck,
+    runs: FxHashMap<usize, Rc<RunSteps>>,
+    /// Per object and the step lists of its runs (as `PollFilter` numbers them), the object's
+    /// steps.
+    views: FxHashMap<ObjectKey, Rc<ObjectView>>,
+    /// Per view (by address) and the updates taken: the reads that have a state.
+    memo: FxHashMap<(usize, u128), u128>,
+    /// Per thread, the complete run its other runs are prefixes of (see
+    /// [`ThinAirFilter::explored`]).
+    complete: Vec<Option<Box<Trace>>>,
+    /// Combinations ruled out.
+    pub(super) cut: usize,
+    /// Runs of the first threads ruled out with every combination starting with them.
+    pub(super) cut_start: usize,
+}
+
+impl<'p> ThinAirFilter<'p> {
+    pub(super) fn new(program: &'p Program, check: ThinAirCheck) -> Self {
+        ThinAirFilter {
+            program,
+            check,
+            runs: Default::default(),
+            views: Default::default(),
+            memo: Default::default(),
+            complete: Vec::new(),
+            cut: 0,
+            cut_start: 0,
+        }
+    }
+
+    /// The steps of `tr` (thread `t`) and their dependencies.
+    fn run_steps(&self, t: usize, tr: &Trace, lists: &[(usize, Vec<Step>)]) -> RunSteps {
+        let n = tr.events.len();
+        let words = n.div_ceil(64);
+        // closure[e]: the events e depends on, transitively, as the structure relates them.
+        let mut closure: Vec<Vec<u64>> = Vec::with_capacity(n);
+        for (e, te) in tr.events.iter().enumerate() {
+            let mut set = vec![0u64; words];
+            let is_mem = te.location.is_some();
+            let mut direct: Vec<usize> = Vec::new();
+            if self.check.ctrl {
+                direct.extend(te.ctrl_deps.iter());
+            }
+            if is_mem {
+                direct.extend(te.data_deps.iter());
+                if self.check.addr {
+                    direct.extend(te.addr_deps.iter());
+                }
+            }
+            // The written value of every RMW but exch is computed from the old value.
+            if let (TraceOp::Write, Some(r)) = (&te.op, te.rmw_partner) {
+                if let Op::Rmw { op, .. } = &self.program.threads[t].code[te.instr].op {
+                    if *op != RmwOp::Exch {
+                        direct.push(r);
+                    }
+                }
+            }
+            for j in direct.into_iter().filter(|&j| j < e) {
+                set[j / 64] |= 1 << (j % 64);
+                for (w, x) in set.iter_mut().zip(&closure[j]) {
+                    *w |= x;
+                }
+            }
+            closure.push(set);
+        }
+        let contains = |set: &[u64], j: usize| set[j / 64] & (1 << (j % 64)) != 0;
+        let mut steps: Vec<(usize, usize, usize)> = Vec::new();
+        for (object, list) in lists {
+            for (pos, s) in list.iter().enumerate() {
+                steps.push((s.index, *object, pos));
+            }
+        }
+        steps.sort_unstable();
+        let events_of = |index: usize| -> Vec<usize> { std::iter::once(index).chain(tr.events[index].rmw_partner).collect() };
+        // A step is depended on through the value it read: its read (an update's read half).
+        let source_of = |index: usize| -> Option<usize> {
+            let e = &tr.events[index];
+            match e.op {
+                TraceOp::Read => Some(index),
+                _ => e.rmw_partner,
+            }
+        };
+        let deps: Vec<Vec<usize>> = steps
+            .iter()
+            .map(|&(index, _, _)| {
+                let mine = events_of(index);
+                steps
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &(other, _, _))| other != index)
+                    .filter_map(|(i, &(other, _, _))| {
+                        let src = source_of(other)?;
+                        mine.iter().any(|&m| contains(&closure[m], src)).then_some(i)
+                    })
+                    .collect()
+            })
+            .collect();
+        // An update also waits for its run's earlier updates of its object (the history
+        // respects the run's order; an async operation's update only its own and its thread's).
+        let step_at = |(_, object, pos): (usize, usize, usize)| -> &Step {
+            &lists.iter().find(|(p, _)| *p == object).expect("the run's object").1[pos]
+        };
+        let waits_for: Vec<Vec<usize>> = steps
+            .iter()
+            .enumerate()
+            .map(|(i, &me)| {
+                let mut w: Vec<usize> = deps[i].clone();
+                let mine = step_at(me);
+                if matches!(mine.kind, StepKind::Update { .. }) {
+                    for (j, &other) in steps.iter().enumerate().take(i) {
+                        let o = step_at(other);
+                        if other.1 == me.1
+                            && matches!(o.kind, StepKind::Update { .. })
+                            && (o.agent.is_none() || o.agent == mine.agent)
+                            && !w.contains(&j)
+                        {
+                            w.push(j);
+                        }
+                    }
+                }
+                w
+            })
+            .collect();
+        let mut dependents = vec![Vec::new(); steps.len()];
+        for (i, w) in waits_for.iter().enumerate() {
+            for &j in w {
+                dependents[j].push(i);
+            }
+        }
+        RunSteps {
+            steps: steps.into_iter().map(|(_, object, pos)| (object, pos)).collect(),
+            deps,
+            waits: waits_for.iter().map(Vec::len).collect(),
+            dependents,
+        }
+    }
+
+    /// The steps and dependencies of a run of thread `t`, computed once per run.
+    fn steps_of(&mut self, t: usize, tr: &Trace, objects: &mut PollFilter) -> Rc<RunSteps> {
+        let key = tr as *const Trace as usize;
+        if let Some(r) = self.runs.get(&key) {
+            return Rc::clone(r);
+        }
+        let ids = objects.object_steps(tr).to_vec();
+        let lists: Vec<(usize, Vec<Step>)> = ids.iter().map(|&(p, id)| (p, objects.list(id).to_vec())).collect();
+        let r = Rc::new(self.run_steps(t, tr, &lists));
+        self.runs.insert(key, Rc::clone(&r));
+        r
+    }
+
+    /// Every thread's runs, once explored: for each thread whose runs are all prefixes of its
+    /// one complete run (the steps of a run stuck in a loop or at a barrier are the complete
+    /// run's first ones, with the same dependencies, then its final polls), that run, which
+    /// stands for the thread's unknown run in [`ThinAirFilter::allows_start`].
+    pub(super) fn explored(&mut self, per_thread: &[ThreadTraces], objects: &mut PollFilter) {
+        self.complete = per_thread
+            .iter()
+            .enumerate()
+            .map(|(t, runs)| {
+                let [complete] = &runs.traces[..] else { return None };
+                let complete = Box::new(complete.clone());
+                let whole = self.steps_of(t, &complete, objects);
+                let whole_ids = objects.object_steps(&complete).to_vec();
+                let step_of = |ids: &[(usize, usize)], objects: &PollFilter, (p, pos): (usize, usize)| {
+                    let id = ids.iter().find(|(q, _)| *q == p).map(|&(_, id)| id)?;
+                    let step = &objects.list(id)[pos];
+                    (!matches!(step.kind, StepKind::FinalPoll { .. })).then(|| (p, step.clone()))
+                };
+                for stuck in &runs.stuck {
+                    let part = self.steps_of(t, stuck, objects);
+                    let ids = objects.object_steps(stuck).to_vec();
+                    let mine: Vec<_> =
+                        (0..part.steps.len()).filter_map(|i| Some((step_of(&ids, objects, part.steps[i])?, &part.deps[i]))).collect();
+                    let prefix = mine.len() <= whole.steps.len()
+                        && mine.iter().enumerate().all(|(i, (step, deps))| {
+                            step_of(&whole_ids, objects, whole.steps[i]).as_ref() == Some(step) && whole.deps[i] == **deps
+                        });
+                    if !prefix {
+                        return None;
+                    }
+                }
+                Some(complete)
+            })
+            .collect();
+    }
+
+    /// Whether the runs of the first threads (`traces`) can all take their steps (as in
+    /// [`ThinAirFilter::allows`]) alongside the later threads' complete runs, whose steps may be
+    /// taken but need not be: every run of a later thread is a prefix of its complete run, so
+    /// whatever a combination starting with `traces` takes, this takes too.
+    pub(super) fn allows_start(&mut self, traces: &[&Trace], objects: &mut PollFilter) -> bool {
+        let complete = std::mem::take(&mut self.complete);
+        let ok = match complete.get(traces.len()..).and_then(|rest| rest.iter().map(|c| c.as_deref()).collect::<Option<Vec<&Trace>>>()) {
+            Some(later) => {
+                let all: Vec<&Trace> = traces.iter().copied().chain(later).collect();
+                self.all_taken(&all, traces.len(), objects)
+            }
+            None => true,
+        };
+        self.complete = complete;
+        if !ok {
+            self.cut_start += 1;
+        }
+        ok
+    }
+
+    /// Whether the steps of `traces` can all be taken (see [`ThinAirFilter`]); true when some
+    /// object is too large to tell.
+    pub(super) fn allows(&mut self, traces: &[&Trace], objects: &mut PollFilter) -> bool {
+        let ok = self.all_taken(traces, traces.len(), objects);
+        if !ok {
+            self.cut += 1;
+        }
+        ok
+    }
+
+    /// Whether every step of the first `required` runs of `traces` (thread `i` runs
+    /// `traces[i]`) but their final polls is taken.
+    fn all_taken(&mut self, traces: &[&Trace], required: usize, objects: &mut PollFilter) -> bool {
+        // The memo stays bounded: past its limit it starts again (the views go with it, as the
+        // memo names them by address).
+        if self.memo.len() >= MEMO_ENTRIES || self.views.len() >= MEMO_ENTRIES {
+            self.memo.clear();
+            self.views.clear();
+        }
+        let runs: Vec<Rc<RunSteps>> = traces.iter().enumerate().map(|(t, tr)| self.steps_of(t, tr, objects)).collect();
+        // Each object's runs and their step lists.
+        let mut touching: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
+        for (run, tr) in traces.iter().enumerate() {
+            for &(p, id) in objects.object_steps(tr) {
+                touching.entry(p).or_default().push((run, id));
+            }
+        }
+        let mut views: Vec<Rc<ObjectView>> = Vec::with_capacity(touching.len());
+        let mut view_of: FxHashMap<usize, usize> = Default::default();
+        for (p, lists) in touching {
+            let key = (p, lists);
+            let view = match self.views.get(&key) {
+                Some(v) => Rc::clone(v),
+                None => {
+                    let v = Rc::new(ObjectView::new(p, &key.1, objects));
+                    self.views.insert(key, Rc::clone(&v));
+                    v
+                }
+            };
+            // Histories of more than 128 steps, or with writes that do not read their
+            // predecessor, are beyond this filter.
+            if !view.usable {
+                return true;
+            }
+            view_of.insert(p, views.len());
+            views.push(view);
+        }
+        // Where each step of each run is: (view, step of the view).
+        let at: Vec<Vec<(usize, usize)>> = runs
+            .iter()
+            .enumerate()
+            .map(|(run, info)| {
+                info.steps
+                    .iter()
+                    .map(|&(p, pos)| {
+                        let v = view_of[&p];
+                        (v, views[v].local(run, pos))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut waiting: Vec<Vec<usize>> = runs.iter().map(|r| r.waits.clone()).collect();
+        let mut fired: Vec<Vec<bool>> = runs.iter().map(|r| vec![false; r.steps.len()]).collect();
+        let mut taken: Vec<u128> = vec![0; views.len()];
+        let mut seeing: Vec<Option<u128>> = vec![None; views.len()];
+        let mut pending: Vec<Vec<RunStep>> = vec![Vec::new(); views.len()];
+        let mut ready: Vec<RunStep> = runs
+            .iter()
+            .enumerate()
+            .flat_map(|(run, info)| (0..info.steps.len()).filter(move |&i| info.waits[i] == 0).map(move |i| (run, i)))
+            .collect();
+        loop {
+            while let Some((run, i)) = ready.pop() {
+                let (v, local) = at[run][i];
+                match views[v].steps[local].kind {
+                    StepKind::Update { .. } => {
+                        taken[v] |= 1 << local;
+                        seeing[v] = None;
+                    }
+                    StepKind::Read { .. } if seeing[v].is_some_and(|s| s & (1 << local) != 0) => {}
+                    StepKind::Read { .. } => {
+                        pending[v].push((run, i));
+                        continue;
+                    }
+                    StepKind::FinalPoll { .. } => continue,
+                }
+                fired[run][i] = true;
+                for &d in &runs[run].dependents[i] {
+                    waiting[run][d] -= 1;
+                    if waiting[run][d] == 0 {
+                        ready.push((run, d));
+                    }
+                }
+            }
+            // The objects whose updates taken changed decide their waiting reads again.
+            for v in 0..views.len() {
+                if pending[v].is_empty() || seeing[v].is_some() {
+                    continue;
+                }
+                let key = (Rc::as_ptr(&views[v]) as usize, taken[v]);
+                let sat = match self.memo.get(&key) {
+                    Some(&s) => s,
+                    None => {
+                        let s = views[v].reads_with_a_state(self.program.physical[views[v].physical].init, taken[v]);
+                        self.memo.insert(key, s);
+                        s
+                    }
+                };
+                seeing[v] = Some(sat);
+                let (now, later): (Vec<RunStep>, Vec<RunStep>) = pending[v].iter().partition(|&&(run, i)| sat & (1 << at[run][i].1) != 0);
+                ready.extend(now);
+                pending[v] = later;
+            }
+            if ready.is_empty() {
+                break;
+            }
+        }
+        runs.iter().enumerate().take(required).all(|(run, info)| {
+            (0..info.steps.len()).all(|i| {
+                let (v, local) = at[run][i];
+                fired[run][i] || matches!(views[v].steps[local].kind, StepKind::FinalPoll { .. })
+            })
+        })
+    }
+}
+
+/// The steps of one object in one combination (in run order, at most 128).
+struct ObjectView {
+    physical: usize,
+    /// At most 128 steps, every update reading its predecessor.
+    usable: bool,
+    /// (run, index of its first step in `steps`).
+    offsets: Vec<(usize, usize)>,
+    steps: Vec<Step>,
+    /// Per step: the updates ordered before it in its run (an async operation's after every
+    /// earlier step of its thread).
+    update_preds: Vec<u128>,
+    update_succs: Vec<u128>,
+    /// Per update, an interchangeable update before it (same operation and result, after and
+    /// before the same steps: two copies of one stage completing on one barrier): when both
+    /// are taken, only the states that place them in this order are built, since swapping
+    /// them in a history gives a history with the same values.
+    twin: Vec<Option<usize>>,
+    /// Per read: the reads of its run immediately before it.
+    read_preds: Vec<Vec<usize>>,
+}
+
+impl ObjectView {
+    fn new(physical: usize, lists: &[(usize, usize)], objects: &PollFilter) -> Self {
+        let mut steps: Vec<Step> = Vec::new();
+        let mut offsets = Vec::new();
+        for &(run, id) in lists {
+            offsets.push((run, steps.len()));
+            steps.extend(objects.list(id).iter().map(|s| Step { run, ..s.clone() }));
+        }
+        let usable = steps.len() <= 128 && !steps.iter().any(|s| matches!(s.kind, StepKind::Update { op: None, .. }));
+        if !usable {
+            return ObjectView {
+                physical,
+                usable,
+                offsets,
+                steps,
+                update_preds: vec![],
+                update_succs: vec![],
+                twin: vec![],
+                read_preds: vec![],
+            };
+        }
+        let k = steps.len();
+        let is_update = |s: &Step| matches!(s.kind, StepKind::Update { .. });
+        let is_read = |s: &Step| matches!(s.kind, StepKind::Read { .. });
+        let before = |a: &Step, b: &Step| a.run == b.run && a.index < b.index && (a.agent.is_none() || a.agent == b.agent);
+        let mask = |f: &dyn Fn(usize) -> bool| (0..k).filter(|&v| f(v)).fold(0u128, |m, v| m | (1 << v));
+        let update_preds = (0..k).map(|u| mask(&|v| is_update(&steps[v]) && before(&steps[v], &steps[u]))).collect();
+        let update_succs = (0..k).map(|u| mask(&|v| is_update(&steps[v]) && before(&steps[u], &steps[v]))).collect();
+        let read_preds = (0..k)
+            .map(|r| {
+                let earlier: Vec<usize> = (0..k).filter(|&v| is_read(&steps[v]) && before(&steps[v], &steps[r])).collect();
+                earlier.iter().copied().filter(|&v| !earlier.iter().any(|&w| w != v && before(&steps[v], &steps[w]))).collect()
+            })
+            .collect();
+        let all_preds: Vec<u128> = (0..k).map(|u| mask(&|v| before(&steps[v], &steps[u]))).collect();
+        let all_succs: Vec<u128> = (0..k).map(|u| mask(&|v| before(&steps[u], &steps[v]))).collect();
+        let twin = (0..k)
+            .map(|u| {
+                (0..u).rev().find(|&v| {
+                    is_update(&steps[u])
+                        && steps[v].kind == steps[u].kind
+                        && all_preds[v] == all_preds[u] & !(1 << v)
+                        && all_succs[v] & !(1 << u) == all_succs[u] & !(1 << v)
+                })
+            })
+            .collect();
+        ObjectView { physical, usable, offsets, steps, update_preds, update_succs, twin, read_preds }
+    }
+
+    fn local(&self, run: usize, pos: usize) -> usize {
+        let (_, start) = self.offsets.iter().find(|(r, _)| *r == run).expect("the run touches the object");
+        start + pos
+    }
+
+    /// The reads (as a mask of steps) that see their result in some state made of the updates
+    /// in `taken`, at or after their run's earlier updates, before its later ones, and reachable
+    /// from a state of each read of their run before them. Every read when the states are too
+    /// many to tell.
+    fn reads_with_a_state(&self, init: i64, taken: u128) -> u128 {
+        const MAX_STATES: usize = 50_000;
+        let k = self.steps.len();
+        let all_reads = (0..k).filter(|&r| matches!(self.steps[r].kind, StepKind::Read { .. })).fold(0u128, |m, r| m | (1 << r));
+        // The states made of taken updates, in breadth-first order: every edge goes to a later
+        // state (one more update), so one pass in order sweeps reachability.
+        let mut states: Vec<(u128, i64)> = vec![(0, init)];
+        let mut index: FxHashMap<(u128, i64), u32> = Default::default();
+        index.insert((0, init), 0);
+        let mut edges: Vec<Vec<u32>> = Vec::new();
+        let mut effects: FxHashMap<(u32, i64), (i64, i64)> = Default::default();
+        let mut next = 0;
+        while next < states.len() {
+            let (placed, v) = states[next];
+            let mut out = Vec::new();
+            for u in 0..k {
+                let twin = self.twin[u].filter(|&v| taken & (1 << v) != 0).map_or(0, |v| 1u128 << v);
+                if taken & (1 << u) == 0 || placed & (1 << u) != 0 || (self.update_preds[u] | twin) & !placed != 0 {
+                    continue;
+                }
+                let StepKind::Update { op: Some(op), result, .. } = self.steps[u].kind else { continue };
+                // Most states share a few values: each effect is computed once.
+                let written = *effects.entry((u as u32, v)).or_insert_with(|| {
+                    let eff = op.apply(v);
+                    (eff.write.unwrap_or(v), eff.result)
+                });
+                if let (Some(want), crate::program::mbarrier::MbUpdate::Arrive { .. }) = (result, op) {
+                    if want != written.1 {
+                        continue;
+                    }
+                }
+                let key = (placed | (1 << u), written.0);
+                let to = match index.get(&key) {
+                    Some(&to) => to,
+                    None => {
+                        if states.len() >= MAX_STATES {
+                            return all_reads;
+                        }
+                        states.push(key);
+                        index.insert(key, (states.len() - 1) as u32);
+                        (states.len() - 1) as u32
+                    }
+                };
+                out.push(to);
+            }
+            edges.push(out);
+            next += 1;
+        }
+        let m = states.len();
+        let mut of_read: Vec<Option<Vec<bool>>> = vec![None; k];
+        let mut seeing = 0u128;
+        for r in 0..k {
+            let StepKind::Read { op, result } = self.steps[r].kind else { continue };
+            let mut set: Vec<bool> = states
+                .iter()
+                .map(|&(placed, v)| {
+                    placed & self.update_preds[r] == self.update_preds[r]
+                        && placed & self.update_succs[r] == 0
+                        && effects
+                            .entry((r as u32, v))
+                            .or_insert_with(|| {
+                                let eff = op.apply(v);
+                                (eff.write.unwrap_or(v), eff.result)
+                            })
+                            .1
+                            == result
+                })
+                .collect();
+            for &q in &self.read_preds[r] {
+                let Some(from) = &of_read[q] else {
+                    set.iter_mut().for_each(|x| *x = false);
+                    break;
+                };
+                let mut reach = from.clone();
+                for a in 0..m {
+                    if reach[a] {
+                        for &b in &edges[a] {
+                            reach[b as usize] = true;
+                        }
+                    }
+                }
+                set.iter_mut().zip(&reach).for_each(|(x, y)| *x &= *y);
+            }
+            if set.iter().any(|&x| x) {
+                seeing |= 1 << r;
+                of_read[r] = Some(set);
+            }
+        }
+        seeing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ThinAirCheck;
+    use crate::cat::{CatModel, Skip};
+    use crate::diag::SourceFile;
+
+    fn check_of(src: &str) -> Option<ThinAirCheck> {
+        ThinAirCheck::of_model(&CatModel::from_source(SourceFile::new("t.cat", src), &[]).unwrap())
+    }
+
+    #[test]
+    fn the_check_is_the_models_own_union_of_reads_from_and_dependencies() {
+        assert_eq!(check_of("acyclic (rf | addr | data | ctrl) as NoThinAir"), Some(ThinAirCheck { addr: true, ctrl: true }));
+        // Dat3M names the dependencies first.
+        assert_eq!(check_of("let dep = data | ctrl\nacyclic (rf | dep) as NoThinAir"), Some(ThinAirCheck { addr: false, ctrl: true }));
+        // Without data an mbarrier's updates are no chain; without rf nothing crosses threads;
+        // with anything but names the union is not known; a flag forbids nothing.
+        assert_eq!(check_of("acyclic (rf | addr | ctrl)"), None);
+        assert_eq!(check_of("acyclic (po | data | ctrl)"), None);
+        assert_eq!(check_of("acyclic (rf | data | ctrl | 0)"), None);
+        assert_eq!(check_of("flag ~acyclic (rf | data | ctrl) as cycle"), None);
+        let default = crate::config::Config::default_model().model;
+        assert_eq!(ThinAirCheck::of_model(&default), Some(ThinAirCheck { addr: true, ctrl: true }));
+        let skipped = default.skipping(&Skip { all_consistency: false, names: vec!["NoThinAir".into()] }).unwrap();
+        assert_eq!(ThinAirCheck::of_model(&skipped), None);
+        let through = default.skipping(&Skip { all_consistency: true, names: vec![] }).unwrap();
+        assert_eq!(ThinAirCheck::of_model(&through), None);
+    }
+}
