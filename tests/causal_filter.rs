@@ -4,7 +4,8 @@
 //! search finds changes, which is checked here against the same model with the check written
 //! in a form the filter does not recognise.
 
-use ptxmm::cat::CatModel;
+mod common;
+
 use ptxmm::config::Config;
 use ptxmm::decide::{Decider, Outcome};
 use ptxmm::diag::SourceFile;
@@ -19,13 +20,7 @@ fn decide_with(config: &Config, name: &str, source: &str) -> Outcome {
 /// The default model with Causality as `irreflexive (((rf | fr) ; cause) | 0)`: the same check,
 /// which the plan does not take for a read composition (so the search tries every source).
 fn model_without_filter() -> Config {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ptx.cat");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let old = "irreflexive ((rf | fr) ; cause) as Causality";
-    assert!(text.contains(old), "the default model's Causality check moved");
-    let text = text.replace(old, "irreflexive (((rf | fr) ; cause) | 0) as Causality");
-    let model = CatModel::from_source(SourceFile::new(path.display().to_string(), text), &[]).unwrap();
-    Config { model, ..Config::default_model() }
+    common::default_model_with_check("irreflexive ((rf | fr) ; cause) as Causality", "irreflexive (((rf | fr) ; cause) | 0) as Causality")
 }
 
 /// What a decision found, without its statistics and timings.

@@ -6,7 +6,9 @@
 //! checked here against the same model with the check written in a form the filter does not
 //! recognise, and with the check skipped.
 
-use ptxmm::cat::{CatModel, Skip};
+mod common;
+
+use ptxmm::cat::Skip;
 use ptxmm::config::Config;
 use ptxmm::decide::Decider;
 use ptxmm::decide::{LivenessOutcome, LivenessStatus};
@@ -17,13 +19,7 @@ use std::path::Path;
 /// The default model with NoThinAir as `acyclic (rf | addr | data | ctrl | 0)`: the same
 /// check, which the liveness check does not take for a union of names.
 fn model_without_filter() -> Config {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ptx.cat");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let old = "acyclic (rf | addr | data | ctrl) as NoThinAir";
-    assert!(text.contains(old), "the default model's NoThinAir check moved");
-    let text = text.replace(old, "acyclic (rf | addr | data | ctrl | 0) as NoThinAir");
-    let model = CatModel::from_source(SourceFile::new(path.display().to_string(), text), &[]).unwrap();
-    Config { model, ..Config::default_model() }
+    common::default_model_with_check("acyclic (rf | addr | data | ctrl) as NoThinAir", "acyclic (rf | addr | data | ctrl | 0) as NoThinAir")
 }
 
 fn liveness(config: &Config, name: &str, source: &str) -> LivenessOutcome {

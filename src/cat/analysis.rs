@@ -96,6 +96,12 @@ fn expr_polarity(e: &IExpr, slot: u32, defs: &[Polarity]) -> Polarity {
 /// The target slot of an inclusion check, and the polarity of its left side in each slot.
 pub(crate) type Inclusion = (u32, Vec<(u32, Polarity)>);
 
+/// Whether `check` is a check of `kind` that forbids (not negated, not a flag): the form every
+/// analysis below reads.
+fn is_plain(check: &super::resolve::Check, kind: super::ast::CheckKind) -> bool {
+    check.kind == kind && !check.negated && check.flag.is_none()
+}
+
 /// For each check of `prog` of the form `empty (E \ N)` (not negated, not a flag), where `N` is
 /// an environment name, or a definition whose body is `N`, `N+` or `N*` (Dat3M writes
 /// `let co = co+`): `N`'s slot, and the polarity of `E` in each environment slot it depends on.
@@ -109,7 +115,7 @@ pub(crate) fn inclusion_targets(prog: &Program) -> Vec<Option<Inclusion>> {
     prog.checks
         .iter()
         .map(|check| {
-            if check.kind != super::ast::CheckKind::Empty || check.negated || check.flag.is_some() {
+            if !is_plain(check, super::ast::CheckKind::Empty) {
                 return None;
             }
             let IKind::Bin(BinOp::Diff, lhs, rhs) = &check.expr.kind else { return None };
@@ -151,7 +157,7 @@ pub(crate) fn acyclic_unions(prog: &Program) -> Vec<Option<Vec<u32>>> {
     prog.checks
         .iter()
         .map(|check| {
-            if check.kind != super::ast::CheckKind::Acyclic || check.negated || check.flag.is_some() {
+            if !is_plain(check, super::ast::CheckKind::Acyclic) {
                 return None;
             }
             let mut names = Vec::new();
@@ -212,7 +218,7 @@ pub(crate) fn read_compositions(prog: &Program) -> Vec<Option<ReadComposition>> 
     prog.checks
         .iter()
         .map(|check| {
-            if check.kind != super::ast::CheckKind::Irreflexive || check.negated || check.flag.is_some() {
+            if !is_plain(check, super::ast::CheckKind::Irreflexive) {
                 return None;
             }
             let IKind::Bin(BinOp::Seq, a, b) = &check.expr.kind else { return None };

@@ -49,6 +49,65 @@ pub(super) enum StepKind {
     FinalPoll { op: crate::program::mbarrier::MbUpdate },
 }
 
+impl Step {
+    /// Whether `self` comes before `b` in their run: an earlier step of the same run, where an
+    /// async operation's step follows its thread's earlier steps and its own, not another
+    /// operation's.
+    pub(super) fn before(&self, b: &Step) -> bool {
+        self.run == b.run && self.index < b.index && (self.agent.is_none() || self.agent == b.agent)
+    }
+}
+
+impl StepKind {
+    pub(super) fn is_update(&self) -> bool {
+        matches!(self, StepKind::Update { .. })
+    }
+
+    /// The object's value after this update at value `v`; None when this is not an update, or
+    /// an arrive would return a phase other than the one its run saw.
+    pub(super) fn after(&self, v: i64) -> Option<i64> {
+        match *self {
+            StepKind::Update { op: Some(op), result, .. } => {
+                let eff = op.apply(v);
+                if let (Some(want), crate::program::mbarrier::MbUpdate::Arrive { .. }) = (result, op) {
+                    if want != eff.result {
+                        return None;
+                    }
+                }
+                Some(eff.write.unwrap_or(v))
+            }
+            StepKind::Update { op: None, value, .. } => Some(value),
+            StepKind::Read { .. } | StepKind::FinalPoll { .. } => None,
+        }
+    }
+
+    /// Whether this read sees its result at value `v` (a final poll: fails there).
+    pub(super) fn sees(&self, v: i64) -> bool {
+        match *self {
+            StepKind::Read { op, result } => op.apply(v).result == result,
+            StepKind::FinalPoll { op } => op.apply(v).result == 0,
+            StepKind::Update { .. } => false,
+        }
+    }
+}
+
+/// Per update of `steps`, an interchangeable update before it, if any: the same operation and
+/// result, after the same steps and before the same steps (`preds`, `succs`: masks of steps),
+/// such as two copies of one stage completing on one barrier. Swapping two of them in a history
+/// gives a history with the same values, so placing them in index order loses nothing.
+pub(super) fn twins(steps: &[Step], preds: &[u128], succs: &[u128]) -> Vec<Option<usize>> {
+    (0..steps.len())
+        .map(|u| {
+            (0..u).rev().find(|&v| {
+                steps[v].kind == steps[u].kind
+                    && steps[u].kind.is_update()
+                    && preds[v] == preds[u] & !(1 << v)
+                    && succs[v] & !(1 << u) == succs[u] & !(1 << v)
+            })
+        })
+        .collect()
+}
+
 impl<'p> PollFilter<'p> {
     pub(super) fn new(program: &'p Program) -> Self {
         PollFilter {
@@ -200,25 +259,17 @@ fn search_histories(steps: &[Step], init: i64, one_order: bool) -> Option<bool> 
         return None;
     }
     debug_assert!(steps.windows(2).all(|w| (w[0].run, w[0].index) < (w[1].run, w[1].index)), "steps in run order");
-    let is_update = |s: &Step| matches!(s.kind, StepKind::Update { .. });
-    let before = |a: &Step, b: &Step| {
-        (matches!(b.kind, StepKind::FinalPoll { .. }) && is_update(a))
-            || (a.run == b.run && a.index < b.index && (a.agent.is_none() || a.agent == b.agent))
-    };
+    let is_update = |s: &Step| s.kind.is_update();
+    let before = |a: &Step, b: &Step| (matches!(b.kind, StepKind::FinalPoll { .. }) && is_update(a)) || a.before(b);
     let preds: Vec<u128> = (0..k).map(|u| (0..k).filter(|&v| before(&steps[v], &steps[u])).fold(0u128, |m, v| m | (1 << v))).collect();
-    // Interchangeable updates (the same operation and result, ordered after the same steps and
-    // before the same steps: two copies of one stage completing on one barrier) are placed in
-    // index order: swapping two of them in a history gives a history, so one order suffices.
+    // Interchangeable updates are placed in index order (see [`twins`]).
     let succs: Vec<u128> = (0..k).map(|u| (0..k).filter(|&v| preds[v] & (1 << u) != 0).fold(0u128, |m, v| m | (1 << v))).collect();
     let mut preds = preds;
-    for u in (0..k).filter(|_| one_order) {
-        if let Some(twin) = (0..u).rev().find(|&v| {
-            steps[v].kind == steps[u].kind
-                && is_update(&steps[u])
-                && preds[v] == preds[u] & !(1 << v)
-                && succs[v] & !(1 << u) == succs[u] & !(1 << v)
-        }) {
-            preds[u] |= 1 << twin;
+    if one_order {
+        for (u, twin) in twins(steps, &preds.clone(), &succs).into_iter().enumerate() {
+            if let Some(twin) = twin {
+                preds[u] |= 1 << twin;
+            }
         }
     }
     let all: u128 = if k == 128 { u128::MAX } else { (1u128 << k) - 1 };
@@ -232,12 +283,7 @@ fn search_histories(steps: &[Step], init: i64, one_order: bool) -> Option<bool> 
             if placed & (1 << u) != 0 || preds[u] & !placed != 0 {
                 continue;
             }
-            let sees = match steps[u].kind {
-                StepKind::Read { op, result } => op.apply(v).result == result,
-                StepKind::FinalPoll { op } => op.apply(v).result == 0,
-                StepKind::Update { .. } => false,
-            };
-            if sees {
+            if steps[u].kind.sees(v) {
                 placed |= 1 << u;
             }
         }
@@ -261,19 +307,7 @@ fn search_histories(steps: &[Step], init: i64, one_order: bool) -> Option<bool> 
             if placed & (1 << u) != 0 || preds[u] & !placed != 0 {
                 continue;
             }
-            let next = match steps[u].kind {
-                StepKind::Update { op: Some(op), result, .. } => {
-                    let eff = op.apply(v);
-                    if let (Some(want), crate::program::mbarrier::MbUpdate::Arrive { .. }) = (result, op) {
-                        if want != eff.result {
-                            continue;
-                        }
-                    }
-                    eff.write.unwrap_or(v)
-                }
-                StepKind::Update { op: None, value, .. } => value,
-                StepKind::Read { .. } | StepKind::FinalPoll { .. } => continue,
-            };
+            let Some(next) = steps[u].kind.after(v) else { continue };
             let placed = placed | (1 << u);
             stack.push((close(placed, next), next));
         }

@@ -11,10 +11,11 @@
 //! cycles of `rf | data | ctrl` (PTX's NoThinAir) rules it out. The filter is used only when
 //! the loaded model has such a check; it adds no promise of its own.
 
-use super::poll_filter::{PollFilter, Step, StepKind};
+use super::poll_filter::{twins, PollFilter, Step, StepKind};
 use crate::cat::CatModel;
+use crate::exec::structure::Dependency;
 use crate::exec::trace::{ThreadTraces, Trace, TraceOp};
-use crate::program::{Op, Program, RmwOp};
+use crate::program::Program;
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
@@ -117,30 +118,23 @@ impl<'p> ThinAirFilter<'p> {
     fn run_steps(&self, t: usize, tr: &Trace, lists: &[(usize, Vec<Step>)]) -> RunSteps {
         let n = tr.events.len();
         let words = n.div_ceil(64);
-        // closure[e]: the events e depends on, transitively, as the structure relates them.
+        // The direct dependencies of each event that the check's union holds.
+        let mut direct: Vec<Vec<usize>> = vec![Vec::new(); n];
+        crate::exec::structure::for_each_dependency(self.program, t, tr, |from, to, kind| {
+            let held = match kind {
+                Dependency::Addr => self.check.addr,
+                Dependency::Data => true,
+                Dependency::Ctrl => self.check.ctrl,
+            };
+            if held && from < to {
+                direct[to].push(from);
+            }
+        });
+        // closure[e]: the events e depends on, transitively.
         let mut closure: Vec<Vec<u64>> = Vec::with_capacity(n);
-        for (e, te) in tr.events.iter().enumerate() {
+        for deps in &direct {
             let mut set = vec![0u64; words];
-            let is_mem = te.location.is_some();
-            let mut direct: Vec<usize> = Vec::new();
-            if self.check.ctrl {
-                direct.extend(te.ctrl_deps.iter());
-            }
-            if is_mem {
-                direct.extend(te.data_deps.iter());
-                if self.check.addr {
-                    direct.extend(te.addr_deps.iter());
-                }
-            }
-            // The written value of every RMW but exch is computed from the old value.
-            if let (TraceOp::Write, Some(r)) = (&te.op, te.rmw_partner) {
-                if let Op::Rmw { op, .. } = &self.program.threads[t].code[te.instr].op {
-                    if *op != RmwOp::Exch {
-                        direct.push(r);
-                    }
-                }
-            }
-            for j in direct.into_iter().filter(|&j| j < e) {
+            for &j in deps {
                 set[j / 64] |= 1 << (j % 64);
                 for (w, x) in set.iter_mut().zip(&closure[j]) {
                     *w |= x;
@@ -458,30 +452,20 @@ impl ObjectView {
             };
         }
         let k = steps.len();
-        let is_update = |s: &Step| matches!(s.kind, StepKind::Update { .. });
+        let is_update = |s: &Step| s.kind.is_update();
         let is_read = |s: &Step| matches!(s.kind, StepKind::Read { .. });
-        let before = |a: &Step, b: &Step| a.run == b.run && a.index < b.index && (a.agent.is_none() || a.agent == b.agent);
         let mask = |f: &dyn Fn(usize) -> bool| (0..k).filter(|&v| f(v)).fold(0u128, |m, v| m | (1 << v));
-        let update_preds = (0..k).map(|u| mask(&|v| is_update(&steps[v]) && before(&steps[v], &steps[u]))).collect();
-        let update_succs = (0..k).map(|u| mask(&|v| is_update(&steps[v]) && before(&steps[u], &steps[v]))).collect();
+        let update_preds = (0..k).map(|u| mask(&|v| is_update(&steps[v]) && steps[v].before(&steps[u]))).collect();
+        let update_succs = (0..k).map(|u| mask(&|v| is_update(&steps[v]) && steps[u].before(&steps[v]))).collect();
         let read_preds = (0..k)
             .map(|r| {
-                let earlier: Vec<usize> = (0..k).filter(|&v| is_read(&steps[v]) && before(&steps[v], &steps[r])).collect();
-                earlier.iter().copied().filter(|&v| !earlier.iter().any(|&w| w != v && before(&steps[v], &steps[w]))).collect()
+                let earlier: Vec<usize> = (0..k).filter(|&v| is_read(&steps[v]) && steps[v].before(&steps[r])).collect();
+                earlier.iter().copied().filter(|&v| !earlier.iter().any(|&w| w != v && steps[v].before(&steps[w]))).collect()
             })
             .collect();
-        let all_preds: Vec<u128> = (0..k).map(|u| mask(&|v| before(&steps[v], &steps[u]))).collect();
-        let all_succs: Vec<u128> = (0..k).map(|u| mask(&|v| before(&steps[u], &steps[v]))).collect();
-        let twin = (0..k)
-            .map(|u| {
-                (0..u).rev().find(|&v| {
-                    is_update(&steps[u])
-                        && steps[v].kind == steps[u].kind
-                        && all_preds[v] == all_preds[u] & !(1 << v)
-                        && all_succs[v] & !(1 << u) == all_succs[u] & !(1 << v)
-                })
-            })
-            .collect();
+        let all_preds: Vec<u128> = (0..k).map(|u| mask(&|v| steps[v].before(&steps[u]))).collect();
+        let all_succs: Vec<u128> = (0..k).map(|u| mask(&|v| steps[u].before(&steps[v]))).collect();
+        let twin = twins(&steps, &all_preds, &all_succs);
         ObjectView { physical, usable, offsets, steps, update_preds, update_succs, twin, read_preds }
     }
 
@@ -504,7 +488,8 @@ impl ObjectView {
         let mut index: FxHashMap<(u128, i64), u32> = Default::default();
         index.insert((0, init), 0);
         let mut edges: Vec<Vec<u32>> = Vec::new();
-        let mut effects: FxHashMap<(u32, i64), (i64, i64)> = Default::default();
+        let mut effects: FxHashMap<(u32, i64), Option<i64>> = Default::default();
+        let mut sees: FxHashMap<(u32, i64), bool> = Default::default();
         let mut next = 0;
         while next < states.len() {
             let (placed, v) = states[next];
@@ -514,18 +499,9 @@ impl ObjectView {
                 if taken & (1 << u) == 0 || placed & (1 << u) != 0 || (self.update_preds[u] | twin) & !placed != 0 {
                     continue;
                 }
-                let StepKind::Update { op: Some(op), result, .. } = self.steps[u].kind else { continue };
                 // Most states share a few values: each effect is computed once.
-                let written = *effects.entry((u as u32, v)).or_insert_with(|| {
-                    let eff = op.apply(v);
-                    (eff.write.unwrap_or(v), eff.result)
-                });
-                if let (Some(want), crate::program::mbarrier::MbUpdate::Arrive { .. }) = (result, op) {
-                    if want != written.1 {
-                        continue;
-                    }
-                }
-                let key = (placed | (1 << u), written.0);
+                let Some(written) = *effects.entry((u as u32, v)).or_insert_with(|| self.steps[u].kind.after(v)) else { continue };
+                let key = (placed | (1 << u), written);
                 let to = match index.get(&key) {
                     Some(&to) => to,
                     None => {
@@ -546,20 +522,16 @@ impl ObjectView {
         let mut of_read: Vec<Option<Vec<bool>>> = vec![None; k];
         let mut seeing = 0u128;
         for r in 0..k {
-            let StepKind::Read { op, result } = self.steps[r].kind else { continue };
+            let kind = self.steps[r].kind;
+            if !matches!(kind, StepKind::Read { .. }) {
+                continue;
+            }
             let mut set: Vec<bool> = states
                 .iter()
                 .map(|&(placed, v)| {
                     placed & self.update_preds[r] == self.update_preds[r]
                         && placed & self.update_succs[r] == 0
-                        && effects
-                            .entry((r as u32, v))
-                            .or_insert_with(|| {
-                                let eff = op.apply(v);
-                                (eff.write.unwrap_or(v), eff.result)
-                            })
-                            .1
-                            == result
+                        && *sees.entry((r as u32, v)).or_insert_with(|| kind.sees(v))
                 })
                 .collect();
             for &q in &self.read_preds[r] {

@@ -456,30 +456,55 @@ fn dependency_relations(program: &Program, traces: &[&Trace], bases: &[usize], n
     for (t, trace) in traces.iter().enumerate() {
         let base = bases[t];
         for (i, te) in trace.events.iter().enumerate() {
-            let e = base + i;
             if let (TraceOp::Read, Some(w)) = (&te.op, te.rmw_partner) {
-                rmw.insert(e, base + w);
-                // The written value of every RMW but exch is computed from the old value.
-                if let Op::Rmw { op, .. } = &program.threads[t].code[te.instr].op {
-                    if *op != RmwOp::Exch {
-                        data.insert(e, base + w);
-                    }
-                }
+                rmw.insert(base + i, base + w);
             }
-            let is_mem = te.location.is_some();
-            for (mask, r, only_mem) in
-                [(&te.addr_deps, &mut addr, true), (&te.data_deps, &mut data, true), (&te.ctrl_deps, &mut ctrl, false)]
-            {
-                if only_mem && !is_mem {
-                    continue;
-                }
-                for j in mask.iter() {
-                    r.insert(base + j, e);
+        }
+        for_each_dependency(program, t, trace, |from, to, kind| {
+            let r = match kind {
+                Dependency::Addr => &mut addr,
+                Dependency::Data => &mut data,
+                Dependency::Ctrl => &mut ctrl,
+            };
+            r.insert(base + from, base + to);
+        });
+    }
+    [rmw, addr, data, ctrl]
+}
+
+/// The kind of a dependency edge between two events of one trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dependency {
+    Addr,
+    Data,
+    Ctrl,
+}
+
+/// Every dependency edge `(from, to, kind)` between events of `trace` (thread `t`), as the
+/// structure's `addr`, `data` and `ctrl` relate them: address and data dependencies into memory
+/// events, control dependencies into every event, and the data edge from the read to the write
+/// of every RMW but exch (its written value is computed from the old one).
+pub fn for_each_dependency(program: &Program, t: usize, trace: &Trace, mut f: impl FnMut(usize, usize, Dependency)) {
+    for (e, te) in trace.events.iter().enumerate() {
+        if let (TraceOp::Read, Some(w)) = (&te.op, te.rmw_partner) {
+            if let Op::Rmw { op, .. } = &program.threads[t].code[te.instr].op {
+                if *op != RmwOp::Exch {
+                    f(e, w, Dependency::Data);
                 }
             }
         }
+        let is_mem = te.location.is_some();
+        for (mask, kind, only_mem) in
+            [(&te.addr_deps, Dependency::Addr, true), (&te.data_deps, Dependency::Data, true), (&te.ctrl_deps, Dependency::Ctrl, false)]
+        {
+            if only_mem && !is_mem {
+                continue;
+            }
+            for j in mask.iter() {
+                f(j, e, kind);
+            }
+        }
     }
-    [rmw, addr, data, ctrl]
 }
 
 /// The events with equal keys (None: no key), related pairwise (reflexively too).

@@ -102,3 +102,14 @@ pub fn assert_every_test_listed(dir: &Path) {
         }
     }
 }
+
+/// The default configuration with one check of `models/ptx.cat` written another way: `old`,
+/// which must be in the file, replaced by `new` (a form an engine shortcut does not recognise,
+/// to compare what the shortcut finds with what the plain search finds).
+pub fn default_model_with_check(old: &str, new: &str) -> ptxmm::config::Config {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ptx.cat");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(old), "the default model no longer has `{old}`");
+    let model = CatModel::from_source(SourceFile::new(path.display().to_string(), text.replace(old, new)), &[]).unwrap();
+    ptxmm::config::Config { model, ..ptxmm::config::Config::default_model() }
+}
