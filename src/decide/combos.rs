@@ -87,16 +87,8 @@ impl<'a> TraceCombinations<'a> {
     /// to executions, so a question that does not name threads (liveness) has the same answer
     /// on every permutation of a combination.
     pub(super) fn up_to_symmetry(mut self) -> Self {
-        let threads = &self.program.threads;
-        let same = |a: usize, b: usize| {
-            let (x, y) = (&threads[a], &threads[b]);
-            x.placement == y.placement
-                && x.reg_init == y.reg_init
-                && x.code.len() == y.code.len()
-                && x.code.iter().zip(&y.code).all(|(i, j)| i.op == j.op)
-                && self.per_thread[a].len() == self.per_thread[b].len()
-        };
-        self.same_as = (0..threads.len()).map(|t| (0..t).rev().find(|&s| same(s, t))).collect();
+        let runs: Vec<usize> = self.per_thread.iter().map(Vec::len).collect();
+        self.same_as = interchangeable(self.program, &runs);
         self
     }
 
@@ -194,6 +186,21 @@ impl<'a> TraceCombinations<'a> {
         }
         set
     }
+}
+
+/// Per thread, an earlier thread interchangeable with it, if any: the same code, initial
+/// registers and placement, and as many runs (`runs`), so the same runs in the same order.
+pub(super) fn interchangeable(program: &Program, runs: &[usize]) -> Vec<Option<usize>> {
+    let threads = &program.threads;
+    let same = |a: usize, b: usize| {
+        let (x, y) = (&threads[a], &threads[b]);
+        x.placement == y.placement
+            && x.reg_init == y.reg_init
+            && x.code.len() == y.code.len()
+            && x.code.iter().zip(&y.code).all(|(i, j)| i.op == j.op)
+            && runs[a] == runs[b]
+    };
+    (0..threads.len()).map(|t| (0..t).rev().find(|&s| same(s, t))).collect()
 }
 
 /// Whether to go on after one trace combination (or stop, or fail).

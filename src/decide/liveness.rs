@@ -65,6 +65,9 @@ pub struct LivenessOutcome {
     /// at once, before any event structure was built (see `decide::thin_air`).
     #[serde(skip)]
     pub thin_air_cut: usize,
+    /// Combinations of runs that reached the search (an event structure built for each).
+    #[serde(skip)]
+    pub searched: usize,
     #[serde(skip)]
     pub elapsed: Duration,
 }
@@ -119,6 +122,7 @@ pub(super) struct LivenessHooks<'p> {
     polls: Vec<usize>,
     found: Option<Vec<StuckThread>>,
     undefined: Vec<crate::decide::findings::Finding>,
+    searched: usize,
 }
 
 impl<'p> LivenessHooks<'p> {
@@ -135,6 +139,7 @@ impl<'p> LivenessHooks<'p> {
             polls: Vec::new(),
             found: None,
             undefined: Vec::new(),
+            searched: 0,
         }
     }
 
@@ -151,6 +156,7 @@ impl<'p> LivenessHooks<'p> {
             bounds_tried: Vec::new(),
             undefined: self.undefined,
             thin_air_cut: self.thin_air.map_or(0, |f| f.cut + f.cut_start),
+            searched: self.searched,
             elapsed: self.start.elapsed(),
         }
     }
@@ -184,15 +190,21 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
 
     fn keep(&mut self, traces: &[&Trace]) -> bool {
         traces.iter().any(|t| t.stuck.is_some())
+            && self.thin_air.as_mut().is_none_or(|f| f.allows_last(traces, &mut self.polls_can_fail) != Some(false))
             && self.polls_can_fail.allows(traces)
             && self.thin_air.as_mut().is_none_or(|f| f.allows(traces, &mut self.polls_can_fail))
     }
 
     fn keep_start(&mut self, traces: &[&Trace]) -> bool {
-        self.polls_can_fail.allows_start(traces) && self.thin_air.as_mut().is_none_or(|f| f.allows_start(traces, &mut self.polls_can_fail))
+        self.polls_can_fail.allows_start(traces)
+            && self.thin_air.as_mut().is_none_or(|f| match f.allows_last(traces, &mut self.polls_can_fail) {
+                Some(ok) => ok,
+                None => f.allows_start(traces, &mut self.polls_can_fail),
+            })
     }
 
     fn structure(&mut self, traces: &[&Trace], structure: &EventStructure<'p>) -> Result<SearchGoal, RunError> {
+        self.searched += 1;
         self.waiting.clear();
         self.polls.clear();
         for (t, tr) in traces.iter().enumerate() {

@@ -25,8 +25,8 @@ pub(super) struct PollFilter<'p> {
     /// stop at different points after their last step on an object share one.
     lists: Vec<Vec<Step>>,
     list_ids: rustc_hash::FxHashMap<Vec<Step>, usize>,
-    /// Per object and the step lists of the runs touching it: whether a history exists.
-    memo: rustc_hash::FxHashMap<(usize, Vec<(usize, usize)>), bool>,
+    /// Per object and the step lists of the runs touching it (sorted): whether a history exists.
+    memo: rustc_hash::FxHashMap<(usize, Vec<usize>), bool>,
     /// Per object, the last thread (in combination order) some run of which touches it.
     last_toucher: rustc_hash::FxHashMap<usize, usize>,
 }
@@ -218,14 +218,23 @@ impl<'p> PollFilter<'p> {
         }
         // An object no run polls forever can still rule the combination out: a run may have
         // passed a wait on it that the other runs' updates never complete.
+        // Which run takes which steps does not change whether a history exists: the question
+        // is asked once per multiset of step lists.
         for (p, lists) in touching {
-            let ok = match self.memo.get(&(p, lists.clone())) {
+            let mut ids: Vec<usize> = lists.into_iter().map(|(_, id)| id).collect();
+            ids.sort_unstable();
+            let key = (p, ids);
+            let ok = match self.memo.get(&key) {
                 Some(&ok) => ok,
                 None => {
-                    let steps: Vec<Step> =
-                        lists.iter().flat_map(|&(run, id)| self.lists[id].iter().map(move |s| Step { run, ..s.clone() })).collect();
+                    let steps: Vec<Step> = key
+                        .1
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(run, &id)| self.lists[id].iter().map(move |s| Step { run, ..s.clone() }))
+                        .collect();
                     let ok = history_exists(&steps, self.program.physical[p].init).unwrap_or(true);
-                    self.memo.insert((p, lists), ok);
+                    self.memo.insert(key, ok);
                     ok
                 }
             };

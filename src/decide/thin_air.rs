@@ -47,6 +47,9 @@ impl ThinAirCheck {
 /// numbers them.
 type ObjectKey = (usize, Vec<(usize, usize)>);
 
+/// Per step of an object: for a read with a state, the updates every one of its states holds.
+type HeldByReads = Rc<Vec<Option<u128>>>;
+
 /// A step of a run of a combination: (run, index among the run's steps).
 type RunStep = (usize, usize);
 
@@ -60,6 +63,8 @@ struct RunSteps {
     /// `deps[i]`: the earlier steps (indices into `steps`) that step `i` depends on through
     /// the check's dependency relations, transitively within the run.
     deps: Vec<Vec<usize>>,
+    /// Per update, its run's earlier updates of its object (which its history places first).
+    update_order: Vec<Vec<usize>>,
     /// Per step, how many steps it waits for: its dependencies and, for an update, its run's
     /// earlier updates of its object.
     waits: Vec<usize>,
@@ -91,9 +96,23 @@ pub(super) struct ThinAirFilter<'p> {
     views: FxHashMap<ObjectKey, Rc<ObjectView>>,
     /// Per view (by address) and the updates taken: the reads that have a state.
     memo: FxHashMap<(usize, u128), u128>,
+    /// Per view (by address): its states with every update taken (None: too many), for
+    /// [`ThinAirFilter::ordered`], and how many states they hold (at most `GRAPH_STATES`).
+    graphs: FxHashMap<usize, Option<Rc<StateGraph>>>,
+    graph_states: usize,
+    /// Per view (by address) and the updates each read's states must not hold: the updates
+    /// every state of each read holds.
+    read_memo: FxHashMap<(usize, Vec<u128>), HeldByReads>,
     /// Per thread, the complete run its other runs are prefixes of (see
     /// [`ThinAirFilter::explored`]).
     complete: Vec<Option<Box<Trace>>>,
+    /// Per run (by address), its place among its thread's runs, and per thread the first
+    /// thread interchangeable with it (itself if none): the names of pairs of runs.
+    run_index: FxHashMap<usize, usize>,
+    class: Vec<usize>,
+    /// Per pair of runs of two threads (by class and place, see [`ThinAirFilter::pair_allows`]):
+    /// whether both can take their steps.
+    pairs: FxHashMap<(usize, usize, usize, usize), bool>,
     /// Combinations ruled out.
     pub(super) cut: usize,
     /// Runs of the first threads ruled out with every combination starting with them.
@@ -108,7 +127,13 @@ impl<'p> ThinAirFilter<'p> {
             runs: Default::default(),
             views: Default::default(),
             memo: Default::default(),
+            graphs: Default::default(),
+            graph_states: 0,
+            read_memo: Default::default(),
             complete: Vec::new(),
+            run_index: Default::default(),
+            class: Vec::new(),
+            pairs: Default::default(),
             cut: 0,
             cut_start: 0,
         }
@@ -179,24 +204,28 @@ impl<'p> ThinAirFilter<'p> {
         let step_at = |(_, object, pos): (usize, usize, usize)| -> &Step {
             &lists.iter().find(|(p, _)| *p == object).expect("the run's object").1[pos]
         };
-        let waits_for: Vec<Vec<usize>> = steps
+        let update_order: Vec<Vec<usize>> = steps
             .iter()
             .enumerate()
             .map(|(i, &me)| {
-                let mut w: Vec<usize> = deps[i].clone();
                 let mine = step_at(me);
-                if matches!(mine.kind, StepKind::Update { .. }) {
-                    for (j, &other) in steps.iter().enumerate().take(i) {
-                        let o = step_at(other);
-                        if other.1 == me.1
-                            && matches!(o.kind, StepKind::Update { .. })
-                            && (o.agent.is_none() || o.agent == mine.agent)
-                            && !w.contains(&j)
-                        {
-                            w.push(j);
-                        }
-                    }
+                if !mine.kind.is_update() {
+                    return Vec::new();
                 }
+                (0..i)
+                    .filter(|&j| {
+                        let o = step_at(steps[j]);
+                        steps[j].1 == me.1 && o.kind.is_update() && (o.agent.is_none() || o.agent == mine.agent)
+                    })
+                    .collect()
+            })
+            .collect();
+        let waits_for: Vec<Vec<usize>> = deps
+            .iter()
+            .zip(&update_order)
+            .map(|(d, order)| {
+                let mut w = d.clone();
+                w.extend(order.iter().filter(|j| !d.contains(j)));
                 w
             })
             .collect();
@@ -209,6 +238,7 @@ impl<'p> ThinAirFilter<'p> {
         RunSteps {
             steps: steps.into_iter().map(|(_, object, pos)| (object, pos)).collect(),
             deps,
+            update_order,
             waits: waits_for.iter().map(Vec::len).collect(),
             dependents,
         }
@@ -232,6 +262,18 @@ impl<'p> ThinAirFilter<'p> {
     /// run's first ones, with the same dependencies, then its final polls), that run, which
     /// stands for the thread's unknown run in [`ThinAirFilter::allows_start`].
     pub(super) fn explored(&mut self, per_thread: &[ThreadTraces], objects: &mut PollFilter) {
+        self.run_index = per_thread
+            .iter()
+            .flat_map(|runs| runs.traces.iter().chain(&runs.stuck).enumerate().map(|(k, tr)| (tr as *const Trace as usize, k)))
+            .collect();
+        let counts: Vec<usize> = per_thread.iter().map(|runs| runs.traces.len() + runs.stuck.len()).collect();
+        let same_as = super::combos::interchangeable(self.program, &counts);
+        self.class = Vec::with_capacity(same_as.len());
+        for (t, same) in same_as.iter().enumerate() {
+            let class = same.map_or(t, |s| self.class[s]);
+            self.class.push(class);
+        }
+        self.pairs.clear();
         self.complete = per_thread
             .iter()
             .enumerate()
@@ -263,6 +305,49 @@ impl<'p> ThinAirFilter<'p> {
             .collect();
     }
 
+    /// Whether the last run of `traces` can take its steps with each earlier one, every other
+    /// thread running its complete run, whose steps may be taken but need not be (see
+    /// [`ThinAirFilter::pair_allows`]); None when some thread has no such complete run.
+    pub(super) fn allows_last(&mut self, traces: &[&Trace], objects: &mut PollFilter) -> Option<bool> {
+        if self.complete.len() != self.program.threads.len() || self.complete.iter().any(Option::is_none) {
+            return None;
+        }
+        let j = traces.len() - 1;
+        let ok = (0..j).all(|i| self.pair_allows(i, traces[i], j, traces[j], objects));
+        if !ok && traces.len() == self.program.threads.len() {
+            self.cut += 1;
+        } else if !ok {
+            self.cut_start += 1;
+        }
+        Some(ok)
+    }
+
+    /// Whether run `a` of thread `i` and run `b` of thread `j` can both take their steps, every
+    /// other thread's complete run standing for its unknown one (every run of a thread is a
+    /// prefix of its complete run, so whatever a combination with `a` and `b` takes, this takes
+    /// too). Interchangeable threads run the same runs in the same order, so a pair is named by
+    /// the threads' classes and the runs' places, and decided once.
+    fn pair_allows(&mut self, i: usize, a: &Trace, j: usize, b: &Trace, objects: &mut PollFilter) -> bool {
+        let place = |tr: &Trace| self.run_index.get(&(tr as *const Trace as usize)).copied();
+        let (Some(pa), Some(pb)) = (place(a), place(b)) else { return true };
+        let (ci, cj) = (self.class[i], self.class[j]);
+        let key = if (ci, pa) <= (cj, pb) { (ci, pa, cj, pb) } else { (cj, pb, ci, pa) };
+        if let Some(&ok) = self.pairs.get(&key) {
+            return ok;
+        }
+        if self.pairs.len() >= MEMO_ENTRIES {
+            self.pairs.clear();
+        }
+        let complete = std::mem::take(&mut self.complete);
+        let mut all: Vec<&Trace> = complete.iter().map(|c| c.as_deref().expect("every thread has a complete run")).collect();
+        all[i] = a;
+        all[j] = b;
+        let ok = self.all_taken_of(&all, &|t| t == i || t == j, objects);
+        self.complete = complete;
+        self.pairs.insert(key, ok);
+        ok
+    }
+
     /// Whether the runs of the first threads (`traces`) can all take their steps (as in
     /// [`ThinAirFilter::allows`]) alongside the later threads' complete runs, whose steps may be
     /// taken but need not be: every run of a later thread is a prefix of its complete run, so
@@ -286,21 +371,151 @@ impl<'p> ThinAirFilter<'p> {
     /// Whether the steps of `traces` can all be taken (see [`ThinAirFilter`]); true when some
     /// object is too large to tell.
     pub(super) fn allows(&mut self, traces: &[&Trace], objects: &mut PollFilter) -> bool {
-        let ok = self.all_taken(traces, traces.len(), objects);
+        let ok = self.all_taken(traces, traces.len(), objects) && self.ordered(traces, objects);
         if !ok {
             self.cut += 1;
         }
         ok
     }
 
-    /// Whether every step of the first `required` runs of `traces` (thread `i` runs
-    /// `traces[i]`) but their final polls is taken.
-    fn all_taken(&mut self, traces: &[&Trace], required: usize, objects: &mut PollFilter) -> bool {
+    /// Whether the steps of a combination whose steps are all taken ([`ThinAirFilter::allows`])
+    /// can also be ordered: every read (final polls included, in a state holding every update)
+    /// has a state of its object's history that holds none of the updates the union orders
+    /// after it.
+    ///
+    /// In a consistent execution, an update in the state a read sees reaches the read through
+    /// the union (its read half, data to its write, then reads-from and data along the history),
+    /// so an update the read reaches through the union is not in that state. What the read
+    /// reaches is known in part: its run's dependencies, its run's later updates of an object
+    /// (placed after their run's earlier ones), and every update held by every state a read can
+    /// see. Leaving out of each read's states the updates it reaches can make more updates held
+    /// by every state of some read, so this is repeated until nothing changes. A cycle, or a
+    /// read with no state left, rules the combination out: this is how a consumer's wait on a
+    /// full barrier cannot see a phase completed only after the producer's next announcement,
+    /// which the producer makes after the consumer's own later arrival.
+    fn ordered(&mut self, traces: &[&Trace], objects: &mut PollFilter) -> bool {
+        const MAX_STEPS: usize = 2048;
+        const MAX_ROUNDS: usize = 16;
+        const GRAPH_STATES: usize = 1 << 20;
+        let Some(Layout { runs, views, at }) = self.layout(traces, objects) else { return true };
+        let mut first = Vec::with_capacity(runs.len());
+        let mut n = 0;
+        for info in &runs {
+            first.push(n);
+            n += info.steps.len();
+        }
+        if n > MAX_STEPS {
+            return true;
+        }
+        // Every step has a node (where it reads); an update has a second (where it writes).
+        let mut is_update = vec![false; n];
+        let mut gid: Vec<Vec<usize>> = views.iter().map(|v| vec![0; v.steps.len()]).collect();
+        for (run, places) in at.iter().enumerate() {
+            for (i, &(v, local)) in places.iter().enumerate() {
+                gid[v][local] = first[run] + i;
+                is_update[first[run] + i] = views[v].steps[local].kind.is_update();
+            }
+        }
+        let reads_at = |g: usize| (2 * g) as u32;
+        let writes_at = |g: usize| (2 * g + usize::from(is_update[g])) as u32;
+        let mut fixed: Vec<(u32, u32)> = Vec::new();
+        for (run, info) in runs.iter().enumerate() {
+            for i in 0..info.steps.len() {
+                let g = first[run] + i;
+                fixed.extend(info.deps[i].iter().map(|&j| (reads_at(first[run] + j), writes_at(g))));
+                fixed.extend(info.update_order[i].iter().map(|&j| (writes_at(first[run] + j), reads_at(g))));
+                if is_update[g] {
+                    fixed.push((reads_at(g), writes_at(g)));
+                }
+            }
+        }
+        let mut graphs = Vec::with_capacity(views.len());
+        for view in &views {
+            let key = Rc::as_ptr(view) as usize;
+            let graph = match self.graphs.get(&key) {
+                Some(g) => g.clone(),
+                None => {
+                    let g = view.state_graph(self.program.physical[view.physical].init, view.updates()).map(Rc::new);
+                    let states = g.as_ref().map_or(0, |g| g.states.len());
+                    // The graphs kept stay bounded: past the limit they are built again.
+                    if self.graph_states + states > GRAPH_STATES {
+                        self.graphs.clear();
+                        self.graph_states = 0;
+                    }
+                    self.graph_states += states;
+                    self.graphs.insert(key, g.clone());
+                    g
+                }
+            };
+            let Some(graph) = graph else { return true };
+            graphs.push(graph);
+        }
+        let mut excluded: Vec<Vec<u128>> = views.iter().map(|v| vec![0; v.steps.len()]).collect();
+        for _ in 0..MAX_ROUNDS {
+            let mut edges = fixed.clone();
+            for (v, view) in views.iter().enumerate() {
+                let key = (Rc::as_ptr(view) as usize, excluded[v].clone());
+                let held = match self.read_memo.get(&key) {
+                    Some(h) => Rc::clone(h),
+                    None => {
+                        let h = Rc::new(view.read_states(&graphs[v], view.updates(), &excluded[v], true));
+                        self.read_memo.insert(key, Rc::clone(&h));
+                        h
+                    }
+                };
+                for (r, step) in view.steps.iter().enumerate() {
+                    if !matches!(step.kind, StepKind::Read { .. } | StepKind::FinalPoll { .. }) {
+                        continue;
+                    }
+                    let Some(all) = held[r] else { return false };
+                    let all = view.twins_closed(all);
+                    edges.extend(
+                        (0..view.steps.len()).filter(|&u| all & (1 << u) != 0).map(|u| (writes_at(gid[v][u]), reads_at(gid[v][r]))),
+                    );
+                }
+            }
+            let Some(reach) = reach_of_acyclic(2 * n, &edges) else { return false };
+            let mut changed = false;
+            for (v, view) in views.iter().enumerate() {
+                let updates = view.updates();
+                for (r, step) in view.steps.iter().enumerate() {
+                    if !matches!(step.kind, StepKind::Read { .. }) {
+                        continue;
+                    }
+                    let from = &reach[reads_at(gid[v][r]) as usize];
+                    let after = (0..view.steps.len())
+                        .filter(|&u| updates & (1 << u) != 0)
+                        .filter(|&u| {
+                            let w = writes_at(gid[v][u]) as usize;
+                            from[w / 64] & (1 << (w % 64)) != 0
+                        })
+                        .fold(0u128, |m, u| m | (1 << u));
+                    let now = view.twins_closed(after) | excluded[v][r];
+                    if now != excluded[v][r] {
+                        excluded[v][r] = now;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return true;
+            }
+        }
+        true
+    }
+
+    /// The runs of `traces`, the objects they touch and where each step is; None when some
+    /// object is beyond the filter (more than 128 steps, or writes that do not read their
+    /// predecessor).
+    fn layout(&mut self, traces: &[&Trace], objects: &mut PollFilter) -> Option<Layout> {
         // The memo stays bounded: past its limit it starts again (the views go with it, as the
         // memo names them by address).
-        if self.memo.len() >= MEMO_ENTRIES || self.views.len() >= MEMO_ENTRIES {
+        if self.memo.len() >= MEMO_ENTRIES || self.views.len() >= MEMO_ENTRIES || self.read_memo.len() >= MEMO_ENTRIES {
             self.memo.clear();
             self.views.clear();
+            self.graphs.clear();
+            self.graph_states = 0;
+            self.read_memo.clear();
         }
         let runs: Vec<Rc<RunSteps>> = traces.iter().enumerate().map(|(t, tr)| self.steps_of(t, tr, objects)).collect();
         // Each object's runs and their step lists.
@@ -322,15 +537,12 @@ impl<'p> ThinAirFilter<'p> {
                     v
                 }
             };
-            // Histories of more than 128 steps, or with writes that do not read their
-            // predecessor, are beyond this filter.
             if !view.usable {
-                return true;
+                return None;
             }
             view_of.insert(p, views.len());
             views.push(view);
         }
-        // Where each step of each run is: (view, step of the view).
         let at: Vec<Vec<(usize, usize)>> = runs
             .iter()
             .enumerate()
@@ -344,11 +556,26 @@ impl<'p> ThinAirFilter<'p> {
                     .collect()
             })
             .collect();
+        Some(Layout { runs, views, at })
+    }
+
+    /// Whether every step of the first `required` runs of `traces` (thread `i` runs
+    /// `traces[i]`) but their final polls is taken.
+    fn all_taken(&mut self, traces: &[&Trace], required: usize, objects: &mut PollFilter) -> bool {
+        self.all_taken_of(traces, &|t| t < required, objects)
+    }
+
+    /// Whether every step of the runs of `traces` that `required` names (by thread) but their
+    /// final polls is taken.
+    fn all_taken_of(&mut self, traces: &[&Trace], required: &dyn Fn(usize) -> bool, objects: &mut PollFilter) -> bool {
+        let Some(Layout { runs, views, at }) = self.layout(traces, objects) else { return true };
         let mut waiting: Vec<Vec<usize>> = runs.iter().map(|r| r.waits.clone()).collect();
         let mut fired: Vec<Vec<bool>> = runs.iter().map(|r| vec![false; r.steps.len()]).collect();
         let mut taken: Vec<u128> = vec![0; views.len()];
         let mut seeing: Vec<Option<u128>> = vec![None; views.len()];
         let mut pending: Vec<Vec<RunStep>> = vec![Vec::new(); views.len()];
+        let mut in_order: Vec<TakenHistory> =
+            views.iter().map(|v| TakenHistory::new(self.program.physical[v.physical].init, v.steps.len())).collect();
         let mut ready: Vec<RunStep> = runs
             .iter()
             .enumerate()
@@ -361,7 +588,9 @@ impl<'p> ThinAirFilter<'p> {
                     StepKind::Update { .. } => {
                         taken[v] |= 1 << local;
                         seeing[v] = None;
+                        in_order[v].take(&views[v], local);
                     }
+                    StepKind::Read { .. } if in_order[v].place_read(&views[v], local) => {}
                     StepKind::Read { .. } if seeing[v].is_some_and(|s| s & (1 << local) != 0) => {}
                     StepKind::Read { .. } => {
                         pending[v].push((run, i));
@@ -382,6 +611,13 @@ impl<'p> ThinAirFilter<'p> {
                 if pending[v].is_empty() || seeing[v].is_some() {
                     continue;
                 }
+                let (now, later): (Vec<RunStep>, Vec<RunStep>) =
+                    pending[v].iter().partition(|&&(run, i)| in_order[v].place_read(&views[v], at[run][i].1));
+                ready.extend(now);
+                pending[v] = later;
+                if pending[v].is_empty() {
+                    continue;
+                }
                 let key = (Rc::as_ptr(&views[v]) as usize, taken[v]);
                 let sat = match self.memo.get(&key) {
                     Some(&s) => s,
@@ -400,12 +636,70 @@ impl<'p> ThinAirFilter<'p> {
                 break;
             }
         }
-        runs.iter().enumerate().take(required).all(|(run, info)| {
+        runs.iter().enumerate().filter(|&(run, _)| required(run)).all(|(run, info)| {
             (0..info.steps.len()).all(|i| {
                 let (v, local) = at[run][i];
                 fired[run][i] || matches!(views[v].steps[local].kind, StepKind::FinalPoll { .. })
             })
         })
+    }
+}
+
+/// One history of an object: its updates in the order the filter takes them (every update after
+/// its run's earlier ones, so a history the search of states also builds), as long as each
+/// applies. A read that sees its result in one of its states, after the states its run's
+/// earlier reads were given, has a state, and most do: the reads of a pipeline are decided
+/// here, without building every state of the object.
+struct TakenHistory {
+    /// `values[p]`: the object after the first `p` updates.
+    values: Vec<i64>,
+    /// Per step of the view: an update's place (the first state holding it), a read's state;
+    /// `usize::MAX` for none.
+    placed_at: Vec<usize>,
+    /// An update that does not apply was taken: later ones are not appended.
+    broken: bool,
+}
+
+impl TakenHistory {
+    fn new(init: i64, steps: usize) -> Self {
+        TakenHistory { values: vec![init], placed_at: vec![usize::MAX; steps], broken: false }
+    }
+
+    fn take(&mut self, view: &ObjectView, u: usize) {
+        if self.broken {
+            return;
+        }
+        match view.steps[u].kind.after(*self.values.last().expect("the initial state")) {
+            Some(w) => {
+                self.placed_at[u] = self.values.len();
+                self.values.push(w);
+            }
+            None => self.broken = true,
+        }
+    }
+
+    /// Whether read `r` sees its result in a state of this history after its run's earlier
+    /// updates and reads, before its later updates (then it is placed there).
+    fn place_read(&mut self, view: &ObjectView, r: usize) -> bool {
+        let mut lo = 0;
+        for u in (0..view.steps.len()).filter(|&u| view.update_preds[r] & (1 << u) != 0).chain(view.read_preds[r].iter().copied()) {
+            match self.placed_at[u] {
+                usize::MAX => return false,
+                p => lo = lo.max(p),
+            }
+        }
+        let hi = (0..view.steps.len())
+            .filter(|&u| view.update_succs[r] & (1 << u) != 0)
+            .map(|u| self.placed_at[u])
+            .fold(self.values.len(), usize::min);
+        let kind = view.steps[r].kind;
+        match (lo..hi).find(|&p| kind.sees(self.values[p])) {
+            Some(p) => {
+                self.placed_at[r] = p;
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -479,17 +773,29 @@ impl ObjectView {
     /// from a state of each read of their run before them. Every read when the states are too
     /// many to tell.
     fn reads_with_a_state(&self, init: i64, taken: u128) -> u128 {
-        const MAX_STATES: usize = 50_000;
         let k = self.steps.len();
-        let all_reads = (0..k).filter(|&r| matches!(self.steps[r].kind, StepKind::Read { .. })).fold(0u128, |m, r| m | (1 << r));
-        // The states made of taken updates, in breadth-first order: every edge goes to a later
-        // state (one more update), so one pass in order sweeps reachability.
+        let reads = (0..k).filter(|&r| matches!(self.steps[r].kind, StepKind::Read { .. }));
+        match self.state_graph(init, taken) {
+            None => reads.fold(0u128, |m, r| m | (1 << r)),
+            Some(graph) => {
+                let held = self.read_states(&graph, taken, &[], false);
+                reads.filter(|&r| held[r].is_some()).fold(0u128, |m, r| m | (1 << r))
+            }
+        }
+    }
+
+    /// The states made of the updates in `taken` (each placed after its run's earlier updates
+    /// and, of interchangeable updates, in one order), in breadth-first order; None past
+    /// `MAX_STATES`.
+    fn state_graph(&self, init: i64, taken: u128) -> Option<StateGraph> {
+        let k = self.steps.len();
+        // Every edge goes to a later state (one more update), so one pass in order sweeps
+        // reachability.
         let mut states: Vec<(u128, i64)> = vec![(0, init)];
         let mut index: FxHashMap<(u128, i64), u32> = Default::default();
         index.insert((0, init), 0);
         let mut edges: Vec<Vec<u32>> = Vec::new();
         let mut effects: FxHashMap<(u32, i64), Option<i64>> = Default::default();
-        let mut sees: FxHashMap<(u32, i64), bool> = Default::default();
         let mut next = 0;
         while next < states.len() {
             let (placed, v) = states[next];
@@ -506,7 +812,7 @@ impl ObjectView {
                     Some(&to) => to,
                     None => {
                         if states.len() >= MAX_STATES {
-                            return all_reads;
+                            return None;
                         }
                         states.push(key);
                         index.insert(key, (states.len() - 1) as u32);
@@ -518,19 +824,33 @@ impl ObjectView {
             edges.push(out);
             next += 1;
         }
+        Some(StateGraph { states, edges })
+    }
+
+    /// Per step of the object: for a read (and, with `final_polls`, a final poll: in a state
+    /// holding every update of `taken`) that has a state in `graph` (as in
+    /// [`ObjectView::reads_with_a_state`]) holding none of the updates `excluded` names for it
+    /// (`excluded` empty: none), the updates every such state holds; None otherwise.
+    fn read_states(&self, graph: &StateGraph, taken: u128, excluded: &[u128], final_polls: bool) -> Vec<Option<u128>> {
+        let k = self.steps.len();
+        let StateGraph { states, edges } = graph;
         let m = states.len();
+        let mut sees: FxHashMap<(u32, i64), bool> = Default::default();
         let mut of_read: Vec<Option<Vec<bool>>> = vec![None; k];
-        let mut seeing = 0u128;
+        let mut held: Vec<Option<u128>> = vec![None; k];
         for r in 0..k {
             let kind = self.steps[r].kind;
-            if !matches!(kind, StepKind::Read { .. }) {
+            let is_final = matches!(kind, StepKind::FinalPoll { .. });
+            if !(matches!(kind, StepKind::Read { .. }) || final_polls && is_final) {
                 continue;
             }
+            let out = excluded.get(r).copied().unwrap_or(0);
             let mut set: Vec<bool> = states
                 .iter()
                 .map(|&(placed, v)| {
                     placed & self.update_preds[r] == self.update_preds[r]
-                        && placed & self.update_succs[r] == 0
+                        && placed & (self.update_succs[r] | out) == 0
+                        && (!is_final || placed == taken)
                         && *sees.entry((r as u32, v)).or_insert_with(|| kind.sees(v))
                 })
                 .collect();
@@ -550,12 +870,95 @@ impl ObjectView {
                 set.iter_mut().zip(&reach).for_each(|(x, y)| *x &= *y);
             }
             if set.iter().any(|&x| x) {
-                seeing |= 1 << r;
+                held[r] = Some(set.iter().zip(states).filter(|(x, _)| **x).fold(u128::MAX, |all, (_, &(placed, _))| all & placed));
                 of_read[r] = Some(set);
             }
         }
-        seeing
+        held
     }
+
+    /// `mask` without the interchangeable updates (see `twin`) it holds only some of: the
+    /// state graph places them in one order, and a fact about one of them holds of all only
+    /// when it holds of each.
+    fn twins_closed(&self, mut mask: u128) -> u128 {
+        loop {
+            let mut changed = false;
+            for (u, twin) in self.twin.iter().enumerate() {
+                if let Some(v) = *twin {
+                    if (mask >> u) & 1 != (mask >> v) & 1 {
+                        mask &= !((1 << u) | (1 << v));
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return mask;
+            }
+        }
+    }
+
+    /// The updates of the object (as a mask of steps).
+    fn updates(&self) -> u128 {
+        self.steps.iter().enumerate().filter(|(_, s)| s.kind.is_update()).fold(0u128, |m, (u, _)| m | (1 << u))
+    }
+}
+
+/// The most states of one object's history the filter builds.
+const MAX_STATES: usize = 50_000;
+
+/// The states of one object's history made of some updates, and the updates leading from each
+/// to the next (`edges[i]`: the states one update after state `i`).
+struct StateGraph {
+    states: Vec<(u128, i64)>,
+    edges: Vec<Vec<u32>>,
+}
+
+/// The runs of a combination, the objects they touch and where each run's steps are.
+struct Layout {
+    runs: Vec<Rc<RunSteps>>,
+    views: Vec<Rc<ObjectView>>,
+    /// Per run and step: (view, step of the view).
+    at: Vec<Vec<(usize, usize)>>,
+}
+
+/// Per node of a graph with `edges` (from, to), the nodes it reaches (as bit sets); None when
+/// the graph has a cycle.
+fn reach_of_acyclic(nodes: usize, edges: &[(u32, u32)]) -> Option<Vec<Vec<u64>>> {
+    let words = nodes.div_ceil(64);
+    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    let mut indegree = vec![0usize; nodes];
+    for &(a, b) in edges {
+        succs[a as usize].push(b);
+        indegree[b as usize] += 1;
+    }
+    let mut order: Vec<usize> = (0..nodes).filter(|&x| indegree[x] == 0).collect();
+    let mut next = 0;
+    while next < order.len() {
+        let x = order[next];
+        next += 1;
+        for &y in &succs[x] {
+            indegree[y as usize] -= 1;
+            if indegree[y as usize] == 0 {
+                order.push(y as usize);
+            }
+        }
+    }
+    if order.len() < nodes {
+        return None;
+    }
+    let mut reach = vec![vec![0u64; words]; nodes];
+    for &x in order.iter().rev() {
+        let mut set = std::mem::take(&mut reach[x]);
+        for &y in &succs[x] {
+            let y = y as usize;
+            set[y / 64] |= 1 << (y % 64);
+            for (w, z) in set.iter_mut().zip(&reach[y]) {
+                *w |= z;
+            }
+        }
+        reach[x] = set;
+    }
+    Some(reach)
 }
 
 #[cfg(test)]
