@@ -5,7 +5,7 @@
 
 use super::super::{reject, HwTest, Rejection};
 use super::layout::{address_expr, AddrForm, Layout};
-use super::ops::{lowered, reg_name};
+use super::ops::{lowered, own_shared, reg_name, variable_of};
 use super::regs::{register_kinds, scratch_name, RegKind};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclInit, DeclSpace, InitItem, Instruction, Operand, Statement};
@@ -35,20 +35,14 @@ impl ThreadGen<'_> {
         self.test.program
     }
 
-    /// The variable a name means in this thread's code: its own CTA's instance of a `.shared`
-    /// declaration (`s@cta1`), its own instance of a `.local` one (`buf@P0`), or the variable so
-    /// named.
+    /// The variable a name means in this thread's code ([`variable_of`]).
     pub fn variable(&self, name: &str) -> Option<usize> {
-        let p = self.program();
-        let th = &p.threads[self.thread];
-        let own = [format!("{name}@cta{}", th.placement.cta), format!("{name}@P{}", th.id)];
-        own.iter().chain(std::iter::once(&name.to_string())).find_map(|n| p.variables.iter().position(|v| &v.name == n))
+        variable_of(self.program(), self.thread, name)
     }
 
     /// Whether a variable is in the shared memory of this thread's CTA.
     pub fn own_shared(&self, var: usize) -> bool {
-        let p = self.program();
-        matches!(p.variables[var].space, Space::Shared { cta } if cta == p.threads[self.thread].placement.cta)
+        own_shared(self.program(), self.thread, var)
     }
 
     /// A register's PTX name ([`reg_name`]).
