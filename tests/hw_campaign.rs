@@ -165,6 +165,12 @@ fn a_campaign_bundle_runs_resumes_shards_and_is_judged() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["summary"]["mismatches"], 1);
     assert_eq!(v["tests"].as_array().unwrap().len(), 4);
+    // `-v` is `hw judge`'s own `--verbose` (herd7's `-v` is refused by the commands without
+    // one): the consistent tests are listed too.
+    let (code, verbose, err) = run(ptxmm().args(["hw", "judge"]).arg(&bundle).arg("-v"));
+    assert_eq!(code, 1, "{verbose}{err}");
+    assert!(verbose.contains("ok         MP ("), "{verbose}{err}");
+    assert!(!out.contains("ok         MP ("), "without -v the consistent tests are not listed\n{out}");
 
     // A new campaign never writes into a bundle.
     let (code, _, err) = run(ptxmm().args(["hw", "campaign", "examples/MP.litmus", "--no-build", "-o"]).arg(&bundle));
