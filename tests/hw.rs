@@ -812,3 +812,16 @@ fn address_arithmetic_in_untyped_registers_is_64_bits() {
         .unwrap();
     assert!(out.status.success(), "nvcc {}:\n{}", nvcc.display(), String::from_utf8_lossy(&out.stderr));
 }
+
+/// The H200 read `s = 0` in tests/hints copy-mbarrier.fixed and arrive-underflow.fixed, whose
+/// bulk copies into the observed `s` complete on an mbarrier that no thread waits on: the
+/// generator rejects them with the reason (docs/hardware.md).
+#[test]
+fn a_bulk_copy_nothing_waits_for_into_an_observed_location_is_rejected() {
+    for t in ["copy-mbarrier.fixed", "arrive-underflow.fixed"] {
+        let g = generate(&format!("tests/hints/{t}.litmus"));
+        assert!(g.included.is_empty(), "{t}: {:?}", g.included);
+        let r = g.rejected[0].to_string();
+        assert!(r.contains(&format!("{t}.litmus:6:2:")) && r.contains("on which no thread of the test waits"), "{r}");
+    }
+}

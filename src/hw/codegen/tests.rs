@@ -159,3 +159,28 @@ fn each_address_operand_of_a_copy_has_the_width_of_its_own_state_space() {
         vec![Some(Width::Exact(RegKind::B64)), None, Some(Width::Exact(RegKind::B32))]
     );
 }
+
+#[test]
+fn a_thread_that_issues_cp_async_waits_for_its_copies_before_the_shared_observables_are_read() {
+    // tests/hints/m3-pending-overflow.fixed: the copy is tracked by a `.noinc` arrive only and
+    // nothing waits; the H200 read `s = 0` where the model's final state has the copy landed.
+    let text = "PTX m3\n{ g = 1; s @ shared cta 0 = 0; bar @ shared cta 0 mbarrier; }\n P0@cta 0,gpu 0 ;\n mbarrier.init.shared::cta.b64 [bar], 1048575 ;\n cp.async.ca.shared.global [s], [g], 4 ;\n cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar] ;\nexists (s == 1)\n";
+    assert_sequence(&asm(text).unwrap(), &["HW_END:", "cp.async.wait_all;"]);
+    // A thread without cp.async has no such wait.
+    let lines = asm("PTX w\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu.u32 [x], 1 ;\nexists (x == 1)\n").unwrap();
+    assert!(!lines.iter().any(|l| l.contains("cp.async")), "{lines:#?}");
+}
+
+#[test]
+fn an_observed_bulk_copy_destination_whose_mbarrier_no_thread_waits_on_is_rejected() {
+    let copy = "PTX c\n{ g[16] = 1; s[16] @ shared cta 0; bar @ shared cta 0 mbarrier(1); }\n P0@cta 0,gpu 0 ;\n mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16 ;\n cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [s], [g], 16, [bar] ;\n";
+    let err = asm(&format!("{copy}exists (s == 0)\n")).unwrap_err();
+    assert!(err.contains("t.litmus:5:"), "{err}");
+    assert!(
+        err.contains("`s` is observed, and this bulk copy into it completes on the mbarrier `bar`, on which no thread of the test waits"),
+        "{err}"
+    );
+    // Waiting on the barrier, the test is generated.
+    let waited = copy.to_string() + " L: ;\n mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0 ;\n @!p bra L ;\nexists (s == 0)\n";
+    asm(&waited).unwrap();
+}

@@ -9,7 +9,7 @@ use super::ops::{lowered, own_shared, reg_name, variable_of};
 use super::regs::{register_kinds, scratch_name, RegKind};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclInit, DeclSpace, InitItem, Instruction, Operand, Statement};
-use crate::program::{Observable, Op, Program, Space, Value};
+use crate::program::{CopyKind, Observable, Op, Program, Space, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -329,6 +329,12 @@ pub(super) fn thread_function(
     body.push("HW_HANG:".into());
     body.push("mov.b32 %1, 1;".into());
     body.push("HW_END:".into());
+    // The thread's `cp.async` copies still in flight land before the CTA's shared observables
+    // are read (the model's final state has every copy complete; the H200 read a copy's
+    // destination before it landed). Bulk copies have no such wait: `check_test`.
+    if th.code.iter().any(|i| matches!(&i.op, Op::AsyncCopy(c) if c.kind == CopyKind::CpAsync)) {
+        body.push("cp.async.wait_all;".into());
+    }
     for (slot, k) in &outputs {
         let Observable::Register(_, r) = obs[*k] else { continue };
         let name = ThreadGen::reg_name(&th.registers[r]);
