@@ -1,7 +1,7 @@
 //! The `ptxmm` command line. All the work lives in the library; this file parses arguments,
 //! picks the model, and prints.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -268,9 +268,28 @@ enum Command {
     },
 }
 
+/// The short options of the subcommand a command line names (`ptxmm hw judge B -v`: `hw
+/// judge`'s), found by following subcommand names through clap's definition: a herd7 spelling
+/// among them (`-v`) is that subcommand's own option, not herd7's.
+fn subcommand_short_options(argv: &[std::ffi::OsString]) -> Vec<char> {
+    let mut command = Cli::command();
+    for arg in argv.iter().skip(1) {
+        let Some(arg) = arg.to_str() else { continue };
+        if arg == "--" || !command.has_subcommands() {
+            break;
+        }
+        if let Some(sub) = command.find_subcommand(arg) {
+            command = sub.clone();
+        }
+    }
+    command.get_arguments().filter_map(|a| a.get_short()).collect()
+}
+
 fn main() -> ExitCode {
     // herd7's single-dash spellings (`-through all`) become ptxmm's long options first.
-    let argv = match ptxmm::herd::options::rewrite_herd_argv(std::env::args_os()) {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let own_short = subcommand_short_options(&argv);
+    let argv = match ptxmm::herd::options::rewrite_herd_argv(argv, &own_short) {
         Ok(argv) => argv,
         Err(e) => {
             eprintln!("error: {e}");

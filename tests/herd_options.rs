@@ -395,4 +395,9 @@ fn herd_model_and_refused_options() {
     let (code, _, err) = run(&["run", "-q", "examples/MP.litmus"]);
     assert_eq!(code, 2);
     assert!(err.contains("herd7's `-q` is not a ptxmm option") && err.contains("2>/dev/null"), "{err}");
+    // herd7's `-v` is refused where the subcommand has no `-v` of its own (`hw judge` has one:
+    // tests/hw_campaign.rs).
+    let (code, _, err) = run(&["run", "-v", "examples/MP.litmus"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("herd7's `-v` is not a ptxmm option"), "{err}");
 }

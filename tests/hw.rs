@@ -751,3 +751,77 @@ fn a_bulk_size_ptxas_refuses_is_rejected_with_the_reason() {
     let r = g.rejected[0].to_string();
     assert!(r.contains("U23-prefetch-size-not-16.litmus:5:2:") && r.contains("ptxas refuses a bulk prefetch size of 8 bytes"), "{r}");
 }
+
+/// nvcc as `hw run` finds it (`--nvcc` aside: PATH, `$CUDA_HOME`, the PyPI copy that
+/// tests/hw/compile_all.sh installs), or None.
+fn nvcc() -> Option<std::path::PathBuf> {
+    ptxmm::hw::runner::find_nvcc(None).ok()
+}
+
+/// The Dat3M k-tile loops (`cp.async-loop` k = 2, `loops` B = 4 ktile) compute their addresses in
+/// untyped registers whose first write is a 32-bit `mul`: `r6 = 16·i + &g` (a global address) and
+/// `r7`, `r8 = … + &buf`. Each must be 64-bit throughout: the H200 faulted ("illegal memory
+/// access") on `cvt.u32.u64 hw_n2, r1; add.s32 r6, r6, hw_n2`, which truncated `&g`, and on the
+/// `cp.async` that then read from the truncated address. Where nvcc is found, ptxas must accept
+/// the 64-bit forms.
+#[test]
+fn address_arithmetic_in_untyped_registers_is_64_bits() {
+    let dir = temp_dir("ktile-addresses");
+    let points = [ptxmm::families::cp_async_loop(2), ptxmm::families::loop_point("ktile", 4)];
+    let tests: Vec<_> = points
+        .iter()
+        .map(|p| {
+            let path = dir.join(format!("{}.litmus", p.name));
+            std::fs::write(&path, &p.source).unwrap();
+            load(&path, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect();
+    let hw: Vec<_> = tests.iter().map(|t| t.hw()).collect();
+    let g = codegen::generate(&hw, &Incantations::default(), "sm_90a", "harness.cu", &ptxmm::Config::default_model());
+    assert!(g.rejected.is_empty(), "{:?}", g.rejected);
+    for p in &points {
+        let start = g.source.find(&format!("// ===== test {} ", p.name)).unwrap_or_else(|| panic!("no section of {}", p.name));
+        let end = g.source[start + 1..].find("// ===== test").map_or(g.source.len(), |e| start + 1 + e);
+        let part = &g.source[start..end];
+        for r in ["r1", "r2", "r5", "r6", "r7", "r8", "r10"] {
+            assert!(part.contains(&format!(" .reg .b64 {r};")), "{}: the address register {r} is not 64-bit:\n{part}", p.name);
+        }
+        let lines = asm_instructions(part);
+        let narrowed: Vec<&String> = lines.iter().filter(|l| l.starts_with("cvt.u32.u64")).collect();
+        assert!(narrowed.is_empty(), "{}: an address is truncated: {narrowed:?}", p.name);
+        for expected in
+            ["mul.lo.s64 r6, hw_w1, 16;", "add.s64 r6, r6, r1;", "rem.s64 r7, hw_w1, 2;", "add.s64 r7, r7, r2;", "add.s64 r8, r8, r2;"]
+        {
+            assert!(lines.iter().any(|l| l == expected), "{}: no `{expected}` in {lines:#?}", p.name);
+        }
+        // The 32-bit loop counter is widened (zero-extended) where it enters the address.
+        let widen = lines.iter().position(|l| l == "cvt.u64.u32 hw_w1, r4;").expect("r4 widened");
+        assert_eq!(lines[widen + 1], "mul.lo.s64 r6, hw_w1, 16;", "{}", p.name);
+    }
+    let Some(nvcc) = nvcc() else {
+        eprintln!("skipped: the ptxas check (no nvcc: install it with bash tests/hw/compile_all.sh, or put it on PATH)");
+        return;
+    };
+    let source = dir.join("harness.cu");
+    std::fs::write(&source, &g.source).unwrap();
+    let out = Command::new(&nvcc)
+        .args(["-O2", "-std=c++17", "-gencode", "arch=compute_90a,code=sm_90a", "-c", "-o"])
+        .arg(dir.join("harness.o"))
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "nvcc {}:\n{}", nvcc.display(), String::from_utf8_lossy(&out.stderr));
+}
+
+/// The H200 read `s = 0` in tests/hints copy-mbarrier.fixed and arrive-underflow.fixed, whose
+/// bulk copies into the observed `s` complete on an mbarrier that no thread waits on: the
+/// generator rejects them with the reason (docs/hardware.md).
+#[test]
+fn a_bulk_copy_nothing_waits_for_into_an_observed_location_is_rejected() {
+    for t in ["copy-mbarrier.fixed", "arrive-underflow.fixed"] {
+        let g = generate(&format!("tests/hints/{t}.litmus"));
+        assert!(g.included.is_empty(), "{t}: {:?}", g.included);
+        let r = g.rejected[0].to_string();
+        assert!(r.contains(&format!("{t}.litmus:6:2:")) && r.contains("on which no thread of the test waits"), "{r}");
+    }
+}

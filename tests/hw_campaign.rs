@@ -165,6 +165,12 @@ fn a_campaign_bundle_runs_resumes_shards_and_is_judged() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["summary"]["mismatches"], 1);
     assert_eq!(v["tests"].as_array().unwrap().len(), 4);
+    // `-v` is `hw judge`'s own `--verbose` (herd7's `-v` is refused by the commands without
+    // one): the consistent tests are listed too.
+    let (code, verbose, err) = run(ptxmm().args(["hw", "judge"]).arg(&bundle).arg("-v"));
+    assert_eq!(code, 1, "{verbose}{err}");
+    assert!(verbose.contains("ok         MP ("), "{verbose}{err}");
+    assert!(!out.contains("ok         MP ("), "without -v the consistent tests are not listed\n{out}");
 
     // A new campaign never writes into a bundle.
     let (code, _, err) = run(ptxmm().args(["hw", "campaign", "examples/MP.litmus", "--no-build", "-o"]).arg(&bundle));
@@ -178,4 +184,34 @@ fn a_barrier_count_no_cta_can_hold_is_rejected_by_the_generator() {
     let (code, out, err) = run(ptxmm().args(["hw", "gen", "tests/verdicts/barrier-never-fills.litmus", "-o"]).arg(&dir));
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("counts 64 threads") && err.contains("2048 hardware threads"), "{err}");
+}
+
+/// Every option the bundle's README.txt names exists: those of `bash run.sh` in the run script's
+/// option parser, those of `ptxmm hw judge` in its `--help` (the README once said `--outputs`
+/// for `--outputs-dir`).
+#[test]
+fn every_option_the_bundle_readme_names_exists() {
+    let readme = ptxmm::hw::campaign::readme(2, 1);
+    let options = |line: &str| -> Vec<String> {
+        line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| w.starts_with('-') && !w.trim_start_matches('-').is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let judge_options = options(&run(ptxmm().args(["hw", "judge", "--help"])).1);
+    let (mut run_sh, mut judge) = (0, 0);
+    for line in readme.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("bash run.sh") {
+            for o in options(rest) {
+                assert!(ptxmm::hw::campaign::run_script().contains(&format!("        {o})")), "run.sh has no option {o}: {line}");
+                run_sh += 1;
+            }
+        } else if let Some(rest) = line.strip_prefix("ptxmm hw judge") {
+            for o in options(rest) {
+                assert!(judge_options.contains(&o), "`ptxmm hw judge` has no option {o}: {line}\n{judge_options:?}");
+                judge += 1;
+            }
+        }
+    }
+    assert!(run_sh >= 4 && judge >= 4, "the README's command lines were not found:\n{readme}");
 }

@@ -45,8 +45,10 @@ pub const HERD_REFUSED: &[(&str, &str)] = &[
 /// The command line with herd7's single-dash options (`-through all`) rewritten to ptxmm's
 /// long ones (`--through all`); `-model X` becomes `--cat X` for a file (`.cat` or a path) and
 /// `--model X` for a name. Only whole arguments equal to a herd7 spelling change, and nothing
-/// after `--`. A herd7 option ptxmm has no counterpart for is an error that names what to use.
-pub fn rewrite_herd_argv(args: impl IntoIterator<Item = OsString>) -> Result<Vec<OsString>, String> {
+/// after `--`. A herd7 option ptxmm has no counterpart for is an error that names what to use,
+/// unless it is one of `own_short`, the short options of the subcommand the command line names
+/// (`ptxmm hw judge B -v`: that command's own `--verbose`), which pass unchanged.
+pub fn rewrite_herd_argv(args: impl IntoIterator<Item = OsString>, own_short: &[char]) -> Result<Vec<OsString>, String> {
     let mut out = Vec::new();
     let mut rest = false;
     let mut args = args.into_iter().peekable();
@@ -69,13 +71,19 @@ pub fn rewrite_herd_argv(args: impl IntoIterator<Item = OsString>) -> Result<Vec
             out.push(OsString::from(if is_file { "--cat" } else { "--model" }));
         } else if let Some((_, long)) = HERD_SPELLINGS.iter().find(|(h, _)| *h == s) {
             out.push(OsString::from(*long));
-        } else if let Some((h, advice)) = HERD_REFUSED.iter().find(|(h, _)| *h == s) {
+        } else if let Some((h, advice)) = HERD_REFUSED.iter().find(|(h, _)| *h == s && !is_own_short(h, own_short)) {
             return Err(format!("herd7's `{h}` is not a ptxmm option: {advice}"));
         } else {
             out.push(a);
         }
     }
     Ok(out)
+}
+
+/// Whether a herd7 spelling is one of a subcommand's own short options (`-v`).
+fn is_own_short(spelling: &str, own_short: &[char]) -> bool {
+    let mut letters = spelling.strip_prefix('-').unwrap_or("").chars();
+    matches!((letters.next(), letters.next()), (Some(c), None) if own_short.contains(&c))
 }
 
 /// The lines of a herd7 list file that carry something: comments (`#` or `%` to the end of
@@ -182,12 +190,24 @@ mod tests {
             .iter()
             .map(OsString::from)
             .collect();
-        let out: Vec<String> = rewrite_herd_argv(argv).unwrap().into_iter().map(|a| a.into_string().unwrap()).collect();
+        let out: Vec<String> = rewrite_herd_argv(argv, &[]).unwrap().into_iter().map(|a| a.into_string().unwrap()).collect();
         assert_eq!(out, ["ptxmm", "run", "--through", "all", "--skipchecks", "a", "-o", "d", "x.litmus", "--", "-names"]);
     }
 
     fn rewritten(args: &[&str]) -> Result<Vec<String>, String> {
-        Ok(rewrite_herd_argv(args.iter().map(OsString::from))?.into_iter().map(|a| a.into_string().unwrap()).collect())
+        Ok(rewrite_herd_argv(args.iter().map(OsString::from), &[])?.into_iter().map(|a| a.into_string().unwrap()).collect())
+    }
+
+    #[test]
+    fn a_refused_herd_spelling_that_the_subcommand_defines_is_its_own() {
+        let argv = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
+        let own = rewrite_herd_argv(argv(&["ptxmm", "hw", "judge", "b", "-v"]), &['v', 'h']).unwrap();
+        assert_eq!(own, argv(&["ptxmm", "hw", "judge", "b", "-v"]));
+        let err = rewrite_herd_argv(argv(&["ptxmm", "hw", "judge", "b", "-q"]), &['v', 'h']).unwrap_err();
+        assert!(err.contains("herd7's `-q` is not a ptxmm option"), "{err}");
+        // A multi-letter herd7 spelling is never a short option.
+        let err = rewrite_herd_argv(argv(&["ptxmm", "run", "-graph", "t"]), &['g']).unwrap_err();
+        assert!(err.contains("herd7's `-graph`"), "{err}");
     }
 
     #[test]

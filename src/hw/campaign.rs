@@ -137,6 +137,6 @@ pub fn readme(tests: usize, programs: usize) -> String {
          whose output is complete (run it again to resume). With --shard I/N it runs the tests whose\n\
          index is I modulo N (several machines, one shard each; copy every out/ back together).\n\n\
          Anywhere with ptxmm:\n\
-         \x20 ptxmm hw judge BUNDLE [--outputs DIR]\n"
+         \x20 ptxmm hw judge BUNDLE [--outputs-dir DIR] [--json] [-v] [--reports]\n"
     )
 }

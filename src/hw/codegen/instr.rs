@@ -72,6 +72,14 @@ enum Evaluated {
     CreatePolicy,
 }
 
+/// Whether an instruction lowered to a register operation is a Dat3M untyped one (`add r6, r6,
+/// r1`): no type in the text, not evaluated by lowering, not an operation of predicates. Such an
+/// operation is written at the width of its destination ([`ThreadGen::untyped_local`]), which
+/// `regs` makes 64-bit where it holds an address.
+pub(super) fn is_untyped_register_op(ins: &Instruction, ty: Option<Ty>) -> bool {
+    ty.is_none() && evaluated(ins).is_none() && !ins.opcode.iter().any(|q| q.node == "pred")
+}
+
 fn evaluated(ins: &Instruction) -> Option<Evaluated> {
     match ins.opcode[0].node.as_str() {
         "elect" => Some(Evaluated::Elect),
@@ -229,11 +237,9 @@ impl ThreadGen<'_> {
                 Some(Evaluated::Elect) => not_generated(ELECT),
                 Some(Evaluated::Mapa) => self.emit(Emission { address_values: true, ..written }, &guard),
                 Some(Evaluated::CreatePolicy) => self.createpolicy(written, &guard),
+                None if is_untyped_register_op(ins, *ty) => self.untyped_local(written, *op, ins, &guard),
                 // A typed register operation, or one of predicates (`not.pred`), is PTX as written.
-                None if ty.is_some() || ins.opcode.iter().any(|q| q.node == "pred") => {
-                    self.emit(Emission { address_values: true, ..written }, &guard)
-                }
-                None => self.untyped_local(written, *op, ins, &guard),
+                None => self.emit(Emission { address_values: true, ..written }, &guard),
             },
             Op::Branch { cond, .. } => match (evaluated(ins), cond) {
                 (Some(Evaluated::Elect), _) => not_generated(ELECT),
@@ -310,8 +316,8 @@ impl ThreadGen<'_> {
 
     /// Dat3M's untyped register operations (herd7's unbounded integers), written from the
     /// lowered operation with a 32-bit type, or a 64-bit one when the destination (for `setp`,
-    /// a source) is a 64-bit register; `emit` converts sources of another width (32-bit ones
-    /// zero-extended; a shift amount stays .u32).
+    /// a source) is a 64-bit register (a register that holds an address is: `regs`); `emit`
+    /// converts sources of another width (32-bit ones zero-extended; a shift amount stays .u32).
     fn untyped_local(&mut self, mut e: Emission, op: LocalOp, ins: &Instruction, guard: &str) -> Result<Vec<String>, Rejection> {
         let is_64 = |k: usize| ins.operands.get(k).is_some_and(|o| self.is_64(&o.node));
         let wide = match op {

@@ -16,7 +16,7 @@ mod thread;
 use super::{reject, HwTest, Incantations, Rejection};
 use crate::config::Config;
 use crate::litmus::ast::{DeclSpace, InitItem, Statement};
-use crate::program::{Observable, Program, Space, VariableKind};
+use crate::program::{Address, Completion, MbOp, Observable, Op, Program, Space, VariableKind};
 use layout::{layout, Layout};
 use std::fmt::Write;
 
@@ -82,7 +82,52 @@ fn check_test(test: &HwTest, config: &Config) -> Result<(Layout, Vec<Observable>
             }
         }
     }
+    check_bulk_copies_waited(p, &obs)?;
     Ok((layout, obs))
+}
+
+/// A shared observable that a bulk copy completing on an mbarrier writes, where no thread of the
+/// test waits on that mbarrier, is rejected: the harness reads shared memory once the test's
+/// threads end, and it cannot wait for such a copy itself (PTX cannot read an mbarrier's
+/// tx-count, and a wait on the barrier's phase could wait for arrivals the test never makes),
+/// so it would read the destination before the copy lands, while the model's final state has
+/// it landed (the H200 read `s = 0` in tests/hints copy-mbarrier.fixed). Only addresses the
+/// test names are compared: a copy or a wait through a register address is not judged here.
+/// `cp.async` copies are waited for by the harness instead (`thread_function`).
+fn check_bulk_copies_waited(p: &Program, obs: &[Observable]) -> Result<(), Rejection> {
+    let variable = |a: &Address| match a {
+        Address::Location(l) | Address::Byte(l, _) => Some(p.locations[*l].variable),
+        Address::Reg(..) => None,
+    };
+    let ops = || p.threads.iter().flat_map(|t| &t.code);
+    let waits: Vec<Option<usize>> = ops()
+        .filter_map(|i| match &i.op {
+            Op::Mbarrier { op: MbOp::Wait { .. }, bar, .. } => Some(variable(bar)),
+            _ => None,
+        })
+        .collect();
+    if waits.contains(&None) {
+        return Ok(());
+    }
+    let observed = |v: usize| {
+        obs.iter().any(|o| matches!(o, Observable::Location(ph) if p.locations.iter().any(|l| l.physical == *ph && l.variable == v)))
+    };
+    for i in ops() {
+        let Op::AsyncCopy(c) = &i.op else { continue };
+        let Completion::Mbarrier(bar) = &c.completion else { continue };
+        let (Some(dst), Some(bar)) = (variable(&c.dst), variable(bar)) else { continue };
+        if matches!(p.variables[dst].space, Space::Shared { .. }) && observed(dst) && !waits.contains(&Some(bar)) {
+            return Err(reject(
+                p,
+                i.span,
+                format!(
+                    "`{}` is observed, and this bulk copy into it completes on the mbarrier `{}`, on which no thread of the test waits: the harness reads shared memory as soon as the test's threads end and cannot wait for the copy itself (PTX cannot read an mbarrier's tx-count, and a wait on its phase could wait for arrivals the test never makes), so it would read the destination before the copy lands; wait on `{}` in the test",
+                    p.variables[dst].name, p.variables[bar].name, p.variables[bar].name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The test's constants and placement tables: its shape, the observables' names, the CTA at

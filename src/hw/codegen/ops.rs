@@ -5,7 +5,7 @@
 use super::layout::AddrForm;
 use crate::diag::Span;
 use crate::litmus::ast::Instruction;
-use crate::program::{Instr, Program};
+use crate::program::{Instr, Program, Space};
 
 /// The lowered instructions of one statement of the test (lowering keeps each instruction's
 /// span).
@@ -51,4 +51,18 @@ pub(super) fn has_64bit_type(parts: &[String]) -> bool {
 /// characters PTX identifiers cannot hold (`cache-policy`) as `_`.
 pub(super) fn reg_name(name: &str) -> String {
     name.trim_start_matches('%').chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '$' { c } else { '_' }).collect()
+}
+
+/// The variable a name means in a thread's code: its own CTA's instance of a `.shared`
+/// declaration (`s@cta1`), its own instance of a `.local` one (`buf@P0`), or the variable so
+/// named.
+pub(super) fn variable_of(p: &Program, thread: usize, name: &str) -> Option<usize> {
+    let th = &p.threads[thread];
+    let own = [format!("{name}@cta{}", th.placement.cta), format!("{name}@P{}", th.id)];
+    own.iter().chain(std::iter::once(&name.to_string())).find_map(|n| p.variables.iter().position(|v| &v.name == n))
+}
+
+/// Whether a variable is in the shared memory of the thread's CTA.
+pub(super) fn own_shared(p: &Program, thread: usize, var: usize) -> bool {
+    matches!(p.variables[var].space, Space::Shared { cta } if cta == p.threads[thread].placement.cta)
 }

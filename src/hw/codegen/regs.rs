@@ -10,8 +10,9 @@
 //! device form and is rejected, naming both lines.
 
 use super::super::{reject, HwTest, Rejection};
+use super::instr::is_untyped_register_op;
 use super::layout::AddrForm;
-use super::ops::{has_64bit_type, is_type_part, lowered, reg_name, space_tokens};
+use super::ops::{has_64bit_type, is_type_part, lowered, own_shared, reg_name, space_tokens, variable_of};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclSpace, InitItem, Operand, Statement};
 use crate::program::{LocalOp, MbOp, Op};
@@ -98,13 +99,9 @@ pub(super) fn register_kinds(test: &HwTest, thread: usize) -> Result<BTreeMap<St
     let is_var = |n: &str| p.variables.iter().any(|v| v.name == n);
     let mut uses: BTreeMap<String, Uses> = p.threads[thread].registers.iter().map(|r| (reg_name(r), Uses::default())).collect();
     let key = |n: &str| (!is_var(n)).then(|| reg_name(n));
-    for item in &test.ast.init {
-        if let InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
-            if t.node == p.threads[thread].id {
-                if let Some(u) = key(&reg.node).and_then(|k| uses.get_mut(&k)) {
-                    u.needs(RegKind::B64, item.span);
-                }
-            }
+    for (reg, span) in address_registers(test, thread, &|n| key(n).filter(|k| uses.contains_key(k))) {
+        if let Some(u) = uses.get_mut(&reg) {
+            u.needs(RegKind::B64, span);
         }
     }
     for st in test.ast.column(thread) {
@@ -179,6 +176,63 @@ pub(super) fn register_kinds(test: &HwTest, thread: usize) -> Result<BTreeMap<St
     }
     declared_kinds(test, thread, &mut kinds);
     Ok(kinds)
+}
+
+/// The registers of a thread that hold an address, each with the statement that makes it one:
+/// those initialised with an address (`P0:r1 = &g;`, a 64-bit generic address), and those that a
+/// Dat3M untyped register operation writes from an address (`add r6, r6, r1`): from a register
+/// that holds one, from `&x`, or from a variable named as a value (`add r, r, x`: its address),
+/// except the thread's own shared memory, whose 32-bit window address a 32-bit register holds.
+/// An untyped operation is written at its destination's width, so every register of such a chain
+/// is 64-bit and no address is truncated, whatever width the register's first write has (the
+/// H200 faulted on a k-tile loop whose `mul r6, r4, 16; add r6, r6, r1` was 32-bit). `register`
+/// gives a name's register key, None for a variable.
+fn address_registers(test: &HwTest, thread: usize, register: &dyn Fn(&str) -> Option<String>) -> BTreeMap<String, Span> {
+    let p = test.program;
+    let mut held = BTreeMap::new();
+    for item in &test.ast.init {
+        if let InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
+            if let Some(r) = register(&reg.node).filter(|_| t.node == p.threads[thread].id) {
+                held.insert(r, item.span);
+            }
+        }
+    }
+    // (destination, its span, sources) of each untyped register operation with a value
+    // destination.
+    let mut writes = Vec::new();
+    for st in test.ast.column(thread) {
+        let Statement::Instr(ins) = &st.node else { continue };
+        let Some(Op::Local { op, ty, .. }) = lowered(p, thread, ins, st.span).ops.first().map(|i| &i.op) else { continue };
+        if !is_untyped_register_op(ins, *ty) || matches!(op, LocalOp::Set(_)) {
+            continue;
+        }
+        let Some((Operand::Name(d) | Operand::PercentName(d), rest)) = ins.operands.split_first().map(|(d, r)| (&d.node, r)) else {
+            continue;
+        };
+        if let Some(d) = register(d) {
+            writes.push((d, ins.operands[0].span, rest.iter().map(|o| &o.node).collect::<Vec<_>>()));
+        }
+    }
+    loop {
+        let mut grew = false;
+        for (dst, span, sources) in &writes {
+            let from_address = |o: &&Operand| match o {
+                Operand::AddressOf(_) => true,
+                Operand::Name(n) | Operand::PercentName(n) => match register(n) {
+                    Some(r) => held.contains_key(&r),
+                    None => variable_of(p, thread, n).is_some_and(|v| !own_shared(p, thread, v)),
+                },
+                _ => false,
+            };
+            if !held.contains_key(dst) && sources.iter().any(from_address) {
+                held.insert(dst.clone(), *span);
+                grew = true;
+            }
+        }
+        if !grew {
+            return held;
+        }
+    }
 }
 
 /// A code block's `.reg` declarations say the width themselves (a 16-bit register that signed
@@ -274,10 +328,20 @@ pub(super) fn operand_widths(parts: &[String], operands: &[&Operand]) -> Vec<Opt
     if has("L2::cache_hint") && n > 0 {
         w[n - 1] = Some(Exact(B64));
     }
-    let shared = space_tokens(parts).iter().any(|f| matches!(f, AddrForm::SharedCta | AddrForm::SharedCluster));
+    // An address operand has the state space of its position (`cp.async.cg.shared.global [d],
+    // [s]`: the destination shared, the source global; a later operand, the mbarrier, the
+    // first's), as `emit` renders a variable there: a global or generic address is 64-bit, a
+    // shared one fits either width.
+    let spaces = space_tokens(parts);
+    let mut nth = 0;
     for (i, o) in operands.iter().enumerate() {
+        if !is_address(o) {
+            continue;
+        }
+        let space = spaces.get(nth).or(spaces.first());
+        nth += 1;
         if matches!(o, Operand::Address(..)) {
-            w[i] = (!shared).then_some(Exact(B64));
+            w[i] = (!matches!(space, Some(AddrForm::SharedCta | AddrForm::SharedCluster))).then_some(Exact(B64));
         }
     }
     w

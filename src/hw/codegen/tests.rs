@@ -123,3 +123,64 @@ fn a_register_that_is_a_predicate_and_a_value_is_rejected_naming_both_lines() {
     assert!(err.contains("t.litmus:5:"), "{err}");
     assert!(err.contains("register `p` is a predicate (line 4) and a 32-bit value (line 5)"), "{err}");
 }
+
+#[test]
+fn a_register_an_untyped_operation_writes_from_an_address_is_64_bits_from_its_first_write() {
+    // The k-tile loop of the `cp.async-loop` family: `r6` is first written by a 32-bit `mul`,
+    // then gets `&g` added; the H200 faulted on the truncated address. `r3` gets a global
+    // variable's address (a bare name, Dat3M) and `r5` `r3`'s: 64-bit too; `r4` gets the 32-bit
+    // window address of the thread's own shared `s`, and stays 32-bit.
+    let lines = asm("PTX a\n{ g[8] = {1, 2}; s[8] @ shared cta 0; P0:r1 = &g; P0:r0 = 1; }\n P0@cta 0,gpu 0 ;\n mul r6, r0, 4 ;\n add r6, r6, r1 ;\n ld.global.u32 r2, [r6] ;\n mov r3, g ;\n add r5, r3, 4 ;\n mov r4, s ;\n st.shared.u32 [r4], r2 ;\nexists (P0:r2 == 2)\n")
+        .unwrap();
+    assert_has(&lines, &[".reg .b64 r6;", ".reg .b64 r3;", ".reg .b64 r5;", ".reg .b32 r4;", ".reg .b32 r0;"]);
+    assert_sequence(&lines, &["cvt.u64.u32 hw_w1, r0;", "mul.lo.s64 r6, hw_w1, 4;", "add.s64 r6, r6, r1;"]);
+    assert_has(&lines, &["add.s64 r5, r3, 4;"]);
+    assert!(lines.iter().any(|l| l.starts_with("mov.b64 r3, %")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.starts_with("mov.b32 r4, %")), "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.starts_with("cvt.u32.u64")), "an address is truncated:\n{}", lines.join("\n"));
+}
+
+#[test]
+fn each_address_operand_of_a_copy_has_the_width_of_its_own_state_space() {
+    use super::regs::{operand_widths, RegKind, Width};
+    use crate::diag::{Span, Spanned};
+    use crate::litmus::ast::Operand;
+    let at = |r: &str| Operand::Address(Box::new(Spanned::new(Operand::Name(r.into()), Span { start: 0, end: 0 })), 0);
+    let parts: Vec<String> = "cp.async.cg.shared.global".split('.').map(String::from).collect();
+    let (dst, src, size) = (at("d"), at("g"), Operand::Int(16));
+    // The shared destination fits either width; the global source is a 64-bit address.
+    assert_eq!(
+        operand_widths(&parts, &[&dst, &src, &size]),
+        vec![None, Some(Width::Exact(RegKind::B64)), Some(Width::Exact(RegKind::B32))]
+    );
+    let parts: Vec<String> = "cp.async.bulk.global.shared::cta.bulk_group".split('.').map(String::from).collect();
+    assert_eq!(
+        operand_widths(&parts, &[&src, &dst, &size]),
+        vec![Some(Width::Exact(RegKind::B64)), None, Some(Width::Exact(RegKind::B32))]
+    );
+}
+
+#[test]
+fn a_thread_that_issues_cp_async_waits_for_its_copies_before_the_shared_observables_are_read() {
+    // tests/hints/m3-pending-overflow.fixed: the copy is tracked by a `.noinc` arrive only and
+    // nothing waits; the H200 read `s = 0` where the model's final state has the copy landed.
+    let text = "PTX m3\n{ g = 1; s @ shared cta 0 = 0; bar @ shared cta 0 mbarrier; }\n P0@cta 0,gpu 0 ;\n mbarrier.init.shared::cta.b64 [bar], 1048575 ;\n cp.async.ca.shared.global [s], [g], 4 ;\n cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar] ;\nexists (s == 1)\n";
+    assert_sequence(&asm(text).unwrap(), &["HW_END:", "cp.async.wait_all;"]);
+    // A thread without cp.async has no such wait.
+    let lines = asm("PTX w\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu.u32 [x], 1 ;\nexists (x == 1)\n").unwrap();
+    assert!(!lines.iter().any(|l| l.contains("cp.async")), "{lines:#?}");
+}
+
+#[test]
+fn an_observed_bulk_copy_destination_whose_mbarrier_no_thread_waits_on_is_rejected() {
+    let copy = "PTX c\n{ g[16] = 1; s[16] @ shared cta 0; bar @ shared cta 0 mbarrier(1); }\n P0@cta 0,gpu 0 ;\n mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16 ;\n cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [s], [g], 16, [bar] ;\n";
+    let err = asm(&format!("{copy}exists (s == 0)\n")).unwrap_err();
+    assert!(err.contains("t.litmus:5:"), "{err}");
+    assert!(
+        err.contains("`s` is observed, and this bulk copy into it completes on the mbarrier `bar`, on which no thread of the test waits"),
+        "{err}"
+    );
+    // Waiting on the barrier, the test is generated.
+    let waited = copy.to_string() + " L: ;\n mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0 ;\n @!p bra L ;\nexists (s == 0)\n";
+    asm(&waited).unwrap();
+}

@@ -5,11 +5,11 @@
 
 use super::super::{reject, HwTest, Rejection};
 use super::layout::{address_expr, AddrForm, Layout};
-use super::ops::{lowered, reg_name};
+use super::ops::{lowered, own_shared, reg_name, variable_of};
 use super::regs::{register_kinds, scratch_name, RegKind};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclInit, DeclSpace, InitItem, Instruction, Operand, Statement};
-use crate::program::{Observable, Op, Program, Space, Value};
+use crate::program::{CopyKind, Observable, Op, Program, Space, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -35,20 +35,14 @@ impl ThreadGen<'_> {
         self.test.program
     }
 
-    /// The variable a name means in this thread's code: its own CTA's instance of a `.shared`
-    /// declaration (`s@cta1`), its own instance of a `.local` one (`buf@P0`), or the variable so
-    /// named.
+    /// The variable a name means in this thread's code ([`variable_of`]).
     pub fn variable(&self, name: &str) -> Option<usize> {
-        let p = self.program();
-        let th = &p.threads[self.thread];
-        let own = [format!("{name}@cta{}", th.placement.cta), format!("{name}@P{}", th.id)];
-        own.iter().chain(std::iter::once(&name.to_string())).find_map(|n| p.variables.iter().position(|v| &v.name == n))
+        variable_of(self.program(), self.thread, name)
     }
 
     /// Whether a variable is in the shared memory of this thread's CTA.
     pub fn own_shared(&self, var: usize) -> bool {
-        let p = self.program();
-        matches!(p.variables[var].space, Space::Shared { cta } if cta == p.threads[self.thread].placement.cta)
+        own_shared(self.program(), self.thread, var)
     }
 
     /// A register's PTX name ([`reg_name`]).
@@ -335,6 +329,12 @@ pub(super) fn thread_function(
     body.push("HW_HANG:".into());
     body.push("mov.b32 %1, 1;".into());
     body.push("HW_END:".into());
+    // The thread's `cp.async` copies still in flight land before the CTA's shared observables
+    // are read (the model's final state has every copy complete; the H200 read a copy's
+    // destination before it landed). Bulk copies have no such wait: `check_test`.
+    if th.code.iter().any(|i| matches!(&i.op, Op::AsyncCopy(c) if c.kind == CopyKind::CpAsync)) {
+        body.push("cp.async.wait_all;".into());
+    }
     for (slot, k) in &outputs {
         let Observable::Register(_, r) = obs[*k] else { continue };
         let name = ThreadGen::reg_name(&th.registers[r]);
