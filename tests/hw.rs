@@ -274,6 +274,40 @@ fn a_state_the_model_forbids_is_a_mismatch_and_comes_first() {
 }
 
 #[test]
+fn a_state_missing_from_a_partial_enumeration_is_unknown_not_forbidden() {
+    // With a budget of one consistent execution the enumeration of an MP broadcast's final
+    // states stops early and the outcome-directed search decides the condition (no execution
+    // reaches it): an observed state that satisfies the condition is still forbidden, the
+    // states the enumeration did not reach are unknown. (An H200 showed every reader of a
+    // 16-reader broadcast seeing the flag and the data, a state a partial enumeration had not
+    // listed, which was judged forbidden.)
+    let dir = temp_dir("partial");
+    let path = dir.join("MP-broadcast-2.litmus");
+    std::fs::write(&path, ptxmm::families::mp_broadcast(2).source).unwrap();
+    let t = load(&path, &Default::default()).unwrap();
+    let config = ptxmm::Config { enumeration_budget: Some(1), ..ptxmm::Config::default_model() };
+    let o = ptxmm::decide::Decider::new(&config).verdict(&t.program).unwrap();
+    assert!(o.enumeration_cut && o.partial_states.as_ref().is_some_and(|p| !p.witness), "the enumeration is cut: {:?}", o.partial_states);
+    assert_eq!(o.states.len(), 1);
+    let observed = [[1, 1, 1, 1], [0, 0, 1, 1], [1, 1, 0, 0], [0, 0, 0, 0], [1, 0, 1, 1]];
+    let mut text = String::from("ptxmm-hw 1\ntest MP-broadcast-2\nthreads 3\nobservables 1:r0 1:r1 2:r0 2:r1\n");
+    for v in observed {
+        text.push_str(&format!("state 10 0 {} {} {} {}\n", v[0], v[1], v[2], v[3]));
+    }
+    text.push_str("done MP-broadcast-2 instances 10 iterations 5 time_ms 1\n");
+    let out = parse_output(&text).unwrap();
+    let j = judge(&t.program, &o, &out.tests[0]).unwrap();
+    let of = |values: [u64; 4]| j.states.iter().find(|s| s.state.values == values).unwrap().judgement;
+    assert_eq!(of([1, 0, 1, 1]), Judgement::Forbidden);
+    assert_eq!(j.mismatches(), 1);
+    let listed = |values: [u64; 4]| o.states.keys().any(|st| st.iter().map(|&v| v as u64).eq(values));
+    for values in &observed[..4] {
+        assert_eq!(of(*values), if listed(*values) { Judgement::Allowed } else { Judgement::Unknown }, "{values:?}");
+    }
+    assert_eq!(j.states.iter().filter(|s| s.judgement == Judgement::Unknown).count(), 3);
+}
+
+#[test]
 fn an_undefined_program_has_no_mismatch() {
     let (t, o) = model_outcome("tests/async/S6a-tma-store-no-proxy-fence.litmus");
     let text = "ptxmm-hw 1\ntest S6a-tma-store-no-proxy-fence\nobservables 0:r0\nstate 10 0 0\nstate 990 0 42\ndone S6a-tma-store-no-proxy-fence instances 10 iterations 100 time_ms 1\n";

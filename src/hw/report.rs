@@ -317,6 +317,12 @@ pub fn judge(program: &Program, outcome: &Outcome, hist: &HwHistogram) -> Result
     // A search a limit or the unrolling bound stopped, or that found no complete execution, decides
     // nothing: a state it did not reach may still be one the program has.
     let bounded = outcome.incomplete.is_some() || outcome.loop_cut || outcome.inconclusive().is_some();
+    // The enumeration of final states stopped at its budget (or `--speedcheck` stopped it): the
+    // states listed are those found by then, so a state not among them may still be one the
+    // program has, unless it satisfies the condition's proposition and the outcome-directed
+    // search established that no execution does.
+    let partial = outcome.enumeration_cut || outcome.speedcheck_stopped || outcome.partial_states.is_some();
+    let proposition_unreached = outcome.partial_states.as_ref().is_some_and(|p| !p.witness);
     let mut states = Vec::new();
     for s in &hist.states {
         let model = outcome.states.iter().find(|(ms, _)| {
@@ -338,7 +344,7 @@ pub fn judge(program: &Program, outcome: &Outcome, hist: &HwHistogram) -> Result
             Judgement::Undefined
         } else if model.is_some() {
             Judgement::Allowed
-        } else if bounded || index.iter().any(Option::is_none) {
+        } else if bounded || index.iter().any(Option::is_none) || partial && !(proposition_unreached && satisfies) {
             Judgement::Unknown
         } else {
             Judgement::Forbidden

@@ -10,7 +10,7 @@
 
 use super::super::{reject, Rejection};
 use super::layout::AddrForm;
-use super::ops::{has_64bit_type, is_type_part, lowered, space_tokens};
+use super::ops::{evaluated, has_64bit_type, is_type_part, is_untyped_register_op, lowered, space_tokens, Evaluated};
 use super::regs::{operand_widths, writes_first_operand, RegKind, Width};
 use super::thread::ThreadGen;
 use crate::diag::Span;
@@ -58,34 +58,6 @@ fn proxy_kind(proxy: Proxy) -> Option<&'static str> {
         Proxy::Surface => Some("surface"),
         Proxy::Texture => Some("texture"),
         Proxy::Constant => Some("constant"),
-    }
-}
-
-/// Instructions that lowering evaluates itself, into a move of a constant (the leader's lane,
-/// the mapped address, the policy): their `Op::Local` (or, for `elect.sync _|_`, an
-/// unconditional jump to the next instruction) does not say what the device must compute, so
-/// the text's opcode does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Evaluated {
-    Elect,
-    Mapa,
-    CreatePolicy,
-}
-
-/// Whether an instruction lowered to a register operation is a Dat3M untyped one (`add r6, r6,
-/// r1`): no type in the text, not evaluated by lowering, not an operation of predicates. Such an
-/// operation is written at the width of its destination ([`ThreadGen::untyped_local`]), which
-/// `regs` makes 64-bit where it holds an address.
-pub(super) fn is_untyped_register_op(ins: &Instruction, ty: Option<Ty>) -> bool {
-    ty.is_none() && evaluated(ins).is_none() && !ins.opcode.iter().any(|q| q.node == "pred")
-}
-
-fn evaluated(ins: &Instruction) -> Option<Evaluated> {
-    match ins.opcode[0].node.as_str() {
-        "elect" => Some(Evaluated::Elect),
-        "mapa" => Some(Evaluated::Mapa),
-        "createpolicy" => Some(Evaluated::CreatePolicy),
-        _ => None,
     }
 }
 

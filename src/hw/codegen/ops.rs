@@ -5,7 +5,7 @@
 use super::layout::AddrForm;
 use crate::diag::Span;
 use crate::litmus::ast::Instruction;
-use crate::program::{Instr, Program, Space};
+use crate::program::{Instr, Program, Space, Ty};
 
 /// The lowered instructions of one statement of the test (lowering keeps each instruction's
 /// span).
@@ -65,4 +65,32 @@ pub(super) fn variable_of(p: &Program, thread: usize, name: &str) -> Option<usiz
 /// Whether a variable is in the shared memory of the thread's CTA.
 pub(super) fn own_shared(p: &Program, thread: usize, var: usize) -> bool {
     matches!(p.variables[var].space, Space::Shared { cta } if cta == p.threads[thread].placement.cta)
+}
+
+/// Instructions that lowering evaluates itself, into a move of a constant (the leader's lane,
+/// the mapped address, the policy): their `Op::Local` (or, for `elect.sync _|_`, an
+/// unconditional jump to the next instruction) does not say what the device must compute, so
+/// the text's opcode does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Evaluated {
+    Elect,
+    Mapa,
+    CreatePolicy,
+}
+
+/// Whether an instruction lowered to a register operation is a Dat3M untyped one (`add r6, r6,
+/// r1`): no type in the text, not evaluated by lowering, not an operation of predicates. Such an
+/// operation is written at the width of its destination (`ThreadGen::untyped_local`), which
+/// `regs` makes 64-bit where it holds an address.
+pub(super) fn is_untyped_register_op(ins: &Instruction, ty: Option<Ty>) -> bool {
+    ty.is_none() && evaluated(ins).is_none() && !ins.opcode.iter().any(|q| q.node == "pred")
+}
+
+pub(super) fn evaluated(ins: &Instruction) -> Option<Evaluated> {
+    match ins.opcode[0].node.as_str() {
+        "elect" => Some(Evaluated::Elect),
+        "mapa" => Some(Evaluated::Mapa),
+        "createpolicy" => Some(Evaluated::CreatePolicy),
+        _ => None,
+    }
 }

@@ -10,9 +10,8 @@
 //! device form and is rejected, naming both lines.
 
 use super::super::{reject, HwTest, Rejection};
-use super::instr::is_untyped_register_op;
 use super::layout::AddrForm;
-use super::ops::{has_64bit_type, is_type_part, lowered, own_shared, reg_name, space_tokens, variable_of};
+use super::ops::{has_64bit_type, is_type_part, is_untyped_register_op, lowered, own_shared, reg_name, space_tokens, variable_of};
 use crate::diag::Span;
 use crate::litmus::ast::{DeclSpace, InitItem, Operand, Statement};
 use crate::program::{LocalOp, MbOp, Op};
