@@ -16,6 +16,7 @@ use crate::cat::CatModel;
 use crate::exec::structure::Dependency;
 use crate::exec::trace::{ThreadTraces, Trace, TraceOp};
 use crate::program::Program;
+use crate::relation::Relation;
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
@@ -371,7 +372,8 @@ impl<'p> ThinAirFilter<'p> {
     /// Whether the steps of `traces` can all be taken (see [`ThinAirFilter`]); true when some
     /// object is too large to tell.
     pub(super) fn allows(&mut self, traces: &[&Trace], objects: &mut PollFilter) -> bool {
-        let ok = self.all_taken(traces, traces.len(), objects) && self.ordered(traces, objects);
+        let Some(layout) = self.layout(traces, objects) else { return true };
+        let ok = self.taken_in(&layout, &|_| true) && self.ordered(&layout);
         if !ok {
             self.cut += 1;
         }
@@ -393,14 +395,14 @@ impl<'p> ThinAirFilter<'p> {
     /// read with no state left, rules the combination out: this is how a consumer's wait on a
     /// full barrier cannot see a phase completed only after the producer's next announcement,
     /// which the producer makes after the consumer's own later arrival.
-    fn ordered(&mut self, traces: &[&Trace], objects: &mut PollFilter) -> bool {
+    fn ordered(&mut self, layout: &Layout) -> bool {
         const MAX_STEPS: usize = 2048;
         const MAX_ROUNDS: usize = 16;
         const GRAPH_STATES: usize = 1 << 20;
-        let Some(Layout { runs, views, at }) = self.layout(traces, objects) else { return true };
+        let Layout { runs, views, at } = layout;
         let mut first = Vec::with_capacity(runs.len());
         let mut n = 0;
-        for info in &runs {
+        for info in runs {
             first.push(n);
             n += info.steps.len();
         }
@@ -430,7 +432,7 @@ impl<'p> ThinAirFilter<'p> {
             }
         }
         let mut graphs = Vec::with_capacity(views.len());
-        for view in &views {
+        for view in views {
             let key = Rc::as_ptr(view) as usize;
             let graph = match self.graphs.get(&key) {
                 Some(g) => g.clone(),
@@ -474,7 +476,11 @@ impl<'p> ThinAirFilter<'p> {
                     );
                 }
             }
-            let Some(reach) = reach_of_acyclic(2 * n, &edges) else { return false };
+            let mut reach = Relation::from_pairs(2 * n, edges.iter().map(|&(a, b)| (a as usize, b as usize)));
+            if !reach.is_acyclic() {
+                return false;
+            }
+            reach.plus_in_place();
             let mut changed = false;
             for (v, view) in views.iter().enumerate() {
                 let updates = view.updates();
@@ -482,13 +488,9 @@ impl<'p> ThinAirFilter<'p> {
                     if !matches!(step.kind, StepKind::Read { .. }) {
                         continue;
                     }
-                    let from = &reach[reads_at(gid[v][r]) as usize];
+                    let from = reads_at(gid[v][r]) as usize;
                     let after = (0..view.steps.len())
-                        .filter(|&u| updates & (1 << u) != 0)
-                        .filter(|&u| {
-                            let w = writes_at(gid[v][u]) as usize;
-                            from[w / 64] & (1 << (w % 64)) != 0
-                        })
+                        .filter(|&u| updates & (1 << u) != 0 && reach.contains(from, writes_at(gid[v][u]) as usize))
                         .fold(0u128, |m, u| m | (1 << u));
                     let now = view.twins_closed(after) | excluded[v][r];
                     if now != excluded[v][r] {
@@ -568,7 +570,15 @@ impl<'p> ThinAirFilter<'p> {
     /// Whether every step of the runs of `traces` that `required` names (by thread) but their
     /// final polls is taken.
     fn all_taken_of(&mut self, traces: &[&Trace], required: &dyn Fn(usize) -> bool, objects: &mut PollFilter) -> bool {
-        let Some(Layout { runs, views, at }) = self.layout(traces, objects) else { return true };
+        match self.layout(traces, objects) {
+            Some(layout) => self.taken_in(&layout, required),
+            None => true,
+        }
+    }
+
+    /// [`ThinAirFilter::all_taken_of`] on a combination's layout.
+    fn taken_in(&mut self, layout: &Layout, required: &dyn Fn(usize) -> bool) -> bool {
+        let Layout { runs, views, at } = layout;
         let mut waiting: Vec<Vec<usize>> = runs.iter().map(|r| r.waits.clone()).collect();
         let mut fired: Vec<Vec<bool>> = runs.iter().map(|r| vec![false; r.steps.len()]).collect();
         let mut taken: Vec<u128> = vec![0; views.len()];
@@ -919,46 +929,6 @@ struct Layout {
     views: Vec<Rc<ObjectView>>,
     /// Per run and step: (view, step of the view).
     at: Vec<Vec<(usize, usize)>>,
-}
-
-/// Per node of a graph with `edges` (from, to), the nodes it reaches (as bit sets); None when
-/// the graph has a cycle.
-fn reach_of_acyclic(nodes: usize, edges: &[(u32, u32)]) -> Option<Vec<Vec<u64>>> {
-    let words = nodes.div_ceil(64);
-    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); nodes];
-    let mut indegree = vec![0usize; nodes];
-    for &(a, b) in edges {
-        succs[a as usize].push(b);
-        indegree[b as usize] += 1;
-    }
-    let mut order: Vec<usize> = (0..nodes).filter(|&x| indegree[x] == 0).collect();
-    let mut next = 0;
-    while next < order.len() {
-        let x = order[next];
-        next += 1;
-        for &y in &succs[x] {
-            indegree[y as usize] -= 1;
-            if indegree[y as usize] == 0 {
-                order.push(y as usize);
-            }
-        }
-    }
-    if order.len() < nodes {
-        return None;
-    }
-    let mut reach = vec![vec![0u64; words]; nodes];
-    for &x in order.iter().rev() {
-        let mut set = std::mem::take(&mut reach[x]);
-        for &y in &succs[x] {
-            let y = y as usize;
-            set[y / 64] |= 1 << (y % 64);
-            for (w, z) in set.iter_mut().zip(&reach[y]) {
-                *w |= z;
-            }
-        }
-        reach[x] = set;
-    }
-    Some(reach)
 }
 
 #[cfg(test)]
