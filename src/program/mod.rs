@@ -132,6 +132,9 @@ pub struct Variable {
     pub kind: VariableKind,
     /// Index of the location of its first word; the others follow consecutively.
     pub first_location: usize,
+    /// The address of its byte 0 (see [`ADDRESS_BASE`]): variables occupy consecutive slots of
+    /// [`ADDRESS_SLOT`] bytes in declaration order, a large one as many slots as it needs.
+    pub base: i64,
     pub span: Span,
 }
 
@@ -743,27 +746,38 @@ pub struct Program {
     pub tensor_maps: Vec<TensorMap>,
 }
 
-/// Base of the integer encoding of addresses: byte `o` of variable `v` has the address
-/// `ADDRESS_BASE + v * ADDRESS_STRIDE + o`, far from the small integers litmus tests use, so
-/// registers can hold addresses and do byte arithmetic on them.
+/// Base of the integer encoding of addresses: the first variable's byte 0 has this address,
+/// far from the small integers litmus tests use, so registers can hold addresses and do byte
+/// arithmetic on them.
 pub const ADDRESS_BASE: i64 = 0x1000_0000;
-pub const ADDRESS_STRIDE: i64 = 0x1_0000;
+/// Variables start at multiples of this many bytes past [`ADDRESS_BASE`] (256 KiB: more than a
+/// CTA's shared memory, 227 KiB), so an address's low 18 bits are its offset in its variable, as
+/// a real address's low bits are its offset in a suitably aligned buffer (a kernel's swizzle
+/// XORs bits 4-9 of a shared address); 15,360 slots stay below 2^32, so 32-bit shared addresses
+/// (`cvta.to.shared.u32`) keep every bit.
+pub const ADDRESS_SLOT: i64 = 1 << 18;
 
-/// The address of byte `offset` of variable `variable`.
-pub fn address(variable: usize, offset: i64) -> i64 {
-    ADDRESS_BASE + variable as i64 * ADDRESS_STRIDE + offset
+/// The base address of a variable of `size` bytes declared after variables whose bases and sizes
+/// end at `previous` (None: the first).
+pub fn next_base(previous: Option<(i64, i64)>) -> i64 {
+    match previous {
+        None => ADDRESS_BASE,
+        Some((base, size)) => {
+            let slots = size.max(1).saturating_add(ADDRESS_SLOT - 1) / ADDRESS_SLOT;
+            base.saturating_add(slots.saturating_mul(ADDRESS_SLOT))
+        }
+    }
 }
 
 impl Program {
+    /// The address of byte `offset` of variable `variable`.
+    pub fn address(&self, variable: usize, offset: i64) -> i64 {
+        self.variables[variable].base + offset
+    }
+
     /// The (variable, byte offset) an address points into, if it is inside a variable.
     pub fn decode_address(&self, value: i64) -> Option<(usize, i64)> {
-        let off = value.checked_sub(ADDRESS_BASE)?;
-        if off < 0 {
-            return None;
-        }
-        let v = (off / ADDRESS_STRIDE) as usize;
-        let o = off % ADDRESS_STRIDE;
-        (v < self.variables.len() && o < self.variables[v].size).then_some((v, o))
+        decode_address(&self.variables, value)
     }
 
     /// The location (word) whose address is `value`, if any.
@@ -778,7 +792,7 @@ impl Program {
     }
 
     pub fn address_of(&self, loc: usize) -> i64 {
-        address(self.locations[loc].variable, self.locations[loc].offset)
+        self.address(self.locations[loc].variable, self.locations[loc].offset)
     }
 
     /// The cluster of a CTA: that of its threads, or its own implicit cluster when no thread of
@@ -814,7 +828,7 @@ impl Program {
         (0..self.variables.len()).find_map(|v| {
             let w = self.window_offset(v)?;
             (self.variables[v].space == (Space::Shared { cta }) && w <= window && window < w + self.variables[v].size)
-                .then(|| address(v, window - w))
+                .then(|| self.address(v, window - w))
         })
     }
 
@@ -843,6 +857,22 @@ impl Program {
             Observable::Location(p) => self.physical[*p].name.clone(),
         }
     }
+}
+
+/// The (variable, byte offset) of an address among `variables` (in base order), if it is inside
+/// one.
+pub fn decode_address(variables: &[Variable], value: i64) -> Option<(usize, i64)> {
+    let v = variables.partition_point(|v| v.base <= value).checked_sub(1)?;
+    let o = value - variables[v].base;
+    (o < variables[v].size).then_some((v, o))
+}
+
+/// The variable and byte of an address past the end of a variable or misaligned in it, for a
+/// message: the variable whose slot holds it.
+pub fn slot_of(variables: &[Variable], value: i64) -> Option<(usize, i64)> {
+    let v = variables.partition_point(|v| v.base <= value).checked_sub(1)?;
+    let o = value - variables[v].base;
+    (o < (next_base(Some((variables[v].base, variables[v].size))) - variables[v].base)).then_some((v, o))
 }
 
 /// The CTAs of a cluster in rank order (`%cluster_ctarank`, `mapa`): the CTAs of its threads and of

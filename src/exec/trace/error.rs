@@ -34,10 +34,9 @@ pub enum ExploreError {
 
 /// What a bad address is, in the program's terms.
 pub(super) fn bad_address(program: &Program, thread: usize, line: usize, value: i64) -> ExploreError {
-    let detail = match value.checked_sub(crate::program::ADDRESS_BASE) {
-        Some(off) if off >= 0 && ((off / crate::program::ADDRESS_STRIDE) as usize) < program.variables.len() => {
-            let v = &program.variables[(off / crate::program::ADDRESS_STRIDE) as usize];
-            let byte = off % crate::program::ADDRESS_STRIDE;
+    let detail = match crate::program::slot_of(&program.variables, value) {
+        Some((v, byte)) => {
+            let v = &program.variables[v];
             if byte >= v.size {
                 format!("the address of byte {byte} of `{}` is past its end ({} bytes)", v.name, v.size)
             } else {

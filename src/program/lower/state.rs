@@ -146,6 +146,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn address_of(&self, loc: usize) -> i64 {
-        address(self.locations[loc].variable, self.locations[loc].offset)
+        let v = self.locations[loc].variable;
+        self.variables[v].base + self.locations[loc].offset
     }
 }
