@@ -10,6 +10,7 @@ pub mod mbarrier;
 pub mod naming;
 pub mod tensor;
 pub mod types;
+pub mod unknown;
 
 pub use lower::lower;
 pub use tensor::{TensorCopy, TensorMap};
@@ -576,6 +577,15 @@ pub enum Op {
         /// The third operand of `mad` (the addend) and `selp` (the predicate).
         c: Option<Value>,
     },
+    /// A register-only instruction the model does not interpret, in a kernel (the kernel form
+    /// of a test, `CodeForm::Kernel`): floating-point math, `mma` on registers, warp exchanges.
+    /// Its destinations become unknown (`unknown::encode(origin)`, `Program::unknowns`), with a
+    /// data dependency on its sources.
+    Opaque {
+        dsts: Vec<Reg>,
+        srcs: Vec<Value>,
+        origin: u32,
+    },
     /// Conditional or unconditional jump to an instruction index (`code.len()` = thread exit).
     Branch {
         cond: Option<(CmpOp, Value, Value)>,
@@ -744,6 +754,8 @@ pub struct Program {
     pub extra_observables: Vec<Observable>,
     /// Tensor maps declared in the init block.
     pub tensor_maps: Vec<TensorMap>,
+    /// Where the unknown values of the program come from, by origin (`unknown::origin`).
+    pub unknowns: Vec<unknown::UnknownOrigin>,
 }
 
 /// Base of the integer encoding of addresses: the first variable's byte 0 has this address,

@@ -94,6 +94,12 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
                 }
                 written.insert(*dst);
             }
+            Op::Opaque { dsts, srcs, .. } => {
+                for s in srcs {
+                    use_value(s, &written, &mut read_before_write);
+                }
+                written.extend(dsts.iter().copied());
+            }
             Op::Branch { cond: Some((_, a, b)), .. } => {
                 use_value(a, &written, &mut read_before_write);
                 use_value(b, &written, &mut read_before_write);

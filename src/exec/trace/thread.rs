@@ -13,7 +13,9 @@ use super::words::redundant_words;
 use crate::config::Limits;
 use crate::litmus::ast::CmpOp;
 use crate::program::mbarrier::MbUpdate;
-use crate::program::{AccessSpace, Address, CopyKind, GroupKind, LocalOp, MbOp, Op, Program, Reg, RmwOp, Thread, Ty, Value, VariableKind};
+use crate::program::{
+    unknown, AccessSpace, Address, CopyKind, GroupKind, LocalOp, MbOp, Op, Program, Reg, RmwOp, Thread, Ty, Value, VariableKind,
+};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -178,6 +180,9 @@ impl Cx<'_> {
         let pc = st.pc;
         let instr = &self.thread.code[pc];
         let line = instr.line;
+        if !matches!(instr.op, Op::Branch { .. }) {
+            self.check_known(&st, instr)?;
+        }
         match &instr.op {
             Op::Load { dst, ty: Some(ty), addr, space, .. } if ty.bits == 64 => {
                 return Ok(fork(stack, self.load_wide(st, *dst, addr, *space, pc, line)?));
@@ -253,7 +258,19 @@ impl Cx<'_> {
             Op::Mbarrier { op, bar, space, dst, .. } => return Ok(fork(stack, self.mbarrier(st, op, bar, *space, *dst, pc, line)?)),
             Op::Local { dst, op: LocalOp::Mapa, a, b, .. } => self.mapa(&mut st, *dst, a, b),
             Op::Local { dst, op, ty, a, b, c } => local(&mut st, *dst, *op, *ty, [a, b, c.as_ref().unwrap_or(&Value::Const(0))]),
-            Op::Branch { cond, target } => return Ok(self.branch(st, *cond, *target, out)),
+            Op::Opaque { dsts, srcs, origin } => {
+                let deps = srcs.iter().fold(DepMask::none(), |m, s| m.union(&data_val(&st, s).1));
+                // The first cause: an unknown source's origin, else the instruction's own.
+                let first = srcs.iter().find_map(|s| match data_val(&st, s).0 {
+                    RegVal::Known(x) if unknown::is_unknown(x) => Some(x),
+                    _ => None,
+                });
+                let value = first.unwrap_or(unknown::encode(*origin));
+                for &d in dsts {
+                    st.regs[d] = (RegVal::Known(value), deps.clone());
+                }
+            }
+            Op::Branch { cond, target } => return Ok(self.branch(st, stack, *cond, *target, out)),
         }
         st.pc += 1;
         Ok(Some(st))
@@ -403,7 +420,7 @@ impl Cx<'_> {
             let wty = self.word_type(&acc);
             let part = match (&v, k) {
                 (RegVal::Known(x), 0) => RegVal::Known(*x),
-                (RegVal::Known(x), _) => RegVal::Known(x >> 32),
+                (RegVal::Known(x), _) => RegVal::Known(super::arith::high_word(*x)),
                 (RegVal::Open(e), 0) => RegVal::Open(e.clone()),
                 (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(Arc::new(e.clone()))),
             };
@@ -557,7 +574,14 @@ impl Cx<'_> {
     /// the run, as does the failed attempt of a retry loop (for the verdict); one of another
     /// loop is taken at most `unroll` times per instance of the loop (entering an outer loop's
     /// next iteration starts the inner loops afresh).
-    fn branch(&self, mut st: State, cond: Option<(CmpOp, Value, Value)>, target: usize, out: &mut ThreadTraces) -> Option<State> {
+    fn branch(
+        &self,
+        mut st: State,
+        stack: &mut Vec<State>,
+        cond: Option<(CmpOp, Value, Value)>,
+        target: usize,
+        out: &mut ThreadTraces,
+    ) -> Option<State> {
         let pc = st.pc;
         let taken = match cond {
             None => true,
@@ -566,7 +590,19 @@ impl Cx<'_> {
                 let (y, dy) = val(&st, &b);
                 // Every event after a conditional branch depends on the values it tested.
                 st.ctrl.union_with(&dx.union(&dy));
-                compare(cmp, x, y)
+                match unknown::first(&[x, y]) {
+                    // A branch on an unknown value goes both ways: the run that falls through
+                    // is explored after this one.
+                    Some(u) => {
+                        out.unknown_branches.entry(pc).or_insert(unknown::origin(u).unwrap_or(0));
+                        st.assumed.push(pc);
+                        let mut fall = st.clone();
+                        fall.pc += 1;
+                        stack.push(fall);
+                        true
+                    }
+                    None => compare(cmp, x, y),
+                }
             }
         };
         if !taken {
@@ -623,6 +659,22 @@ impl Cx<'_> {
 }
 
 impl Cx<'_> {
+    /// An instruction's deciding operands (addresses, sizes, counts, mbarrier operands) must be
+    /// known: an unknown one stops the exploration at the instruction, naming where it comes from.
+    fn check_known(&self, st: &State, instr: &crate::program::Instr) -> Result<(), ExploreError> {
+        let mut deciding = Vec::new();
+        super::control::deciding_operands(&instr.op, &mut deciding);
+        for v in deciding {
+            let Value::Reg(r) = v else { continue };
+            if let (RegVal::Known(x), _) = &st.regs[r] {
+                if unknown::is_unknown(*x) {
+                    return Err(super::error::unknown_value(self.program, self.thread.id, instr, &self.thread.registers[r], *x));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `mapa` with an operand in a register: the address at the same CTA-relative offset in the
     /// shared memory of the CTA of rank `b` in the thread's cluster. A rank outside the cluster
     /// or an address with no counterpart there is undefined behaviour (a marker event with the

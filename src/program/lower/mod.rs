@@ -30,6 +30,7 @@ mod fences;
 mod local;
 mod locations;
 mod memory;
+mod opaque;
 mod operands;
 mod params;
 mod special;
@@ -52,6 +53,8 @@ pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Dia
         instances: HashMap::new(),
         specials: Default::default(),
         special_reads: Default::default(),
+        abstracts: test.form == ast::CodeForm::Kernel,
+        unknowns: Default::default(),
     }
     .run(test)
 }
@@ -150,6 +153,7 @@ impl Lowerer<'_> {
             filter: None,
             extra_observables: Vec::new(),
             tensor_maps: self.tensor_maps,
+            unknowns: self.unknowns.into_inner(),
         };
         resolve_mapa(&mut program, &mapa)?;
         type_words(&mut program);

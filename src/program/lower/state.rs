@@ -29,6 +29,24 @@ pub(super) struct Lowerer<'a> {
     pub(super) specials: super::special::Specials,
     /// The special registers the thread being lowered reads, with their values.
     pub(super) special_reads: std::cell::RefCell<std::collections::BTreeMap<String, i64>>,
+    /// Whether register-only instructions the model rejects are abstracted (`opaque`): in the
+    /// kernel form of a test.
+    pub(super) abstracts: bool,
+    /// The origins of the program's unknown values (`Program::unknowns`), each once (a kernel's
+    /// instruction is lowered once per thread).
+    pub(super) unknowns: std::cell::RefCell<Vec<crate::program::unknown::UnknownOrigin>>,
+}
+
+impl Lowerer<'_> {
+    /// The origin number of an unknown value's origin, registered once per place.
+    pub(super) fn unknown_origin(&self, o: crate::program::unknown::UnknownOrigin) -> u32 {
+        let mut all = self.unknowns.borrow_mut();
+        if let Some(k) = all.iter().position(|u| u.span == o.span && u.what == o.what) {
+            return k as u32;
+        }
+        all.push(o);
+        (all.len() - 1) as u32
+    }
 }
 
 /// A kernel parameter: its type and its bound value (`.param .u64 p = &g;`).

@@ -98,7 +98,16 @@ impl Lowerer<'_> {
                     }
                     continue;
                 }
-                let op = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false }.lower()?;
+                let lowerer = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false };
+                let op = match lowerer.lower() {
+                    Ok(op) => op,
+                    // Only a rejection of the instruction itself (its opcode or a qualifier), not
+                    // of a bad operand (an undefined register), is the model not interpreting it.
+                    Err(rejection) if self.abstracts && super::opaque::is_register_only(i) && i.opcode_span().contains(rejection.span) => {
+                        InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false }.opaque(&rejection)?
+                    }
+                    Err(e) => return Err(e),
+                };
                 if i.opcode[0].node == "mapa" {
                     self.mapa_sites.borrow_mut().push((code.len(), s.span));
                 }
