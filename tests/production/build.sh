@@ -8,7 +8,8 @@
 #   CUTLASS_DIR=... DEEPGEMM_DIR=... TK_DIR=... FA_DIR=... bash tests/production/build.sh [PROJECT...]
 #
 # PROJECT is any of: cutlass cute deepgemm thunderkittens triton cub flash-attention (default:
-# all). A project whose directory variable is unset is skipped with a message.
+# all). A project whose directory variable is unset is skipped with a message. LAYOUT=0 skips
+# the layout programs (the slow part: 30-70 s each), rebuilding only the PTX.
 #
 # Library trees (not copied here; extract the pinned commit, e.g.
 #   git --git-dir=MIRROR archive COMMIT include tools/util/include examples | tar -x -C DIR):
@@ -76,7 +77,9 @@ ptx() {
     shift
     local out=${src%.cu}.ptx
     local t0=$SECONDS
-    "$NVCC" "${PTX_FLAGS[@]}" "$@" "$src" -o "$out"
+    # -frandom-seed: nvcc otherwise puts a per-run number into internal-linkage names
+    # (`_ZN54_INTERNAL_..._31740...`), so the PTX would differ from build to build.
+    "$NVCC" "${PTX_FLAGS[@]}" -frandom-seed="$src" "$@" "$src" -o "$out"
     relative "$out" "${maps[@]}"
     echo "$out: $(grep -c . "$out") lines, $(grep -c '^\.visible \.entry\|^\.entry' "$out") entry, $((SECONDS - t0)) s"
 }
@@ -84,6 +87,7 @@ ptx() {
 # layout SRC NVCC-ARGS: build SRC.cu as a host program and keep what it prints in SRC.layout.txt
 layout() {
     local src=$1; shift
+    [ "${LAYOUT:-1}" = 0 ] && return
     local out=${src%.cu}.layout.txt
     "$NVCC" "${HOST_FLAGS[@]}" "$@" "$src" -o "$TMP/layout"
     { echo "# $src: printed by its PTXMM_HOST_LAYOUT program (build.sh), no GPU"; "$TMP/layout" || echo "(exit status $?)"; } > "$out"

@@ -115,11 +115,14 @@ def main(path):
     for pname, ty in signature.items():
         if ty == "constexpr":
             continue
+        v = call["args"][pname]
         if ty.startswith("tensordesc"):
             rank = ty.split("[", 1)[1].split("]", 1)[0].count(",") + 1
-            params.append(f"{pname}: CUtensorMap (.align 64 .b8 [128]) {ty}")
-            params += [f"{pname}.shape[{i}] (i32)" for i in range(rank)]
-            params += [f"{pname}.strides[{i}] (i64)" for i in range(rank)]
+            params.append(f"{pname}: CUtensorMap (.align 64 .b8 [128]) {ty} over a {list(v.shape)} tensor")
+            params += [f"{pname}.shape[{i}] (i32) = {v.shape[i]}" for i in range(rank)]
+            params += [f"{pname}.strides[{i}] (i64) = {v.strides[i]}" for i in range(rank)]
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            params.append(f"{pname} ({ty}) = {v}")
         else:
             params.append(f"{pname} ({ty})")
     params += ["global_scratch (*i8: grid * global_scratch_size bytes, or null when 0)",
