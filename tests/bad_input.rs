@@ -79,7 +79,7 @@ const CASES: &[(&str, &str, &str)] = &[
 
 /// Malformed forms of the instructions real PTX needs (issue 22, D4; tests/isa has their meaning).
 const ISA_CASES: &[(&str, &str, &str)] = &[
-    ("isa-cvta-param.litmus", "4:7", "`cvta.param` is not supported by this version of ptxmm"),
+    ("isa-cvta-const.litmus", "4:7", "`cvta.const` is not supported by this version of ptxmm"),
     ("isa-cvta-no-size.litmus", "4:2", "`cvta` needs the address size `.u32` or `.u64`"),
     ("isa-mul-wide-64.litmus", "4:11", "expected a type of `mul.wide`: .u16 .s16 .u32 .s32, found `.u64`"),
     ("isa-mul-lo-add.litmus", "4:6", "`add` has no `.lo` form"),

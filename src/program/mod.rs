@@ -109,6 +109,9 @@ pub enum Space {
     Shared {
         cta: i64,
     },
+    /// A kernel parameter (`.param` of an entry): read-only for the whole grid (PTX ISA §5.1,
+    /// Table 7), so a read of it is its bytes, with no memory event (`Program::param_bytes`).
+    Param,
 }
 
 /// What a variable holds.
@@ -505,6 +508,15 @@ pub enum Op {
         arrive: bool,
         sem: Sem,
     },
+    /// `ld.param` (also `.v2`/`.v4`) of kernel parameter bytes at an address (a parameter's name
+    /// or a register holding the address of one, `mov.b64 %rd, NAME`): each destination gets
+    /// the `ty`-sized bytes at its offset, known or unknown; no memory event (parameters are
+    /// read-only for the grid).
+    ParamLoad {
+        dsts: Vec<Reg>,
+        ty: Ty,
+        addr: Address,
+    },
     /// `ld`: `ty` is the instruction's type (None: untyped, Dat3M's spelling). A 64-bit type
     /// reads two words (low word at the lower address) as one 8-byte access; an 8- or 16-bit
     /// type reads its bytes of one word.
@@ -852,6 +864,11 @@ impl Program {
         usize::try_from(rank).ok().and_then(|r| ctas.get(r).copied())
     }
 
+    /// The `bytes` bytes (1 to 8) at `addr` inside a kernel parameter (see [`param_bytes`]).
+    pub fn param_bytes(&self, addr: i64, bytes: i64) -> Option<i64> {
+        param_bytes(&self.variables, &self.locations, &self.physical, addr, bytes)
+    }
+
     /// Whether a variable is a tensor map's own word.
     pub fn is_tensor_map(&self, var: usize) -> bool {
         self.tensor_maps.iter().any(|m| m.variable == var)
@@ -869,6 +886,27 @@ impl Program {
             Observable::Location(p) => self.physical[*p].name.clone(),
         }
     }
+}
+
+/// The `bytes` bytes (1 to 8) at `addr` inside a kernel parameter, little-endian; an unknown
+/// value where a word they touch is unknown; None where `addr` is not inside a parameter or the
+/// bytes run past its end.
+pub fn param_bytes(variables: &[Variable], locations: &[Location], physical: &[PhysicalLocation], addr: i64, bytes: i64) -> Option<i64> {
+    let (v, off) = decode_address(variables, addr)?;
+    let var = &variables[v];
+    if var.space != Space::Param || !(1..=8).contains(&bytes) || off + bytes > var.size {
+        return None;
+    }
+    let mut value: u64 = 0;
+    for k in 0..bytes {
+        let o = off + k;
+        let word = physical[locations[var.first_location + (o / 4) as usize].physical].init;
+        if unknown::is_unknown(word) {
+            return Some(word);
+        }
+        value |= ((word as u64 >> (8 * (o % 4))) & 0xFF) << (8 * k);
+    }
+    Some(value as i64)
 }
 
 /// The (variable, byte offset) of an address among `variables` (in base order), if it is inside

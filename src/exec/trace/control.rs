@@ -68,6 +68,7 @@ pub(super) fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
         | Op::Store { addr: a, .. }
         | Op::StoreVector { addr: a, .. }
         | Op::Rmw { addr: a, .. }
+        | Op::ParamLoad { addr: a, .. }
         | Op::CpAsyncArrive { bar: a, .. } => addr(a, values),
         Op::AsyncCopy(c) => {
             addr(&c.dst, values);

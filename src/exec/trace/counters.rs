@@ -105,6 +105,7 @@ fn constants(op: &Op) -> Vec<i64> {
         },
         Op::AsyncCopy(c) => [&c.size].into_iter().chain(&c.src_size).chain(&c.ignore_src).chain(&c.multicast).chain(&c.byte_mask).collect(),
         Op::LoadVector { .. }
+        | Op::ParamLoad { .. }
         | Op::Load { .. }
         | Op::Prefetch { .. }
         | Op::CommitGroup(_)

@@ -61,7 +61,7 @@ pub(super) fn unknown_value(program: &Program, thread: usize, instr: &crate::pro
     let origin = crate::program::unknown::origin(value).and_then(|o| program.unknowns.get(o as usize));
     let from = origin.map_or_else(|| "an unknown value".to_string(), |o| o.describe());
     let how = match origin.map(|o| o.kind) {
-        Some(crate::program::unknown::UnknownKind::Parameter) => "give the parameter's value (`ptxmm kernel --param NAME+OFFSET=VALUE`)",
+        Some(crate::program::unknown::UnknownKind::Parameter) => "give the parameter's value: `ptxmm kernel --param NAME+OFFSET=VALUE`",
         _ => "ptxmm does not approximate a value that decides an address, a size or a synchronization",
     };
     let detail = format!(

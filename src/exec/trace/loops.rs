@@ -80,7 +80,7 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
                 }
                 written.insert(*dst);
             }
-            Op::LoadVector { dsts, addr, .. } => {
+            Op::LoadVector { dsts, addr, .. } | Op::ParamLoad { dsts, addr, .. } => {
                 if let Address::Reg(r, _) = addr {
                     use_value(&Value::Reg(*r), &written, &mut read_before_write);
                 }

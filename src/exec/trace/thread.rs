@@ -4,7 +4,7 @@
 use super::arith::{compare, join64, local3_result, rmw_result};
 use super::control::{control_registers, needed_registers};
 use super::deps::DepMask;
-use super::error::ExploreError;
+use super::error::{bad_address, ExploreError};
 use super::event::{AsyncKind, AsyncOp, GroupWait, Role, Stuck, ThreadTraces, TraceOp};
 use super::loops::{retry_back_edges, spin_back_edges};
 use super::state::{data_val, val, Cx, State};
@@ -183,6 +183,21 @@ impl Cx<'_> {
         if !matches!(instr.op, Op::Branch { .. }) {
             self.check_known(&st, instr)?;
         }
+        // A generic load of a kernel parameter's bytes (after `cvta.param`) reads them as
+        // `ld.param` does: no memory event.
+        match &instr.op {
+            Op::Load { dst, ty, addr, .. } if self.reads_param(&st, addr) => {
+                self.param_load(&mut st, &[*dst], ty.unwrap_or(Ty::U32), addr, line)?;
+                st.pc += 1;
+                return Ok(Some(st));
+            }
+            Op::LoadVector { dsts, ty, addr, .. } if self.reads_param(&st, addr) => {
+                self.param_load(&mut st, dsts, ty.unwrap_or(Ty::U32), addr, line)?;
+                st.pc += 1;
+                return Ok(Some(st));
+            }
+            _ => {}
+        }
         match &instr.op {
             Op::Load { dst, ty: Some(ty), addr, space, .. } if ty.bits == 64 => {
                 return Ok(fork(stack, self.load_wide(st, *dst, addr, *space, pc, line)?));
@@ -258,6 +273,7 @@ impl Cx<'_> {
             Op::Mbarrier { op, bar, space, dst, .. } => return Ok(fork(stack, self.mbarrier(st, op, bar, *space, *dst, pc, line)?)),
             Op::Local { dst, op: LocalOp::Mapa, a, b, .. } => self.mapa(&mut st, *dst, a, b),
             Op::Local { dst, op, ty, a, b, c } => local(&mut st, *dst, *op, *ty, [a, b, c.as_ref().unwrap_or(&Value::Const(0))]),
+            Op::ParamLoad { dsts, ty, addr } => self.param_load(&mut st, dsts, *ty, addr, line)?,
             Op::Opaque { dsts, srcs, origin } => {
                 let deps = srcs.iter().fold(DepMask::none(), |m, s| m.union(&data_val(&st, s).1));
                 // The first cause: an unknown source's origin, else the instruction's own.
@@ -671,6 +687,25 @@ impl Cx<'_> {
                     return Err(super::error::unknown_value(self.program, self.thread.id, instr, &self.thread.registers[r], *x));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Whether an address points into a kernel parameter.
+    fn reads_param(&self, st: &State, addr: &Address) -> bool {
+        let (a, _) = self.address_value(st, addr);
+        self.program.decode_address(a).is_some_and(|(v, _)| self.program.variables[v].space == crate::program::Space::Param)
+    }
+
+    /// A read of kernel parameter bytes: each destination the `ty`-sized bytes at its offset
+    /// (vector elements follow each other), depending on the address's reads only.
+    fn param_load(&self, st: &mut State, dsts: &[Reg], ty: Ty, addr: &Address, line: usize) -> Result<(), ExploreError> {
+        let (a, deps) = self.address_value(st, addr);
+        let bytes = i64::from(ty.bits / 8).max(1);
+        for (k, &d) in dsts.iter().enumerate() {
+            let at = a + k as i64 * bytes;
+            let v = self.program.param_bytes(at, bytes).ok_or_else(|| bad_address(self.program, self.thread.id, line, at))?;
+            st.regs[d] = (RegVal::Known(ty.norm(v)), deps.clone());
         }
         Ok(())
     }

@@ -213,6 +213,7 @@ impl ThreadGen<'_> {
                 // A typed register operation, or one of predicates (`not.pred`), is PTX as written.
                 None => self.emit(Emission { address_values: true, ..written }, &guard),
             },
+            Op::ParamLoad { .. } => not_generated("it reads kernel parameter bytes through a register (a harness binds parameters as constants)"),
             Op::Opaque { .. } => {
                 not_generated("ptxmm abstracted it (the model does not interpret it, so its results are unknown and no outcome that depends on them can be judged)")
             }

@@ -149,7 +149,9 @@ fn declaration_errors_name_the_problem() {
     assert!(bad(".global .b32 a[2] = {1, 2, 3};").contains("at most 2 element value(s) for the 8 bytes of `a`"));
     assert!(bad(".global .align 3 .b32 a;").contains("an alignment that is a power of two"));
     assert!(bad(".reg .b32 %r1;").contains("registers are declared in code blocks"));
-    assert!(bad(".param .u32 n;").contains("the kernel parameter `n` needs a value"));
+    assert!(bad(".param .u32 n+4 = 1;").contains("`n+4`: no kernel parameter `n` is declared"));
+    assert!(bad(".param .b8 P[8]; .param .u32 P+6 = 1;").contains("a 4-byte field at byte 6 is outside the 8 bytes of `P`"));
+    assert!(bad(".param .b8 P[8]; .param .u32 P+4;").contains("a field of a parameter needs a value"));
     assert!(bad(".param .u64 p = &nowhere;").contains("unknown location `nowhere`"));
     let e = bad(".shared .b32 s; .param .u64 p = &s;");
     assert!(e.contains("t.litmus:2:35") && e.contains("a kernel parameter is one value for the grid"), "{e}");

@@ -18,8 +18,9 @@ pub(super) struct Lowerer<'a> {
     /// `mapa` instructions of the thread being lowered (code index, span): their result needs
     /// the cluster ranks, known once every thread is placed (`resolve_mapa`).
     pub(super) mapa_sites: std::cell::RefCell<Vec<(usize, Span)>>,
-    /// Kernel parameters (`.param` in the init block), read by `ld.param`.
-    pub(super) params: HashMap<String, Param>,
+    /// Kernel parameters (`.param` in the init block) by name: their variables (of the
+    /// parameter space), read by `ld.param`.
+    pub(super) params: HashMap<String, usize>,
     /// For each thread (by index), the names its code uses for the instances it sees of
     /// declarations instantiated per CTA or per thread (`s` for `s@cta1`), with their locations.
     pub(super) views: Vec<Vec<(String, usize)>>,
@@ -47,13 +48,6 @@ impl Lowerer<'_> {
         all.push(o);
         (all.len() - 1) as u32
     }
-}
-
-/// A kernel parameter: its type and its bound value (`.param .u64 p = &g;`).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Param {
-    pub(super) ty: Ty,
-    pub(super) value: i64,
 }
 
 /// Most registers a parameterized name may declare in a nested scope (`%r<N>`).
