@@ -70,7 +70,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("ptx-unterminated-comment.litmus", "5:7", "expected `*/` to close this comment"),
     ("ptx-ret-operand.litmus", "5:6", "expected no operand for `ret`"),
     ("ptx-scoped-register-undefined.litmus", "8:15", "undefined register `P_OUT`"),
-    ("ptx-declaration-too-large.litmus", "2:30", "`tile` is 8192 bytes, more than the 4096 ptxmm models per variable"),
+    ("ptx-declaration-too-large.litmus", "2:30", "`tile` is 240000 bytes, more than a CTA's shared memory (sm_90: 227 KiB), 232448 bytes"),
     ("ptx-mbarrier-array-misaligned.litmus", "5:24", "`bars` is used as an mbarrier at line 8, but it is 4-byte aligned"),
     ("ptx-param-unknown.litmus", "5:21", "unknown kernel parameter `in`"),
     ("ptx-instance-ambiguous.litmus", "7:9", "`s` does not name one instance of `s`"),

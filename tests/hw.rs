@@ -656,6 +656,7 @@ fn every_instruction_of_every_test_is_generated_or_rejected_with_a_reason() {
         "LoadVector",
         "Local",
         "Mbarrier",
+        "ParamLoad",
         "Prefetch",
         "ProxyFence",
         "Rmw",

@@ -261,20 +261,54 @@ fn an_abstracted_value_that_reaches_memory_is_rejected_at_its_place() {
     assert!(err.contains("does not approximate"), "{err}");
 }
 
+/// A 2-D launch (`%tid.y`, `%ctaid.y`, `%ntid.y`, `%nctaid.y` from `--block X,Y` and `--grid
+/// X,Y`), dynamic shared memory (`--dynamic-smem`), and an aggregate parameter bound field by
+/// field; each missing piece is named with the flag that gives it.
+#[test]
+fn two_dimensional_launches_dynamic_shared_memory_and_aggregate_parameters() {
+    let base = ["kernel", "cmd/launch2d.ptx", "--block", "32,2", "--grid", "1,2"];
+    let with = |extra: &[&str]| ptxmm(&[&base[..], extra].concat());
+    let (code, out, err) = with(&[
+        "--dynamic-smem",
+        "64",
+        "--param",
+        "param_0+0=buffer:64",
+        "--param",
+        "param_0+8=5",
+        "--assert",
+        "param_0_0 = 5 /\\ param_0_0+4 = 5 /\\ param_0_0+16 = 2 /\\ param_0_0+20 = 2",
+    ]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("1x2 CTAs of 32x2 thread(s), 64 bytes of dynamic shared memory"), "{out}");
+    assert!(out.contains("holds at the end of every execution"), "{out}");
+    let (code, _, err) = with(&["--param", "param_0+0=buffer:64"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("`smem` is the kernel's dynamic shared memory (`.extern .shared`): give its size with --dynamic-smem BYTES"),
+        "{err}"
+    );
+    let (code, _, err) = with(&["--dynamic-smem", "64"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cmd/launch2d.ptx:37:2: error: thread P1: `%rd5` is unknown here: its value comes from bytes 0.. of the kernel parameter `param_0`")
+            && err.contains("--param param_0+0=VALUE"),
+        "{err}"
+    );
+}
+
 #[test]
 fn bad_input_is_rejected_with_what_to_do() {
     let cases: &[(&[&str], &str)] = &[
         (&["kernel", "splitk.ptx", "--entry", "nope", "--block", "32"], "splitk.ptx has no entry `nope`; its entries: _Z6splitkPiPjS_"),
         (&["kernel", "splitk.ptx"], "declares no block size (.reqntid or .maxntid): give one with --block X"),
-        (
-            &["kernel", "cmd/abstracted.ptx"],
-            "parameter slice_demo_param_1 (.u32) has no value: give it with --param slice_demo_param_1=VALUE",
-        ),
         (&["kernel", "splitk.ptx", "--block", "32", "--param", "x=1"], "--param x: the kernel has no such parameter"),
         (&["kernel", "splitk.ptx", "--block", "32", "--warps", "3"], "--warps: there is no warp 3 (the launch has 1)"),
-        (&["kernel", "splitk.ptx", "--block", "32,2"], "only one-dimensional shapes are modelled"),
-        // splitk reads %nctaid: modelling CTA 0 alone would see a grid of 1.
-        (&["kernel", "splitk.ptx", "--block", "32", "--grid", "2", "--ctas", "0"], "the kernel reads %nctaid"),
+        (&["kernel", "splitk.ptx", "--block", "32,0"], "--block: expected X, X,Y or X,Y,Z with every size at least 1"),
+        (
+            &["kernel", "splitk.ptx", "--block", "32", "--grid", "200"],
+            "the grid has 200 CTAs; ptxmm kernel models at most 64: choose those to model with --ctas",
+        ),
+        (&["kernel", "splitk.ptx", "--block", "32", "--param", "param_0=1", "--param", "param_0=2"], "--param param_0 is given twice"),
         (&["kernel", "tma_store.ptx", "--block", "64"], "tma_store.ptx:34:2: error: thread P1: the address of byte 128"),
     ];
     for (args, message) in cases {

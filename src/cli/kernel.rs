@@ -20,16 +20,20 @@ pub(crate) struct KernelArgs {
     /// The kernel (`.entry`) to check; default: the module's only one.
     #[arg(long)]
     entry: Option<String>,
-    /// Threads per CTA (one-dimensional); default: the kernel's .reqntid or .maxntid.
+    /// Threads per CTA, `X`, `X,Y` or `X,Y,Z`; default: the kernel's .reqntid or .maxntid.
     #[arg(long, value_name = "X[,Y,Z]")]
     block: Option<String>,
-    /// CTAs in the grid (one-dimensional); default: one cluster, else 1.
+    /// CTAs in the grid, `X[,Y,Z]`; default: one cluster, else 1.
     #[arg(long, value_name = "X[,Y,Z]")]
     grid: Option<String>,
-    /// CTAs per cluster; default: the kernel's .reqnctapercluster, else no clusters.
+    /// CTAs per cluster, `X[,Y,Z]`; default: the kernel's .reqnctapercluster, else no clusters.
     #[arg(long, value_name = "X[,Y,Z]")]
     cluster: Option<String>,
-    /// The CTAs modelled, e.g. `0,1` or `0-3` (default: all).
+    /// Bytes of dynamic shared memory the launch gives (the size of the kernel's
+    /// `.extern .shared` array; `%dynamic_smem_size`).
+    #[arg(long, value_name = "BYTES")]
+    dynamic_smem: Option<u64>,
+    /// The CTAs modelled (linear ids, x fastest), e.g. `0,1` or `0-3` (default: all, up to 64).
     #[arg(long, value_name = "LIST")]
     ctas: Option<String>,
     /// The warps of each CTA modelled, or `all` (default: the warps whose code differs: one of
@@ -84,6 +88,7 @@ impl KernelArgs {
             },
             every_warp: self.warps.as_deref() == Some("all"),
             lanes: dims("--lanes", &self.lanes)?,
+            dynamic_smem: self.dynamic_smem,
             params,
             assert: self.assert.clone(),
         })
@@ -297,9 +302,12 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
     s
 }
 
-/// `file.ptx:85 (tma_pipeline.cu:37)`.
+/// `file.ptx:85 (tma_pipeline.cu:37)`, with the whole inline chain where there is one
+/// (`file.ptx:124 (tma_pipeline.cu:31; inline chain: cp_async_bulk.h:63 in tma_pipeline.cu:31)`).
 fn place(k: &Kernel, line: usize) -> String {
+    let chain = k.chain_of(line);
     match k.source_of(line) {
+        Some(src) if chain.len() > 1 => format!("{}:{line} ({src}; inline chain: {})", k.file, chain.join(" in ")),
         Some(src) => format!("{}:{line} ({src})", k.file),
         None => format!("{}:{line}", k.file),
     }

@@ -496,12 +496,35 @@ pub(crate) fn value_in(observables: &[Observable], state: &[i64], o: &Observable
 
 /// Tally the final states of one consistent execution; false (stop the search) when a new
 /// state would exceed `max_states`.
+/// Where a final state gives an observable of the condition (or the filter) an unknown value
+/// (`program::unknown`), the proposition's truth is unknown: the message that makes the outcome
+/// incomplete, naming the value's origin.
+fn unknown_in_condition(program: &Program, get: &dyn Fn(&Observable) -> i64) -> Option<String> {
+    let mut named = Vec::new();
+    program.condition.prop.observables(&mut named);
+    if let Some(f) = &program.filter {
+        f.observables(&mut named);
+    }
+    named.iter().find_map(|o| {
+        let v = get(o);
+        let origin = crate::program::unknown::origin(v)?;
+        let from = program.unknowns.get(origin as usize).map_or_else(|| "an unknown value".to_string(), |u| u.describe());
+        Some(format!(
+            "the condition reads `{}`, whose final value is unknown in some execution: it comes from {from}",
+            crate::program::naming::observable_log_name(program, o)
+        ))
+    })
+}
+
 fn record_final_states(program: &Program, cand: &Candidate, out: &mut Outcome, max_states: usize) -> bool {
     for state in final_states(cand, &out.observables) {
         if out.states.len() >= max_states && !out.states.contains_key(&state) {
             return false;
         }
         let get = |o: &Observable| value_in(&out.observables, &state, o);
+        if out.incomplete.is_none() {
+            out.incomplete = unknown_in_condition(program, &get);
+        }
         if program.filter.as_ref().is_none_or(|f| f.eval(&get)) {
             let sat = program.condition.prop.eval(&get);
             if sat {

@@ -6,8 +6,8 @@
 use super::module::Function;
 use super::KernelOptions;
 
-/// One thread of the program: its CTA, cluster (None: the launch has no explicit clusters) and
-/// thread index in its CTA.
+/// One thread of the program: its CTA (linear id in the grid, x fastest), cluster (None: the
+/// launch has no explicit clusters) and linear thread index in its CTA (x fastest).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchThread {
     pub cta: u64,
@@ -18,37 +18,69 @@ pub struct LaunchThread {
 /// The launch: its shape and the threads modelled.
 #[derive(Clone, Debug)]
 pub struct Launch {
+    /// Threads per CTA, x, y, z.
+    pub block_dims: [u64; 3],
+    /// CTAs in the grid, x, y, z.
+    pub grid_dims: [u64; 3],
+    /// CTAs per cluster, x, y, z (None: no explicit clusters).
+    pub cluster_dims: Option<[u64; 3]>,
+    /// Threads per CTA (the product of `block_dims`).
     pub block: u64,
+    /// CTAs in the grid (the product of `grid_dims`).
     pub grid: u64,
+    /// CTAs per cluster (the product of `cluster_dims`).
     pub cluster: Option<u64>,
+    /// Bytes of dynamic shared memory (`--dynamic-smem`), if given.
+    pub dynamic_smem: Option<u64>,
     pub threads: Vec<LaunchThread>,
     /// How the block size was chosen (`--block`, `.reqntid`, `.maxntid`).
     pub block_from: &'static str,
 }
 
+/// `64` or `64x2x1` for a shape.
+fn shape(d: [u64; 3]) -> String {
+    match d {
+        [x, 1, 1] => x.to_string(),
+        [x, y, 1] => format!("{x}x{y}"),
+        [x, y, z] => format!("{x}x{y}x{z}"),
+    }
+}
+
 impl Launch {
-    /// `1 CTA of 64 threads (--block)`, `2 CTAs in clusters of 2, 32 threads each (.maxntid)`.
+    /// `1 CTA of 64 threads (--block)`, `2x2 CTAs in clusters of 2, 128 threads each (.maxntid)`.
     pub fn describe(&self) -> String {
-        let ctas = if self.grid == 1 { "1 CTA".to_string() } else { format!("{} CTAs", self.grid) };
-        let clusters = self.cluster.map(|c| format!(" in clusters of {c}")).unwrap_or_default();
-        format!("{ctas}{clusters} of {} thread(s) (block size from {})", self.block, self.block_from)
+        let ctas = if self.grid == 1 { "1 CTA".to_string() } else { format!("{} CTAs", shape(self.grid_dims)) };
+        let clusters = self.cluster_dims.map(|c| format!(" in clusters of {}", shape(c))).unwrap_or_default();
+        let smem = self.dynamic_smem.map(|b| format!(", {b} bytes of dynamic shared memory")).unwrap_or_default();
+        format!("{ctas}{clusters} of {} thread(s){smem} (block size from {})", shape(self.block_dims), self.block_from)
+    }
+
+    /// The init-block item giving the program this launch (`program::lower::special`).
+    pub fn litmus_item(&self) -> String {
+        let list = |d: [u64; 3]| format!("{{{}, {}, {}}}", d[0], d[1], d[2]);
+        let cluster = self.cluster_dims.map(|c| format!(" cluster = {};", list(c))).unwrap_or_default();
+        let smem = self.dynamic_smem.map(|b| format!(" dynamic_smem = {b};")).unwrap_or_default();
+        format!("kernel @ launch {{ block = {}; grid = {};{cluster}{smem} }};", list(self.block_dims), list(self.grid_dims))
     }
 }
 
 /// Threads per CTA (PTX ISA: at most 1024) and CTAs a check may model.
 const MAX_BLOCK: u64 = 1024;
-const MAX_GRID: u64 = 64;
+const MAX_MODELLED_CTAS: u64 = 64;
+/// The largest grid dimension (CUDA: 2^31 - 1 in x, 65535 in y and z).
+const MAX_GRID_DIM: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
 
-/// A one-dimensional size from `X[,Y,Z]`: only X may exceed 1 (the program's threads see
-/// `%tid.y`/`%tid.z` as 0).
-fn one_dim(flag: &str, dims: &[u64]) -> Result<u64, String> {
-    match dims {
-        [x] | [x, 1] | [x, 1, 1] if *x >= 1 => Ok(*x),
-        _ => Err(format!(
-            "{flag}: only one-dimensional shapes are modelled (X, X,1 or X,1,1 with X >= 1), found {}",
+/// A shape `X[,Y[,Z]]` (missing components are 1).
+fn dims3(flag: &str, dims: &[u64]) -> Result<[u64; 3], String> {
+    if dims.is_empty() || dims.len() > 3 || dims.contains(&0) {
+        return Err(format!(
+            "{flag}: expected X, X,Y or X,Y,Z with every size at least 1, found {}",
             dims.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
-        )),
+        ));
     }
+    let mut out = [1; 3];
+    out[..dims.len()].copy_from_slice(dims);
+    Ok(out)
 }
 
 /// The launch of `entry` under the options.
@@ -57,55 +89,100 @@ pub fn launch(entry: &Function, options: &KernelOptions) -> Result<Launch, Strin
         (Some(b), _, _) => (b.clone(), "--block"),
         (None, Some(r), _) => (r.clone(), ".reqntid"),
         (None, None, Some(m)) => (m.clone(), ".maxntid"),
-        (None, None, None) => {
-            return Err(format!(
-                "the kernel `{}` declares no block size (.reqntid or .maxntid): give one with --block X (e.g. --block 64 for two warps)",
-                entry.name
-            ))
-        }
+        (None, None, None) => return Err(format!(
+            "the kernel `{}` declares no block size (.reqntid or .maxntid): give one with --block X[,Y,Z] (e.g. --block 64 for two warps)",
+            entry.name
+        )),
     };
-    let block = one_dim(block_from, &dims)?;
+    let block_dims = dims3(block_from, &dims)?;
+    let block: u64 = block_dims.iter().product();
     if block > MAX_BLOCK {
         return Err(format!("{block_from}: a CTA has at most {MAX_BLOCK} threads, found {block}"));
     }
     if let (Some(req), "--block") = (&entry.reqntid, block_from) {
-        if one_dim(".reqntid", req)? != block {
-            return Err(format!("--block {block} differs from the kernel's .reqntid {}: the launch would fail", req[0]));
+        if dims3(".reqntid", req)? != block_dims {
+            return Err(format!(
+                "--block {} differs from the kernel's .reqntid {}: the launch would fail",
+                shape(block_dims),
+                shape(dims3(".reqntid", req)?)
+            ));
         }
     }
-    let cluster = match (&options.cluster, &entry.reqnctapercluster) {
-        (Some(c), _) => Some(one_dim("--cluster", c)?),
-        (None, Some(r)) => Some(one_dim(".reqnctapercluster", r)?),
+    if let (Some(max), "--block") = (&entry.maxntid, block_from) {
+        let max: u64 = dims3(".maxntid", max)?.iter().product();
+        if block > max {
+            return Err(format!(
+                "--block {}: {block} threads, more than the kernel's .maxntid of {max}: the launch would fail",
+                shape(block_dims)
+            ));
+        }
+    }
+    let cluster_dims = match (&options.cluster, &entry.reqnctapercluster) {
+        (Some(c), _) => Some(dims3("--cluster", c)?),
+        (None, Some(r)) => Some(dims3(".reqnctapercluster", r)?),
         (None, None) if entry.explicit_cluster => {
-            return Err("the kernel is .explicitcluster: give the cluster size with --cluster N".to_string())
+            return Err("the kernel is .explicitcluster: give the cluster shape with --cluster X[,Y,Z]".to_string())
         }
         (None, None) => None,
     };
-    let grid = match &options.grid {
-        Some(g) => one_dim("--grid", g)?,
-        None => cluster.unwrap_or(1),
+    let grid_dims = match &options.grid {
+        Some(g) => dims3("--grid", g)?,
+        None => cluster_dims.unwrap_or([1; 3]),
     };
-    if grid > MAX_GRID {
-        return Err(format!("--grid: ptxmm kernel models at most {MAX_GRID} CTAs, found {grid}"));
+    if let Some(k) = (0..3).find(|&k| grid_dims[k] > MAX_GRID_DIM[k]) {
+        return Err(format!(
+            "--grid: dimension {} is {}, more than a launch allows ({})",
+            ["x", "y", "z"][k],
+            grid_dims[k],
+            MAX_GRID_DIM[k]
+        ));
     }
-    if let Some(c) = cluster {
-        if !grid.is_multiple_of(c) {
-            return Err(format!("--grid {grid} is not a multiple of the cluster size {c}"));
+    let grid: u64 = grid_dims.iter().product();
+    if let Some(c) = cluster_dims {
+        if (0..3).any(|k| grid_dims[k] % c[k] != 0) {
+            return Err(format!("--grid {} is not a whole number of clusters of {} in every dimension", shape(grid_dims), shape(c)));
         }
     }
-    let threads = threads(block, grid, cluster, options)?;
-    Ok(Launch { block, grid, cluster, threads, block_from })
+    let threads = threads(block, grid_dims, cluster_dims, options)?;
+    Ok(Launch {
+        block_dims,
+        grid_dims,
+        cluster_dims,
+        block,
+        grid,
+        cluster: cluster_dims.map(|c| c.iter().product()),
+        dynamic_smem: options.dynamic_smem,
+        threads,
+        block_from,
+    })
 }
 
-/// The threads modelled: for each CTA of `--ctas` (default all), each warp of `--warps`
-/// (default all), each lane of `--lanes` (default 0) that exists in the block.
-fn threads(block: u64, grid: u64, cluster: Option<u64>, options: &KernelOptions) -> Result<Vec<LaunchThread>, String> {
+/// The threads modelled: for each CTA of `--ctas` (default all, up to 64), each warp of
+/// `--warps` (default all), each lane of `--lanes` (default 0) that exists in the block.
+fn threads(block: u64, grid_dims: [u64; 3], cluster_dims: Option<[u64; 3]>, options: &KernelOptions) -> Result<Vec<LaunchThread>, String> {
+    let grid: u64 = grid_dims.iter().product();
     let warps_in_block = block.div_ceil(32);
+    if options.ctas.is_none() && grid > MAX_MODELLED_CTAS {
+        return Err(format!(
+            "the grid has {grid} CTAs; ptxmm kernel models at most {MAX_MODELLED_CTAS}: choose those to model with --ctas (e.g. --ctas 0-1; the launch, %nctaid and the CTA ids stay those of the whole grid)"
+        ));
+    }
     let ctas = pick("--ctas", options.ctas.as_deref(), grid, "CTA")?;
+    if ctas.len() as u64 > MAX_MODELLED_CTAS {
+        return Err(format!("--ctas: {} CTAs, more than the {MAX_MODELLED_CTAS} ptxmm kernel models", ctas.len()));
+    }
     let warps = pick("--warps", options.warps.as_deref(), warps_in_block, "warp")?;
     let lanes = match options.lanes.as_deref() {
         None => vec![0],
         Some(l) => pick("--lanes", Some(l), 32, "lane")?,
+    };
+    // The cluster of a CTA: its cluster coordinates, numbered x fastest.
+    let cluster_of = |cta: u64| {
+        cluster_dims.map(|c| {
+            let (x, y, z) = (cta % grid_dims[0], (cta / grid_dims[0]) % grid_dims[1], cta / (grid_dims[0] * grid_dims[1]));
+            let (gx, gy) = (grid_dims[0] / c[0], grid_dims[1] / c[1]);
+            x / c[0] + (y / c[1]) * gx + (z / c[2]) * gx * gy
+        })
     };
     let mut out = Vec::new();
     for &cta in &ctas {
@@ -113,7 +190,7 @@ fn threads(block: u64, grid: u64, cluster: Option<u64>, options: &KernelOptions)
             for &l in &lanes {
                 let tid = w * 32 + l;
                 if tid < block {
-                    out.push(LaunchThread { cta, cluster: cluster.map(|c| cta / c), tid });
+                    out.push(LaunchThread { cta, cluster: cluster_of(cta), tid });
                 }
             }
         }
@@ -198,6 +275,30 @@ mod tests {
         let l = launch(&k, &o).unwrap();
         assert_eq!(l.grid, 2);
         assert_eq!(l.threads.iter().map(|t| (t.cta, t.cluster)).collect::<Vec<_>>(), vec![(0, Some(0)), (1, Some(0))]);
+    }
+
+    #[test]
+    fn two_dimensional_launches_number_ctas_x_fastest_and_clusters_by_coordinates() {
+        let o = KernelOptions {
+            block: Some(vec![32, 2]),
+            grid: Some(vec![4, 2]),
+            cluster: Some(vec![2, 1]),
+            warps: Some(vec![0]),
+            ..Default::default()
+        };
+        let l = launch(&entry(), &o).unwrap();
+        assert_eq!((l.block, l.grid, l.cluster), (64, 8, Some(2)));
+        // CTAs (x, y): 0=(0,0) 1=(1,0) 2=(2,0) 3=(3,0) 4=(0,1) ...; clusters of 2 along x.
+        let clusters: Vec<(u64, Option<u64>)> = l.threads.iter().map(|t| (t.cta, t.cluster)).collect();
+        assert_eq!(
+            clusters,
+            vec![(0, Some(0)), (1, Some(0)), (2, Some(1)), (3, Some(1)), (4, Some(2)), (5, Some(2)), (6, Some(3)), (7, Some(3))]
+        );
+        assert!(l.litmus_item().contains("block = {32, 2, 1}; grid = {4, 2, 1}; cluster = {2, 1, 1};"));
+        let big = KernelOptions { block: Some(vec![32]), grid: Some(vec![132]), ..Default::default() };
+        assert!(launch(&entry(), &big).unwrap_err().contains("--ctas"));
+        let chosen = KernelOptions { ctas: Some(vec![0, 131]), ..big };
+        assert_eq!(launch(&entry(), &chosen).unwrap().threads.len(), 2);
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub struct KernelOptions {
     /// same code (`warps`).
     pub every_warp: bool,
     pub lanes: Option<Vec<u64>>,
+    /// Bytes of dynamic shared memory the launch gives (`--dynamic-smem`): the size of the
+    /// kernel's `.extern .shared` array.
+    pub dynamic_smem: Option<u64>,
     /// `--param NAME=VALUE`, in order.
     pub params: Vec<(String, String)>,
     /// A condition over the buffers that must hold at the end of every execution, or a whole
@@ -63,14 +66,22 @@ pub struct Kernel {
     /// Whether warps were left out by default as running the code of a warp kept (a count of
     /// arrivals or of `bar.sync` threads that counts them can then make the check hang).
     pub warps_left_out: bool,
-    /// The CUDA source location of PTX lines (from `.loc`), by line.
+    /// The CUDA source location of PTX lines (from `.loc`), by line: as reports name it.
     sources: BTreeMap<usize, String>,
+    /// The whole inline chain of each PTX line's `.loc`, innermost frame first.
+    chains: BTreeMap<usize, Vec<String>>,
 }
 
 impl Kernel {
     /// `file.cu:37` for a PTX line under a `.loc` (the outer location of an inlined call).
     pub fn source_of(&self, ptx_line: usize) -> Option<&str> {
         self.sources.get(&ptx_line).map(String::as_str)
+    }
+
+    /// The whole inline chain of a PTX line's `.loc`, innermost frame first
+    /// (`cuda_pipeline_helpers.h:219`, `k3.cu:43`).
+    pub fn chain_of(&self, ptx_line: usize) -> &[String] {
+        self.chains.get(&ptx_line).map_or(&[], Vec::as_slice)
     }
 
     /// A report's text with the CUDA location added to each mention of one PTX line whose
@@ -179,16 +190,26 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
     let body = entry.body.expect("entries have bodies");
     let body_text = &ptx.text()[body.range()];
     let launch = launch::launch(entry, options).map_err(KernelError::Options)?;
-    check_launch_registers(body_text, &launch)?;
     let bindings = params::bind(&entry.params, &options.params).map_err(KernelError::Options)?;
-    let mut init: Vec<String> = bindings.iter().flat_map(|b| b.init.iter().cloned()).collect();
+    let mut init: Vec<String> = vec![launch.litmus_item()];
+    init.extend(bindings.iter().flat_map(|b| b.init.iter().cloned()));
     let mut shared = Vec::new();
     for v in &module.vars {
         let used = mentions(body_text, &v.name);
         match v.space.as_str() {
+            // Dynamic shared memory: as many bytes as the launch gives.
+            ".shared" if v.external && used => {
+                let Some(bytes) = launch.dynamic_smem else {
+                    return Err(KernelError::Options(format!(
+                        "`{}` is the kernel's dynamic shared memory (`.extern .shared`): give its size with --dynamic-smem BYTES (what the host passes as the launch's shared memory bytes, e.g. CUTLASS's SharedStorageSize)",
+                        v.name
+                    )));
+                };
+                shared.push(dynamic_shared(v, bytes));
+            }
             _ if v.external && used => {
                 return Err(KernelError::Options(format!(
-                    "`{}` is an .extern {} variable (e.g. dynamic shared memory): not supported by ptxmm kernel yet",
+                    "`{}` is an .extern {} variable: only dynamic shared memory (`.extern .shared`) is modelled",
                     v.name, v.space
                 )))
             }
@@ -235,6 +256,7 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
         };
         KernelError::Ptx(FileDiagnostic::new(&file, d))
     })?;
+    let chains = sources(ptx.text(), &module.files, body_line, ptx.line_col(body.end.saturating_sub(1)).0);
     Ok(Kernel {
         entry: entry.name.clone(),
         file: ptx.name().to_string(),
@@ -246,7 +268,8 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
         assertion,
         warp_choice: None,
         warps_left_out: false,
-        sources: sources(ptx.text(), &module.files, body_line, ptx.line_col(body.end.saturating_sub(1)).0),
+        sources: chains.iter().map(|(&l, f)| (l, short_location(f, &module.files))).collect(),
+        chains,
     })
 }
 
@@ -298,40 +321,18 @@ fn mentions(text: &str, name: &str) -> bool {
     })
 }
 
-/// The program's threads see launch-sized special registers as the threads modelled make them
-/// (`%ntid.x` is one more than the highest tid of the CTA modelled, `%nctaid.x` one more than the
-/// highest CTA): a kernel that reads one gets the launch's value only when the threads modelled
-/// span it, and is rejected otherwise rather than approximated.
-fn check_launch_registers(body: &str, launch: &launch::Launch) -> Result<(), KernelError> {
-    let highest_tid = launch.threads.iter().map(|t| t.tid).max().unwrap_or(0);
-    let highest_cta = launch.threads.iter().map(|t| t.cta).max().unwrap_or(0);
-    let fail = |reg: &str, seen: u64, real: u64, how: &str| {
-        Err(KernelError::Options(format!(
-            "the kernel reads {reg}: the threads modelled would see {seen} where the launch has {real}; {how}"
-        )))
-    };
-    if (body.contains("%ntid") || body.contains("%nwarpid")) && highest_tid + 1 != launch.block {
-        let last = launch.block - 1;
-        return fail(
-            "%ntid",
-            highest_tid + 1,
-            launch.block,
-            &format!("model the block's last thread {last} too (--warps {} with --lanes 0,{})", last / 32, last % 32),
-        );
-    }
-    if body.contains("%nctaid") && highest_cta + 1 != launch.grid {
-        return fail("%nctaid", highest_cta + 1, launch.grid, "model the grid's last CTA too (--ctas)");
-    }
-    if let Some(c) = launch.cluster {
-        let full = (0..launch.grid / c).all(|k| {
-            let ctas: std::collections::BTreeSet<u64> = launch.threads.iter().filter(|t| t.cluster == Some(k)).map(|t| t.cta).collect();
-            ctas.is_empty() || ctas.len() as u64 == c
-        });
-        if !full && (body.contains("%cluster_nctarank") || body.contains("%cluster_nctaid")) {
-            return fail("%cluster_nctarank", 0, c, "model every CTA of each cluster modelled (--ctas)");
-        }
-    }
-    Ok(())
+/// The declaration of dynamic shared memory (`.extern .shared .align 16 .b8 smem[];`) with the
+/// launch's bytes (`... smem[BYTES];`).
+fn dynamic_shared(v: &module::ModuleVar, bytes: u64) -> String {
+    let text = one_line(&v.text);
+    let open = text.rfind('[').unwrap_or(text.len());
+    // The array's elements: the bytes over the element type's width (`.b8` usually).
+    let width = text
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix('.'))
+        .find_map(|t| crate::program::Ty::parse(t).map(|t| u64::from(t.bits / 8).max(1)))
+        .unwrap_or(1);
+    format!("{}[{}];", text[..open].trim_end(), bytes.div_ceil(width))
 }
 
 /// The test's lines before the body: its name, a comment, the init block, the placement line,
@@ -375,25 +376,48 @@ fn header(entry: &module::Function, file: &str, launch: &launch::Launch, init: &
     Ok(lines.iter().map(|l| format!("{l}\n")).collect())
 }
 
-/// The CUDA location of each line of the body, from the `.loc FILE LINE COL` lines above it (the
-/// `inlined_at` location when there is one: the call in the kernel's own source).
-fn sources(text: &str, files: &[(u64, String)], body_line: usize, last_line: usize) -> BTreeMap<usize, String> {
+/// A CUDA source position of a `.loc`: file number, line, column.
+type LocPos = (u64, u64, u64);
+
+/// The CUDA location of each line of the body, from the `.loc FILE LINE COL[, function_name
+/// F, inlined_at FILE LINE COL]` lines above it: the whole inline chain, innermost frame first
+/// (`cuda_pipeline_helpers.h:219`, then `k3.cu:43`). A `.loc` names one caller; the caller's own
+/// caller is the `inlined_at` of the latest `.loc` of that position (nvcc writes the caller's
+/// before the callee's), followed to any depth.
+fn sources(text: &str, files: &[(u64, String)], body_line: usize, last_line: usize) -> BTreeMap<usize, Vec<String>> {
     let mut out = BTreeMap::new();
-    let mut current: Option<String> = None;
+    let mut callers: std::collections::HashMap<LocPos, LocPos> = std::collections::HashMap::new();
+    let mut current: Option<Vec<String>> = None;
+    let name = |f: u64, l: u64| -> Option<String> {
+        // Line 0: code the compiler made up (no source line).
+        files.iter().find(|(k, _)| *k == f).filter(|_| l > 0).map(|(_, path)| {
+            let short = std::path::Path::new(path).file_name().map_or(path.clone(), |s| s.to_string_lossy().into_owned());
+            format!("{short}:{l}")
+        })
+    };
+    let position = |words: &str| -> Option<LocPos> {
+        let mut w = words.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).map(|w| w.parse::<u64>().ok());
+        Some((w.next()??, w.next()??, w.next().flatten().unwrap_or(0)))
+    };
     for (n, line) in text.lines().enumerate().take(last_line).skip(body_line - 1) {
         let t = line.trim_start();
         if let Some(rest) = t.strip_prefix(".loc") {
-            let at = rest.split_once("inlined_at").map_or(rest, |(_, a)| a);
-            let mut words = at.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty());
-            let (Some(f), Some(l)) = (words.next().and_then(|w| w.parse::<u64>().ok()), words.next().and_then(|w| w.parse::<u64>().ok()))
-            else {
-                continue;
+            let (here, at) = match rest.split_once("inlined_at") {
+                Some((h, a)) => (position(h.split(", function_name").next().unwrap_or(h)), position(a)),
+                None => (position(rest), None),
             };
-            // Line 0: code the compiler made up (no source line).
-            current = files.iter().find(|(k, _)| *k == f).filter(|_| l > 0).map(|(_, path)| {
-                let short = std::path::Path::new(path).file_name().map_or(path.clone(), |s| s.to_string_lossy().into_owned());
-                format!("{short}:{l}")
-            });
+            let Some(here) = here else { continue };
+            if let Some(at) = at {
+                callers.insert(here, at);
+            }
+            let mut frames = Vec::new();
+            let mut pos = Some(here);
+            let mut seen = std::collections::HashSet::new();
+            while let Some(p) = pos.filter(|p| seen.insert(*p)) {
+                frames.extend(name(p.0, p.1));
+                pos = if p == here { at } else { callers.get(&p).copied() };
+            }
+            current = (!frames.is_empty()).then_some(frames);
             continue;
         }
         if let Some(c) = &current {
@@ -403,6 +427,33 @@ fn sources(text: &str, files: &[(u64, String)], body_line: usize, last_line: usi
     out
 }
 
+/// Whether a source file is the CUDA toolkit's own (its intrinsics, `cuda::ptx`, cooperative
+/// groups): a finding's location names the innermost frame outside them.
+fn is_toolkit(path: &str) -> bool {
+    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    ["nvidia/cu", "cuda/include/", "/crt/", "cccl/cuda/", "cccl/nv/", "cooperative_groups"].iter().any(|d| path.contains(d))
+        || file.starts_with("cuda_")
+        || (file.starts_with("sm_") && (file.contains("intrinsics") || file.contains("_rt.")))
+}
+
+/// How a report names the CUDA location of a PTX line: the innermost frame outside the toolkit's
+/// headers (`k3.cu:43` for code of `cuda_pipeline_helpers.h:219` inlined there) and, for code
+/// inlined from a library, with the outermost frame, the kernel that instantiates it
+/// (`sm90_pipeline.hpp:420, inlined at device_kernel.h:123`). `Lines of the findings` shows the
+/// whole chain.
+fn short_location(frames: &[String], files: &[(u64, String)]) -> String {
+    let toolkit = |f: &String| {
+        let file = f.rsplit_once(':').map_or(f.as_str(), |(n, _)| n);
+        files.iter().any(|(_, p)| p.ends_with(file) && is_toolkit(p))
+    };
+    let primary = frames.iter().position(|f| !toolkit(f)).unwrap_or(0);
+    let mut s = frames[primary].clone();
+    if frames.len() > primary + 1 {
+        s.push_str(&format!(", inlined at {}", frames[frames.len() - 1]));
+    }
+    s
+}
+
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -410,6 +461,25 @@ fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_chains_are_followed_to_any_depth_and_name_the_user_frame_first() {
+        let files = vec![
+            (1, "k3.cu".to_string()),
+            (2, "/opt/nvidia/cu13/include/cuda_pipeline_helpers.h".to_string()),
+            (3, "cutlass/include/cutlass/device_kernel.h".to_string()),
+            (4, "cutlass/include/cutlass/pipeline/sm90_pipeline.hpp".to_string()),
+            (5, "cutlass/include/cutlass/gemm/kernel/sm90_gemm.hpp".to_string()),
+        ];
+        let text = "{\n.loc 1 43 5\nld.u32 %r1, [%rd1];\n.loc 2 219 3, function_name $L__info_string0, inlined_at 1 43 5\ncp.async.ca.shared.global [%r1], [%rd1], 4;\n\
+                    .loc 3 123 3\n.loc 5 300 5, function_name $L__info_string1, inlined_at 3 123 3\n.loc 4 420 9, function_name $L__info_string2, inlined_at 5 300 5\nmbarrier.arrive.shared.b64 _, [%r2];\n}\n";
+        let chains = sources(text, &files, 1, 12);
+        assert_eq!(chains[&3], vec!["k3.cu:43"]);
+        assert_eq!(chains[&5], vec!["cuda_pipeline_helpers.h:219", "k3.cu:43"]);
+        assert_eq!(chains[&9], vec!["sm90_pipeline.hpp:420", "sm90_gemm.hpp:300", "device_kernel.h:123"]);
+        assert_eq!(short_location(&chains[&5], &files), "k3.cu:43");
+        assert_eq!(short_location(&chains[&9], &files), "sm90_pipeline.hpp:420, inlined at device_kernel.h:123");
+    }
 
     #[test]
     fn single_lines_get_their_cuda_location_ranges_do_not() {

@@ -56,6 +56,8 @@ pub struct Param {
     pub ty: String,
     /// The element count of an array parameter (`[128]`), 1 for a scalar.
     pub count: u64,
+    /// `.align N`, if written.
+    pub align: Option<u64>,
     pub span: Span,
 }
 
@@ -287,10 +289,12 @@ fn params(toks: &[Token<'_>]) -> Result<Vec<Param>, Diagnostic> {
             return Err(Diagnostic::expected(first.span, "a parameter `.param .TYPE NAME`", "something else"));
         };
         let count = bracket.and_then(|b| group.get(b + 1)).and_then(|n| n.text.parse::<u64>().ok()).unwrap_or(1);
+        let align = group.iter().position(|t| t.text == ".align").and_then(|a| group.get(a + 1)).and_then(|n| n.text.parse::<u64>().ok());
         out.push(Param {
             name: name.text.to_string(),
             ty: ty.text[1..].to_string(),
             count,
+            align,
             span: first.span.to(group[group.len() - 1].span),
         });
     }

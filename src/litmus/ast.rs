@@ -71,6 +71,11 @@ pub enum InitItem {
     /// `tmap @ tensormap { base = g; dims = {8, 4}; box = {4, 2}; ... }`: a tensor map (a
     /// `CUtensorMap`) describing a tensor in the global variable `base` (see `program::tensor`).
     TensorMap(TensorMapDecl),
+    /// `kernel @ launch { block = {64, 2, 1}; grid = {2, 2, 1}; cluster = {2, 1, 1};
+    /// dynamic_smem = 4096; }`: the launch the threads belong to (`%ntid`, `%nctaid`, the
+    /// components of `%tid`/`%ctaid`, `%dynamic_smem_size`), with the fields of a tensor map's
+    /// syntax. Without it, the launch is what the threads' placements make it (one dimension).
+    Launch(TensorMapDecl),
     /// A PTX-spelled declaration: `.shared .align 8 .b64 bar;`, `.global .u32 x = 5;`,
     /// `.param .u64 p = &g;`.
     Declaration(Declaration),

@@ -400,7 +400,12 @@ impl<'a> Parser<'a> {
             let is_alias = self.at(Tok::At) && self.raw(1).kind == Tok::Ident && PROXIES.contains(&self.slice(self.raw(1)));
             let decl_word = self.at(Tok::Ident) && matches!(self.slice(self.tok()), "mbarrier" | "align");
             let tensormap = self.at(Tok::At) && self.raw(1).kind == Tok::Ident && self.slice(self.raw(1)) == "tensormap";
-            if tensormap {
+            let launch = self.at(Tok::At) && self.raw(1).kind == Tok::Ident && self.slice(self.raw(1)) == "launch";
+            if launch {
+                self.bump();
+                self.bump();
+                InitItem::Launch(self.tensor_map(name)?)
+            } else if tensormap {
                 self.bump();
                 self.bump();
                 InitItem::TensorMap(self.tensor_map(name)?)

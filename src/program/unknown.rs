@@ -69,8 +69,25 @@ impl UnknownOrigin {
     pub fn describe(&self) -> String {
         match self.kind {
             UnknownKind::Abstracted => format!("`{}` (line {}), which ptxmm abstracted: {}", self.what, self.line, self.why),
-            UnknownKind::Parameter => format!("{} (line {}): {}", self.what, self.line, self.why),
+            UnknownKind::Parameter => {
+                let (name, offset) = self.what.rsplit_once('+').unwrap_or((&self.what, "0"));
+                format!(
+                    "bytes {offset}.. of the kernel parameter `{}` (`{}+{offset}`): {}",
+                    short_parameter(name),
+                    short_parameter(name),
+                    self.why
+                )
+            }
         }
+    }
+}
+
+/// `param_N` for nvcc's `..._param_N` (a mangled name can be a thousand characters), else the
+/// name.
+pub fn short_parameter(name: &str) -> &str {
+    match name.rfind("_param_") {
+        Some(i) if i + 7 < name.len() && name[i + 7..].bytes().all(|b| b.is_ascii_digit()) => &name[i + 1..],
+        _ => name,
     }
 }
 

@@ -60,9 +60,15 @@ fn column(program: &Program, thread: usize, line: usize) -> usize {
 pub(super) fn unknown_value(program: &Program, thread: usize, instr: &crate::program::Instr, register: &str, value: i64) -> ExploreError {
     let origin = crate::program::unknown::origin(value).and_then(|o| program.unknowns.get(o as usize));
     let from = origin.map_or_else(|| "an unknown value".to_string(), |o| o.describe());
-    let how = match origin.map(|o| o.kind) {
-        Some(crate::program::unknown::UnknownKind::Parameter) => "give the parameter's value: `ptxmm kernel --param NAME+OFFSET=VALUE`",
-        _ => "ptxmm does not approximate a value that decides an address, a size or a synchronization",
+    let how = match origin {
+        Some(o) if o.kind == crate::program::unknown::UnknownKind::Parameter => {
+            let (name, offset) = o.what.rsplit_once('+').unwrap_or((&o.what, "0"));
+            format!(
+                "give the bytes their value: `ptxmm kernel --param {}+{offset}=VALUE` (a number, `u64:N`, or `buffer:BYTES` for a pointer)",
+                crate::program::unknown::short_parameter(name)
+            )
+        }
+        _ => "ptxmm does not approximate a value that decides an address, a size or a synchronization".to_string(),
     };
     let detail = format!(
         "`{register}` is unknown here: its value comes from {from}; `{}` needs it known ({how})",

@@ -144,7 +144,8 @@ fn declaration_errors_name_the_problem() {
     let bad = |init: &str| lower_str(&format!("PTX k\n{{ {init} }}\nP0@cta 0,gpu 0 ;\n{{\n ret;\n}}\nexists (0 == 0)\n")).unwrap_err();
     let e = bad(".global .b32 x; .global .b32 x;");
     assert!(e.contains("t.litmus:2:32") && e.contains("location `x` is declared twice"), "{e}");
-    assert!(bad(".global .b32 a[2000];").contains("`a` is 8000 bytes, more than the 4096 ptxmm models per variable"));
+    assert!(bad(".global .b32 a[2000000];").contains("`a` is 8000000 bytes, more than what ptxmm models per variable, 4194304 bytes"));
+    assert!(bad(".shared .b32 a[60000];").contains("more than a CTA's shared memory (sm_90: 227 KiB), 232448 bytes"));
     assert!(bad(".global .b32 a[0];").contains("expected a positive number of elements"));
     assert!(bad(".global .b32 a[2] = {1, 2, 3};").contains("at most 2 element value(s) for the 8 bytes of `a`"));
     assert!(bad(".global .align 3 .b32 a;").contains("an alignment that is a power of two"));

@@ -28,8 +28,21 @@ pub(super) struct DeclPlan<'t> {
     pub(super) mbarriers: HashMap<String, Span>,
 }
 
-/// Largest PTX-declared variable, as for the init block's `s[N]`: every word is a location.
-const MAX_BYTES: i64 = 4096;
+/// Largest shared-memory variable: a CTA's shared memory on sm_90 (227 KiB, 232,448 bytes).
+pub(super) const MAX_SHARED_BYTES: i64 = 232_448;
+
+/// Largest global or local variable a test declares: every word is an entry of the program's
+/// tables (only the words a run touches become events).
+pub(super) const MAX_GLOBAL_BYTES: i64 = 4 << 20;
+
+/// The most bytes a variable of this space may have.
+pub(super) fn max_bytes(shared: bool) -> i64 {
+    if shared {
+        MAX_SHARED_BYTES
+    } else {
+        MAX_GLOBAL_BYTES
+    }
+}
 
 /// Largest kernel parameter block (PTX ISA: an entry's parameters take at most 32,764 bytes on
 /// sm_70 and later with PTX 8.1).
@@ -243,12 +256,12 @@ impl Lowerer<'_> {
             return Err(Diagnostic::expected(dims_span, "a positive number of elements", "none"));
         };
         let bytes = elements.saturating_mul(i64::from(elem.bits / 8));
-        if bytes > MAX_BYTES {
-            return Err(Diagnostic::error(
-                dims_span,
-                format!("`{}` is {bytes} bytes, more than the {MAX_BYTES} ptxmm models per variable", name.node),
-            )
-            .with_note("every 4-byte word is a location: declare the part of the array the test touches"));
+        let most = max_bytes(d.space.node == DeclSpace::Shared);
+        if bytes > most {
+            let what =
+                if d.space.node == DeclSpace::Shared { "a CTA's shared memory (sm_90: 227 KiB)" } else { "what ptxmm models per variable" };
+            return Err(Diagnostic::error(dims_span, format!("`{}` is {bytes} bytes, more than {what}, {most} bytes", name.node))
+                .with_note("declare the part of the array the test touches"));
         }
         let align = match &d.align {
             Some(a) if a.node <= 0 || a.node & (a.node - 1) != 0 => {

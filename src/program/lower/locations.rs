@@ -73,9 +73,14 @@ impl Lowerer<'_> {
             }
             None => {
                 let size = d.size.as_ref().map(|s| s.node).unwrap_or(4);
-                if size <= 0 || size % 4 != 0 || size > 4096 {
+                let most = super::declarations::max_bytes(d.shared_cta.is_some());
+                if size <= 0 || size % 4 != 0 || size > most {
                     let span = d.size.as_ref().map(|s| s.span).unwrap_or(name.span);
-                    return Err(Diagnostic::expected(span, "a size in bytes that is a positive multiple of 4, at most 4096", size));
+                    return Err(Diagnostic::expected(
+                        span,
+                        format!("a size in bytes that is a positive multiple of 4, at most {most}"),
+                        size,
+                    ));
                 }
                 (VariableKind::Data, size)
             }

@@ -104,7 +104,8 @@ impl Lowerer<'_> {
             seen.push((p, header));
         }
         let placements: Vec<Placement> = seen.iter().map(|(p, _)| *p).collect();
-        let positions = special::positions(&test.threads, &placements, &self.variables)?;
+        let launch = special::LaunchShape::of(&test.init)?;
+        let positions = special::positions(&test.threads, &placements, &self.variables, launch)?;
         let mut mapa = Vec::new();
         for (i, header) in test.threads.iter().enumerate() {
             let placement = placements[i];
