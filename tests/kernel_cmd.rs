@@ -296,6 +296,24 @@ fn two_dimensional_launches_dynamic_shared_memory_and_aggregate_parameters() {
     );
 }
 
+/// A finding that holds only under one reading (AMBIG-24: the mbarrier hand-off without
+/// fence.proxy.async, CUTLASS's PipelineTmaAsync consumer release) is counted apart in the
+/// summary, with what production code does and the flag that accepts the hand-off.
+#[test]
+fn findings_under_a_reading_are_counted_apart_with_the_flag() {
+    let (code, out, _) = ptxmm(&["kernel", "cmd/handoff_no_fence.ptx", "--block", "64"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("Summary: 1 undefined behaviour (only under a reading, see below)"), "{out}");
+    assert!(
+        out.contains("Reading AMBIG-24: 1 finding(s) hold only under the default reading") && out.contains("--reading mbarrier-handoff"),
+        "{out}"
+    );
+    assert!(out.contains("PipelineTmaAsync") && out.contains("1.35e9"), "{out}");
+    let (code, out, _) = ptxmm(&["kernel", "cmd/handoff_no_fence.ptx", "--block", "64", "--reading", "mbarrier-handoff"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("Summary: no finding") && !out.contains("Reading AMBIG-24"), "{out}");
+}
+
 #[test]
 fn bad_input_is_rejected_with_what_to_do() {
     let cases: &[(&[&str], &str)] = &[

@@ -313,6 +313,32 @@ fn place(k: &Kernel, line: usize) -> String {
     }
 }
 
+/// For each reading some finding depends on: how many findings, the reading, where production
+/// code meets it, and the flag that accepts the other reading.
+fn readings_note(o: Option<&ptxmm::decide::Outcome>) -> String {
+    let Some(o) = o else { return String::new() };
+    let mut by: std::collections::BTreeMap<&str, (usize, &ptxmm::config::readings::ReadingDependence)> = Default::default();
+    for f in o.undefined.iter().chain(&o.races) {
+        for r in &f.readings {
+            by.entry(r.id).or_insert((0, r)).0 += 1;
+        }
+    }
+    let mut s = String::new();
+    for (id, (n, r)) in by {
+        let practice = ptxmm::config::readings::AMBIGUITIES.iter().find(|a| a.id == id).and_then(|a| a.in_practice);
+        let _ = writeln!(
+            s,
+            "Reading {id}: {n} finding(s) hold only under the {} reading ({}); --reading {} takes the other ({}){}",
+            r.in_effect,
+            r.reading,
+            r.flag,
+            r.other,
+            practice.map(|p| format!(". In practice: {p}")).unwrap_or_default()
+        );
+    }
+    s
+}
+
 /// One line: the findings counted, or none; and what was not decided (a limit stopped the
 /// search, or it could not answer), so that "no finding" is said only of a finished check.
 fn summary(
@@ -327,11 +353,19 @@ fn summary(
         if asserted && o.verdict() == Verdict::Allowed {
             parts.push("the assertion fails".to_string());
         }
+        // Findings that hold only under one reading of a documented ambiguity are counted apart.
+        let apart =
+            |fs: &std::collections::BTreeSet<ptxmm::decide::findings::Finding>| fs.iter().filter(|f| !f.readings.is_empty()).count();
+        let count = |n: usize, m: usize, what: &str| match m {
+            0 => format!("{n} {what}"),
+            m if m == n => format!("{n} {what} (only under a reading, see below)"),
+            m => format!("{n} {what} ({} under every reading, {m} only under a reading, see below)", n - m),
+        };
         if !o.undefined.is_empty() {
-            parts.push(format!("{} undefined behaviour", o.undefined.len()));
+            parts.push(count(o.undefined.len(), apart(&o.undefined), "undefined behaviour"));
         }
         if !o.races.is_empty() {
-            parts.push(format!("{} data race(s)", o.races.len()));
+            parts.push(count(o.races.len(), apart(&o.races), "data race(s)"));
         }
         if let Some(why) = &o.incomplete {
             open.push(format!("the search stopped early ({why})"));
@@ -356,7 +390,8 @@ fn summary(
     } else {
         parts.join(", ")
     };
-    let line =
+    let mut line =
         if open.is_empty() { format!("Summary: {found}\n") } else { format!("Summary: {found}; not decided: {}\n", open.join("; ")) };
+    line.push_str(&readings_note(o));
     (line, !parts.is_empty())
 }

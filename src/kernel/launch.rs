@@ -89,10 +89,12 @@ pub fn launch(entry: &Function, options: &KernelOptions) -> Result<Launch, Strin
         (Some(b), _, _) => (b.clone(), "--block"),
         (None, Some(r), _) => (r.clone(), ".reqntid"),
         (None, None, Some(m)) => (m.clone(), ".maxntid"),
-        (None, None, None) => return Err(format!(
+        (None, None, None) => {
+            return Err(format!(
             "the kernel `{}` declares no block size (.reqntid or .maxntid): give one with --block X[,Y,Z] (e.g. --block 64 for two warps)",
             entry.name
-        )),
+        ))
+        }
     };
     let block_dims = dims3(block_from, &dims)?;
     let block: u64 = block_dims.iter().product();
