@@ -36,6 +36,7 @@ fn undefined_tests_name_their_rule() {
         ("subword-mixed-race.litmus", "mixed-size-race"),
         ("mapa-register-bad-rank.litmus", "undefined-operation"),
         ("cvta-space-violation.litmus", "undefined-operation"),
+        ("trap.litmus", "undefined-operation"),
     ];
     for (file, rule) in cases {
         let program = ptxmm::load_program(&dir().join(file)).unwrap();
@@ -47,5 +48,25 @@ fn undefined_tests_name_their_rule() {
         let program = ptxmm::load_program(&dir().join(file)).unwrap();
         let outcome = Decider::new(&config).verdict(&program).unwrap();
         assert!(outcome.undefined.is_empty() && outcome.races.is_empty(), "{file}: {:#?} {:#?}", outcome.undefined, outcome.races);
+    }
+}
+
+/// The warp collectives (issue 38): `ldmatrix`/`stmatrix` rows of two warps race unless a
+/// barrier orders them, a lane without a row accesses nothing; `bar.warp.sync` orders the lanes of
+/// one warp and no other.
+#[test]
+fn warp_collectives_race_or_not() {
+    let config = Config::default_model();
+    let races = |file: &str| {
+        let program = ptxmm::load_program(&dir().join(file)).unwrap();
+        let outcome = Decider::new(&config).verdict(&program).unwrap();
+        assert!(outcome.undefined.is_empty(), "{file}: {:#?}", outcome.undefined);
+        outcome.races.len()
+    };
+    for file in ["matrix-race.litmus", "warp-sync-none.litmus", "warp-sync-other-warp.litmus"] {
+        assert_eq!(races(file), 1, "{file}: one data race expected");
+    }
+    for file in ["matrix-barrier.litmus", "matrix-lane-without-row.litmus", "matrix-x4-rows.litmus", "warp-sync-mp.litmus"] {
+        assert_eq!(races(file), 0, "{file}: no race expected");
     }
 }
