@@ -32,6 +32,11 @@ impl Span {
     pub fn range(self) -> Range<usize> {
         self.start..self.end
     }
+
+    /// Whether `other` lies inside this span.
+    pub fn contains(self, other: Span) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
 }
 
 /// A value together with the span it was parsed from.

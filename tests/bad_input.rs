@@ -79,7 +79,7 @@ const CASES: &[(&str, &str, &str)] = &[
 
 /// Malformed forms of the instructions real PTX needs (issue 22, D4; tests/isa has their meaning).
 const ISA_CASES: &[(&str, &str, &str)] = &[
-    ("isa-cvta-param.litmus", "4:7", "`cvta.param` is not supported by this version of ptxmm"),
+    ("isa-cvta-const.litmus", "4:7", "`cvta.const` is not supported by this version of ptxmm"),
     ("isa-cvta-no-size.litmus", "4:2", "`cvta` needs the address size `.u32` or `.u64`"),
     ("isa-mul-wide-64.litmus", "4:11", "expected a type of `mul.wide`: .u16 .s16 .u32 .s32, found `.u64`"),
     ("isa-mul-lo-add.litmus", "4:6", "`add` has no `.lo` form"),
@@ -112,6 +112,17 @@ const ISA_CASES: &[(&str, &str, &str)] = &[
     ("isa-ldmatrix-count.litmus", "4:43", "expected 2 register(s) for `.m8n8.x2`, found 1"),
     ("isa-warp-exchange.litmus", "5:2", "`vote.sync.ballot.b32` is not modelled: a warp exchange"),
     ("isa-mad24-sat.litmus", "4:11", "`.sat` exists only in `mad24.hi.sat.s32`"),
+    // Unknown values (program::unknown) through the bit instructions and out of ldmatrix.
+    (
+        "isa-unknown-bits-address.litmus",
+        "14:2",
+        "`%r8` is unknown here: its value comes from `shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1` (line 7)",
+    ),
+    (
+        "isa-ldmatrix-unknown-address.litmus",
+        "8:2",
+        "`%r5` is unknown here: its value comes from `ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r2}, [tile]` (line 4)",
+    ),
     (
         "isa-reduce-xor-s32.litmus",
         "4:72",

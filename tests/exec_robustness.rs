@@ -96,14 +96,16 @@ fn sixteen_thousand_stores_stop_at_the_memory_limit() {
     }
 }
 
-/// Class 3: 40 arrays of 4 096 words in a 500-byte test, and 60 000 scalar locations: one
-/// initial write per word makes structures of 40 962 and 60 002 events (1.5 GB and 3.1 GB,
-/// over 30 s, before: the word elision and the initial writes were quadratic in the words).
+/// Class 3: 40 arrays of 4 096 words in a 500-byte test, and 60 000 scalar locations. Before,
+/// one initial write per word made structures of 40 962 and 60 002 events (1.5 GB and 3.1 GB,
+/// over 30 s, or an error at the memory limit); now only the words an event accesses or the
+/// final state shows get an initial write, so both are structures of four events, decided at
+/// once.
 #[test]
-fn many_words_stop_at_the_memory_limit() {
+fn many_words_cost_the_words_accessed() {
     let arrays: String = (0..40).map(|i| format!("g{i}[4096]; ")).collect();
     let scalars: String = (0..60_000).map(|i| format!("v{i} = 0; ")).collect();
-    for (name, init, events) in [("arrays", arrays, 40_962), ("scalars", scalars, 60_002)] {
+    for (name, init) in [("arrays", arrays), ("scalars", scalars)] {
         let first = if name == "arrays" { "g0" } else { "v0" };
         let src = litmus(
             name,
@@ -115,9 +117,8 @@ fn many_words_stop_at_the_memory_limit() {
         );
         let f = scratch(&format!("{name}.litmus"), &src);
         let (code, out, _, took) = run(&["run", f.to_str().unwrap()]);
-        assert_eq!(code, Some(1), "{name}");
-        let message = format!("an event structure of {events} events would need about");
-        assert!(out.contains(&message) && out.contains("over the memory limit of 2048 MiB (raise --max-memory)"), "{out}");
+        assert_eq!(code, Some(0), "{name}: {out}");
+        assert!(out.starts_with("Verdict: Allowed"), "{name}: {out}");
         assert!(took < BOUND, "{name}: {took:?}");
     }
 }

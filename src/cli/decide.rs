@@ -158,11 +158,7 @@ impl RunTest<'_> {
             Ok(o) => o,
             Err(e) => {
                 // An address error carries its own `line:col: ` prefix.
-                let sep = if matches!(e, ptxmm::decide::RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) {
-                    ":"
-                } else {
-                    ": "
-                };
+                let sep = if matches!(&e, ptxmm::decide::RunError::Explore(x) if x.is_located()) { ":" } else { ": " };
                 report_failure(
                     json,
                     file,

@@ -189,9 +189,9 @@ fn decide(kernel: &Kernel, name: &str, config: &ptxmm::config::Config, liveness:
         Ok(o) => Ok((o, live)),
         Err(e) => {
             // An address error carries its own `line:col: ` prefix (as in `run`).
-            let sep = if matches!(e, RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) { ":" } else { ": " };
+            let sep = if matches!(&e, RunError::Explore(x) if x.is_located()) { ":" } else { ": " };
             eprintln!("{name}{sep}{e}");
-            if sep == ":" {
+            if matches!(e, RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) {
                 eprintln!(
                     "note: a pointer parameter is a buffer of {} bytes unless --param NAME=buffer:BYTES gives its size",
                     ptxmm::kernel::params::DEFAULT_BUFFER_BYTES
@@ -254,7 +254,7 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
         let _ = writeln!(s, "Abstracted: nothing (every instruction is modelled)");
     } else {
         let _ =
-            writeln!(s, "Abstracted ({}): register-only instructions whose values reach no address, branch or memory:", k.abstracted.len());
+            writeln!(s, "Abstracted ({}): instructions whose results the model does not compute (register-only instructions it does not interpret, the fragments of ldmatrix/stmatrix); their results are unknown values (stored as unknown, never an address, a size or a count; a branch on one goes both ways):", k.abstracted.len());
         for a in &k.abstracted {
             let _ = writeln!(s, "  {} `{}`: {}", place(k, a.line), a.instruction, a.why);
         }

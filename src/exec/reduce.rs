@@ -51,6 +51,9 @@ impl RedType {
 /// 8-byte ones). A word is returned as its 32-bit pattern, zero-extended, except `.s32`, which is
 /// sign-extended.
 pub fn reduce_word(op: RmwOp, ty: RedType, f32s: F32Subnormals, word: usize, old: &[i64], src: &[i64]) -> i64 {
+    if let Some(u) = crate::program::unknown::first(old).or_else(|| crate::program::unknown::first(src)) {
+        return u;
+    }
     let w = |v: &[i64], k: usize| v.get(k).copied().unwrap_or(0) as u64 & 0xFFFF_FFFF;
     match ty.bytes() {
         2 => {

@@ -1,8 +1,9 @@
 //! Event structures: the events of one choice of trace per thread, with their tags and every
 //! relation that does not depend on the reads-from / coherence / fence-SC choices.
 //!
-//! Event indices: the initial writes come first (one per physical location), then the events of
-//! each thread in program order. Tags and base relations follow Dat3M's PTX front end so that its
+//! Event indices: the initial writes come first (one per physical location that an event of the
+//! structure accesses or the final state shows, in location order), then the events of each
+//! thread in program order. Tags and base relations follow Dat3M's PTX front end so that its
 //! cat models run unchanged (see `docs/model.md` for each one and the spec sentence behind it).
 
 use super::trace::{AsyncKind, MbKind, Role, SymExpr, Trace, TraceEvent, TraceOp};
@@ -113,10 +114,10 @@ const STATIC_RELATIONS: u64 = 32;
 pub struct BuildExpired;
 
 impl<'p> EventStructure<'p> {
-    /// The events of the structure of `traces`: one initial write per physical location, then
-    /// every trace's events.
+    /// The events of the structure of `traces`: one initial write per physical location they
+    /// access or the final state shows, then every trace's events.
     pub fn event_count(program: &Program, traces: &[&Trace]) -> usize {
-        program.physical.len() + traces.iter().map(|t| t.events.len()).sum::<usize>()
+        initialised(program, traces).len() + traces.iter().map(|t| t.events.len()).sum::<usize>()
     }
 
     /// The bytes a structure with `events` events and a model prepared on it hold, if each of
@@ -148,7 +149,7 @@ impl<'p> EventStructure<'p> {
         deadline: Option<Instant>,
     ) -> Result<Self, BuildExpired> {
         let expired = || deadline.is_some_and(|d| Instant::now() >= d);
-        let mut events = init_events(program);
+        let mut events = init_events(program, traces);
         let (thread_events, bases) = push_thread_events(&mut events, program, readings, traces);
         let n = events.len();
         let sets = base_sets(program, readings, &events);
@@ -180,15 +181,33 @@ impl<'p> EventStructure<'p> {
     }
 }
 
-/// The initial writes, one per physical location.
-fn init_events(program: &Program) -> Vec<Event> {
+/// The physical locations that get an initial write, in order: those an event of `traces`
+/// accesses and those the final state shows. A word nothing accesses or shows has no event at
+/// all, so a kernel's 200 KiB ring costs the words its runs touch, not the bytes declared.
+fn initialised(program: &Program, traces: &[&Trace]) -> Vec<usize> {
+    let mut used = vec![false; program.physical.len()];
+    for e in traces.iter().flat_map(|t| &t.events) {
+        if let Some(l) = e.location {
+            used[program.locations[l].physical] = true;
+        }
+    }
+    for o in crate::program::naming::observables(program) {
+        if let crate::program::Observable::Location(p) = o {
+            used[p] = true;
+        }
+    }
+    (0..used.len()).filter(|&p| used[p]).collect()
+}
+
+/// The initial writes, one per physical location of [`initialised`].
+fn init_events(program: &Program, traces: &[&Trace]) -> Vec<Event> {
     // The first word of each physical location.
     let mut first_location = vec![None; program.physical.len()];
     for (l, loc) in program.locations.iter().enumerate().rev() {
         first_location[loc.physical] = Some(l);
     }
     let mut events = Vec::new();
-    for (p, _) in program.physical.iter().enumerate() {
+    for p in initialised(program, traces) {
         events.push(Event {
             kind: EventKind::Init,
             thread: None,

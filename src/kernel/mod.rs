@@ -226,7 +226,7 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
             .with_note("inline the callee (`__forceinline__`, or drop `__noinline__`) and compile again");
         return Err(KernelError::Ptx(FileDiagnostic::new(ptx, d)));
     }
-    let abstracted = slice::slice(ptx.name(), &mut litmus, limits).map_err(|d| {
+    let abstracted = slice::abstracted(ptx.name(), &litmus, limits).map_err(|d| {
         let line = SourceFile::new("", litmus.clone()).line_col(d.span.start).0;
         let file = if line >= body_line {
             SourceFile::new(ptx.name(), litmus.clone())

@@ -117,6 +117,9 @@ pub struct DeclName {
     pub name: Spanned<String>,
     pub dims: Vec<Spanned<i64>>,
     pub range: Option<Spanned<i64>>,
+    /// `NAME+16`: a field at this byte offset of the variable NAME declared before (a litmus
+    /// extension for the bytes of an aggregate kernel parameter: `.param .u32 p+16 = 128;`).
+    pub offset: Option<Spanned<i64>>,
 }
 
 /// An initialiser: `= 5` or `= {1, 2, 3}` (element values), or `= &g` (the address of a variable;

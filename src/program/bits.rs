@@ -9,7 +9,7 @@
 //! Conversion Instructions: `prmt`). Operands arrive normalized to the instruction's type
 //! (`Ty::norm`); every result is computed on `u64` bit patterns, so no user number overflows.
 
-use super::{LocalOp, Ty};
+use super::{unknown, LocalOp, Ty};
 
 /// The byte-selection mode of `prmt.b32{.mode}` (PTX ISA, Data Movement and Conversion
 /// Instructions: prmt).
@@ -111,8 +111,13 @@ fn bit(v: u64, i: u32) -> u64 {
 }
 
 /// The result of bit operation `op` of type `ty` on `x`, `y`, `z` (the operands a, b, c; those
-/// an operation does not have are ignored), normalized to the type of its destination.
+/// an operation does not have are ignored), normalized to the type of its destination. An
+/// unknown operand (`program::unknown`) is the result, the first of them (a bit of an unknown
+/// value is not known either).
 pub fn compute(ty: Ty, op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
+    if let Some(u) = unknown::first(&[x, y, z]) {
+        return u;
+    }
     let w = ty.bits.clamp(1, 64);
     let msb = w - 1;
     let signed = ty.signed();
@@ -521,5 +526,46 @@ mod tests {
         assert_eq!(t("s32").local(LocalOp::Relu { max: false }, -3, 5), 0);
         assert_eq!(t("s32").local(LocalOp::Relu { max: true }, -3, -5), 0);
         assert_eq!(t("s32").local(LocalOp::Relu { max: true }, -3, 5), 5);
+    }
+
+    /// Every bit operation gives back its first unknown operand, whichever operand it is (even
+    /// one the operation ignores, as `Ty::local3` does) and whatever the type: no bit of an
+    /// unknown value becomes a known number.
+    #[test]
+    fn unknown_operands_are_absorbed() {
+        let (u, v) = (unknown::encode(3), unknown::encode(9));
+        let ops = [
+            LocalOp::Bfe,
+            LocalOp::Bfi,
+            LocalOp::BfiField,
+            LocalOp::Brev,
+            LocalOp::Clz,
+            LocalOp::Popc,
+            LocalOp::Bfind { shiftamt: true },
+            LocalOp::Prmt(PrmtMode::Generic),
+            LocalOp::Prmt(PrmtMode::Rc16),
+            LocalOp::Lop3(0x96),
+            LocalOp::Lop3Pred { or: true },
+            LocalOp::Shf { left: true, clamp: false },
+            LocalOp::Bmsk { clamp: true },
+            LocalOp::Szext { clamp: false },
+            LocalOp::Mul24 { hi: true },
+            LocalOp::Mad24 { hi: true, sat: true },
+            LocalOp::Sad,
+            LocalOp::Cnot,
+            LocalOp::Abs,
+            LocalOp::Relu { max: true },
+        ];
+        for op in ops {
+            assert!(is_bit_op(op));
+            for ty in ["b32", "u32", "s32", "b64", "s64", "u16"] {
+                let ty = t(ty);
+                assert_eq!(compute(ty, op, u, 1, 2), u, "{op:?} {ty:?}");
+                assert_eq!(compute(ty, op, 1, u, v), u, "{op:?} {ty:?}");
+                assert_eq!(compute(ty, op, 0, 0, v), v, "{op:?} {ty:?}");
+                assert_eq!(ty.local3(op, 5, v, u), v, "{op:?} {ty:?}");
+                assert_eq!(ty.local(op, u, 7), u, "{op:?} {ty:?}");
+            }
+        }
     }
 }

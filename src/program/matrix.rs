@@ -11,8 +11,11 @@
 //! (`.m8n16`), the 16-byte columns of a `.trans` `.m16n8`. So in a model where each thread is one
 //! lane, a lane's memory effect is a read (a write) of the 16 bytes at its own row address, "a
 //! weak memory operation in the Memory Consistency Model" of the shared state space. Its
-//! registers exchange fragments with the other lanes' rows, which a lane-level model does not
-//! know: [`ldmatrix_register`] is the placeholder of what they hold.
+//! registers exchange fragments with the other lanes' rows ("each thread in a warp loads
+//! fragments of a row"), which a model of some lanes does not compute: what `ldmatrix` puts in
+//! the registers, and what `stmatrix` writes to the lane's row (fragments of other lanes'
+//! registers), are unknown values (`program::unknown`) of the instruction's origin
+//! ([`MatrixAccess::origin`]).
 
 use super::{AccessSpace, Address, Reg, Value};
 
@@ -76,31 +79,15 @@ pub struct MatrixAccess {
     pub dsts: Vec<Reg>,
     /// `stmatrix`: the source registers, in order.
     pub srcs: Vec<Value>,
+    /// The origin (`Program::unknowns`) of the unknown values the access gives: the fragments
+    /// `ldmatrix` puts in `dsts`, the words `stmatrix` writes to the row.
+    pub origin: u32,
 }
 
 /// Whether lane `lane` supplies a row address of a `.num` access of `shape` (lanes 0-7 for
 /// `.m8n8.x1`, 0-15 for `.x2`, 0-31 for `.x4`; twice as many rows per matrix for `.m16n16`).
 pub fn supplies_row(shape: MatrixShape, num: u32, lane: u32) -> bool {
     lane < shape.rows() * num
-}
-
-/// PLACEHOLDER for the values a lane's fragment registers hold, to become "unknown" once the
-/// engine has unknown values (with [`stmatrix_register`], the only place that decides them): the
-/// `ldmatrix` destination register that receives word `word` of the lane's own 16-byte row,
-/// register k taking word k (None: a word no register receives). The real fragments come from
-/// the rows of other lanes, which a model of some lanes cannot compute.
-pub fn ldmatrix_register(word: usize, registers: usize) -> Option<usize> {
-    (word < registers).then_some(word)
-}
-
-/// PLACEHOLDER (see [`ldmatrix_register`]): the source register whose value `stmatrix` writes
-/// to word `word` of the lane's own row, register `word mod n` of its n.
-pub fn stmatrix_register(word: usize, registers: usize) -> usize {
-    if registers == 0 {
-        0
-    } else {
-        word % registers
-    }
 }
 
 #[cfg(test)]
@@ -117,9 +104,7 @@ mod tests {
         assert!(supplies_row(MatrixShape::M16n16, 1, 15));
         assert!(!supplies_row(MatrixShape::M16n16, 1, 16));
         assert!(supplies_row(MatrixShape::M16n16, 2, 31));
-        assert_eq!(ldmatrix_register(0, 1), Some(0));
-        assert_eq!(ldmatrix_register(1, 1), None);
-        assert_eq!(ldmatrix_register(3, 4), Some(3));
-        assert_eq!(stmatrix_register(3, 2), 1);
+        assert!(!supplies_row(MatrixShape::M8n16, 1, 8));
+        assert!(supplies_row(MatrixShape::M16n8, 4, 31));
     }
 }

@@ -12,6 +12,7 @@ pub mod mbarrier;
 pub mod naming;
 pub mod tensor;
 pub mod types;
+pub mod unknown;
 
 pub use bits::PrmtMode;
 pub use lower::lower;
@@ -112,6 +113,9 @@ pub enum Space {
     Shared {
         cta: i64,
     },
+    /// A kernel parameter (`.param` of an entry): read-only for the whole grid (PTX ISA §5.1,
+    /// Table 7), so a read of it is its bytes, with no memory event (`Program::param_bytes`).
+    Param,
 }
 
 /// What a variable holds.
@@ -136,6 +140,9 @@ pub struct Variable {
     pub kind: VariableKind,
     /// Index of the location of its first word; the others follow consecutively.
     pub first_location: usize,
+    /// The address of its byte 0 (see [`ADDRESS_BASE`]): variables occupy consecutive slots of
+    /// [`ADDRESS_SLOT`] bytes in declaration order, a large one as many slots as it needs.
+    pub base: i64,
     pub span: Span,
 }
 
@@ -584,6 +591,15 @@ pub enum Op {
         arrive: bool,
         sem: Sem,
     },
+    /// `ld.param` (also `.v2`/`.v4`) of kernel parameter bytes at an address (a parameter's name
+    /// or a register holding the address of one, `mov.b64 %rd, NAME`): each destination gets
+    /// the `ty`-sized bytes at its offset, known or unknown; no memory event (parameters are
+    /// read-only for the grid).
+    ParamLoad {
+        dsts: Vec<Reg>,
+        ty: Ty,
+        addr: Address,
+    },
     /// `ld`: `ty` is the instruction's type (None: untyped, Dat3M's spelling). A 64-bit type
     /// reads two words (low word at the lower address) as one 8-byte access; an 8- or 16-bit
     /// type reads its bytes of one word.
@@ -676,6 +692,15 @@ pub enum Op {
     /// interrupt to the host CPU". The launch fails: a run that reaches it is undefined
     /// (`undefined-operation`, it has no final state) and the thread goes no further.
     Trap,
+    /// A register-only instruction the model does not interpret, in a kernel (the kernel form
+    /// of a test, `CodeForm::Kernel`): floating-point math, `mma` on registers, warp exchanges.
+    /// Its destinations become unknown (`unknown::encode(origin)`, `Program::unknowns`), with a
+    /// data dependency on its sources.
+    Opaque {
+        dsts: Vec<Reg>,
+        srcs: Vec<Value>,
+        origin: u32,
+    },
     /// Conditional or unconditional jump to an instruction index (`code.len()` = thread exit).
     Branch {
         cond: Option<(CmpOp, Value, Value)>,
@@ -865,29 +890,42 @@ pub struct Program {
     pub extra_observables: Vec<Observable>,
     /// Tensor maps declared in the init block.
     pub tensor_maps: Vec<TensorMap>,
+    /// Where the unknown values of the program come from, by origin (`unknown::origin`).
+    pub unknowns: Vec<unknown::UnknownOrigin>,
 }
 
-/// Base of the integer encoding of addresses: byte `o` of variable `v` has the address
-/// `ADDRESS_BASE + v * ADDRESS_STRIDE + o`, far from the small integers litmus tests use, so
-/// registers can hold addresses and do byte arithmetic on them.
+/// Base of the integer encoding of addresses: the first variable's byte 0 has this address,
+/// far from the small integers litmus tests use, so registers can hold addresses and do byte
+/// arithmetic on them.
 pub const ADDRESS_BASE: i64 = 0x1000_0000;
-pub const ADDRESS_STRIDE: i64 = 0x1_0000;
+/// Variables start at multiples of this many bytes past [`ADDRESS_BASE`] (256 KiB: more than a
+/// CTA's shared memory, 227 KiB), so an address's low 18 bits are its offset in its variable, as
+/// a real address's low bits are its offset in a suitably aligned buffer (a kernel's swizzle
+/// XORs bits 4-9 of a shared address); 15,360 slots stay below 2^32, so 32-bit shared addresses
+/// (`cvta.to.shared.u32`) keep every bit.
+pub const ADDRESS_SLOT: i64 = 1 << 18;
 
-/// The address of byte `offset` of variable `variable`.
-pub fn address(variable: usize, offset: i64) -> i64 {
-    ADDRESS_BASE + variable as i64 * ADDRESS_STRIDE + offset
+/// The base address of a variable of `size` bytes declared after variables whose bases and sizes
+/// end at `previous` (None: the first).
+pub fn next_base(previous: Option<(i64, i64)>) -> i64 {
+    match previous {
+        None => ADDRESS_BASE,
+        Some((base, size)) => {
+            let slots = size.max(1).saturating_add(ADDRESS_SLOT - 1) / ADDRESS_SLOT;
+            base.saturating_add(slots.saturating_mul(ADDRESS_SLOT))
+        }
+    }
 }
 
 impl Program {
+    /// The address of byte `offset` of variable `variable`.
+    pub fn address(&self, variable: usize, offset: i64) -> i64 {
+        self.variables[variable].base + offset
+    }
+
     /// The (variable, byte offset) an address points into, if it is inside a variable.
     pub fn decode_address(&self, value: i64) -> Option<(usize, i64)> {
-        let off = value.checked_sub(ADDRESS_BASE)?;
-        if off < 0 {
-            return None;
-        }
-        let v = (off / ADDRESS_STRIDE) as usize;
-        let o = off % ADDRESS_STRIDE;
-        (v < self.variables.len() && o < self.variables[v].size).then_some((v, o))
+        decode_address(&self.variables, value)
     }
 
     /// The location (word) whose address is `value`, if any.
@@ -902,7 +940,7 @@ impl Program {
     }
 
     pub fn address_of(&self, loc: usize) -> i64 {
-        address(self.locations[loc].variable, self.locations[loc].offset)
+        self.address(self.locations[loc].variable, self.locations[loc].offset)
     }
 
     /// The cluster of a CTA: that of its threads, or its own implicit cluster when no thread of
@@ -938,7 +976,7 @@ impl Program {
         (0..self.variables.len()).find_map(|v| {
             let w = self.window_offset(v)?;
             (self.variables[v].space == (Space::Shared { cta }) && w <= window && window < w + self.variables[v].size)
-                .then(|| address(v, window - w))
+                .then(|| self.address(v, window - w))
         })
     }
 
@@ -948,6 +986,11 @@ impl Program {
         let placements: Vec<Placement> = self.threads.iter().map(|t| t.placement).collect();
         let ctas = cluster_ctas(&placements, &self.variables, cluster);
         usize::try_from(rank).ok().and_then(|r| ctas.get(r).copied())
+    }
+
+    /// The `bytes` bytes (1 to 8) at `addr` inside a kernel parameter (see [`param_bytes`]).
+    pub fn param_bytes(&self, addr: i64, bytes: i64) -> Option<i64> {
+        param_bytes(&self.variables, &self.locations, &self.physical, addr, bytes)
     }
 
     /// Whether a variable is a tensor map's own word.
@@ -967,6 +1010,43 @@ impl Program {
             Observable::Location(p) => self.physical[*p].name.clone(),
         }
     }
+}
+
+/// The `bytes` bytes (1 to 8) at `addr` inside a kernel parameter, little-endian; an unknown
+/// value where a word they touch is unknown; None where `addr` is not inside a parameter or the
+/// bytes run past its end.
+pub fn param_bytes(variables: &[Variable], locations: &[Location], physical: &[PhysicalLocation], addr: i64, bytes: i64) -> Option<i64> {
+    let (v, off) = decode_address(variables, addr)?;
+    let var = &variables[v];
+    if var.space != Space::Param || !(1..=8).contains(&bytes) || off + bytes > var.size {
+        return None;
+    }
+    let mut value: u64 = 0;
+    for k in 0..bytes {
+        let o = off + k;
+        let word = physical[locations[var.first_location + (o / 4) as usize].physical].init;
+        if unknown::is_unknown(word) {
+            return Some(word);
+        }
+        value |= ((word as u64 >> (8 * (o % 4))) & 0xFF) << (8 * k);
+    }
+    Some(value as i64)
+}
+
+/// The (variable, byte offset) of an address among `variables` (in base order), if it is inside
+/// one.
+pub fn decode_address(variables: &[Variable], value: i64) -> Option<(usize, i64)> {
+    let v = variables.partition_point(|v| v.base <= value).checked_sub(1)?;
+    let o = value - variables[v].base;
+    (o < variables[v].size).then_some((v, o))
+}
+
+/// The variable and byte of an address past the end of a variable or misaligned in it, for a
+/// message: the variable whose slot holds it.
+pub fn slot_of(variables: &[Variable], value: i64) -> Option<(usize, i64)> {
+    let v = variables.partition_point(|v| v.base <= value).checked_sub(1)?;
+    let o = value - variables[v].base;
+    (o < (next_base(Some((variables[v].base, variables[v].size))) - variables[v].base)).then_some((v, o))
 }
 
 /// The CTAs of a cluster in rank order (`%cluster_ctarank`, `mapa`): the CTAs of its threads and of

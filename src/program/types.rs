@@ -82,7 +82,7 @@ impl Ty {
 
     /// `v` truncated to the width and extended per signedness: the canonical value of the type.
     pub fn norm(self, v: i64) -> i64 {
-        if self.bits >= 64 {
+        if self.bits >= 64 || super::unknown::is_unknown(v) {
             return v;
         }
         let shift = 64 - self.bits;
@@ -157,6 +157,9 @@ impl Ty {
 
     /// Register arithmetic at this type: operands normalized first, result wrapped at the width.
     pub fn local(self, op: LocalOp, x: i64, y: i64) -> i64 {
+        if let Some(u) = super::unknown::first(&[x, y]) {
+            return u;
+        }
         match op {
             // The source is read at its own type, then written at this one.
             LocalOp::Cvt(from) => return self.norm(from.norm(x)),
@@ -244,6 +247,9 @@ impl Ty {
     /// `mad.lo` wraps `x * y + z` at the width, `mad.wide` adds `z` to the whole product at
     /// twice the width, `selp` is `x` when the predicate `z` is non-zero, else `y`.
     pub fn local3(self, op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
+        if let Some(u) = super::unknown::first(&[x, y, z]) {
+            return u;
+        }
         match op {
             LocalOp::Mad => self.local(LocalOp::Add, self.local(LocalOp::Mul, x, y), z),
             LocalOp::MadWide => self.wide().local(LocalOp::Add, self.local(LocalOp::MulWide, x, y), z),
@@ -256,6 +262,9 @@ impl Ty {
     /// The value an `atom`/`red` of this type writes (PTX ISA §9.7.13.5): `old` and the operands
     /// normalized, the result wrapped at the width; `inc`/`dec` compare unsigned.
     pub fn rmw(self, op: RmwOp, old: i64, ops: &[i64]) -> i64 {
+        if let Some(u) = super::unknown::first(&[old]).or_else(|| super::unknown::first(ops)) {
+            return u;
+        }
         let old = self.norm(old);
         let v = self.norm(ops.first().copied().unwrap_or(0));
         let r = match op {

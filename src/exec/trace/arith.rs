@@ -3,7 +3,16 @@
 //! low bytes).
 
 use super::deps::DepMask;
-use crate::program::{LocalOp, RmwOp};
+use crate::program::{unknown, LocalOp, RmwOp};
+
+/// The high 32 bits of a 64-bit value (an unknown value's are itself).
+pub fn high_word(v: i64) -> i64 {
+    if unknown::is_unknown(v) {
+        v
+    } else {
+        v >> 32
+    }
+}
 
 pub fn compare(cmp: crate::litmus::ast::CmpOp, x: i64, y: i64) -> bool {
     use crate::litmus::ast::CmpOp::*;
@@ -19,6 +28,9 @@ pub fn compare(cmp: crate::litmus::ast::CmpOp, x: i64, y: i64) -> bool {
 
 /// The value an RMW writes, given the old value and its operands (PTX ISA §9.7.13.5).
 pub fn rmw_result(op: RmwOp, old: i64, ops: &[(i64, DepMask)]) -> i64 {
+    if let Some(u) = unknown::first(&[old]).or_else(|| ops.iter().map(|o| o.0).find(|&v| unknown::is_unknown(v))) {
+        return u;
+    }
     let v = ops.first().map(|o| o.0).unwrap_or(0);
     match op {
         RmwOp::Add => old.wrapping_add(v),
@@ -48,6 +60,9 @@ pub fn rmw_result(op: RmwOp, old: i64, ops: &[(i64, DepMask)]) -> i64 {
 }
 
 pub fn local_result(op: LocalOp, x: i64, y: i64) -> i64 {
+    if let Some(u) = unknown::first(&[x, y]) {
+        return u;
+    }
     match op {
         LocalOp::Mov => x,
         LocalOp::Add => x.wrapping_add(y),
@@ -78,6 +93,9 @@ const UNTYPED_BITS: crate::program::Ty = crate::program::Ty { kind: crate::progr
 
 /// [`local_result`] with a third operand: the addend of `mad`, the predicate of `selp`.
 pub fn local3_result(op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
+    if let Some(u) = unknown::first(&[x, y, z]) {
+        return u;
+    }
     match op {
         LocalOp::Mad | LocalOp::MadWide => x.wrapping_mul(y).wrapping_add(z),
         LocalOp::Selp if z != 0 => x,
@@ -89,12 +107,15 @@ pub fn local3_result(op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
 
 /// A 64-bit value from its two words (each taken as its 32-bit pattern), low word first.
 pub fn join64(lo: i64, hi: i64) -> i64 {
+    if let Some(u) = unknown::first(&[lo, hi]) {
+        return u;
+    }
     ((lo as u64 & 0xFFFF_FFFF) | ((hi as u64 & 0xFFFF_FFFF) << 32)) as i64
 }
 
 /// The low `bytes` bytes of `v` (little-endian words).
 pub(super) fn low_bytes(v: i64, bytes: i64) -> i64 {
-    if bytes >= 8 {
+    if bytes >= 8 || unknown::is_unknown(v) {
         v
     } else if bytes <= 0 {
         0

@@ -56,7 +56,7 @@ fn registers(values: &[Value]) -> BTreeSet<Reg> {
 /// The operands whose values decide what an instruction does: addresses, branch conditions,
 /// the operands of mbarrier, barrier, wgmma and async-copy instructions, and those `mapa` and
 /// `elect.sync` compute from.
-fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
+pub(super) fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
     let addr = |a: &Address, values: &mut Vec<Value>| {
         if let Address::Reg(r, _) = a {
             values.push(Value::Reg(*r));
@@ -68,6 +68,7 @@ fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
         | Op::Store { addr: a, .. }
         | Op::StoreVector { addr: a, .. }
         | Op::Rmw { addr: a, .. }
+        | Op::ParamLoad { addr: a, .. }
         | Op::CpAsyncArrive { bar: a, .. } => addr(a, values),
         Op::AsyncCopy(c) => {
             addr(&c.dst, values);
@@ -108,6 +109,7 @@ fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
         // `mapa` of a register is computed by the run, from known values.
         Op::Local { op: LocalOp::Mapa | LocalOp::Elect { .. }, a, b, .. } => values.extend([*a, *b]),
         Op::Local { .. }
+        | Op::Opaque { .. }
         | Op::Branch { cond: None, .. }
         | Op::Fence { .. }
         | Op::ProxyFence { .. }
@@ -130,6 +132,7 @@ fn data_operands(op: &Op, values: &mut Vec<Value>) {
         Op::StoreVector { values: vs, .. } => values.extend(vs.iter().copied()),
         Op::Rmw { operands, .. } => values.extend(operands.iter().copied()),
         Op::Local { a, b, c, .. } => values.extend([*a, *b].into_iter().chain(*c)),
+        Op::Opaque { srcs, .. } => values.extend(srcs.iter().copied()),
         Op::AsyncCopy(c) => values.extend(c.byte_mask.iter().copied()),
         Op::Matrix(m) => values.extend(m.srcs.iter().copied()),
         _ => {}

@@ -90,6 +90,7 @@ fn addressed_variables(program: &Program) -> Option<Vec<usize>> {
 fn constants(op: &Op) -> Vec<i64> {
     let values: Vec<&Value> = match op {
         Op::Local { a, b, c, .. } => [a, b].into_iter().chain(c).collect(),
+        Op::Opaque { srcs, .. } => srcs.iter().collect(),
         Op::Store { value, .. } => vec![value],
         Op::StoreVector { values, .. } => values.iter().collect(),
         Op::Rmw { operands, .. } => operands.iter().collect(),
@@ -105,6 +106,7 @@ fn constants(op: &Op) -> Vec<i64> {
         },
         Op::AsyncCopy(c) => [&c.size].into_iter().chain(&c.src_size).chain(&c.ignore_src).chain(&c.multicast).chain(&c.byte_mask).collect(),
         Op::LoadVector { .. }
+        | Op::ParamLoad { .. }
         | Op::Load { .. }
         | Op::Prefetch { .. }
         | Op::CommitGroup(_)

@@ -14,6 +14,10 @@ pub enum ExploreError {
     /// Printed after the file name and a colon: `file:line:col: error: ...`.
     #[error("{line}:{col}: error: thread P{thread}: {detail} (addresses must point to a word inside a declared variable)")]
     BadAddress { thread: usize, line: usize, col: usize, detail: String },
+    /// An unknown value (`program::unknown`) where the run must know it; printed after the file
+    /// name and a colon, as [`ExploreError::BadAddress`].
+    #[error("{line}:{col}: error: thread P{thread}: {detail}")]
+    Unknown { thread: usize, line: usize, col: usize, detail: String },
     #[error("location `{location}` has {writes} writes in one execution, hence {orders} possible coherence orders, more than the candidate budget (lower --unroll, or raise --max-candidates)")]
     TooManyCoherenceOrders { location: String, writes: usize, orders: u64 },
     #[error(
@@ -32,12 +36,46 @@ pub enum ExploreError {
     Timeout { seconds: f64 },
 }
 
+impl ExploreError {
+    /// Whether the message starts with the `line:col` of the instruction it is about (to be
+    /// printed after the file name and a colon).
+    pub fn is_located(&self) -> bool {
+        matches!(self, ExploreError::BadAddress { .. } | ExploreError::Unknown { .. })
+    }
+}
+
+/// The column of the instruction of `thread` on `line`, for a `file:line:col` message.
+fn column(program: &Program, thread: usize, line: usize) -> usize {
+    program
+        .threads
+        .iter()
+        .filter(|t| t.id == thread)
+        .flat_map(|t| &t.code)
+        .find(|i| i.line == line)
+        .map(|i| program.source.line_col(i.span.start).1)
+        .unwrap_or(1)
+}
+
+/// An instruction that needs the value of `register` known, which holds the unknown value `value`.
+pub(super) fn unknown_value(program: &Program, thread: usize, instr: &crate::program::Instr, register: &str, value: i64) -> ExploreError {
+    let origin = crate::program::unknown::origin(value).and_then(|o| program.unknowns.get(o as usize));
+    let from = origin.map_or_else(|| "an unknown value".to_string(), |o| o.describe());
+    let how = match origin.map(|o| o.kind) {
+        Some(crate::program::unknown::UnknownKind::Parameter) => "give the parameter's value: `ptxmm kernel --param NAME+OFFSET=VALUE`",
+        _ => "ptxmm does not approximate a value that decides an address, a size or a synchronization",
+    };
+    let detail = format!(
+        "`{register}` is unknown here: its value comes from {from}; `{}` needs it known ({how})",
+        instr.text.split_whitespace().next().unwrap_or("")
+    );
+    ExploreError::Unknown { thread, line: instr.line, col: program.source.line_col(instr.span.start).1, detail }
+}
+
 /// What a bad address is, in the program's terms.
 pub(super) fn bad_address(program: &Program, thread: usize, line: usize, value: i64) -> ExploreError {
-    let detail = match value.checked_sub(crate::program::ADDRESS_BASE) {
-        Some(off) if off >= 0 && ((off / crate::program::ADDRESS_STRIDE) as usize) < program.variables.len() => {
-            let v = &program.variables[(off / crate::program::ADDRESS_STRIDE) as usize];
-            let byte = off % crate::program::ADDRESS_STRIDE;
+    let detail = match crate::program::slot_of(&program.variables, value) {
+        Some((v, byte)) => {
+            let v = &program.variables[v];
             if byte >= v.size {
                 format!("the address of byte {byte} of `{}` is past its end ({} bytes)", v.name, v.size)
             } else {
@@ -46,14 +84,5 @@ pub(super) fn bad_address(program: &Program, thread: usize, line: usize, value: 
         }
         _ => format!("the value {value} used as an address is not the address of any variable"),
     };
-    // The column of the instruction on that line, for a file:line:col message.
-    let col = program
-        .threads
-        .iter()
-        .filter(|t| t.id == thread)
-        .flat_map(|t| &t.code)
-        .find(|i| i.line == line)
-        .map(|i| program.source.line_col(i.span.start).1)
-        .unwrap_or(1);
-    ExploreError::BadAddress { thread, line, col, detail }
+    ExploreError::BadAddress { thread, line, col: column(program, thread, line), detail }
 }

@@ -171,6 +171,10 @@ pub struct Trace {
     /// on a counter every value is written once, and two read-modify-writes cannot both read
     /// the same write (atomicity), so no two runs of one execution share a pair.
     pub counter_claims: Vec<(usize, i64)>,
+    /// The branches on unknown values the run took (instruction indices, in run order): a
+    /// finding of an execution with this run holds only if the unknown values let the branches
+    /// go the way the run went.
+    pub assumed: Vec<usize>,
 }
 
 /// How a thread can be stuck forever.
@@ -210,6 +214,9 @@ pub struct ThreadTraces {
     pub(super) increments: std::collections::BTreeMap<usize, i64>,
     /// Some run was left out because it read a counter below what the thread saw there.
     pub counter_pruned: bool,
+    /// The branches on unknown values (instruction index → the origin of the value), each
+    /// explored both ways.
+    pub unknown_branches: std::collections::BTreeMap<usize, u32>,
 }
 
 /// A run cut at the unrolling bound: the loop, and the values its reads can only get from a

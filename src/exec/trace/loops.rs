@@ -82,7 +82,7 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
                 }
                 written.insert(*dst);
             }
-            Op::LoadVector { dsts, addr, .. } => {
+            Op::LoadVector { dsts, addr, .. } | Op::ParamLoad { dsts, addr, .. } => {
                 if let Address::Reg(r, _) = addr {
                     use_value(&Value::Reg(*r), &written, &mut read_before_write);
                 }
@@ -108,6 +108,12 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
                     use_value(c, &written, &mut read_before_write);
                 }
                 written.insert(*dst);
+            }
+            Op::Opaque { dsts, srcs, .. } => {
+                for s in srcs {
+                    use_value(s, &written, &mut read_before_write);
+                }
+                written.extend(dsts.iter().copied());
             }
             Op::Branch { cond: Some((_, a, b)), .. } => {
                 use_value(a, &written, &mut read_before_write);

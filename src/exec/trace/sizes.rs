@@ -62,7 +62,8 @@ impl Cx<'_> {
         }
         for (mut s, w) in self.branch_read(st, acc, pc, Role::Thread, None) {
             let idx = s.events.len() - 1;
-            s.regs[dst] = (RegVal::Known(ty.norm((w & 0xFFFF_FFFF) >> (8 * byte))), DepMask::single(idx));
+            let bytes = if crate::program::unknown::is_unknown(w) { w } else { ty.norm((w & 0xFFFF_FFFF) >> (8 * byte)) };
+            s.regs[dst] = (RegVal::Known(bytes), DepMask::single(idx));
             s.pc += 1;
             stack.push(s);
         }
@@ -150,7 +151,7 @@ impl Cx<'_> {
             for (k, acc) in accs.iter().enumerate() {
                 let part = match (&new, k) {
                     (RegVal::Known(x), 0) => RegVal::Known(*x),
-                    (RegVal::Known(x), _) => RegVal::Known(x >> 32),
+                    (RegVal::Known(x), _) => RegVal::Known(super::arith::high_word(*x)),
                     (RegVal::Open(e), 0) => RegVal::Open(e.clone()),
                     (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(shared(e.clone()))),
                 };

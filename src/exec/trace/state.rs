@@ -31,6 +31,8 @@ pub(super) struct State {
     pub(super) open: [Vec<usize>; 3],
     pub(super) groups: [Vec<Vec<usize>>; 3],
     pub(super) waits: Vec<GroupWait>,
+    /// The branches on unknown values taken so far (`Trace::assumed`).
+    pub(super) assumed: Vec<usize>,
 }
 
 impl State {
@@ -48,6 +50,7 @@ impl State {
             open: [Vec::new(), Vec::new(), Vec::new()],
             groups: [Vec::new(), Vec::new(), Vec::new()],
             waits: Vec::new(),
+            assumed: Vec::new(),
         }
     }
 
@@ -67,6 +70,7 @@ impl State {
             waits: self.waits,
             symbolic_registers,
             counter_claims: Vec::new(),
+            assumed: self.assumed,
         }
     }
 

@@ -47,6 +47,10 @@ impl SymExpr {
     /// The value of this node from the values of its operands (as [`SymExpr::operands`]
     /// orders them); a read's value from `read`.
     pub(super) fn apply(&self, v: &[i64], read: &mut dyn FnMut(usize) -> Option<i64>) -> Option<i64> {
+        // Arithmetic on an unknown value gives it back (`program::unknown`).
+        if let Some(u) = crate::program::unknown::first(v) {
+            return Some(u);
+        }
         Some(match self {
             SymExpr::Const(c) => *c,
             SymExpr::Read(i) => read(*i)?,
@@ -62,7 +66,7 @@ impl SymExpr {
             SymExpr::TRmw(t, op, ..) => t.rmw(*op, v[0], &v[1..]),
             SymExpr::Norm(t, _) => t.norm(v[0]),
             SymExpr::Join(..) => join64(v[0], v[1]),
-            SymExpr::High(_) => v[0] >> 32,
+            SymExpr::High(_) => super::arith::high_word(v[0]),
             SymExpr::Reduce(op, ty, f32s, word, old, _) => {
                 let (old_words, src_words) = v.split_at(old.len());
                 crate::exec::reduce::reduce_word(*op, *ty, *f32s, *word, old_words, src_words)

@@ -7,7 +7,7 @@ use super::error::{bad_address, ExploreError};
 use super::event::{AsyncKind, AsyncOp, Role, TraceOp};
 use super::state::{val, Access, Cx, State};
 use super::values::{RegVal, SymExpr};
-use crate::program::{address, AccessSpace, AsyncCopy, Completion, TensorCopy, VariableKind};
+use crate::program::{AccessSpace, AsyncCopy, Completion, TensorCopy, VariableKind};
 
 impl Cx<'_> {
     /// A tensor copy's async agent: a read of the tensor map's word, then per element of the box
@@ -73,7 +73,7 @@ impl Cx<'_> {
         let mut e = s.access_event(TraceOp::Read, pc, &tmap, Role::Source, Some(agent));
         e.symbolic = true;
         s.events.push(e);
-        let base = address(map.base, 0);
+        let base = self.program.address(map.base, 0);
         for (k, element) in map.box_elements(&corner).into_iter().enumerate() {
             for w in 0..map.elem / 4 {
                 let byte = k as i64 * map.elem + 4 * w;

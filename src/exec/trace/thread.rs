@@ -4,7 +4,7 @@
 use super::arith::{compare, join64, local3_result, rmw_result};
 use super::control::{control_registers, needed_registers};
 use super::deps::DepMask;
-use super::error::ExploreError;
+use super::error::{bad_address, ExploreError};
 use super::event::{AsyncKind, AsyncOp, GroupWait, Role, Stuck, ThreadTraces, TraceOp};
 use super::loops::{retry_back_edges, spin_back_edges};
 use super::state::{data_val, val, Cx, State};
@@ -13,7 +13,9 @@ use super::words::redundant_words;
 use crate::config::Limits;
 use crate::litmus::ast::CmpOp;
 use crate::program::mbarrier::MbUpdate;
-use crate::program::{AccessSpace, Address, CopyKind, GroupKind, LocalOp, MbOp, Op, Program, Reg, RmwOp, Thread, Ty, Value, VariableKind};
+use crate::program::{
+    unknown, AccessSpace, Address, CopyKind, GroupKind, LocalOp, MbOp, Op, Program, Reg, RmwOp, Thread, Ty, Value, VariableKind,
+};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -178,6 +180,24 @@ impl Cx<'_> {
         let pc = st.pc;
         let instr = &self.thread.code[pc];
         let line = instr.line;
+        if !matches!(instr.op, Op::Branch { .. }) {
+            self.check_known(&st, instr)?;
+        }
+        // A generic load of a kernel parameter's bytes (after `cvta.param`) reads them as
+        // `ld.param` does: no memory event.
+        match &instr.op {
+            Op::Load { dst, ty, addr, .. } if self.reads_param(&st, addr) => {
+                self.param_load(&mut st, &[*dst], ty.unwrap_or(Ty::U32), addr, line)?;
+                st.pc += 1;
+                return Ok(Some(st));
+            }
+            Op::LoadVector { dsts, ty, addr, .. } if self.reads_param(&st, addr) => {
+                self.param_load(&mut st, dsts, ty.unwrap_or(Ty::U32), addr, line)?;
+                st.pc += 1;
+                return Ok(Some(st));
+            }
+            _ => {}
+        }
         match &instr.op {
             Op::Load { dst, ty: Some(ty), addr, space, .. } if ty.bits == 64 => {
                 return Ok(fork(stack, self.load_wide(st, *dst, addr, *space, pc, line)?));
@@ -257,13 +277,13 @@ impl Cx<'_> {
                     out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
                 }
             }
-            Op::Matrix(m) => return Ok(fork(stack, self.matrix(st, m, pc, line)?)),
+            Op::Matrix(m) => st = self.matrix(st, m, pc, line)?,
             Op::NoEffect(_) => {}
             Op::Trap => {
                 let mut e = st.event(TraceOp::Marker, pc);
                 e.ub = Some("trap: the kernel aborts (PTX ISA, `trap`: \"Abort execution and generate an interrupt to the host CPU\"); the launch fails and has no final state".into());
                 st.events.push(e);
-                return Ok(self.branch(st, None, self.thread.code.len(), out));
+                return Ok(self.branch(st, stack, None, self.thread.code.len(), out));
             }
             Op::CommitGroup(kind) => st.commit(*kind),
             Op::WaitGroup { kind, n, read, all } => wait_group(&mut st, *kind, *n, *read, *all, pc),
@@ -279,7 +299,20 @@ impl Cx<'_> {
             Op::Mbarrier { op, bar, space, dst, .. } => return Ok(fork(stack, self.mbarrier(st, op, bar, *space, *dst, pc, line)?)),
             Op::Local { dst, op: LocalOp::Mapa, a, b, .. } => self.mapa(&mut st, *dst, a, b),
             Op::Local { dst, op, ty, a, b, c } => local(&mut st, *dst, *op, *ty, [a, b, c.as_ref().unwrap_or(&Value::Const(0))]),
-            Op::Branch { cond, target } => return Ok(self.branch(st, *cond, *target, out)),
+            Op::ParamLoad { dsts, ty, addr } => self.param_load(&mut st, dsts, *ty, addr, line)?,
+            Op::Opaque { dsts, srcs, origin } => {
+                let deps = srcs.iter().fold(DepMask::none(), |m, s| m.union(&data_val(&st, s).1));
+                // The first cause: an unknown source's origin, else the instruction's own.
+                let first = srcs.iter().find_map(|s| match data_val(&st, s).0 {
+                    RegVal::Known(x) if unknown::is_unknown(x) => Some(x),
+                    _ => None,
+                });
+                let value = first.unwrap_or(unknown::encode(*origin));
+                for &d in dsts {
+                    st.regs[d] = (RegVal::Known(value), deps.clone());
+                }
+            }
+            Op::Branch { cond, target } => return Ok(self.branch(st, stack, *cond, *target, out)),
         }
         st.pc += 1;
         Ok(Some(st))
@@ -429,7 +462,7 @@ impl Cx<'_> {
             let wty = self.word_type(&acc);
             let part = match (&v, k) {
                 (RegVal::Known(x), 0) => RegVal::Known(*x),
-                (RegVal::Known(x), _) => RegVal::Known(x >> 32),
+                (RegVal::Known(x), _) => RegVal::Known(super::arith::high_word(*x)),
                 (RegVal::Open(e), 0) => RegVal::Open(e.clone()),
                 (RegVal::Open(e), _) => RegVal::Open(SymExpr::High(Arc::new(e.clone()))),
             };
@@ -583,7 +616,14 @@ impl Cx<'_> {
     /// the run, as does the failed attempt of a retry loop (for the verdict); one of another
     /// loop is taken at most `unroll` times per instance of the loop (entering an outer loop's
     /// next iteration starts the inner loops afresh).
-    fn branch(&self, mut st: State, cond: Option<(CmpOp, Value, Value)>, target: usize, out: &mut ThreadTraces) -> Option<State> {
+    fn branch(
+        &self,
+        mut st: State,
+        stack: &mut Vec<State>,
+        cond: Option<(CmpOp, Value, Value)>,
+        target: usize,
+        out: &mut ThreadTraces,
+    ) -> Option<State> {
         let pc = st.pc;
         let taken = match cond {
             None => true,
@@ -592,7 +632,19 @@ impl Cx<'_> {
                 let (y, dy) = val(&st, &b);
                 // Every event after a conditional branch depends on the values it tested.
                 st.ctrl.union_with(&dx.union(&dy));
-                compare(cmp, x, y)
+                match unknown::first(&[x, y]) {
+                    // A branch on an unknown value goes both ways: the run that falls through
+                    // is explored after this one.
+                    Some(u) => {
+                        out.unknown_branches.entry(pc).or_insert(unknown::origin(u).unwrap_or(0));
+                        st.assumed.push(pc);
+                        let mut fall = st.clone();
+                        fall.pc += 1;
+                        stack.push(fall);
+                        true
+                    }
+                    None => compare(cmp, x, y),
+                }
             }
         };
         if !taken {
@@ -649,6 +701,41 @@ impl Cx<'_> {
 }
 
 impl Cx<'_> {
+    /// An instruction's deciding operands (addresses, sizes, counts, mbarrier operands) must be
+    /// known: an unknown one stops the exploration at the instruction, naming where it comes from.
+    fn check_known(&self, st: &State, instr: &crate::program::Instr) -> Result<(), ExploreError> {
+        let mut deciding = Vec::new();
+        super::control::deciding_operands(&instr.op, &mut deciding);
+        for v in deciding {
+            let Value::Reg(r) = v else { continue };
+            if let (RegVal::Known(x), _) = &st.regs[r] {
+                if unknown::is_unknown(*x) {
+                    return Err(super::error::unknown_value(self.program, self.thread.id, instr, &self.thread.registers[r], *x));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether an address points into a kernel parameter.
+    fn reads_param(&self, st: &State, addr: &Address) -> bool {
+        let (a, _) = self.address_value(st, addr);
+        self.program.decode_address(a).is_some_and(|(v, _)| self.program.variables[v].space == crate::program::Space::Param)
+    }
+
+    /// A read of kernel parameter bytes: each destination the `ty`-sized bytes at its offset
+    /// (vector elements follow each other), depending on the address's reads only.
+    fn param_load(&self, st: &mut State, dsts: &[Reg], ty: Ty, addr: &Address, line: usize) -> Result<(), ExploreError> {
+        let (a, deps) = self.address_value(st, addr);
+        let bytes = i64::from(ty.bits / 8).max(1);
+        for (k, &d) in dsts.iter().enumerate() {
+            let at = a + k as i64 * bytes;
+            let v = self.program.param_bytes(at, bytes).ok_or_else(|| bad_address(self.program, self.thread.id, line, at))?;
+            st.regs[d] = (RegVal::Known(ty.norm(v)), deps.clone());
+        }
+        Ok(())
+    }
+
     /// `mapa` with an operand in a register: the address at the same CTA-relative offset in the
     /// shared memory of the CTA of rank `b` in the thread's cluster. A rank outside the cluster
     /// or an address with no counterpart there is undefined behaviour (a marker event with the

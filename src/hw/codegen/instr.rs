@@ -243,6 +243,10 @@ impl ThreadGen<'_> {
                 // A typed register operation, or one of predicates (`not.pred`), is PTX as written.
                 None => self.emit(Emission { address_values: true, ..written }, &guard),
             },
+            Op::ParamLoad { .. } => not_generated("it reads kernel parameter bytes through a register (a harness binds parameters as constants)"),
+            Op::Opaque { .. } => {
+                not_generated("ptxmm abstracted it (the model does not interpret it, so its results are unknown and no outcome that depends on them can be judged)")
+            }
             Op::Branch { cond, .. } => match (evaluated(ins), cond) {
                 (Some(Evaluated::Elect), _) => not_generated(ELECT),
                 // `ret`/`exit` end the test's code, not the device thread: the harness still

@@ -3,7 +3,7 @@
 //! variable's address as a thread sees it.
 
 use super::super::{reject, HwTest, Rejection};
-use crate::program::Space;
+use crate::program::{Op, Space, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Padding between two global variables of an instance and between instances (bytes): two
@@ -61,6 +61,28 @@ pub(super) fn layout(test: &HwTest) -> Result<Layout, Rejection> {
             format!("the test places threads on {} GPUs; the harness runs on one GPU (multi-GPU placement is not generated)", gpus.len()),
         ));
     }
+    // A harness binds kernel parameters as the constants `ld.param` reads; the address of a
+    // parameter (`mov.b64 %rd, NAME`) names no memory the harness lays out.
+    for t in &p.threads {
+        for i in &t.code {
+            if let Op::Local { a: Value::Const(c), .. } = i.op {
+                if p.decode_address(c).is_some_and(|(v, _)| p.variables[v].space == Space::Param) {
+                    return Err(reject(
+                        p,
+                        i.span,
+                        "it takes the address of a kernel parameter (the harness binds parameters as constants)",
+                    ));
+                }
+                if crate::program::unknown::is_unknown(c) {
+                    return Err(reject(
+                        p,
+                        i.span,
+                        "it reads an unknown value (a parameter byte no value binds): the harness needs every value",
+                    ));
+                }
+            }
+        }
+    }
     let mut ctas: BTreeSet<i64> = p.threads.iter().map(|t| t.placement.cta).collect();
     for v in &p.variables {
         if let Space::Shared { cta } = v.space {
@@ -101,6 +123,7 @@ pub(super) fn layout(test: &HwTest) -> Result<Layout, Rejection> {
                 let w = p.window_offset(i).unwrap_or(0);
                 smem_bytes = smem_bytes.max(w + v.size);
             }
+            Space::Param => {}
         }
     }
     let global_stride = ((end + GLOBAL_PAD - 1) / GLOBAL_PAD * GLOBAL_PAD).max(GLOBAL_PAD);
@@ -112,6 +135,8 @@ pub(super) fn address_expr(test: &HwTest, layout: &Layout, dense_cta: usize, var
     let v = &test.program.variables[var];
     match v.space {
         Space::Global => (format!("(gbase + {})", layout.global_off[&var]), "l"),
+        // Rejected by `layout`: no harness addresses a kernel parameter.
+        Space::Param => ("0".to_string(), "l"),
         Space::Shared { cta } => {
             let owner = layout.dense_cta(cta);
             let off = test.program.window_offset(var).unwrap_or(0);

@@ -209,6 +209,8 @@ fn initial_state(test: &HwTest, layout: &Layout) -> InitialState {
                     }
                 }
             }
+            // Kernel parameters are constants of the harness's code.
+            Space::Param => {}
         }
     }
     InitialState { image, shared_init, mbar_init }
@@ -226,6 +228,7 @@ fn observable_places(p: &Program, layout: &Layout, obs: &[Observable]) -> (Vec<S
             match v.space {
                 Space::Global => global_obs.push(format!("{{{k}, {}}}", layout.global_off[&l.variable] + l.offset)),
                 Space::Shared { cta } => shared_obs.push((k, layout.dense_cta(cta), p.window_offset(l.variable).unwrap_or(0) + l.offset)),
+                Space::Param => {}
             }
         }
     }

@@ -64,6 +64,11 @@ impl Parser<'_> {
     /// `x`, `%r1`, `buf[16]`, `m[2][4]`, `%r<15>`.
     fn declared_name(&mut self) -> PResult<DeclName> {
         let name = self.register("a name to declare")?;
+        let mut offset = None;
+        if self.at(Tok::Plus) {
+            self.bump();
+            offset = Some(self.int("a byte offset after `+` (`.param .u32 p+16 = 5;`: a field of the parameter p)")?);
+        }
         let mut range = None;
         if self.at(Tok::Lt) {
             let open = self.bump();
@@ -82,7 +87,7 @@ impl Parser<'_> {
             dims.push(self.int("the number of elements")?);
             self.expect(Tok::RBracket, "`]` after the number of elements")?;
         }
-        Ok(DeclName { name, dims, range })
+        Ok(DeclName { name, dims, range, offset })
     }
 
     /// After `=`: `5`, `-1`, `{1, 2, 3}` or `&x`.

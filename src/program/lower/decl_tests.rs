@@ -63,7 +63,7 @@ fn ld_param_reads_the_bound_value() {
         "PTX k\n{ .global .align 4 .b32 g[2] = {7, 8}; .param .u64 out = &g; .param .u32 n = 0x10002; }\nP0@cta 0,gpu 0 ;\n{\n ld.param.u64 %rd1, [out];\n ld.param.u16 %rs1, [n+2];\n ld.param.u32 %r1, [n];\n}\nexists (P0:%r1 == 65538)\n",
     )
     .unwrap();
-    let g = address(var(&p, "g"), 0);
+    let g = p.address(var(&p, "g"), 0);
     let c = &p.threads[0].code;
     assert!(matches!(c[0].op, Op::Local { op: LocalOp::Mov, a: Value::Const(v), .. } if v == g));
     assert!(matches!(c[1].op, Op::Local { op: LocalOp::Mov, a: Value::Const(1), .. }));
@@ -88,7 +88,7 @@ fn shared_declarations_have_one_instance_per_cta() {
     assert_eq!(p.variables[1].space, Space::Shared { cta: 1 });
     for (t, cta) in [(0, 0), (1, 1), (2, 1)] {
         let code = &p.threads[t].code;
-        let s = address(var(&p, &format!("s@cta{cta}")), 0);
+        let s = p.address(var(&p, &format!("s@cta{cta}")), 0);
         assert!(matches!(code[0].op, Op::Local { a: Value::Const(a), .. } if a == s), "P{t} sees its CTA's `s`");
         let word = p.variables[var(&p, &format!("s@cta{cta}"))].first_location + 1;
         assert!(matches!(code[2].op, Op::Store { addr: Address::Location(l), .. } if l == word));
@@ -126,8 +126,8 @@ fn an_array_used_by_mbarriers_holds_one_per_slot() {
     assert_eq!(p.variables[full].size, 16);
     let first = p.variables[full].first_location;
     assert_eq!(p.locations[first + 1].name, "full+8");
-    assert_eq!(p.location_at(address(full, 8)), Some(first + 1));
-    assert_eq!(p.location_at(address(full, 4)), None);
+    assert_eq!(p.location_at(p.address(full, 8)), Some(first + 1));
+    assert_eq!(p.location_at(p.address(full, 4)), None);
     // Byte and 16-bit elements pack little-endian into words (the 6 bytes round up to 8).
     assert_eq!(p.variables[var(&p, "bytes")].size, 8);
     let bad = |decl: &str| {
@@ -149,7 +149,9 @@ fn declaration_errors_name_the_problem() {
     assert!(bad(".global .b32 a[2] = {1, 2, 3};").contains("at most 2 element value(s) for the 8 bytes of `a`"));
     assert!(bad(".global .align 3 .b32 a;").contains("an alignment that is a power of two"));
     assert!(bad(".reg .b32 %r1;").contains("registers are declared in code blocks"));
-    assert!(bad(".param .u32 n;").contains("the kernel parameter `n` needs a value"));
+    assert!(bad(".param .u32 n+4 = 1;").contains("`n+4`: no kernel parameter `n` is declared"));
+    assert!(bad(".param .b8 P[8]; .param .u32 P+6 = 1;").contains("a 4-byte field at byte 6 is outside the 8 bytes of `P`"));
+    assert!(bad(".param .b8 P[8]; .param .u32 P+4;").contains("a field of a parameter needs a value"));
     assert!(bad(".param .u64 p = &nowhere;").contains("unknown location `nowhere`"));
     let e = bad(".shared .b32 s; .param .u64 p = &s;");
     assert!(e.contains("t.litmus:2:35") && e.contains("a kernel parameter is one value for the grid"), "{e}");

@@ -7,9 +7,10 @@
 //! Instances are named `s@cta1` (per CTA) and `buf@P0` (per thread) when there is more than one,
 //! and by the plain name when there is one; conditions may use either spelling then.
 
-use super::state::{Lowerer, Param, VariableShape};
+use super::state::{Lowerer, VariableShape};
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, DeclInit, DeclSpace, Declaration, InitItem, Operand, Statement};
+use crate::program::unknown::{UnknownKind, UnknownOrigin};
 use crate::program::*;
 use std::collections::{BTreeSet, HashMap};
 
@@ -29,6 +30,10 @@ pub(super) struct DeclPlan<'t> {
 
 /// Largest PTX-declared variable, as for the init block's `s[N]`: every word is a location.
 const MAX_BYTES: i64 = 4096;
+
+/// Largest kernel parameter block (PTX ISA: an entry's parameters take at most 32,764 bytes on
+/// sm_70 and later with PTX 8.1).
+const MAX_PARAM_BYTES: i64 = 32_764;
 
 impl<'t> DeclPlan<'t> {
     pub(super) fn new(test: &'t ast::LitmusTest, source: &SourceFile, placements: Vec<Placement>) -> Result<Self, Diagnostic> {
@@ -354,53 +359,137 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// Binds the kernel parameters of the init block: `.param .u32 n = 5;` or `.param .u64 p = &g;`
-    /// (PTX ISA §5.1, Table 7: kernel parameters are read-only and per grid, read by `ld.param`).
+    /// The kernel parameters of the init block (PTX ISA §5.1, Table 7: read-only and per grid):
+    /// `.param .u32 n = 5;`, `.param .u64 p = &g;`, an aggregate `.param .align 128 .b8 P[896];`,
+    /// each a variable of the parameter space, then the fields given by offset
+    /// (`.param .u32 P+16 = 128;`, `.param .u64 P+808 = &g;`). Bytes no value gives are unknown
+    /// (`program::unknown`): a kernel that needs one known stops where it does, naming it.
     pub(super) fn declare_params(&mut self, init: &[Spanned<InitItem>]) -> Result<(), Diagnostic> {
-        for item in init {
-            let InitItem::Declaration(d) = &item.node else { continue };
-            if d.space.node != DeclSpace::Param {
-                continue;
-            }
-            let ty = Ty::parse(&d.ty.node).ok_or_else(|| {
-                Diagnostic::expected(d.ty.span, "a parameter type (.u32, .u64, .s32, .b64, ...)", format!("`.{}`", d.ty.node))
-            })?;
-            let [n] = d.names.as_slice() else {
-                return Err(Diagnostic::error(item.span, "declare one kernel parameter per `.param`"));
-            };
-            if let Some(dim) = n.dims.first() {
-                return Err(
-                    Diagnostic::error(dim.span, "parameter arrays are not supported").with_note("bind each value to its own `.param`")
-                );
-            }
-            let name = &n.name;
-            if self.by_name.contains_key(&name.node) || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node) {
-                return Err(Diagnostic::error(name.span, format!("`{}` is declared twice", name.node)));
-            }
-            let value = match &d.init {
-                None => {
-                    return Err(Diagnostic::error(item.span, format!("the kernel parameter `{}` needs a value", name.node))
-                        .with_note("bind it to a value (`= 5`) or to the address of a global variable (`= &g`)"))
+        // Per parameter variable, each byte: given, or unknown.
+        let mut bytes: Vec<(usize, Vec<Option<u8>>)> = Vec::new();
+        for fields in [false, true] {
+            for item in init {
+                let InitItem::Declaration(d) = &item.node else { continue };
+                if d.space.node != DeclSpace::Param {
+                    continue;
                 }
-                Some(Spanned { node: DeclInit::Values(v), span }) => match v.as_slice() {
-                    [v] => ty.norm(*v),
-                    _ => return Err(Diagnostic::expected(*span, "one value for a kernel parameter", v.len())),
-                },
-                Some(Spanned { node: DeclInit::AddressOf(x), span }) => {
-                    if ty.bits < 32 {
-                        return Err(Diagnostic::error(d.ty.span, "an address needs a 32- or 64-bit parameter (.u64)"));
-                    }
-                    if let Some(instances) = self.instances.get(x) {
-                        let names: Vec<&str> = instances.iter().map(|(_, n)| n.as_str()).collect();
-                        let what = format!("`{x}` is a `.shared` or `.local` variable (instances: {})", names.join(", "));
-                        return Err(Diagnostic::error(*span, format!("{what}; a kernel parameter is one value for the grid"))
-                            .with_note("bind parameters to global variables"));
-                    }
-                    let loc = self.location(&Spanned::new(x.clone(), *span))?;
-                    self.address_of(loc)
+                let [n] = d.names.as_slice() else {
+                    return Err(Diagnostic::error(item.span, "declare one kernel parameter per `.param`"));
+                };
+                if n.offset.is_some() != fields {
+                    continue;
                 }
-            };
-            self.params.insert(name.node.clone(), Param { ty, value });
+                let ty = Ty::parse(&d.ty.node).ok_or_else(|| {
+                    Diagnostic::expected(d.ty.span, "a parameter type (.u32, .u64, .s32, .b64, .b8, ...)", format!("`.{}`", d.ty.node))
+                })?;
+                let width = i64::from(ty.bits / 8);
+                let value_bytes = |this: &Self, count: i64| -> Result<Vec<Option<u8>>, Diagnostic> {
+                    let mut out = vec![None; count.max(0) as usize];
+                    match &d.init {
+                        None => {}
+                        Some(Spanned { node: DeclInit::Values(v), span }) => {
+                            if v.len() as i64 * width > count {
+                                return Err(Diagnostic::expected(*span, format!("at most {} element value(s)", count / width), v.len()));
+                            }
+                            for (k, x) in v.iter().enumerate() {
+                                let le = (ty.norm(*x) as u64).to_le_bytes();
+                                for b in 0..width as usize {
+                                    out[k * width as usize + b] = Some(le[b]);
+                                }
+                            }
+                        }
+                        Some(Spanned { node: DeclInit::AddressOf(x), span }) => {
+                            if ty.bits < 32 {
+                                return Err(Diagnostic::error(d.ty.span, "an address needs a 32- or 64-bit parameter (.u64)"));
+                            }
+                            if let Some(instances) = this.instances.get(x) {
+                                let names: Vec<&str> = instances.iter().map(|(_, n)| n.as_str()).collect();
+                                let what = format!("`{x}` is a `.shared` or `.local` variable (instances: {})", names.join(", "));
+                                return Err(Diagnostic::error(*span, format!("{what}; a kernel parameter is one value for the grid"))
+                                    .with_note("bind parameters to global variables"));
+                            }
+                            let loc = this.location(&Spanned::new(x.clone(), *span))?;
+                            let le = (this.address_of(loc) as u64).to_le_bytes();
+                            for b in 0..(width as usize).min(out.len()) {
+                                out[b] = Some(le[b]);
+                            }
+                        }
+                    }
+                    Ok(out)
+                };
+                let name = &n.name;
+                if !fields {
+                    if self.by_name.contains_key(&name.node)
+                        || self.instances.contains_key(&name.node)
+                        || self.params.contains_key(&name.node)
+                    {
+                        return Err(Diagnostic::error(name.span, format!("`{}` is declared twice", name.node)));
+                    }
+                    let elements = n.dims.iter().try_fold(1i64, |acc, dim| if dim.node > 0 { acc.checked_mul(dim.node) } else { None });
+                    let Some(elements) = elements.filter(|&e| e.saturating_mul(width) <= MAX_PARAM_BYTES) else {
+                        let span = n.dims.first().map_or(name.span, |d| d.span);
+                        return Err(Diagnostic::expected(span, format!("a parameter of 1 to {MAX_PARAM_BYTES} bytes"), "another size"));
+                    };
+                    let size = elements * width;
+                    let align = match &d.align {
+                        Some(a) if a.node <= 0 || a.node & (a.node - 1) != 0 => {
+                            return Err(Diagnostic::expected(a.span, "an alignment that is a power of two", a.node));
+                        }
+                        Some(a) => a.node,
+                        None => width,
+                    };
+                    let given = value_bytes(self, size)?;
+                    let shape = VariableShape { size: (size + 3) / 4 * 4, space: Space::Param, align, kind: VariableKind::Data };
+                    let v = self.push_variable(&name.node, shape, vec![0; ((size + 3) / 4) as usize], name.span);
+                    self.params.insert(name.node.clone(), v);
+                    bytes.push((v, given));
+                } else {
+                    let offset = n.offset.as_ref().expect("a field has an offset");
+                    let Some(&v) = self.params.get(&name.node) else {
+                        return Err(Diagnostic::error(
+                            name.span,
+                            format!("`{}+{}`: no kernel parameter `{}` is declared", name.node, offset.node, name.node),
+                        )
+                        .with_note("declare the parameter first: `.param .align 8 .b8 NAME[64];`"));
+                    };
+                    let size = self.variables[v].size;
+                    if offset.node < 0 || offset.node + width > size {
+                        return Err(Diagnostic::error(
+                            offset.span,
+                            format!("a {width}-byte field at byte {} is outside the {size} bytes of `{}`", offset.node, name.node),
+                        ));
+                    }
+                    if d.init.is_none() {
+                        return Err(Diagnostic::error(item.span, "a field of a parameter needs a value (`= 5` or `= &g`)"));
+                    }
+                    let given = value_bytes(self, width)?;
+                    let all = &mut bytes.iter_mut().find(|(w, _)| *w == v).expect("declared above").1;
+                    for (k, b) in given.into_iter().enumerate() {
+                        all[offset.node as usize + k] = b;
+                    }
+                }
+            }
+        }
+        for (v, given) in bytes {
+            let var = self.variables[v].clone();
+            for w in 0..(var.size / 4) as usize {
+                let word: Option<Vec<u8>> = (0..4).map(|b| given.get(4 * w + b).copied().unwrap_or(Some(0))).collect();
+                let value = match word {
+                    Some(b) => i64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                    None => {
+                        let (line, _) = self.source.line_col(var.span.start);
+                        crate::program::unknown::encode(self.unknown_origin(UnknownOrigin {
+                            line,
+                            span: var.span,
+                            what: format!("{}+{}", var.name, 4 * w),
+                            why: "no value is given for these bytes of the kernel parameter".to_string(),
+                            kind: UnknownKind::Parameter,
+                        }))
+                    }
+                };
+                let p = self.locations[var.first_location + w].physical;
+                self.physical[p].init = value;
+            }
         }
         Ok(())
     }

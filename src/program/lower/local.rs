@@ -252,10 +252,11 @@ impl InstrLowerer<'_, '_> {
                 "`cvta` needs a state space: .global, .shared{::cta|::cluster} or .local",
             ));
         };
-        if matches!(space, "const" | "param" | "param::entry") {
-            return Err(Diagnostic::error(sspan, format!("`cvta.{space}` is not supported by this version of ptxmm")).with_note(
-                "ptxmm has no constant or parameter windows; accepted: .global, .shared, .shared::cta, .shared::cluster, .local",
-            ));
+        // Addresses are canonical (a variable's bytes have one address in every window), so a
+        // conversion between the parameter window and the generic one is a move.
+        if space == "const" {
+            return Err(Diagnostic::error(sspan, format!("`cvta.{space}` is not supported by this version of ptxmm"))
+                .with_note("ptxmm has no constant window; accepted: .global, .shared, .shared::cta, .shared::cluster, .local, .param"));
         }
         let Some((size, _)) = size else {
             return Err(Diagnostic::error(self.instr.opcode_span(), "`cvta` needs the address size `.u32` or `.u64`"));

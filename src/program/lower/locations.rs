@@ -15,6 +15,7 @@ impl Lowerer<'_> {
         }
         let idx = self.locations.len();
         let variable = self.variables.len();
+        let base = self.next_base();
         self.variables.push(Variable {
             name: name.node.clone(),
             size: 4,
@@ -22,6 +23,7 @@ impl Lowerer<'_> {
             align: 4,
             kind: VariableKind::Data,
             first_location: idx,
+            base,
             span: name.span,
         });
         self.locations.push(Location {
@@ -121,7 +123,8 @@ impl Lowerer<'_> {
         let VariableShape { size, space, align, kind } = shape;
         let variable = self.variables.len();
         let first = self.locations.len();
-        self.variables.push(Variable { name: name.to_string(), size, space, align, kind, first_location: first, span });
+        let base = self.next_base();
+        self.variables.push(Variable { name: name.to_string(), size, space, align, kind, first_location: first, base, span });
         let stride = if kind == VariableKind::Mbarrier { 8 } else { 4 };
         for (w, value) in values.into_iter().enumerate() {
             let word_name = if w == 0 { name.to_string() } else { format!("{name}+{}", w * stride) };
@@ -138,6 +141,11 @@ impl Lowerer<'_> {
             self.by_name.insert(word_name, idx);
         }
         variable
+    }
+
+    /// The base address of the next variable.
+    fn next_base(&self) -> i64 {
+        next_base(self.variables.last().map(|v| (v.base, v.size)))
     }
 
     pub(super) fn new_physical(&mut self, name: &str, init: i64) -> usize {

@@ -33,6 +33,7 @@ mod labels;
 mod local;
 mod locations;
 mod memory;
+mod opaque;
 mod operands;
 mod params;
 mod special;
@@ -56,6 +57,8 @@ pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Dia
         instances: HashMap::new(),
         specials: Default::default(),
         special_reads: Default::default(),
+        abstracts: test.form == ast::CodeForm::Kernel,
+        unknowns: Default::default(),
     }
     .run(test)
 }
@@ -154,6 +157,7 @@ impl Lowerer<'_> {
             filter: None,
             extra_observables: Vec::new(),
             tensor_maps: self.tensor_maps,
+            unknowns: self.unknowns.into_inner(),
         };
         resolve_mapa(&mut program, &mapa)?;
         type_words(&mut program);

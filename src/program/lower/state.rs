@@ -18,8 +18,9 @@ pub(super) struct Lowerer<'a> {
     /// `mapa` instructions of the thread being lowered (code index, span): their result needs
     /// the cluster ranks, known once every thread is placed (`resolve_mapa`).
     pub(super) mapa_sites: std::cell::RefCell<Vec<(usize, Span)>>,
-    /// Kernel parameters (`.param` in the init block), read by `ld.param`.
-    pub(super) params: HashMap<String, Param>,
+    /// Kernel parameters (`.param` in the init block) by name: their variables (of the
+    /// parameter space), read by `ld.param`.
+    pub(super) params: HashMap<String, usize>,
     /// For each thread (by index), the names its code uses for the instances it sees of
     /// declarations instantiated per CTA or per thread (`s` for `s@cta1`), with their locations.
     pub(super) views: Vec<Vec<(String, usize)>>,
@@ -29,13 +30,24 @@ pub(super) struct Lowerer<'a> {
     pub(super) specials: super::special::Specials,
     /// The special registers the thread being lowered reads, with their values.
     pub(super) special_reads: std::cell::RefCell<std::collections::BTreeMap<String, i64>>,
+    /// Whether register-only instructions the model rejects are abstracted (`opaque`): in the
+    /// kernel form of a test.
+    pub(super) abstracts: bool,
+    /// The origins of the program's unknown values (`Program::unknowns`), each once (a kernel's
+    /// instruction is lowered once per thread).
+    pub(super) unknowns: std::cell::RefCell<Vec<crate::program::unknown::UnknownOrigin>>,
 }
 
-/// A kernel parameter: its type and its bound value (`.param .u64 p = &g;`).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Param {
-    pub(super) ty: Ty,
-    pub(super) value: i64,
+impl Lowerer<'_> {
+    /// The origin number of an unknown value's origin, registered once per place.
+    pub(super) fn unknown_origin(&self, o: crate::program::unknown::UnknownOrigin) -> u32 {
+        let mut all = self.unknowns.borrow_mut();
+        if let Some(k) = all.iter().position(|u| u.span == o.span && u.what == o.what) {
+            return k as u32;
+        }
+        all.push(o);
+        (all.len() - 1) as u32
+    }
 }
 
 /// Most registers a parameterized name may declare in a nested scope (`%r<N>`).
@@ -146,6 +158,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn address_of(&self, loc: usize) -> i64 {
-        address(self.locations[loc].variable, self.locations[loc].offset)
+        let v = self.locations[loc].variable;
+        self.variables[v].base + self.locations[loc].offset
     }
 }

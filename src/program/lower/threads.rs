@@ -94,7 +94,17 @@ impl Lowerer<'_> {
                     continue;
                 }
                 let lowerer = InstrLowerer { l: self, regs, labels: &labels, block, warp, instr: i, span: s.span, policy: false };
-                let ops = lowerer.lower_ops()?;
+                let ops = match lowerer.lower_ops() {
+                    Ok(ops) => ops,
+                    // Only a rejection of the instruction itself (its opcode or a qualifier), not
+                    // of a bad operand (an undefined register), is the model not interpreting it.
+                    Err(rejection) if self.abstracts && super::opaque::is_register_only(i) && i.opcode_span().contains(rejection.span) => {
+                        let mut lowerer =
+                            InstrLowerer { l: self, regs, labels: &labels, block, warp, instr: i, span: s.span, policy: false };
+                        lowerer.opaque(&rejection, width(i))?
+                    }
+                    Err(e) => return Err(e),
+                };
                 if ops.len() != width(i) {
                     return Err(Diagnostic::error(
                         s.span,

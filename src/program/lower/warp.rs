@@ -7,6 +7,7 @@ use super::operands::{describe, InstrLowerer, Quals};
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::Operand;
 use crate::program::matrix::{supplies_row, MatrixAccess, MatrixShape};
+use crate::program::unknown::{UnknownKind, UnknownOrigin};
 use crate::program::*;
 
 impl InstrLowerer<'_, '_> {
@@ -91,7 +92,22 @@ impl InstrLowerer<'_, '_> {
                 dsts.push(r);
             }
         }
-        Ok(Op::Matrix(Box::new(MatrixAccess { store, shape, num, trans: trans.is_some(), row, space, dsts, srcs })))
+        // The registers exchange fragments with the other lanes' rows: unknown values, whose
+        // origin is this instruction.
+        let (line, _) = self.l.source.line_col(self.span.start);
+        let why = if store {
+            "stmatrix writes to each lane's row fragments of the registers of the other lanes of the warp, which a model of some lanes does not compute (the row's write itself is modelled)"
+        } else {
+            "ldmatrix gives each lane's registers fragments of the rows the other lanes of the warp address, which a model of some lanes does not compute (the row's read itself is modelled)"
+        };
+        let origin = self.l.unknown_origin(UnknownOrigin {
+            line,
+            span: self.span,
+            what: self.l.source.slice(self.span).split_whitespace().collect::<Vec<_>>().join(" "),
+            why: why.into(),
+            kind: UnknownKind::Abstracted,
+        });
+        Ok(Op::Matrix(Box::new(MatrixAccess { store, shape, num, trans: trans.is_some(), row, space, dsts, srcs, origin })))
     }
 
     /// `bar.warp.sync membermask` (PTX ISA §9.7.13.2): a barrier of the lanes of this thread's

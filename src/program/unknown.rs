@@ -1,0 +1,92 @@
+//! Unknown values: what a kernel computes that the model does not interpret (floating-point
+//! math, `mma` on registers, warp exchanges of lanes not modelled), and the bytes of kernel
+//! parameters a user does not give.
+//!
+//! An unknown value is a number like any other as it flows through registers and memory, so
+//! that every candidate stays value-consistent (a read of it reads a write that wrote exactly
+//! it), but it is marked: its top 20 bits are [`TAG`] and its low 32 bits name its *origin*, the
+//! instruction or parameter byte that made it ([`Program::unknowns`]). Arithmetic on an unknown
+//! value gives that value back (the first unknown operand: every arithmetic function of
+//! `program::types` and `exec::trace` absorbs it), so an unknown never turns into a number that
+//! looks known. The runs never decide anything with one: a branch on an unknown value goes both
+//! ways (and the report says so), and an instruction that needs it known (an address, an mbarrier
+//! count, a copy size) stops the check at its line, naming the origin. Constants of a test in
+//! the tagged range are rejected when lowered, so no known value is ever read as unknown.
+
+use crate::diag::Span;
+
+/// The top 20 bits of an unknown value.
+pub const TAG: i64 = 0x7FF5_A000_0000_0000;
+const TAG_MASK: i64 = 0xFFFF_F000_0000_0000_u64 as i64;
+
+/// The unknown value of origin `origin`.
+pub fn encode(origin: u32) -> i64 {
+    TAG | i64::from(origin)
+}
+
+/// Whether `v` is an unknown value.
+pub fn is_unknown(v: i64) -> bool {
+    v & TAG_MASK == TAG
+}
+
+/// The origin of an unknown value.
+pub fn origin(v: i64) -> Option<u32> {
+    is_unknown(v).then_some(v as u32)
+}
+
+/// The first unknown value among `values`, if any: what arithmetic on them gives.
+pub fn first(values: &[i64]) -> Option<i64> {
+    values.iter().copied().find(|&v| is_unknown(v))
+}
+
+/// Where an unknown value comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownOrigin {
+    /// The line of the instruction or declaration that made it (of the test's file).
+    pub line: usize,
+    pub span: Span,
+    /// The instruction as written, or the parameter bytes (`param_0+16`).
+    pub what: String,
+    /// Why it is unknown: `floating-point arithmetic the model does not interpret`, `a
+    /// parameter byte no --param gives`.
+    pub why: String,
+    /// What it is: an abstracted instruction, or bytes of a kernel parameter.
+    pub kind: UnknownKind,
+}
+
+/// What made a value unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownKind {
+    /// A register-only instruction the model does not interpret (taken out of the program; its
+    /// destinations are unknown).
+    Abstracted,
+    /// Bytes of a kernel parameter the test does not bind.
+    Parameter,
+}
+
+impl UnknownOrigin {
+    /// `\`fma.rn.f32 %f3, %f1, %f2, %f0\` (line 27: floating-point arithmetic ...)`.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            UnknownKind::Abstracted => format!("`{}` (line {}), which ptxmm abstracted: {}", self.what, self.line, self.why),
+            UnknownKind::Parameter => format!("{} (line {}): {}", self.what, self.line, self.why),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_values_carry_their_origin_and_no_small_number_is_one() {
+        let u = encode(7);
+        assert!(is_unknown(u) && origin(u) == Some(7));
+        assert!(is_unknown(encode(u32::MAX)));
+        for v in [0, 1, -1, i64::MAX, i64::MIN, 0x1000_0000, u32::MAX as i64, crate::program::ADDRESS_BASE] {
+            assert!(!is_unknown(v), "{v:#x}");
+        }
+        assert_eq!(first(&[1, u, encode(3)]), Some(u));
+        assert_eq!(first(&[1, 2]), None);
+    }
+}
