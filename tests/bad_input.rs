@@ -99,6 +99,30 @@ const ISA_CASES: &[(&str, &str, &str)] = &[
     ("isa-elect-membermask-address.litmus", "4:22", "expected a membermask (a constant or a register), found an address"),
     ("isa-subword-misaligned-offset.litmus", "4:16", "`g+1` is not a 2-byte aligned byte of `g` (8 bytes)"),
     ("isa-subword-misaligned-register.litmus", "5:2", "the address of a 2-byte access is not 2-byte aligned"),
+    // Bit instructions, labels in blocks, warp collectives, no-effect instructions (issue 38).
+    ("isa-label-same-block.litmus", "7:2", "label `L` is defined twice in this thread"),
+    ("isa-label-sibling-block.litmus", "9:6", "unknown label `L` in this thread"),
+    ("isa-warp-sync-mask.litmus", "4:16", "membermask 0x2 does not select this thread's lane 0"),
+    ("isa-bfe-type.litmus", "4:6", "expected a type of `bfe`: .u32 .u64 .s32 .s64, found `.b32`"),
+    ("isa-lop3-lut-register.litmus", "4:25", "expected an immLut constant in 0..255, found `%r2`"),
+    ("isa-shf-no-mode.litmus", "4:2", "`shf` needs a direction and a mode"),
+    ("isa-setmaxnreg-count.litmus", "4:34", "expected an imm-reg-count constant in 24..256, a multiple of 8"),
+    ("isa-prefetch-operand.litmus", "4:21", "expected an address `[a]`, found `%rd1`"),
+    ("isa-ldmatrix-shape.litmus", "4:24", "expected a form of `ldmatrix`: .m8n8.b16"),
+    ("isa-ldmatrix-count.litmus", "4:43", "expected 2 register(s) for `.m8n8.x2`, found 1"),
+    ("isa-warp-exchange.litmus", "5:2", "`vote.sync.ballot.b32` is not modelled: a warp exchange"),
+    ("isa-mad24-sat.litmus", "4:11", "`.sat` exists only in `mad24.hi.sat.s32`"),
+    // Unknown values (program::unknown) through the bit instructions and out of ldmatrix.
+    (
+        "isa-unknown-bits-address.litmus",
+        "14:2",
+        "`%r8` is unknown here: its value comes from `shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1` (line 7)",
+    ),
+    (
+        "isa-ldmatrix-unknown-address.litmus",
+        "8:2",
+        "`%r5` is unknown here: its value comes from `ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r2}, [tile]` (line 4)",
+    ),
     (
         "isa-reduce-xor-s32.litmus",
         "4:72",

@@ -41,7 +41,8 @@ fn instances_are_named_in_reports_and_logs() {
 /// `ptxmm hw gen` writes code blocks and PTX declarations: nested scopes keep their own
 /// registers, `ld.param` becomes the bound value or the harness's address of the bound variable,
 /// `ret` ends the test thread, per-CTA `.shared` instances are each CTA's own; `.local` memory
-/// is rejected with the reason, and so is a parameter read through its address. (tests/hw/compile_all.sh compiles these with nvcc.)
+/// is rejected with the reason, and so are a parameter read through its address and an
+/// abstracted instruction. (tests/hw/compile_all.sh compiles these with nvcc.)
 #[test]
 fn hw_gen_writes_blocks_and_declarations() {
     let out_dir = std::env::temp_dir().join(format!("ptxmm-ptx-hw-{}", std::process::id()));
@@ -59,9 +60,11 @@ fn hw_gen_writes_blocks_and_declarations() {
             "{err}"
         );
     }
+    // An abstracted instruction (a warp exchange in a kernel) is rejected with the reason.
+    assert!(err.contains("K19-warp-exchanges.litmus:19:2: cannot generate a hardware harness for K19-warp-exchanges: instruction `shfl.sync.up.b32` is not generated: ptxmm abstracted it"), "{err}");
     let rejected = err.matches("cannot generate a hardware harness").count();
-    assert_eq!(rejected, 3, "{err}");
-    assert!(says.contains("3 rejected by the harness generator"), "{says}");
+    assert_eq!(rejected, 4, "{err}");
+    assert!(says.contains("4 rejected by the harness generator"), "{says}");
     let read = |name: &str| std::fs::read_to_string(out_dir.join(name)).unwrap();
     let scoped = read("K05-scoped-registers.cu");
     assert_eq!(scoped.matches("  .reg .b32 P_OUT;").count(), 3, "{scoped}");

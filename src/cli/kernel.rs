@@ -259,7 +259,7 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
         let _ = writeln!(s, "Abstracted: nothing (every instruction is modelled)");
     } else {
         let _ =
-            writeln!(s, "Abstracted ({}): register-only instructions the model does not interpret; their results are unknown values (stored as unknown, never an address, a size or a count; a branch on one goes both ways):", k.abstracted.len());
+            writeln!(s, "Abstracted ({}): instructions whose results the model does not compute (register-only instructions it does not interpret, the fragments of ldmatrix/stmatrix); their results are unknown values (stored as unknown, never an address, a size or a count; a branch on one goes both ways):", k.abstracted.len());
         for a in &k.abstracted {
             let _ = writeln!(s, "  {} `{}`: {}", place(k, a.line), a.instruction, a.why);
         }

@@ -333,6 +333,11 @@ fn barrier_reason(program: &Program, instr: &crate::program::Instr, b: &BlockedB
             if left == 1 { "s" } else { "" },
             b.expected
         )
+    } else if matches!(instr.op, crate::program::Op::WarpBarrier { .. }) {
+        format!(
+            "{} waits for every lane of its membermask that the test has to execute a bar.warp.sync with the same membermask (PTX ISA 9.7.13.2); {} of {} do",
+            instr.text, b.arrived, b.expected
+        )
     } else if matches!(instr.op, crate::program::Op::ClusterBarrier { .. }) {
         format!(
             "{} waits for every thread of the cluster that has not exited (PTX ISA 9.7.13.3); {} of {} arrive",

@@ -23,8 +23,19 @@ pub enum EventKind {
     Read,
     Write,
     Fence,
-    Barrier { instance: i64, id: Option<i64>, count: Option<i64>, arrive: bool },
-    ClusterBarrier { arrive: bool },
+    Barrier {
+        instance: i64,
+        id: Option<i64>,
+        count: Option<i64>,
+        arrive: bool,
+    },
+    ClusterBarrier {
+        arrive: bool,
+    },
+    /// `bar.warp.sync` with the value of its membermask.
+    WarpBarrier {
+        mask: u32,
+    },
     Marker,
 }
 
@@ -276,9 +287,9 @@ fn base_sets(program: &Program, readings: &Readings, events: &[Event]) -> BTreeM
     sets.insert("W", set(&|e| e.is_write()));
     sets.insert("R", set(&|e| e.is_read()));
     sets.insert("M", set(&|e| e.physical.is_some()));
-    sets.insert("F", set(&|e| matches!(e.kind, EventKind::Fence | EventKind::Barrier { .. })));
+    sets.insert("F", set(&|e| matches!(e.kind, EventKind::Fence | EventKind::Barrier { .. } | EventKind::WarpBarrier { .. })));
     sets.insert("IW", set(&|e| e.kind == EventKind::Init));
-    sets.insert("B", set(&|e| matches!(e.kind, EventKind::Barrier { .. })));
+    sets.insert("B", set(&|e| matches!(e.kind, EventKind::Barrier { .. } | EventKind::WarpBarrier { .. })));
     let mut tagged: Vec<EventSet> = vec![EventSet::empty(n); ALL_TAGS.len()];
     for (i, e) in events.iter().enumerate() {
         for tag in &e.tags {
@@ -713,6 +724,12 @@ fn classify(instr: &crate::program::Instr, te: &TraceEvent) -> (EventKind, Optio
             }
             (EventKind::Barrier { instance: *instance, id: *id, count: *count, arrive: *arrive }, None, tags)
         }
+        (Op::WarpBarrier { .. }, TraceOp::WarpBarrier { mask }) => (EventKind::WarpBarrier { mask: *mask }, None, tags),
+        // ldmatrix/stmatrix: "treated as a weak memory operation in the Memory Consistency Model".
+        (Op::Matrix(_), _) => {
+            tags.extend(["WEAK", Proxy::Generic.tag()]);
+            (rw(op), None, tags)
+        }
         (Op::ClusterBarrier { arrive, sem }, _) => {
             tags.push(if *arrive { "CARRIVE" } else { "CWAIT" });
             if *sem == Sem::Relaxed {
@@ -1098,6 +1115,9 @@ pub fn resolve_barriers(s: &EventStructure, readings: &Readings) -> Vec<BarrierR
             }
         }
     }
+    for (a, b) in resolve_warp_barriers(s, &mut blocked) {
+        syncbar.insert(a, b);
+    }
     let syncclu = resolve_cluster_barriers(s, &mut blocked);
     let mut out: Vec<(Relation, Vec<BlockedBarrier>)> = vec![(syncbar, blocked)];
     for alts in choices {
@@ -1206,6 +1226,89 @@ fn resolve_cluster_barriers(s: &EventStructure, blocked: &mut Vec<BlockedBarrier
         }
     }
     rel
+}
+
+/// `bar.warp.sync membermask` (PTX ISA §9.7.13.2): "wait until all threads corresponding to
+/// membermask have executed a bar.warp.sync with the same membermask value". The participants of
+/// a thread's barrier are the lanes of its warp that its membermask selects and a thread of the
+/// test occupies. Each thread waits at its next warp barrier; the barriers of a set of threads
+/// complete together when each participant's next one has the same membermask (every thread in
+/// the set is one of the participants, and none is missing). Completing one such set never
+/// changes whether another can complete, so the matching is unique; what cannot complete blocks.
+/// A participant that has exited never arrives: its lanes' barriers block.
+fn resolve_warp_barriers(s: &EventStructure, blocked: &mut Vec<BlockedBarrier>) -> Vec<(usize, usize)> {
+    let program = s.program;
+    let mut warps: BTreeMap<(i64, i64, i64), Warp> = BTreeMap::new();
+    for (t, th) in program.threads.iter().enumerate() {
+        for ins in &th.code {
+            if let Op::WarpBarrier { warp, lane, lanes, .. } = ins.op {
+                let w = warps.entry((th.placement.gpu, th.placement.cta, warp)).or_default();
+                w.lanes |= lanes;
+                w.threads.insert(lane, t);
+            }
+        }
+    }
+    let mut edges = Vec::new();
+    for w in warps.values() {
+        // Each member's warp-barrier events, in program order, and its next unmatched one.
+        let events: BTreeMap<u32, Vec<(usize, u32)>> = w
+            .threads
+            .iter()
+            .map(|(&lane, &t)| {
+                let evs = s.thread_events[t]
+                    .iter()
+                    .filter_map(|&e| if let EventKind::WarpBarrier { mask } = s.events[e].kind { Some((e, mask)) } else { None })
+                    .collect();
+                (lane, evs)
+            })
+            .collect();
+        let mut next: BTreeMap<u32, usize> = events.keys().map(|&l| (l, 0)).collect();
+        let pending = |next: &BTreeMap<u32, usize>, lane: u32| events.get(&lane).and_then(|e| e.get(next[&lane]).copied());
+        // The participants of a barrier of `lane` with `mask`, and whether each is at one with it.
+        let at = |next: &BTreeMap<u32, usize>, lane: u32, mask: u32| -> Vec<(u32, Option<usize>)> {
+            (0..32)
+                .filter(|l| (mask & w.lanes) & (1 << l) != 0 || *l == lane)
+                .map(|l| (l, pending(next, l).filter(|(_, m)| *m == mask).map(|(e, _)| e)))
+                .collect()
+        };
+        loop {
+            let mut fired = false;
+            for &lane in events.keys() {
+                let Some((_, mask)) = pending(&next, lane) else { continue };
+                let participants = at(&next, lane, mask);
+                if participants.iter().any(|(_, e)| e.is_none()) {
+                    continue;
+                }
+                let evs: Vec<usize> = participants.iter().filter_map(|(_, e)| *e).collect();
+                edges.extend(evs.iter().flat_map(|&a| evs.iter().map(move |&b| (a, b))));
+                for (l, _) in &participants {
+                    if let Some(k) = next.get_mut(l) {
+                        *k += 1;
+                    }
+                }
+                fired = true;
+            }
+            if !fired {
+                break;
+            }
+        }
+        for &lane in events.keys() {
+            let Some((e, mask)) = pending(&next, lane) else { continue };
+            let participants = at(&next, lane, mask);
+            let arrived = participants.iter().filter(|(_, e)| e.is_some()).count();
+            let missing = participants.iter().filter(|(_, e)| e.is_none()).filter_map(|(l, _)| w.threads.get(l).copied()).collect();
+            blocked.push(BlockedBarrier { event: e, expected: participants.len(), arrived, missing, other_ids: 0 });
+        }
+    }
+    edges
+}
+
+/// A warp of the test's `bar.warp.sync` threads: the lanes the test occupies, and the thread of
+/// each lane whose code has one.
+#[derive(Default)]
+struct Warp {
+    lanes: u32,
+    threads: BTreeMap<u32, usize>,
 }
 
 fn is_arrive(e: &Event) -> bool {

@@ -234,6 +234,8 @@ pub enum Operand {
     AddressOf(String),
     /// `[tmap, {c0, c1}]`: a tensor map and the coordinates of a box (tensor copies).
     TensorAddress(Box<Spanned<Operand>>, Vec<Spanned<Operand>>),
+    /// `!p`: a negated predicate source (PTX's `{!}a` of `vote.sync`, `bar.red`, `setp`'s `c`).
+    Negated(Box<Spanned<Operand>>),
 }
 
 /// `exists P`, `~exists P`, `forall P`.

@@ -810,18 +810,13 @@ impl<'a> Parser<'a> {
         self.bump();
         let opcode = opcode_parts(self.slice(op), op.span.start);
         let mut operands = Vec::new();
-        let elect = self.slice(op).starts_with("elect.");
         if self.at_operand() {
             loop {
                 let first = self.operand()?;
-                // `elect.sync d|p, membermask`: `d|p` (no space around `|`, which otherwise
-                // separates columns) is one operand, kept as a vector of the two destinations.
-                if elect
-                    && operands.is_empty()
-                    && self.raw(0).kind == Tok::Bar
-                    && self.prev_span().end == self.raw(0).span.start
-                    && self.raw(0).span.end == self.raw(1).span.start
-                {
+                // A destination with a predicate output, `d|p` (`elect.sync d|p, membermask`,
+                // `shfl.sync.bfly.b32 %r1|%p1, ...`, `setp.lt.s32 p|q, a, b`, `lop3.or.b32 d|p,
+                // ...`): one operand, kept as a vector of the two destinations.
+                if operands.is_empty() && self.at_pair_bar() {
                     self.bump();
                     let second = self.operand()?;
                     let span = first.span.to(second.span);
@@ -839,7 +834,25 @@ impl<'a> Parser<'a> {
     }
 
     fn at_operand(&self) -> bool {
-        matches!(self.kind(), Tok::Ident | Tok::PercentName | Tok::Int | Tok::Minus | Tok::LBracket | Tok::LBrace | Tok::Amp)
+        matches!(self.kind(), Tok::Ident | Tok::PercentName | Tok::Int | Tok::Minus | Tok::LBracket | Tok::LBrace | Tok::Amp | Tok::Bang)
+    }
+
+    /// At the `|` of a `d|p` destination, just after the first operand. In a code block a `|`
+    /// there is nothing else. In a row, where `|` separates the columns, it is one only when
+    /// written with no space on either side and followed by a register and a `,` (every PTX
+    /// form with a `d|p` destination has more operands), so `bra L1|bra L2` stays two cells.
+    fn at_pair_bar(&self) -> bool {
+        if self.raw(0).kind != Tok::Bar {
+            return false;
+        }
+        if self.row_start.is_none() {
+            return true;
+        }
+        let (bar, second, after) = (self.raw(0), self.raw(1), self.raw(2));
+        self.prev_span().end == bar.span.start
+            && bar.span.end == second.span.start
+            && matches!(second.kind, Tok::Ident | Tok::PercentName)
+            && after.kind == Tok::Comma
     }
 
     fn operand(&mut self) -> PResult<Spanned<Operand>> {
@@ -894,6 +907,15 @@ impl<'a> Parser<'a> {
             }
             Tok::LBracket => self.address()?,
             Tok::LBrace => self.vector()?,
+            // `{!}a`: a negated predicate source (`vote.sync.all.pred p, !q, -1`).
+            Tok::Bang => {
+                self.bump();
+                let tok = self.tok();
+                if !matches!(tok.kind, Tok::Ident | Tok::PercentName) {
+                    return Err(self.unexpected("a predicate register after `!`"));
+                }
+                Operand::Negated(Box::new(self.operand()?))
+            }
             _ => return Err(self.unexpected("an operand")),
         };
         Ok(Spanned::new(operand, tok.span.to(self.prev_span())))

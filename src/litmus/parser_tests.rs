@@ -617,3 +617,57 @@ fn reports_declaration_and_instance_errors() {
         "t.litmus:5:11: error: expected an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`, found `gpu0`"
     );
 }
+
+/// The instructions of column 0, in order.
+fn instructions(t: &LitmusTest) -> Vec<Instruction> {
+    t.column(0).iter().filter_map(|s| if let Statement::Instr(i) = &s.node { Some(i.clone()) } else { None }).collect()
+}
+
+fn pct(s: &str) -> Operand {
+    Operand::PercentName(s.to_string())
+}
+
+#[test]
+fn parses_pair_destinations_and_negated_predicates() {
+    // In a code block: `d|p` after any first operand, with or without spaces.
+    let t = parse_ok(
+        "PTX t\n{ }\nP0@cta 0,gpu 0 ;\n{\n shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;\n shfl.sync.idx.b32 %r1 | %p1, %r2, 0, 31, -1;\n \
+         setp.lt.s32 p|q, a, b;\n lop3.and.b32 _|%p3, %r1, %r2, %r3, 0x3f, %p2;\n match.all.sync.b64 %r5|%p2, %rd4, -1;\n \
+         vote.sync.all.pred %p2, !%p1, -1;\n vote.sync.ballot.b32 %r4, %p1, -1;\n match.any.sync.b32 %r5, %r4, -1;\n \
+         redux.sync.add.u32 %r6, %r5, -1;\n activemask.b32 %r7;\n}\nexists (true)\n",
+    );
+    let ins = instructions(&t);
+    let pair = |i: &Instruction| match &i.operands[0].node {
+        Operand::Vector(v) => nodes(v),
+        other => panic!("no pair: {other:?}"),
+    };
+    assert_eq!(pair(&ins[0]), vec![pct("%r1"), pct("%p1")]);
+    assert_eq!(ins[0].operands.len(), 5);
+    assert_eq!(pair(&ins[1]), vec![pct("%r1"), pct("%p1")]);
+    assert_eq!(pair(&ins[2]), vec![name("p"), name("q")]);
+    assert_eq!(pair(&ins[3]), vec![Operand::Sink, pct("%p3")]);
+    assert_eq!(pair(&ins[4]), vec![pct("%r5"), pct("%p2")]);
+    let Operand::Negated(p) = &ins[5].operands[1].node else { panic!("{:?}", ins[5].operands[1]) };
+    assert_eq!(p.node, pct("%p1"));
+    assert_eq!(ins.len(), 10);
+    assert_eq!(ins[9].operands.len(), 1);
+    // In a row, `|` joins only without spaces and before more operands: otherwise it separates
+    // the columns (`bra L1|bra L2` is two cells).
+    let t = parse_ok(
+        "PTX t\n{ }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n setp.eq.s32 p|q, r1, 0 | ;\n bra L1|bra L2 ;\n L1: | L2: ;\nexists (true)\n",
+    );
+    assert_eq!(pair(&instructions(&t)[0]), vec![name("p"), name("q")]);
+    assert_eq!(instructions(&t)[1].operands, vec![Spanned::new(name("L1"), instructions(&t)[1].operands[0].span)]);
+    assert_eq!(t.column(1).len(), 2);
+    assert!(parse_err("PTX t\n{ }\n P0@cta 0,gpu 0 ;\n vote.sync.all.pred p, ![x], 1 ;\nexists (true)\n")
+        .contains("expected a predicate register after `!`"));
+}
+
+#[test]
+fn parses_one_element_braces() {
+    let t = parse_ok("PTX t\n{ }\nP0@cta 0,gpu 0 ;\n{\n st.shared.u32 [s], {%r1};\n st.shared.u32 [s], { %r1 };\n}\nexists (true)\n");
+    for i in instructions(&t) {
+        let Operand::Vector(v) = &i.operands[1].node else { panic!() };
+        assert_eq!(nodes(v), vec![pct("%r1")]);
+    }
+}

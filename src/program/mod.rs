@@ -4,15 +4,19 @@
 //! not cover. Later stages never look at text again: they see locations as indices, registers as
 //! per-thread indices, labels as instruction indices, and qualifiers as enums.
 
+pub mod bits;
 pub mod load;
 mod lower;
+pub mod matrix;
 pub mod mbarrier;
 pub mod naming;
 pub mod tensor;
 pub mod types;
 pub mod unknown;
 
+pub use bits::PrmtMode;
 pub use lower::lower;
+pub use matrix::{MatrixAccess, MatrixShape};
 pub use tensor::{TensorCopy, TensorMap};
 pub use types::Ty;
 
@@ -278,6 +282,85 @@ pub enum LocalOp {
         lane: u32,
         is_leader: bool,
     },
+    /// `bfe.<type> d, a, b, c` (PTX ISA §9.7.1.19): the bit field of `a` at position `b`, `c`
+    /// bits long, zero- or sign-extended (`bits::compute` has the arithmetic of these).
+    Bfe,
+    /// `bfi.b32|b64 f, a, b, c, d` (§9.7.1.20): `a` inserted into `b`; the third operand holds the
+    /// position and length as [`bits::bfi_field`] packs them.
+    Bfi,
+    /// The field operand of `bfi` from a position `a` and a length `b` in registers.
+    BfiField,
+    /// `brev.b32|b64` (§9.7.1.18).
+    Brev,
+    /// `clz.b32|b64` (§9.7.1.15): a `.u32` count.
+    Clz,
+    /// `popc.b32|b64` (§9.7.1.14): a `.u32` count.
+    Popc,
+    /// `bfind{.shiftamt}.<type>` (§9.7.1.16): a `.u32` position.
+    Bfind {
+        shiftamt: bool,
+    },
+    /// `prmt.b32{.mode} d, a, b, c` (Data Movement and Conversion Instructions: prmt).
+    Prmt(PrmtMode),
+    /// `lop3.b32 d, a, b, c, immLut` (Logic and Shift Instructions: lop3).
+    Lop3(u8),
+    /// The predicate of `lop3.or|and.b32 d|p, a, b, c, immLut, q`: `(a != 0) or|and b`, with `a`
+    /// the `d` just computed.
+    Lop3Pred {
+        or: bool,
+    },
+    /// `shf.l|r.clamp|wrap.b32 d, a, b, c` (Logic and Shift Instructions: shf).
+    Shf {
+        left: bool,
+        clamp: bool,
+    },
+    /// `bmsk.clamp|wrap.b32 d, a, b` (§9.7.1.22).
+    Bmsk {
+        clamp: bool,
+    },
+    /// `szext.clamp|wrap.u32|s32 d, a, b` (§9.7.1.21).
+    Szext {
+        clamp: bool,
+    },
+    /// `mul24.lo|hi.u32|s32` (§9.7.1.5).
+    Mul24 {
+        hi: bool,
+    },
+    /// `mad24.lo|hi{.sat}.u32|s32` (§9.7.1.6; `.sat` only with `.hi.s32`).
+    Mad24 {
+        hi: bool,
+        sat: bool,
+    },
+    /// `sad.<type> d, a, b, c` (§9.7.1.7): `c + |a - b|`.
+    Sad,
+    /// `cnot.b16|b32|b64` (Logic and Shift Instructions: cnot): 1 when `a` is 0, else 0.
+    Cnot,
+    /// `abs.s16|s32|s64` (§9.7.1.10).
+    Abs,
+    /// `min.relu.s32` / `max.relu.s32` (§9.7.1.12-13): the result clamped to 0 if negative.
+    Relu {
+        max: bool,
+    },
+}
+
+impl LocalOp {
+    /// Whether the operation reads its third operand `c` (the addend of `mad`, the predicate of
+    /// `selp`, the third source of the bit operations that have one).
+    pub fn ternary(self) -> bool {
+        matches!(
+            self,
+            LocalOp::Mad
+                | LocalOp::MadWide
+                | LocalOp::Selp
+                | LocalOp::Bfe
+                | LocalOp::Bfi
+                | LocalOp::Prmt(_)
+                | LocalOp::Lop3(_)
+                | LocalOp::Shf { .. }
+                | LocalOp::Mad24 { .. }
+                | LocalOp::Sad
+        )
+    }
 }
 
 /// Thread fences (PTX ISA §9.7.13.4).
@@ -589,6 +672,26 @@ pub enum Op {
         /// The third operand of `mad` (the addend) and `selp` (the predicate).
         c: Option<Value>,
     },
+    /// `ldmatrix` / `stmatrix`: this lane's part of a warp's matrix access ([`MatrixAccess`]).
+    Matrix(Box<MatrixAccess>),
+    /// `bar.warp.sync membermask` (PTX ISA §9.7.13.2): "cause executing thread to wait until all
+    /// threads corresponding to membermask have executed a bar.warp.sync with the same
+    /// membermask value", and it "also guarantee[s] memory ordering among threads participating
+    /// in barrier". The participants are the lanes of the thread's warp (`warp`: its tid / 32 in
+    /// its CTA) that `mask` selects and a thread of the test occupies (`lanes`); `lane` is the
+    /// thread's own lane.
+    WarpBarrier {
+        mask: Value,
+        warp: i64,
+        lane: u32,
+        lanes: u32,
+    },
+    /// An instruction with no effect on memory or registers that the model can observe.
+    NoEffect(NoEffect),
+    /// `trap` (PTX ISA, Miscellaneous Instructions: trap): "Abort execution and generate an
+    /// interrupt to the host CPU". The launch fails: a run that reaches it is undefined
+    /// (`undefined-operation`, it has no final state) and the thread goes no further.
+    Trap,
     /// A register-only instruction the model does not interpret, in a kernel (the kernel form
     /// of a test, `CodeForm::Kernel`): floating-point math, `mma` on registers, warp exchanges.
     /// Its destinations become unknown (`unknown::encode(origin)`, `Program::unknowns`), with a
@@ -603,6 +706,27 @@ pub enum Op {
         cond: Option<(CmpOp, Value, Value)>,
         target: usize,
     },
+}
+
+/// The instructions that have no effect the model can observe (each is checked, then runs as
+/// nothing; `docs/litmus-format.md` says why for each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoEffect {
+    /// `nanosleep.u32 t` (PTX ISA, Miscellaneous Instructions: nanosleep): "Suspends the thread
+    /// for a sleep duration approximately close to the delay t"; `t` is read.
+    Sleep(Value),
+    /// `setmaxnreg.inc|dec.sync.aligned.u32 N` (Miscellaneous Instructions: setmaxnreg): a hint
+    /// on the warp's register count.
+    SetMaxNReg { inc: bool, count: i64 },
+    /// `griddepcontrol.launch_dependents` / `.wait` (§9.7.13.13): dependent and prerequisite grids
+    /// of the runtime; a litmus test is one grid with none.
+    GridDepControl { wait: bool },
+    /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`, `prefetch{.const|.param}.tensormap [a]`
+    /// (Data Movement and Conversion Instructions: prefetch, prefetchu): a cache hint; `addr` is
+    /// read when it is a register.
+    Prefetch { addr: Option<Address> },
+    /// `pmevent{.mask} a` (Miscellaneous Instructions: pmevent): a performance-monitor event.
+    PmEvent,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -169,6 +169,7 @@ impl Ty {
             // Not typed: `mapa` is computed by the run, `elect.sync` has no type.
             LocalOp::Mapa => return x,
             LocalOp::Elect { lanes, lane, is_leader } => return elect(lanes, lane, is_leader, x),
+            op if super::bits::is_bit_op(op) => return super::bits::compute(self, op, x, y, 0),
             _ => {}
         }
         let (x, y) = (self.norm(x), self.norm(y));
@@ -236,6 +237,8 @@ impl Ty {
             | LocalOp::Cvt(_)
             | LocalOp::Mapa
             | LocalOp::Elect { .. } => x,
+            // The bit operations (`bits::is_bit_op`) returned above too.
+            _ => x,
         };
         self.norm(r)
     }
@@ -251,6 +254,7 @@ impl Ty {
             LocalOp::Mad => self.local(LocalOp::Add, self.local(LocalOp::Mul, x, y), z),
             LocalOp::MadWide => self.wide().local(LocalOp::Add, self.local(LocalOp::MulWide, x, y), z),
             LocalOp::Selp => self.norm(if z != 0 { x } else { y }),
+            op if super::bits::is_bit_op(op) => super::bits::compute(self, op, x, y, z),
             _ => self.local(op, x, y),
         }
     }

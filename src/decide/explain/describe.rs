@@ -265,7 +265,9 @@ pub(super) fn describe_events(program: &Program, s: &EventStructure) -> Vec<Even
                         EventKind::Fence => {
                             format!("F {}", instr.text.split_whitespace().next().unwrap_or("fence").trim_start_matches("fence."))
                         }
-                        EventKind::Barrier { .. } | EventKind::ClusterBarrier { .. } => format!("B {}", instr.text),
+                        EventKind::Barrier { .. } | EventKind::ClusterBarrier { .. } | EventKind::WarpBarrier { .. } => {
+                            format!("B {}", instr.text)
+                        }
                         EventKind::Marker => format!("wait {}", instr.text),
                     };
                     if e.agent.is_some() {

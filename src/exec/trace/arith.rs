@@ -83,8 +83,13 @@ pub fn local_result(op: LocalOp, x: i64, y: i64) -> i64 {
         LocalOp::MulHi => ((x as i128 * y as i128) >> 64) as i64,
         LocalOp::Selp | LocalOp::Cvt(_) | LocalOp::Mapa => x,
         LocalOp::Elect { lanes, lane, is_leader } => crate::program::types::elect(lanes, lane, is_leader, x),
+        // Lowering types the bit operations; untyped, they compute on 64-bit patterns.
+        op => UNTYPED_BITS.local(op, x, y),
     }
 }
+
+/// The type an untyped bit operation computes at (lowering always gives them one).
+const UNTYPED_BITS: crate::program::Ty = crate::program::Ty { kind: crate::program::types::Kind::B, bits: 64 };
 
 /// [`local_result`] with a third operand: the addend of `mad`, the predicate of `selp`.
 pub fn local3_result(op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
@@ -95,6 +100,7 @@ pub fn local3_result(op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
         LocalOp::Mad | LocalOp::MadWide => x.wrapping_mul(y).wrapping_add(z),
         LocalOp::Selp if z != 0 => x,
         LocalOp::Selp => y,
+        op if crate::program::bits::is_bit_op(op) => UNTYPED_BITS.local3(op, x, y, z),
         _ => local_result(op, x, y),
     }
 }

@@ -99,6 +99,12 @@ pub(super) fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
             }
         }
         Op::Barrier { id, count, .. } => values.extend(id.iter().chain(count.iter()).copied()),
+        Op::WarpBarrier { mask, .. } => values.push(*mask),
+        Op::Matrix(m) => {
+            if let Some(row) = &m.row {
+                addr(row, values);
+            }
+        }
         Op::Branch { cond: Some((_, a, b)), .. } => values.extend([*a, *b]),
         // `mapa` of a register is computed by the run, from known values.
         Op::Local { op: LocalOp::Mapa | LocalOp::Elect { .. }, a, b, .. } => values.extend([*a, *b]),
@@ -112,6 +118,8 @@ pub(super) fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
         | Op::CommitGroup(_)
         | Op::WaitGroup { .. }
         | Op::WgmmaFence
+        | Op::NoEffect(_)
+        | Op::Trap
         | Op::ClusterBarrier { .. } => {}
     }
 }
@@ -126,6 +134,7 @@ fn data_operands(op: &Op, values: &mut Vec<Value>) {
         Op::Local { a, b, c, .. } => values.extend([*a, *b].into_iter().chain(*c)),
         Op::Opaque { srcs, .. } => values.extend(srcs.iter().copied()),
         Op::AsyncCopy(c) => values.extend(c.byte_mask.iter().copied()),
+        Op::Matrix(m) => values.extend(m.srcs.iter().copied()),
         _ => {}
     }
 }

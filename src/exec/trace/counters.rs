@@ -96,6 +96,7 @@ fn constants(op: &Op) -> Vec<i64> {
         Op::Rmw { operands, .. } => operands.iter().collect(),
         Op::Branch { cond, .. } => cond.iter().flat_map(|(_, a, b)| [a, b]).collect(),
         Op::Barrier { id, count, .. } => id.iter().chain(count).collect(),
+        Op::Matrix(m) => m.srcs.iter().collect(),
         Op::Mbarrier { op, .. } => match op {
             MbOp::Init { count } => vec![count],
             MbOp::Arrive { count, expect_tx, .. } => std::iter::once(count).chain(expect_tx).collect(),
@@ -116,6 +117,9 @@ fn constants(op: &Op) -> Vec<i64> {
         | Op::ClusterBarrier { .. }
         | Op::Fence { .. }
         | Op::ProxyFence { .. }
+        | Op::WarpBarrier { .. }
+        | Op::NoEffect(_)
+        | Op::Trap
         | Op::AliasFence => vec![],
     };
     values.into_iter().filter_map(|v| if let Value::Const(c) = v { Some(*c) } else { None }).collect()

@@ -22,6 +22,10 @@ pub enum TraceOp {
     ClusterBarrier {
         arrive: bool,
     },
+    /// `bar.warp.sync` with the value of its membermask.
+    WarpBarrier {
+        mask: u32,
+    },
     /// A point in program order with no memory effect: an async-group wait (the target of its
     /// completion edges), or an instruction whose only effect is undefined behaviour.
     Marker,

@@ -2,7 +2,7 @@
 //! iterations are dropped), or a loop whose only effects are read-modify-writes (a retry loop,
 //! whose failed attempts are dropped: see `Cx::branch`).
 
-use crate::program::{Address, Instr, MbOp, Op, Reg, Value};
+use crate::program::{Address, Instr, MbOp, NoEffect, Op, Reg, Value};
 use std::collections::BTreeSet;
 
 /// For each instruction index, whether it is the back edge of a side-effect-free loop.
@@ -58,6 +58,8 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
             | Op::StoreVector { .. }
             | Op::Rmw { .. }
             | Op::Barrier { .. }
+            | Op::WarpBarrier { .. }
+            | Op::Trap
             | Op::ClusterBarrier { .. }
             | Op::AsyncCopy(_)
             | Op::Wgmma { .. }
@@ -86,6 +88,19 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
                 }
                 written.extend(dsts.iter().copied());
             }
+            Op::Matrix(m) if m.store => return false,
+            Op::Matrix(m) => {
+                if let Some(Address::Reg(r, _)) = &m.row {
+                    use_value(&Value::Reg(*r), &written, &mut read_before_write);
+                }
+                written.extend(m.dsts.iter().copied());
+            }
+            // A wait loop that sleeps between its polls (`nanosleep`) is still an await.
+            Op::NoEffect(NoEffect::Sleep(t)) => use_value(t, &written, &mut read_before_write),
+            Op::NoEffect(NoEffect::Prefetch { addr: Some(Address::Reg(r, _)) }) => {
+                use_value(&Value::Reg(*r), &written, &mut read_before_write)
+            }
+            Op::NoEffect(_) => {}
             Op::Local { dst, a, b, c, .. } => {
                 use_value(a, &written, &mut read_before_write);
                 use_value(b, &written, &mut read_before_write);

@@ -31,6 +31,7 @@ mod deps;
 mod error;
 mod event;
 mod loops;
+mod matrix;
 mod sizes;
 mod state;
 mod sym_walk;

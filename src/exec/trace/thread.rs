@@ -259,6 +259,32 @@ impl Cx<'_> {
                     out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
                 }
             }
+            Op::WarpBarrier { mask, lane, .. } => {
+                let mask = val(&st, mask).0 as u32;
+                if mask & (1 << lane) == 0 {
+                    // "The behavior of bar.warp.sync is undefined if the executing thread is not
+                    // in the membermask" (PTX ISA §9.7.13.2).
+                    let mut e = st.event(TraceOp::Marker, pc);
+                    e.ub = Some(format!(
+                        "bar.warp.sync: the membermask {mask:#x} does not include the executing lane {lane} (PTX ISA §9.7.13.2: undefined)"
+                    ));
+                    st.events.push(e);
+                }
+                let e = st.event(TraceOp::WarpBarrier { mask }, pc);
+                st.events.push(e);
+                if self.liveness {
+                    let event = st.events.len() - 1;
+                    out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
+                }
+            }
+            Op::Matrix(m) => st = self.matrix(st, m, pc, line)?,
+            Op::NoEffect(_) => {}
+            Op::Trap => {
+                let mut e = st.event(TraceOp::Marker, pc);
+                e.ub = Some("trap: the kernel aborts (PTX ISA, `trap`: \"Abort execution and generate an interrupt to the host CPU\"); the launch fails and has no final state".into());
+                st.events.push(e);
+                return Ok(self.branch(st, stack, None, self.thread.code.len(), out));
+            }
             Op::CommitGroup(kind) => st.commit(*kind),
             Op::WaitGroup { kind, n, read, all } => wait_group(&mut st, *kind, *n, *read, *all, pc),
             Op::Wgmma { a, b } => return Ok(fork(stack, self.wgmma(st, a, b, pc, line)?)),
@@ -808,9 +834,7 @@ fn local(st: &mut State, dst: Reg, op: LocalOp, ty: Option<Ty>, [a, b, c]: [&Val
     let value = match (x, y, z, ty) {
         (RegVal::Known(x), RegVal::Known(y), RegVal::Known(z), None) => RegVal::Known(local3_result(op, x, y, z)),
         (RegVal::Known(x), RegVal::Known(y), RegVal::Known(z), Some(t)) => RegVal::Known(t.local3(op, x, y, z)),
-        (x, y, z, _) if matches!(op, LocalOp::Mad | LocalOp::MadWide | LocalOp::Selp) => {
-            RegVal::Open(SymExpr::Local3(ty, op, Arc::new([x.expr(), y.expr(), z.expr()])))
-        }
+        (x, y, z, _) if op.ternary() => RegVal::Open(SymExpr::Local3(ty, op, Arc::new([x.expr(), y.expr(), z.expr()]))),
         (x, y, _, None) => RegVal::Open(SymExpr::Local(op, Arc::new(x.expr()), Arc::new(y.expr()))),
         (x, y, _, Some(t)) => RegVal::Open(SymExpr::TLocal(t, op, Arc::new(x.expr()), Arc::new(y.expr()))),
     };

@@ -98,6 +98,11 @@ pub fn word_fates(program: &Program) -> Vec<WordFate> {
                     dsts.into_iter().all(|d| touch(d, 2, reduce)) && touch(words(&c.src, 0, size), 3, reduce)
                 }
                 Op::Mbarrier { bar, .. } | Op::CpAsyncArrive { bar, .. } => touch(words(bar, 0, 4), 4, true),
+                // A lane's `ldmatrix`/`stmatrix` row: 16 bytes (a lane with no row touches nothing).
+                Op::Matrix(m) => match &m.row {
+                    Some(row) => touch(words(row, 0, crate::program::matrix::ROW_BYTES), u8::from(m.store), !m.store),
+                    None => true,
+                },
                 Op::Wgmma { a, b } => {
                     let rest = |x: &Address| -> Option<Vec<usize>> {
                         let Address::Location(l) = x else { return None };

@@ -16,7 +16,7 @@ use super::thread::ThreadGen;
 use crate::diag::Span;
 use crate::litmus::ast::{CmpOp, Instruction, Operand};
 use crate::program::types::Kind;
-use crate::program::{CopyKind, GroupKind, LocalOp, MbOp, Op, Proxy, RmwOp, Sem, Ty, Value};
+use crate::program::{CopyKind, GroupKind, LocalOp, MbOp, NoEffect, Op, Proxy, RmwOp, Sem, Ty, Value};
 
 /// The named barrier the harness synchronises a CTA's test warps with after the test.
 const HARNESS_BARRIER: i64 = 15;
@@ -26,6 +26,11 @@ const WGMMA: &str = "wgmma needs a whole warpgroup and matrix descriptors, while
 
 /// Why `elect.sync` has no device form in the harness.
 const ELECT: &str = "elect.sync needs the whole warp, while the harness runs lane 0 only";
+
+/// Why the warp-collective instructions the model gives a meaning lane by lane have no device
+/// form in the harness.
+const WARP_COLLECTIVE: &str =
+    "it is a collective of the lanes of one warp, while the harness runs each test thread as a warp of its own (lane 0 only)";
 
 /// PTX's spelling of a comparison (`setp.<cmp>`).
 fn ptx_cmp(cmp: CmpOp) -> &'static str {
@@ -89,6 +94,23 @@ fn local_opcode(op: LocalOp) -> (String, &'static str) {
         LocalOp::Cvt(_) => ("cvt", "s"),
         LocalOp::Mapa => ("mapa", "b"),
         LocalOp::Elect { .. } => ("elect.sync", "b"),
+        LocalOp::Bfe => ("bfe", "s"),
+        LocalOp::Bfi | LocalOp::BfiField => ("bfi", "b"),
+        LocalOp::Brev => ("brev", "b"),
+        LocalOp::Clz => ("clz", "b"),
+        LocalOp::Popc => ("popc", "b"),
+        LocalOp::Bfind { .. } => ("bfind", "s"),
+        LocalOp::Prmt(_) => ("prmt", "b"),
+        LocalOp::Lop3(_) | LocalOp::Lop3Pred { .. } => ("lop3", "b"),
+        LocalOp::Shf { .. } => ("shf", "b"),
+        LocalOp::Bmsk { .. } => ("bmsk", "b"),
+        LocalOp::Szext { .. } => ("szext", "s"),
+        LocalOp::Mul24 { .. } => ("mul24", "s"),
+        LocalOp::Mad24 { .. } => ("mad24", "s"),
+        LocalOp::Sad => ("sad", "s"),
+        LocalOp::Cnot => ("cnot", "b"),
+        LocalOp::Abs => ("abs", "s"),
+        LocalOp::Relu { .. } => ("min.relu", "s"),
     };
     (name.to_string(), kind)
 }
@@ -205,6 +227,14 @@ impl ThreadGen<'_> {
                 None => self.emit(written, &guard),
             },
             Op::Barrier { instance, id, count, arrive } => self.barrier((*instance, *id, *count, *arrive), &guard, span, &mnemonic),
+            Op::Matrix(_) | Op::WarpBarrier { .. } => not_generated(WARP_COLLECTIVE),
+            Op::Trap => not_generated("trap aborts the whole launch, and with it every other test of the harness"),
+            Op::NoEffect(NoEffect::SetMaxNReg { .. }) => {
+                not_generated("setmaxnreg must be executed by every warp of a warpgroup, while the harness runs one thread per warp")
+            }
+            Op::NoEffect(NoEffect::Sleep(_) | NoEffect::GridDepControl { .. } | NoEffect::Prefetch { .. } | NoEffect::PmEvent) => {
+                self.emit(written, &guard)
+            }
             Op::Local { op, ty, .. } => match evaluated(ins) {
                 Some(Evaluated::Elect) => not_generated(ELECT),
                 Some(Evaluated::Mapa) => self.emit(Emission { address_values: true, ..written }, &guard),
@@ -482,6 +512,15 @@ impl ThreadGen<'_> {
                 Operand::Name(n) | Operand::PercentName(n) => Some(Self::reg_name(n)).filter(|r| self.regs.contains_key(r)),
                 _ => None,
             };
+            // `lop3.or d|p, ...`, `setp... p|q, ...`: a destination and a predicate, spelt with `|`.
+            if let (0, Operand::Vector(items), true) = (i, op, pair_destination(&e.parts)) {
+                let mut names = Vec::new();
+                for it in items {
+                    names.push(self.operand(&it.node, &mut next_form, it.span)?);
+                }
+                texts.push(names.join("|"));
+                continue;
+            }
             let text = match (op, float, register, widths.get(i).copied().flatten()) {
                 (_, _, Some(r), Some(Width::Exact(k))) if i == 0 && writes => self.write_as(&r, k, signed, guard, &mut post),
                 (_, _, Some(r), Some(Width::Exact(k))) => self.read_as(&r, k, i, &mut lines),
@@ -496,6 +535,15 @@ impl ThreadGen<'_> {
         lines.push(format!("{guard}{}{ops};", e.parts.join(".")));
         lines.extend(post);
         Ok(lines)
+    }
+}
+
+/// Whether an instruction's first operand is a `d|p` pair (`lop3.or|and`, `setp`), not a vector.
+pub(super) fn pair_destination(parts: &[String]) -> bool {
+    match parts.first().map(String::as_str) {
+        Some("setp") => true,
+        Some("lop3") => parts.iter().any(|p| p == "or" || p == "and"),
+        _ => false,
     }
 }
 

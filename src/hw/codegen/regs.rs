@@ -122,7 +122,7 @@ pub(super) fn register_kinds(test: &HwTest, thread: usize) -> Result<BTreeMap<St
             let names: Vec<(String, Option<Width>)> = match &o.node {
                 Operand::Name(_) | Operand::PercentName(_) => name(&o.node).map(|n| (n, width)).into_iter().collect(),
                 // `elect.sync d|p, membermask`: a .b32 and a predicate.
-                Operand::Vector(items) if parts[0] == "elect" => items
+                Operand::Vector(items) if parts[0] == "elect" || (parts[0] == "lop3" && i == 0) => items
                     .iter()
                     .zip([Width::Exact(RegKind::B32), Width::Pred])
                     .filter_map(|(x, w)| Some((name(&x.node)?, Some(w))))
@@ -318,6 +318,15 @@ pub(super) fn operand_widths(parts: &[String], operands: &[&Operand]) -> Vec<Opt
             .map(|i| Some(Exact(if has("multicast::cluster") && Some(i) == last_address.map(|a| a + 1) { B16 } else { B32 })))
             .collect(),
         ("bar" | "barrier" | "elect", _) => vec![Some(Exact(B32)); n],
+        // The bit instructions: positions, lengths, shift amounts and counts are .u32 (PTX ISA
+        // §9.7.1.14-22); clz, popc and bfind write a .u32; lop3's last operand of its
+        // `.or|.and` form is a predicate.
+        ("bfe", Some(t)) => (0..n).map(|i| Some(Exact(if i >= 2 { B32 } else { t }))).collect(),
+        ("bfi", Some(t)) => (0..n).map(|i| Some(Exact(if i >= 3 { B32 } else { t }))).collect(),
+        ("clz" | "popc" | "bfind", Some(t)) => (0..n).map(|i| Some(Exact(if i == 0 { B32 } else { t }))).collect(),
+        ("lop3", _) => (0..n).map(|i| Some(if i == 5 { Width::Pred } else { Exact(B32) })).collect(),
+        ("prmt" | "shf" | "bmsk" | "szext" | "mul24" | "mad24", _) => vec![Some(Exact(B32)); n],
+        ("brev" | "sad" | "cnot" | "abs", Some(t)) => vec![Some(Exact(t)); n],
         ("mov" | "and" | "or" | "xor" | "not", None) if has("pred") => vec![Some(Width::Pred); n],
         _ if has_64bit_type(parts) => vec![Some(Exact(B64)); n],
         _ => vec![None; n],

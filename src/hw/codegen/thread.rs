@@ -129,6 +129,7 @@ impl ThreadGen<'_> {
                 self.address(&inner.node, *off, f, inner.span)?
             }
             Operand::Sink => "_".into(),
+            Operand::Negated(inner) => format!("!{}", self.operand(&inner.node, form, inner.span)?),
             Operand::Vector(items) => {
                 let mut out = Vec::new();
                 for it in items {

@@ -53,6 +53,8 @@ impl InstrLowerer<'_, '_> {
         let typed = self.register_type(&mut q)?;
         let ty = typed.map(|(t, _)| t);
         let mode = q.take(&["lo", "wide", "hi"]);
+        // `min.relu`/`max.relu` (PTX ISA §9.7.1.12-13): `.s32` (and `.s16x2`, not modelled).
+        let relu = if matches!(head, "min" | "max") { q.take(&["relu"]) } else { None };
         q.finish(
             head,
             if head == "mul" { "a type (.u32, .s32, .b64, ...) and .lo, .hi or .wide" } else { "a type (.u32, .s32, .b64, ...)" },
@@ -80,6 +82,16 @@ impl InstrLowerer<'_, '_> {
             ("shr", _) => LocalOp::Shr,
             ("min", _) => LocalOp::Min,
             _ => LocalOp::Max,
+        };
+        let op = match (relu, typed) {
+            (None, _) => op,
+            (Some(_), Some((t, _))) if t == Ty::parse("s32").unwrap_or(Ty::U32) => LocalOp::Relu { max: head == "max" },
+            (Some((_, span)), _) => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{head}.relu` is defined for `.s32` (and `.s16x2`, which ptxmm does not model)"),
+                ))
+            }
         };
         if op == LocalOp::MulHi {
             if let Some((_, span)) = mode {
@@ -362,6 +374,16 @@ impl InstrLowerer<'_, '_> {
     }
 
     pub(super) fn setp(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        let (cmp, ty, a, b) = self.setp_compare(rest)?;
+        let dst = self.dest_reg(&self.instr.operands[0])?;
+        // A predicate: 0 or 1, untyped.
+        self.regs.set_type(dst, None);
+        Ok(Op::Local { dst, op: LocalOp::Set(cmp), ty, a, b, c: None })
+    }
+
+    /// The comparison of `setp`, its type and its two sources (the destination left to the
+    /// caller: one predicate, or a `p|q` pair).
+    pub(super) fn setp_compare(&mut self, rest: &[Spanned<String>]) -> Result<(ast::CmpOp, Option<Ty>, Value, Value), Diagnostic> {
         let mut q = Quals::new(rest);
         let Some((c, _)) = q.take(&["eq", "ne", "lt", "le", "gt", "ge"]) else {
             return Err(Diagnostic::error(self.instr.opcode_span(), "`setp` needs a comparison (.eq .ne .lt .le .gt .ge)"));
@@ -371,9 +393,6 @@ impl InstrLowerer<'_, '_> {
         let ops = self.operands(3, "predicate, value, value")?;
         let a = self.typed_value(&ops[1], ty)?;
         let b = self.typed_value(&ops[2], ty)?;
-        let dst = self.dest_reg(&ops[0])?;
-        // A predicate: 0 or 1, untyped.
-        self.regs.set_type(dst, None);
         let cmp = match c {
             "eq" => ast::CmpOp::Eq,
             "ne" => ast::CmpOp::Ne,
@@ -382,6 +401,6 @@ impl InstrLowerer<'_, '_> {
             "gt" => ast::CmpOp::Gt,
             _ => ast::CmpOp::Ge,
         };
-        Ok(Op::Local { dst, op: LocalOp::Set(cmp), ty, a, b, c: None })
+        Ok((cmp, ty, a, b))
     }
 }

@@ -24,9 +24,12 @@ use std::collections::HashMap;
 use threads::resolve_mapa;
 
 mod async_ops;
+mod bits;
 mod condition;
 mod declarations;
 mod fences;
+mod hints;
+mod labels;
 mod local;
 mod locations;
 mod memory;
@@ -37,6 +40,7 @@ mod special;
 mod state;
 mod tensor_ops;
 mod threads;
+mod warp;
 
 /// Lower a parsed litmus test.
 pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Diagnostic> {

@@ -104,7 +104,7 @@ fn kind(i: &Instruction) -> &'static str {
 fn names<'a>(o: &'a Operand, written: bool, out: &mut Vec<&'a Operand>) {
     match o {
         Operand::Name(_) | Operand::PercentName(_) if !written => out.push(o),
-        Operand::Address(inner, _) => names(&inner.node, false, out),
+        Operand::Address(inner, _) | Operand::Negated(inner) => names(&inner.node, false, out),
         Operand::Vector(items) => items.iter().for_each(|x| names(&x.node, written, out)),
         _ => {}
     }
@@ -113,8 +113,10 @@ fn names<'a>(o: &'a Operand, written: bool, out: &mut Vec<&'a Operand>) {
 impl InstrLowerer<'_, '_> {
     /// The instruction as [`Op::Opaque`], after the model rejected it with `rejection`: its
     /// destinations (the first operand, scalar, `d|p` or a vector) become unknown, with a data
-    /// dependency on every register it reads.
-    pub(super) fn opaque(&mut self, rejection: &Diagnostic) -> Result<Op, Diagnostic> {
+    /// dependency on every register it reads. An instruction counted as `width` operations
+    /// (`setp p|q`, `lop3 d|p`: `threads::width`, which labels and guards rely on) keeps its
+    /// width: the operations after the first have no destination and do nothing.
+    pub(super) fn opaque(&mut self, rejection: &Diagnostic, width: usize) -> Result<Vec<Op>, Diagnostic> {
         let i = self.instr;
         let writes_first = !NO_DESTINATION.contains(&i.opcode[0].node.as_str());
         let mut srcs = Vec::new();
@@ -154,6 +156,8 @@ impl InstrLowerer<'_, '_> {
         for &d in &dsts {
             self.regs.set_type(d, None);
         }
-        Ok(Op::Opaque { dsts, srcs, origin })
+        let mut ops = vec![Op::Opaque { dsts, srcs, origin }];
+        ops.resize(width.max(1), Op::Opaque { dsts: Vec::new(), srcs: Vec::new(), origin });
+        Ok(ops)
     }
 }

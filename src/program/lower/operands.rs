@@ -1,11 +1,11 @@
 //! Qualifiers and operands of one instruction: the qualifier parser, the instruction being
 //! lowered, and its registers, values, addresses, labels, types and scopes.
 
+use super::labels::Labels;
 use super::state::{is_register_shaped, Lowerer, RegTable};
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, Operand};
 use crate::program::*;
-use std::collections::HashMap;
 
 /// Qualifier parsing helpers over the opcode parts after the mnemonic.
 pub(super) struct Quals<'q> {
@@ -53,7 +53,11 @@ const SPACES: &[&str] = &["global", "shared", "shared::cta", "shared::cluster", 
 pub(super) struct InstrLowerer<'l, 'a> {
     pub(super) l: &'l Lowerer<'a>,
     pub(super) regs: &'l mut RegTable,
-    pub(super) labels: &'l HashMap<&'l str, usize>,
+    pub(super) labels: &'l Labels<'l>,
+    /// The `{ }` block of the code the instruction is in (its labels are those it sees).
+    pub(super) block: usize,
+    /// The executing thread's lane in its warp.
+    pub(super) warp: super::special::Warp,
     pub(super) instr: &'l ast::Instruction,
     pub(super) span: Span,
     /// `.L2::cache_hint` on ld/st/atom/red: the last operand is the cache policy, a hint that
@@ -119,6 +123,7 @@ impl<'l> InstrLowerer<'l, '_> {
     }
 
     pub(super) fn dest_reg(&mut self, op: &Spanned<Operand>) -> Result<Reg, Diagnostic> {
+        let op = scalar(op);
         match &op.node {
             Operand::Name(n) if !self.l.by_name.contains_key(n) || is_register_shaped(n) => Ok(self.regs.def(n)),
             Operand::PercentName(n) if !matches!(self.l.specials.read(n), Ok(None)) => {
@@ -130,6 +135,7 @@ impl<'l> InstrLowerer<'l, '_> {
     }
 
     pub(super) fn value(&mut self, op: &Spanned<Operand>) -> Result<Value, Diagnostic> {
+        let op = scalar(op);
         match &op.node {
             Operand::Int(v) => Ok(Value::Const(*v)),
             Operand::PercentName(n) => match self.l.specials.read(n) {
@@ -152,6 +158,7 @@ impl<'l> InstrLowerer<'l, '_> {
 
     /// An operand of a typed instruction: constants are normalized to the type.
     pub(super) fn typed_value(&mut self, op: &Spanned<Operand>, ty: Option<Ty>) -> Result<Value, Diagnostic> {
+        let op = scalar(op);
         // A decimal float (`1.5`) for a float-typed instruction: its bit pattern.
         if let (Operand::Name(n), Some(t)) = (&op.node, ty) {
             if let Some(bits) = t.decimal_literal(n) {
@@ -214,11 +221,15 @@ impl<'l> InstrLowerer<'l, '_> {
 
     pub(super) fn label(&self, op: &Spanned<Operand>) -> Result<usize, Diagnostic> {
         match &op.node {
-            Operand::Name(n) => self
-                .labels
-                .get(n.as_str())
-                .copied()
-                .ok_or_else(|| Diagnostic::error(op.span, format!("unknown label `{n}` in this thread"))),
+            Operand::Name(n) => self.labels.resolve(self.block, n).ok_or_else(|| {
+                let d = Diagnostic::error(op.span, format!("unknown label `{n}` in this thread"));
+                match self.labels.defined_at(n) {
+                    Some(line) => d.with_note(format!(
+                        "`{n}` is defined at line {line}, in a `{{ }}` block that does not enclose this branch: a label is visible in its block and the blocks nested in it (as ptxas scopes labels)"
+                    )),
+                    None => d,
+                }
+            }),
             other => Err(Diagnostic::expected(op.span, "a label", describe(other))),
         }
     }
@@ -271,6 +282,15 @@ pub(super) fn vector_len(v: &str, span: Span, head: &str) -> Result<usize, Diagn
     }
 }
 
+/// A one-element vector operand `{r}` is the scalar `r`: ptxas accepts `st.shared.b32 [a],
+/// {%r1};`, and nvcc's inline asm writes the registers of CUTLASS's `.x1` forms so.
+fn scalar(op: &Spanned<Operand>) -> &Spanned<Operand> {
+    match &op.node {
+        Operand::Vector(items) if items.len() == 1 => &items[0],
+        _ => op,
+    }
+}
+
 pub(super) fn describe(op: &Operand) -> String {
     match op {
         Operand::Name(n) => format!("`{n}`"),
@@ -281,5 +301,6 @@ pub(super) fn describe(op: &Operand) -> String {
         Operand::Vector(_) => "a vector `{...}`".into(),
         Operand::AddressOf(n) => format!("`&{n}`"),
         Operand::TensorAddress(..) => "a tensor operand `[tensorMap, {...}]`".into(),
+        Operand::Negated(_) => "a negated predicate `!p`".into(),
     }
 }

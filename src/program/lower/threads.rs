@@ -2,19 +2,21 @@
 //! dispatch of each instruction to its lowering, and the `mapa` addresses, resolved once every
 //! thread is placed.
 
-use super::operands::{describe, InstrLowerer};
+use super::labels::Labels;
+use super::operands::{describe, InstrLowerer, Quals};
 use super::params::is_param_load;
 use super::special::Warp;
 use super::state::{Lowerer, RegTable};
 use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::{self, Operand, Statement};
 use crate::program::*;
-use std::collections::HashMap;
 
 const SUPPORTED: &str = "supported: ld, st, atom, red (and tld/suld/cold/sust/suatom/sured), fence.sc|acq_rel|acquire|release, \
 membar, fence.proxy.<generic|surface|texture|constant|alias>, bar.cta.sync|arrive, bar.sync, barrier.sync, bra, goto, \
-beq/bne/blt/bgt/ble/bge, ret, exit, mov, add, sub, mul, mad, div, rem, and, or, xor, not, neg, shl, shr, min, max, setp, selp, \
-cvt, cvta, mapa, elect.sync, createpolicy, cp.async*, cp.reduce.async.bulk*, mbarrier.*, barrier.cluster, wgmma";
+beq/bne/blt/bgt/ble/bge, ret, exit, trap, mov, add, sub, mul, mad, div, rem, and, or, xor, not, cnot, neg, abs, shl, shr, shf, min, max, \
+setp, selp, cvt, cvta, bfe, bfi, brev, clz, popc, bfind, prmt, lop3, bmsk, szext, mul24, mad24, sad, mapa, elect.sync, bar.warp.sync, \
+ldmatrix, stmatrix, createpolicy, prefetch, prefetchu, nanosleep, setmaxnreg, griddepcontrol, pmevent, cp.async*, cp.reduce.async.bulk*, \
+mbarrier.*, barrier.cluster, wgmma";
 
 impl Lowerer<'_> {
     pub(super) fn placement(&self, header: &ast::ThreadHeader) -> Result<Placement, Diagnostic> {
@@ -48,22 +50,15 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn lower_thread(&self, stmts: &[Spanned<Statement>], regs: &mut RegTable, warp: Warp) -> Result<Vec<Instr>, Diagnostic> {
-        // Labels map to the index of the next instruction.
-        let mut labels: HashMap<&str, usize> = HashMap::new();
-        let mut n = 0;
-        for s in stmts {
-            match &s.node {
-                Statement::Label(l) => {
-                    if labels.insert(l.as_str(), n).is_some() {
-                        return Err(Diagnostic::error(s.span, format!("label `{l}` is defined twice in this thread")));
-                    }
-                }
-                Statement::Instr(i) => n += width(i) + usize::from(guarded(i)),
-                Statement::Decl(_) | Statement::Open | Statement::Close => {}
-            }
-        }
+        // Labels map to the index of the next instruction, in the `{ }` block that defines them.
+        let statement_width = |s: &Spanned<Statement>| match &s.node {
+            Statement::Instr(i) => width(i) + usize::from(guarded(i)),
+            _ => 0,
+        };
+        let (labels, blocks) = Labels::new(stmts, &statement_width, &|span| self.source.line_col(span.start).0)?;
+        let n: usize = stmts.iter().map(statement_width).sum();
         let mut code = Vec::new();
-        for s in stmts {
+        for (s, &block) in stmts.iter().zip(&blocks) {
             match &s.node {
                 Statement::Decl(d) if d.space.node == ast::DeclSpace::Reg => regs.declare(d)?,
                 Statement::Open => regs.open_scope(),
@@ -98,20 +93,30 @@ impl Lowerer<'_> {
                     }
                     continue;
                 }
-                let lowerer = InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false };
-                let op = match lowerer.lower() {
-                    Ok(op) => op,
+                let lowerer = InstrLowerer { l: self, regs, labels: &labels, block, warp, instr: i, span: s.span, policy: false };
+                let ops = match lowerer.lower_ops() {
+                    Ok(ops) => ops,
                     // Only a rejection of the instruction itself (its opcode or a qualifier), not
                     // of a bad operand (an undefined register), is the model not interpreting it.
                     Err(rejection) if self.abstracts && super::opaque::is_register_only(i) && i.opcode_span().contains(rejection.span) => {
-                        InstrLowerer { l: self, regs, labels: &labels, instr: i, span: s.span, policy: false }.opaque(&rejection)?
+                        let mut lowerer =
+                            InstrLowerer { l: self, regs, labels: &labels, block, warp, instr: i, span: s.span, policy: false };
+                        lowerer.opaque(&rejection, width(i))?
                     }
                     Err(e) => return Err(e),
                 };
+                if ops.len() != width(i) {
+                    return Err(Diagnostic::error(
+                        s.span,
+                        format!("internal error: `{}` lowered to {} operations, {} expected", i.mnemonic(), ops.len(), width(i)),
+                    ));
+                }
                 if i.opcode[0].node == "mapa" {
                     self.mapa_sites.borrow_mut().push((code.len(), s.span));
                 }
-                code.push(Instr { op, span: s.span, text, line });
+                for op in ops {
+                    code.push(Instr { op, span: s.span, text: text.clone(), line });
+                }
             }
         }
         Ok(code)
@@ -229,7 +234,7 @@ fn thread_end(i: &ast::Instruction, regs: &mut RegTable, end: usize) -> Result<O
 fn width(i: &ast::Instruction) -> usize {
     match (i.opcode[0].node.as_str(), i.operands.first().map(|o| &o.node)) {
         ("elect", Some(Operand::Vector(v))) => v.iter().filter(|o| o.node != Operand::Sink).count().max(1),
-        _ => 1,
+        _ => super::bits::width(i),
     }
 }
 
@@ -262,6 +267,19 @@ pub(super) fn resolve_mapa(program: &mut Program, sites: &[(usize, usize, Span)]
 }
 
 impl InstrLowerer<'_, '_> {
+    /// The operations of one instruction ([`width`] of them): one, except for the bit
+    /// instructions lowered to two (`bits::width`).
+    fn lower_ops(mut self) -> Result<Vec<Op>, Diagnostic> {
+        let head = self.instr.opcode[0].node.clone();
+        let rest = self.instr.opcode[1..].to_vec();
+        let pair = matches!(self.instr.operands.first().map(|o| &o.node), Some(Operand::Vector(_)));
+        match head.as_str() {
+            "bfi" | "lop3" => self.bits(&head, &rest),
+            "setp" if pair => self.bits(&head, &rest),
+            _ => Ok(vec![self.lower()?]),
+        }
+    }
+
     fn lower(mut self) -> Result<Op, Diagnostic> {
         let parts = &self.instr.opcode;
         let head = parts[0].node.clone();
@@ -294,6 +312,15 @@ impl InstrLowerer<'_, '_> {
             "atom" | "suatom" | "red" | "sured" => self.rmw(&head, rest),
             "fence" => self.fence(rest),
             "membar" => self.membar(rest),
+            "bar" if rest.first().is_some_and(|p| p.node == "warp") => {
+                let mut q = Quals::new(&rest[1..]);
+                let sync = q.take(&["sync"]);
+                q.finish("bar.warp", ".sync")?;
+                if sync.is_none() {
+                    return Err(Diagnostic::error(self.instr.opcode_span(), "the form is `bar.warp.sync membermask`"));
+                }
+                self.warp_barrier()
+            }
             "bar" | "barrier" => self.barrier(&head, rest),
             "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => self.cond_branch(&head, rest),
             "goto" | "bra" => self.jump(rest),
@@ -304,6 +331,14 @@ impl InstrLowerer<'_, '_> {
             "cvta" => self.cvta(rest),
             "not" | "neg" => self.unary(&head, rest),
             "setp" => self.setp(rest),
+            "bfe" | "brev" | "clz" | "popc" | "bfind" | "prmt" | "shf" | "bmsk" | "szext" | "mul24" | "mad24" | "sad" | "cnot" | "abs" => {
+                let mut ops = self.bits(&head, rest)?;
+                Ok(ops.remove(0))
+            }
+            "ldmatrix" | "stmatrix" => self.matrix(&head, rest),
+            "nanosleep" | "setmaxnreg" | "griddepcontrol" | "prefetch" | "prefetchu" | "pmevent" => self.no_effect(&head, rest),
+            "trap" => self.trap(rest),
+            "shfl" | "vote" | "match" | "redux" | "activemask" => self.warp_exchange(&head, rest),
             "cp" => self.async_copy(rest),
             "mbarrier" => self.mbarrier(rest),
             "wgmma" => self.wgmma(rest),

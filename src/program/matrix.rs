@@ -1,0 +1,110 @@
+//! `ldmatrix` and `stmatrix` (PTX ISA, Warp Level Matrix Multiply-Accumulate Instructions:
+//! "Warp-level matrix load instruction: ldmatrix" and "Warp-level matrix store instruction:
+//! stmatrix"), one lane at a time.
+//!
+//! A warp loads (stores) one, two or four matrices together. "The eight addresses required for
+//! each matrix are provided by eight threads, depending upon the value of .num ... Each address
+//! corresponds to the start of a matrix row": lane L supplies row L mod R of matrix L / R (R the
+//! rows per matrix), for the lanes below R × num; the other lanes' addresses are not used. Every
+//! shape's row is 16 bytes: 8 `.b16` elements (`.m8n8`), 16 `.b8` elements (`.m16n16`, whose
+//! `.trans` makes its columns the 16 rows in memory), 16 6- or 4-bit elements with their padding
+//! (`.m8n16`), the 16-byte columns of a `.trans` `.m16n8`. So in a model where each thread is one
+//! lane, a lane's memory effect is a read (a write) of the 16 bytes at its own row address, "a
+//! weak memory operation in the Memory Consistency Model" of the shared state space. Its
+//! registers exchange fragments with the other lanes' rows ("each thread in a warp loads
+//! fragments of a row"), which a model of some lanes does not compute: what `ldmatrix` puts in
+//! the registers, and what `stmatrix` writes to the lane's row (fragments of other lanes'
+//! registers), are unknown values (`program::unknown`) of the instruction's origin
+//! ([`MatrixAccess::origin`]).
+
+use super::{AccessSpace, Address, Reg, Value};
+
+/// Bytes of one matrix row in shared memory, for every shape.
+pub const ROW_BYTES: i64 = 16;
+
+/// `.shape` of `ldmatrix` / `stmatrix`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatrixShape {
+    /// `.m8n8` with `.b16` elements.
+    M8n8,
+    /// `.m16n16` (`ldmatrix`, `.b8`, `.trans` mandatory).
+    M16n16,
+    /// `.m8n16` (`ldmatrix`, `.b8x16` from `.b6x16_p32` or `.b4x16_p64`).
+    M8n16,
+    /// `.m16n8` (`stmatrix`, `.b8`, `.trans` mandatory).
+    M16n8,
+}
+
+impl MatrixShape {
+    pub fn name(self) -> &'static str {
+        match self {
+            MatrixShape::M8n8 => "m8n8",
+            MatrixShape::M16n16 => "m16n16",
+            MatrixShape::M8n16 => "m8n16",
+            MatrixShape::M16n8 => "m16n8",
+        }
+    }
+
+    /// The 16-byte rows in memory of one matrix: the threads that supply its addresses.
+    pub fn rows(self) -> u32 {
+        match self {
+            MatrixShape::M16n16 => 16,
+            MatrixShape::M8n8 | MatrixShape::M8n16 | MatrixShape::M16n8 => 8,
+        }
+    }
+
+    /// The 32-bit registers of the vector operand per matrix (`.m16n16`: two, four 8-bit
+    /// elements each; every other shape one).
+    pub fn registers_per_matrix(self) -> usize {
+        match self {
+            MatrixShape::M16n16 => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// One lane's `ldmatrix` (`store` false) or `stmatrix`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatrixAccess {
+    pub store: bool,
+    pub shape: MatrixShape,
+    /// `.x1`, `.x2`, `.x4`.
+    pub num: u32,
+    pub trans: bool,
+    /// The address of this lane's row; None when this lane supplies none for `.num` (it then
+    /// accesses no memory of its own).
+    pub row: Option<Address>,
+    pub space: AccessSpace,
+    /// `ldmatrix`: the destination registers, in order.
+    pub dsts: Vec<Reg>,
+    /// `stmatrix`: the source registers, in order.
+    pub srcs: Vec<Value>,
+    /// The origin (`Program::unknowns`) of the unknown values the access gives: the fragments
+    /// `ldmatrix` puts in `dsts`, the words `stmatrix` writes to the row.
+    pub origin: u32,
+}
+
+/// Whether lane `lane` supplies a row address of a `.num` access of `shape` (lanes 0-7 for
+/// `.m8n8.x1`, 0-15 for `.x2`, 0-31 for `.x4`; twice as many rows per matrix for `.m16n16`).
+pub fn supplies_row(shape: MatrixShape, num: u32, lane: u32) -> bool {
+    lane < shape.rows() * num
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_that_supply_rows() {
+        assert!(supplies_row(MatrixShape::M8n8, 1, 7));
+        assert!(!supplies_row(MatrixShape::M8n8, 1, 8));
+        assert!(supplies_row(MatrixShape::M8n8, 2, 15));
+        assert!(!supplies_row(MatrixShape::M8n8, 2, 16));
+        assert!(supplies_row(MatrixShape::M8n8, 4, 31));
+        assert!(supplies_row(MatrixShape::M16n16, 1, 15));
+        assert!(!supplies_row(MatrixShape::M16n16, 1, 16));
+        assert!(supplies_row(MatrixShape::M16n16, 2, 31));
+        assert!(!supplies_row(MatrixShape::M8n16, 1, 8));
+        assert!(supplies_row(MatrixShape::M16n8, 4, 31));
+    }
+}
