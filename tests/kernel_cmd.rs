@@ -417,3 +417,69 @@ fn a_check_stopped_by_a_limit_says_so() {
     let summary = out.lines().last().unwrap_or("");
     assert!(summary.contains("not decided:") && !summary.ends_with("no finding"), "{out}");
 }
+
+/// A tensor map passed by value (`__grid_constant__ const CUtensorMap`) and used through the
+/// register nvcc puts its address in: without `--tensor-map` the copy stops at its line naming
+/// the flag; with it, the box lands swizzled as the description says, over the tensor `base=`
+/// names (the swizzle is what makes the assertion hold).
+#[test]
+fn a_tensor_map_parameter_is_described_by_its_flag() {
+    let words: Vec<String> = (0..128).map(|k| k.to_string()).collect();
+    let tensor = format!("param_2={{{}}}", words.join(","));
+    let base = ["kernel", "cmd/tma_param_map.ptx", "--block", "32", "--param", "param_1=buffer:8", "--param", &tensor];
+    let assert = ["--assert", "param_1 = 32 /\\ param_1+4 = 64"];
+    let (code, _, err) = ptxmm(&base);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("cmd/tma_param_map.ptx:37:2: error: thread P0: the tensor copy's map is at `tma_param_map_param_0+0`, which no tensor map describes")
+            && err.contains("--tensor-map param_0+0=TYPE,DIMS,box=BOX"),
+        "{err}"
+    );
+    let map = |swizzle: &str| format!("param_0=bf16,64x4,box=64x2,base=param_2{swizzle}");
+    let swizzled = map(",swizzle=128B");
+    let (code, out, err) = ptxmm(&[&base[..], &["--tensor-map", &swizzled], &assert[..]].concat());
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(
+        out.contains("Parameter param_0+0: a tensor map of bf16 64x4 (byte strides 128), box 64x2, swizzle 128B, over `param_2`"),
+        "{out}"
+    );
+    assert!(out.contains("holds at the end of every execution"), "{out}");
+    let plain = map("");
+    let (code, out, _) = ptxmm(&[&base[..], &["--tensor-map", &plain], &assert[..]].concat());
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("fails in some execution"), "{out}");
+    let (code, _, err) = ptxmm(&[&base[..], &["--tensor-map", "param_0=bf16,64x4"]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--tensor-map param_0+0: give the box"), "{err}");
+}
+
+/// A library's shared storage (mbarriers and tiles in one dynamic shared array) is a limit of
+/// this version, named at the array with both of its uses, not a false finding.
+#[test]
+fn shared_storage_mixing_mbarriers_and_data_is_a_named_limit() {
+    let entry = std::fs::read_to_string(dir().join("../production/kernels.csv"))
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("cute/wgmma_tma_sm90_tn.ptx,"))
+        .and_then(|l| l.split(',').nth(2).map(str::to_string))
+        .unwrap();
+    let (code, _, err) = ptxmm(&[
+        "kernel",
+        "../production/cute/wgmma_tma_sm90_tn.ptx",
+        "--entry",
+        &entry,
+        "--block",
+        "128",
+        "--grid",
+        "2,2",
+        "--cluster",
+        "2",
+        "--dynamic-smem",
+        "98432",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("wgmma_tma_sm90_tn.ptx:91:25: `shared_memory` holds both mbarrier objects (line 159) and data (line 258)"),
+        "{err}"
+    );
+}

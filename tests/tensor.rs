@@ -113,11 +113,11 @@ fn overwriting_a_stores_shared_box_in_flight_is_u2() {
 fn rejected_forms_name_the_form() {
     let cases = [
         ("bad-im2col", "4:49", "the `.im2col` mode of `cp.async.bulk.tensor` is not supported by this version of ptxmm"),
-        ("bad-swizzle", "2:78", "`swizzle = 128B` is not supported by this version of ptxmm"),
-        ("bad-multicast", "4:83", "`.multicast::cluster` on `cp.async.bulk.tensor` is not supported by this version of ptxmm"),
-        ("bad-elem-2-bytes", "2:46", "element type `f16` is not supported by this version of ptxmm"),
+        ("bad-swizzle", "2:78", "expected a swizzle: none, 32B, 64B or 128B, found `128B_atom_32B`"),
+        ("bad-multicast", "4:61", "`.multicast::cluster` needs the destination `.shared::cluster`"),
+        ("bad-elem-type", "2:46", "element type `b4` is not supported by this version of ptxmm"),
         ("bad-reduce-f32", "4:72", "`cp.reduce.async.bulk.tensor` on `f32` elements (tmap) is not supported"),
-        ("bad-coordinate-count", "4:88", "a 2d tensor copy needs 2 coordinate(s) and a 2-dimensional tensor map; found 1"),
+        ("bad-coordinate-count", "4:88", "a 2d tensor copy needs 2 coordinate(s); found 1"),
         ("bad-tensor-too-large", "2:46", "the tensor spans 64 bytes but `g` has 32"),
     ];
     for (name, at, message) in cases {
@@ -133,4 +133,28 @@ fn reading_the_box_without_the_wait_is_u1() {
     assert_eq!(o.verdict(), Verdict::Undefined);
     assert!(rules(&o).contains(&"U1-read-before-completion"), "{:?}", rules(&o));
     assert!(states(&o).contains(&"1:r0=0;".to_string()), "{:?}", states(&o));
+}
+
+#[test]
+fn a_bf16_box_lands_swizzled() {
+    let o = run("T12-load-bf16-swizzle-128B");
+    assert_eq!(o.verdict(), Verdict::Forbidden, "{:?}", states(&o));
+    assert_eq!(states(&o), ["0:r0=36; 0:r1=32; 0:r2=1; 0:r3=60;"]);
+    assert!(o.undefined.is_empty() && o.races.is_empty());
+}
+
+#[test]
+fn a_map_in_a_parameter_is_found_by_its_address() {
+    let o = run("T13-map-in-a-parameter");
+    assert_eq!(o.verdict(), Verdict::Forbidden, "{:?}", states(&o));
+    assert_eq!(states(&o), ["0:r0=14; 0:r1=15; 0:r2=16; 0:r3=17;"]);
+    assert!(o.undefined.is_empty() && o.races.is_empty());
+}
+
+#[test]
+fn a_multicast_box_reaches_every_cta_of_the_mask() {
+    let o = run("T14-multicast");
+    assert_eq!(o.verdict(), Verdict::Forbidden, "{:?}", states(&o));
+    assert_eq!(states(&o), ["1:r0=10; 1:r1=11; 1:r2=12; 1:r3=13;"]);
+    assert!(o.undefined.is_empty() && o.races.is_empty());
 }

@@ -48,6 +48,12 @@ pub(crate) struct KernelArgs {
     /// buffer's (`param_0` for nvcc's `..._param_0`). Pointer parameters default to a buffer.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
+    /// A tensor map the kernel receives (a `CUtensorMap` parameter, or one inside an aggregate at
+    /// byte OFF), as the host gave cuTensorMapEncodeTiled: `TYPE,DIMS,box=BOX[,stride=S]
+    /// [,swizzle=none|32B|64B|128B][,base=BUFFER]`, extents innermost first, e.g.
+    /// `--tensor-map param_0+128=bf16,320x256,box=64x128,swizzle=128B` (docs/kernels.md).
+    #[arg(long = "tensor-map", value_name = "NAME[+OFF]=DESC")]
+    tensor_maps: Vec<String>,
     /// A condition over the buffers (litmus syntax, e.g. `param_1 = 1 /\ param_1+4 = 5`) that
     /// must hold at the end of every execution; or a whole condition (`exists (...)`).
     #[arg(long, value_name = "CONDITION")]
@@ -67,15 +73,19 @@ pub(crate) struct KernelArgs {
 impl KernelArgs {
     fn options(&self) -> Result<KernelOptions, String> {
         let dims = |flag: &str, v: &Option<String>| v.as_deref().map(|s| parse_list(flag, s)).transpose();
-        let params = self
-            .params
-            .iter()
-            .map(|p| {
-                p.split_once('=')
-                    .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-                    .ok_or(format!("--param: expected NAME=VALUE, found `{p}`"))
-            })
-            .collect::<Result<_, _>>()?;
+        // `NAME=VALUE` pairs of a repeated flag (split at the first `=`).
+        let pairs = |flag: &str, shape: &str, given: &[String]| -> Result<Vec<(String, String)>, String> {
+            given
+                .iter()
+                .map(|p| {
+                    p.split_once('=')
+                        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+                        .ok_or(format!("{flag}: expected {shape}, found `{p}`"))
+                })
+                .collect()
+        };
+        let params = pairs("--param", "NAME=VALUE", &self.params)?;
+        let tensor_maps = pairs("--tensor-map", "NAME[+OFF]=DESC", &self.tensor_maps)?;
         Ok(KernelOptions {
             entry: self.entry.clone(),
             block: dims("--block", &self.block)?,
@@ -90,6 +100,7 @@ impl KernelArgs {
             lanes: dims("--lanes", &self.lanes)?,
             dynamic_smem: self.dynamic_smem,
             params,
+            tensor_maps,
             assert: self.assert.clone(),
         })
     }
@@ -135,6 +146,14 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // Written before the decision, so that a kernel that stops can be read as the test it became
+    // (and written again below when every warp had to be modelled).
+    if let Some(out) = &args.emit_litmus {
+        if let Err(e) = std::fs::write(out, &kernel.litmus) {
+            eprintln!("error: {}: cannot write: {e}", out.display());
+            return ExitCode::from(1);
+        }
+    }
     let (kernel, (outcome, live)) = match decide(&kernel, &name, &time_left(&config, started), args.liveness) {
         Ok(d) if kernel.warps_left_out && hangs_or_never_completes(&d) => {
             recheck_with_every_warp(kernel, d, &ptx, &options, &time_left(&config, started), args.liveness)

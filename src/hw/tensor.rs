@@ -34,6 +34,9 @@ fn data_type(elem_type: &str) -> Result<&'static str, &'static str> {
             return Err("the tensor unit's TFLOAT32 format is not known to copy every 32-bit pattern unchanged (the model's \
                         small integer values are tf32 denormals whose low mantissa bits tf32 drops); declare `type = f32` or `b32`")
         }
+        "b8" | "u8" | "s8" | "e4m3" | "e5m2" | "b16" | "u16" | "s16" | "f16" | "bf16" => {
+            return Err("the harness's tensors are 32-bit words: elements of 1 or 2 bytes are not generated")
+        }
         _ => return Err("no CUtensorMapDataType for this element type"),
     })
 }
@@ -48,6 +51,20 @@ pub fn check(test: &HwTest, config: &Config) -> Result<(), Rejection> {
     for m in &p.tensor_maps {
         if let Err(why) = data_type(&m.elem_type) {
             return Err(reject(p, m.span, format!("tensor map `{}` of `{}` elements: {why}", m.name, m.elem_type)));
+        }
+        // The harness's descriptor table encodes unswizzled maps in their own words.
+        if m.swizzle != crate::program::Swizzle::None {
+            return Err(reject(p, m.span, format!("tensor map `{}` is swizzled: the harness encodes maps without a swizzle", m.name)));
+        }
+        if !m.named {
+            return Err(reject(
+                p,
+                m.span,
+                format!(
+                    "tensor map `{}` lives in a parameter or a global variable (`at`): the harness gives each map its own word",
+                    m.name
+                ),
+            ));
         }
     }
     check_shared_boxes(p)?;

@@ -13,6 +13,7 @@ pub mod launch;
 pub mod module;
 pub mod params;
 pub mod slice;
+pub mod tensor_maps;
 pub mod warps;
 
 use crate::diag::{FileDiagnostic, SourceFile};
@@ -39,6 +40,8 @@ pub struct KernelOptions {
     pub dynamic_smem: Option<u64>,
     /// `--param NAME=VALUE`, in order.
     pub params: Vec<(String, String)>,
+    /// `--tensor-map NAME[+OFF]=DESC`, in order.
+    pub tensor_maps: Vec<(String, String)>,
     /// A condition over the buffers that must hold at the end of every execution, or a whole
     /// litmus condition (`exists (...)`, `~exists (...)`, `forall (...)`).
     pub assert: Option<String>,
@@ -191,8 +194,10 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
     let body_text = &ptx.text()[body.range()];
     let launch = launch::launch(entry, options).map_err(KernelError::Options)?;
     let bindings = params::bind(&entry.params, &options.params).map_err(KernelError::Options)?;
+    let maps = tensor_maps::bind(&entry.params, &options.tensor_maps).map_err(KernelError::Options)?;
     let mut init: Vec<String> = vec![launch.litmus_item()];
     init.extend(bindings.iter().flat_map(|b| b.init.iter().cloned()));
+    init.extend(maps.iter().flat_map(|b| b.init.iter().cloned()));
     let mut shared = Vec::new();
     for v in &module.vars {
         let used = mentions(body_text, &v.name);
@@ -262,7 +267,7 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
         file: ptx.name().to_string(),
         litmus,
         launch,
-        bindings: bindings.into_iter().map(|b| b.description).collect(),
+        bindings: bindings.into_iter().map(|b| b.description).chain(maps.into_iter().map(|m| m.description)).collect(),
         abstracted,
         condition,
         assertion,

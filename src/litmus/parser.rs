@@ -490,7 +490,7 @@ impl<'a> Parser<'a> {
         self.expect(Tok::LBrace, "`{` and the fields of the tensor map (`{ base = g; dims = {8, 4}; box = {4, 2} }`)")?;
         let mut fields = Vec::new();
         while self.eat(Tok::RBrace).is_none() {
-            let key = self.name("a tensor-map field (base, type, elem, dims, strides, box, oob, swizzle, interleave) or `}`")?;
+            let key = self.name("a tensor-map field (base, at, type, elem, dims, strides, box, oob, swizzle, interleave) or `}`")?;
             self.expect(Tok::Eq, "`=`")?;
             let start = self.tok().span;
             let value = match self.kind() {
@@ -506,7 +506,14 @@ impl<'a> Parser<'a> {
                     self.expect(Tok::RBrace, "`,` or `}` in the list")?;
                     TensorMapValue::List(values)
                 }
-                Tok::Ident => TensorMapValue::Word(self.name("a value")?.node),
+                Tok::Ident => {
+                    let mut w = self.name("a value")?.node;
+                    // `at = param_0+128`: a name and a byte offset.
+                    if self.eat(Tok::Plus).is_some() {
+                        w = format!("{w}+{}", self.int("a byte offset")?.node);
+                    }
+                    TensorMapValue::Word(w)
+                }
                 Tok::Int | Tok::Minus => {
                     let v = self.int("a value")?.node;
                     if self.at(Tok::Ident) && self.tok().span.start == self.prev_span().end {

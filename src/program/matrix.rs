@@ -108,3 +108,64 @@ mod tests {
         assert!(supplies_row(MatrixShape::M16n8, 4, 31));
     }
 }
+
+/// The 16-byte chunks a `wgmma.mma_async` matrix descriptor (PTX ISA §9.7.15.5.1, "Matrix
+/// Descriptor Format") makes one instruction read, as byte offsets of the 18-bit shared-memory
+/// address space: `rows` rows (64 for A, N for B) of 32 bytes of K (every dense shape's K is 32
+/// bytes: k16 of 16-bit, k32 of 8-bit, k8 of 32-bit types), K-major. Bits 0-13 are the start
+/// address, 16-29 the leading-dimension and 32-45 the stride-dimension byte offsets (each >> 4),
+/// 49-51 the base offset, 62-63 the swizzle (0 none, 1 128B, 2 64B, 3 32B). In the swizzled
+/// K-major layouts row `r` of each group of 8 is `r` swizzle spans after the group's start and
+/// groups are SBO apart; without a swizzle a row's two 16-byte core-matrix columns are LBO
+/// apart, its rows 16 bytes apart. The swizzle exchanges 16-byte chunks by address bits 4-6
+/// against 7-9 (`tensor::Swizzle::apply`). An MN-major operand or a base offset is a limit.
+pub fn descriptor_chunks(desc: i64, rows: i64, mn_major: bool) -> Result<Vec<i64>, String> {
+    if mn_major {
+        return Err("an MN-major (transposed) wgmma operand is not modelled by this version of ptxmm".into());
+    }
+    let field = |shift: u32| ((desc >> shift) & 0x3FFF) << 4;
+    let (start, lbo, sbo) = (field(0), field(16), field(32));
+    if (desc >> 49) & 7 != 0 {
+        return Err(format!("the wgmma matrix descriptor {desc:#x} has a base offset: not modelled by this version of ptxmm"));
+    }
+    let swizzle = match (desc >> 62) & 3 {
+        0 => crate::program::Swizzle::None,
+        1 => crate::program::Swizzle::B128,
+        2 => crate::program::Swizzle::B64,
+        _ => crate::program::Swizzle::B32,
+    };
+    let mut out = Vec::with_capacity(2 * rows.max(0) as usize);
+    for r in 0..rows {
+        let group = (r / 8) * sbo;
+        for c in 0..2 {
+            let natural = match swizzle {
+                crate::program::Swizzle::None => start + group + c * lbo + (r % 8) * 16,
+                s => start + group + (r % 8) * s.span() + 16 * c,
+            };
+            out.push(swizzle.apply(natural));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod descriptor_tests {
+    use super::descriptor_chunks;
+
+    #[test]
+    fn descriptors_name_their_rows() {
+        // 128B swizzle, start 1024, SBO 1024: row 1's first chunk is at 1024 + 128, exchanged with chunk 1.
+        let d = (1i64 << 62) | ((1024 >> 4) << 32) | (1024 >> 4);
+        let c = descriptor_chunks(d, 64, false).unwrap();
+        assert_eq!(c.len(), 128);
+        assert_eq!(&c[..4], &[1024, 1024 + 16, 1024 + 128 + 16, 1024 + 128]);
+        assert_eq!(c[16], 2048);
+        // No swizzle: LBO between the two core-matrix columns.
+        let d = ((256i64 >> 4) << 32) | ((128 >> 4) << 16);
+        let c = descriptor_chunks(d, 16, false).unwrap();
+        assert_eq!(&c[..4], &[0, 128, 16, 144]);
+        assert_eq!(c[16], 256);
+        assert!(descriptor_chunks(d, 16, true).is_err());
+        assert!(descriptor_chunks(d | (1 << 49), 16, false).is_err());
+    }
+}

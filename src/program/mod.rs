@@ -17,7 +17,7 @@ pub mod unknown;
 pub use bits::PrmtMode;
 pub use lower::lower;
 pub use matrix::{MatrixAccess, MatrixShape};
-pub use tensor::{TensorCopy, TensorMap};
+pub use tensor::{BoxWord, MapOperand, Swizzle, TensorCopy, TensorMap};
 pub use types::Ty;
 
 use crate::diag::{SourceFile, Span};
@@ -581,8 +581,13 @@ pub enum Op {
     /// descriptor operands (ptxmm reads a descriptor as the address of the variable holding the
     /// matrix, and the matrix as the rest of that variable).
     Wgmma {
-        a: Address,
+        /// None: A in registers (`{a0, a1, a2, a3}`), which reads no memory.
+        a: Option<Address>,
         b: Address,
+        /// The shape's N and whether A and B are MN-major (`imm-trans-a`, `imm-trans-b`): what
+        /// a real matrix descriptor's footprint needs (`matrix::descriptor_chunks`).
+        n: i64,
+        trans: [bool; 2],
     },
     /// `wgmma.fence`: orders the warpgroup's prior accesses before later `wgmma.mma_async`.
     WgmmaFence,

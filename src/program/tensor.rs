@@ -2,26 +2,81 @@
 //! `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor`; PTX ISA §5.5, §9.7.9.25.5).
 //!
 //! A tensor map (a `CUtensorMap`) is declared in the init block
-//! (`tmap @ tensormap { base = g; dims = {8, 4}; box = {4, 2}; }`). Its fields are static; the
-//! map itself is also a one-word global variable, read by every copy that uses it (the
-//! "reading from the tensormap" step of §9.7.9.25), so that a write to it while a copy is in
-//! flight is found (`U2-tensor-map-modified-in-flight`).
+//! (`tmap @ tensormap { base = g; dims = {8, 4}; box = {4, 2}; }`). Its fields are static. The
+//! map lives at an object: its own one-word global variable, named by the copies that use it
+//! (`[tmap, {x, y}]`), or the 128 bytes at `at = param_0+128` (a kernel parameter, as
+//! `__grid_constant__ const CUtensorMap` and CUTLASS's `Params` pass it, or global memory),
+//! found at run time from the address a copy's operand holds (`[%rd19, {x, y}]`). A copy first
+//! reads the map (the "reading from the tensormap" step of §9.7.9.25) unless it lives in the
+//! read-only parameter space, so that a write to it while a copy is in flight is found
+//! (`U2-tensor-map-modified-in-flight`).
+//!
+//! Elements of 1, 2, 4 or 8 bytes are copied a 4-byte word at a time (ptxmm's locations are
+//! words): each row of a box covers whole words, which holds for every box whose corner and
+//! in-bounds extent are 4-byte aligned in the tensor (a box that splits a word is a limit of
+//! the model, said at the copy). A swizzle (§5.5.6: 16-byte chunks of each 128-byte row
+//! exchanged by the row's index) changes where in shared memory each 16-byte chunk lands, not
+//! the set of bytes the box occupies.
 
 use super::Value;
 use crate::diag::Span;
 
+/// The shared-memory swizzle of a tensor map (`CU_TENSOR_MAP_SWIZZLE_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swizzle {
+    None,
+    B32,
+    B64,
+    B128,
+}
+
+impl Swizzle {
+    pub fn parse(word: &str) -> Option<Swizzle> {
+        Some(match word {
+            "none" => Swizzle::None,
+            "32B" | "32b" => Swizzle::B32,
+            "64B" | "64b" => Swizzle::B64,
+            "128B" | "128b" => Swizzle::B128,
+            _ => return None,
+        })
+    }
+
+    /// The span whose 16-byte chunks are exchanged (0 without a swizzle).
+    pub fn span(self) -> i64 {
+        match self {
+            Swizzle::None => 0,
+            Swizzle::B32 => 32,
+            Swizzle::B64 => 64,
+            Swizzle::B128 => 128,
+        }
+    }
+
+    /// Where the byte a packed box would put at shared address `addr` lands: the 16-byte chunk
+    /// index within its span (address bits 4 and up) is XORed with the index of its 128-byte
+    /// row modulo the span's chunk count (bits 7 and up), as CUTLASS's `Swizzle<B, 4, 3>`.
+    pub fn apply(self, addr: i64) -> i64 {
+        let mask = (self.span() / 16 - 1).max(0);
+        addr ^ (((addr >> 7) & mask) << 4)
+    }
+}
+
 /// A declared tensor map: a tensor of `dims` elements of `elem` bytes in the global variable
-/// `base`, copied box by box (tile mode, no swizzle, no interleave, zero fill out of bounds).
+/// `base`, copied box by box (tile mode, no interleave, zero fill out of bounds).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorMap {
     pub name: String,
-    /// The tensor map's own variable (one global word, read by each copy that uses it).
+    /// The variable the map lives in: its own (one global word), or the parameter or global
+    /// variable of `at`.
     pub variable: usize,
+    /// The map's byte offset in `variable` (0 for its own).
+    pub offset: i64,
+    /// Whether copies name the map itself (`[tmap, {...}]`) rather than an address of it.
+    pub named: bool,
     /// The global variable holding the tensor (its byte 0 is element (0, ..., 0)).
     pub base: usize,
     /// Element type as declared (`b32`, `u32`, `f32`, `b64`, ...).
     pub elem_type: String,
-    /// Element size in bytes: 4 or 8.
+    /// Element size in bytes: 1, 2, 4 or 8.
     pub elem: i64,
     /// Extents in elements, innermost dimension first.
     pub dims: Vec<i64>,
@@ -29,7 +84,16 @@ pub struct TensorMap {
     pub strides: Vec<i64>,
     /// Box extents in elements, innermost first.
     pub box_dims: Vec<i64>,
+    pub swizzle: Swizzle,
     pub span: Span,
+}
+
+/// One 4-byte word of a box: its packed byte offset in the box (before the swizzle) and the
+/// byte offset in `base` of the tensor word it copies (None: out of bounds, zeros).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoxWord {
+    pub packed: i64,
+    pub global: Option<i64>,
 }
 
 impl TensorMap {
@@ -78,6 +142,53 @@ impl TensorMap {
             .collect()
     }
 
+    /// The words of the box whose first corner is at `corner`, in packed shared-memory order
+    /// (innermost dimension fastest); an error naming the limit when a word of the box would
+    /// hold both in-bounds bytes and others, or start off a 4-byte boundary of the tensor.
+    pub fn box_words(&self, corner: &[i64]) -> Result<Vec<BoxWord>, String> {
+        let row_bytes = self.box_dims[0] * self.elem;
+        let rows: i64 = self.box_dims[1..].iter().product();
+        let mut out = Vec::with_capacity((rows * row_bytes / 4).max(0) as usize);
+        for r in 0..rows {
+            let mut rest = r;
+            let mut row_off = Some(0i64);
+            for (d, &corner_d) in corner.iter().enumerate().take(self.rank()).skip(1) {
+                let c = corner_d + rest % self.box_dims[d];
+                rest /= self.box_dims[d];
+                row_off = match row_off {
+                    Some(o) if (0..self.dims[d]).contains(&c) => Some(o + c * self.strides[d - 1]),
+                    _ => None,
+                };
+            }
+            for w in 0..row_bytes / 4 {
+                let packed = r * row_bytes + 4 * w;
+                // The elements of this word: [first, last] of dimension 0.
+                let first = corner[0] * self.elem + 4 * w;
+                let last = first + 3;
+                let inside = |b: i64| (0..self.dims[0] * self.elem).contains(&b);
+                let global = match row_off {
+                    Some(o) if inside(first) && inside(last) => {
+                        if first % 4 != 0 {
+                            return Err(format!(
+                                "the box's row starts at byte {first} of the tensor's row, not on a 4-byte word (ptxmm copies tensors a word at a time)"
+                            ));
+                        }
+                        Some(o + first)
+                    }
+                    Some(_) if inside(first) || inside(last) => {
+                        return Err(format!(
+                            "a 4-byte word of the box holds bytes inside and outside the tensor (bytes {first}..{last} of a row of {} bytes): ptxmm copies tensors a word at a time",
+                            self.dims[0] * self.elem
+                        ))
+                    }
+                    _ => None,
+                };
+                out.push(BoxWord { packed, global });
+            }
+        }
+        Ok(out)
+    }
+
     /// The largest byte offset (exclusive) any in-bounds element occupies in `base`.
     pub fn extent_bytes(&self) -> i64 {
         let last: Vec<i64> = self.dims.iter().map(|d| d - 1).collect();
@@ -85,11 +196,21 @@ impl TensorMap {
     }
 }
 
+/// The tensor map operand of a copy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MapOperand {
+    /// A map named in the operand: an index into `Program::tensor_maps`.
+    Named(usize),
+    /// The address of a map (a register or a variable's address), resolved when the copy runs.
+    At(Value),
+}
+
 /// The tensor part of an asynchronous copy: which tensor map, and the box's coordinates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorCopy {
-    /// Index into `Program::tensor_maps`.
-    pub map: usize,
+    pub map: MapOperand,
+    /// The copy's rank (`.1d` to `.5d`), which a map resolved at run time must have.
+    pub rank: usize,
     /// One coordinate per dimension, innermost first (signed, in elements).
     pub coords: Vec<Value>,
 }
@@ -102,14 +223,47 @@ mod tests {
         TensorMap {
             name: "t".into(),
             variable: 0,
+            offset: 0,
+            named: true,
             base: 1,
             elem_type: "b32".into(),
             elem: 4,
             dims: vec![6, 3],
             strides: vec![32],
             box_dims: vec![4, 2],
+            swizzle: Swizzle::None,
             span: Span::default(),
         }
+    }
+
+    #[test]
+    fn box_words_follow_the_elements_and_reject_split_words() {
+        let mut m = map();
+        let words: Vec<_> = m.box_words(&[4, 2]).unwrap();
+        assert_eq!(words.len(), 8);
+        assert_eq!(words[0], BoxWord { packed: 0, global: Some(64 + 16) });
+        assert_eq!(words[2], BoxWord { packed: 8, global: None });
+        // Two-byte elements: a word holds two of them.
+        m.elem = 2;
+        m.box_dims = vec![8, 1];
+        let w = m.box_words(&[0, 1]).unwrap();
+        assert_eq!(w.iter().map(|b| b.global).collect::<Vec<_>>(), vec![Some(32), Some(36), Some(40), None]);
+        assert!(m.box_words(&[1, 0]).is_err(), "a corner off a word");
+        m.dims = vec![5, 3];
+        assert!(m.box_words(&[0, 0]).is_err(), "a word split by the tensor's end");
+    }
+
+    #[test]
+    fn swizzle_exchanges_chunks_within_a_row() {
+        assert_eq!(Swizzle::None.apply(0x90), 0x90);
+        // Row 1 (bytes 128..255) under 128B: chunk c goes to c ^ 1.
+        assert_eq!(Swizzle::B128.apply(128), 128 + 16);
+        assert_eq!(Swizzle::B128.apply(128 + 16 + 4), 128 + 4);
+        assert_eq!(Swizzle::B128.apply(7 * 128), 7 * 128 + 7 * 16);
+        assert_eq!(Swizzle::B64.apply(7 * 128), 7 * 128 + 3 * 16);
+        assert_eq!(Swizzle::B32.apply(128 + 16), 128);
+        // Row 8 repeats row 0.
+        assert_eq!(Swizzle::B128.apply(1024 + 32), 1024 + 32);
     }
 
     #[test]

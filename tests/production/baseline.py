@@ -34,6 +34,81 @@ SCALARS = {
 }
 
 
+# What else a user passes: aggregate fields, buffers and tensor maps (the manifest's notes), by file.
+BF16_A = "bf16,320x256x1,stride=640x163840,box=64x128x1,swizzle=128B"
+CUTLASS_FIELDS = ["param_0+128=" + BF16_A, "param_0+384=" + BF16_A]
+FLAGS = {
+    "cutlass/sm90_gemm_ws.ptx": ["--param", "param_0+0={256,256,320,1}", "--param", "param_0+640=32768",
+                                 "--param", "param_0+808=buffer:131072", "--param", "param_0+832=buffer:131072"]
+    + [x for m in CUTLASS_FIELDS for x in ("--tensor-map", m)],
+    "cutlass/sm90_gemm_pingpong.ptx": ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768"]
+    + [x for m in CUTLASS_FIELDS for x in ("--tensor-map", m)]
+    + ["--tensor-map", "param_0+896=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B",
+       "--tensor-map", "param_0+1152=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B"],
+    "cutlass/sm90_gemm_cooperative.ptx": ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768"]
+    + [x for m in CUTLASS_FIELDS for x in ("--tensor-map", m)]
+    + ["--tensor-map", "param_0+896=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B",
+       "--tensor-map", "param_0+1152=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B"],
+    "cutlass/sm90_gemm_cluster2x1_multicast.ptx": ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768",
+                                                   "--tensor-map", "param_0+128=" + BF16_A, "--tensor-map",
+                                                   "param_0+384=bf16,320x256x1,stride=640x163840,box=64x64x1,swizzle=128B",
+                                                   "--tensor-map", "param_0+896=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B",
+                                                   "--tensor-map", "param_0+1152=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B"],
+    "cutlass/sm80_gemm_multistage.ptx": ["--param", "param_0+0={256,256,128}", "--param", "param_0+64=buffer:65536",
+                                         "--param", "param_0+72=128", "--param", "param_0+112=buffer:65536",
+                                         "--param", "param_0+120=128", "--param", "param_0+192=buffer:131072",
+                                         "--param", "param_0+200=256", "--param", "param_0+272=buffer:131072",
+                                         "--param", "param_0+280=256", "--param", "param_0+336=128"],
+    "cute/sgemm_sm80_tn_hgemm.ptx": ["--param", "param_0+0={256,256,256}", "--param", "param_2=buffer:131072",
+                                     "--param", "param_3+0=256", "--param", "param_7=buffer:131072", "--param", "param_8+0=256",
+                                     "--param", "param_12=buffer:131072", "--param", "param_13+0=256"],
+    "cute/wgmma_tma_sm90_tn.ptx": ["--param", "param_0+0={256,256,256}", "--param", "param_6=buffer:131072",
+                                   "--param", "param_7+0=256",
+                                   "--tensor-map", "param_3=f16,256x256,box=64x128,swizzle=128B",
+                                   "--tensor-map", "param_5=f16,256x256,box=64x128,swizzle=128B"],
+    "deepgemm/sm90_bf16_gemm.ptx": ["--tensor-map", "param_4=bf16,448x256,box=64x128,swizzle=128B",
+                                    "--tensor-map", "param_5=bf16,448x256,box=64x128,swizzle=128B",
+                                    "--tensor-map", "param_6=bf16,256x256,box=64x128,swizzle=128B"],
+    "deepgemm/sm90_bf16_gemm_multicast.ptx": ["--tensor-map", "param_4=bf16,448x512,box=64x128,swizzle=128B",
+                                              "--tensor-map", "param_5=bf16,448x256,box=64x128,swizzle=128B",
+                                              "--tensor-map", "param_6=bf16,256x512,box=64x128,swizzle=128B"],
+    "deepgemm/sm90_fp8_gemm_1d2d.ptx": ["--param", "param_0=buffer:48",
+                                        "--tensor-map", "param_5=e4m3,768x256,box=128x128,swizzle=128B",
+                                        "--tensor-map", "param_6=e4m3,768x256,box=128x128,swizzle=128B",
+                                        "--tensor-map", "param_7=bf16,256x256,box=64x128,swizzle=128B",
+                                        "--tensor-map", "param_8=f32,256x6,box=128x1"],
+    "thunderkittens/bf16_h100_gemm.ptx": ["--param", "param_0+0=buffer:163840", "--param", "param_0+16=u64:256",
+                                          "--param", "param_0+24=u64:320", "--param", "param_0+384=buffer:163840",
+                                          "--param", "param_0+400=u64:320", "--param", "param_0+408=u64:256",
+                                          "--param", "param_0+768=buffer:131072", "--param", "param_0+784=u64:256",
+                                          "--param", "param_0+792=u64:256",
+                                          "--tensor-map", "param_0+128=bf16,320x256x1x1x1,box=64x64x1x1x1,swizzle=128B",
+                                          "--tensor-map", "param_0+512=bf16,256x320x1x1x1,box=64x64x1x1x1,swizzle=128B",
+                                          "--tensor-map", "param_0+896=bf16,256x256x1x1x1,box=64x64x1x1x1,swizzle=128B"],
+    "thunderkittens/mha_h100_fwd.ptx": ["--param", "param_0+1920=768", "--param", "param_0+1924=1",
+                                        "--tensor-map", "param_0+128=bf16,64x768x1x1x1,box=64x64x1x1x1,swizzle=128B",
+                                        "--tensor-map", "param_0+512=bf16,64x768x1x1x1,box=64x128x1x1x1,swizzle=128B",
+                                        "--tensor-map", "param_0+896=bf16,64x768x1x1x1,box=64x128x1x1x1,swizzle=128B",
+                                        "--tensor-map", "param_0+1280=f32,768x1x1x1x1,box=64x1x1x1x1",
+                                        "--tensor-map", "param_0+1664=bf16,64x768x1x1x1,box=64x64x1x1x1,swizzle=128B"],
+    "triton/matmul_pipelined.ptx": ["--param", "param_0=buffer:131072", "--param", "param_1=buffer:131072",
+                                    "--param", "param_2=buffer:131072"],
+    "triton/matmul_tma_persistent.ptx": ["--tensor-map", "param_0=f16,256x256,box=64x128,swizzle=128B",
+                                         "--tensor-map", "param_5=f16,256x256,box=64x128,swizzle=128B",
+                                         "--tensor-map", "param_10=f16,256x256,box=128x128"],
+    "triton/flash_attention_fwd.ptx": ["--param", "param_1=buffer:2048",
+                                       "--tensor-map", "param_3=f16,64x512,box=64x128,swizzle=128B",
+                                       "--tensor-map", "param_8=f16,64x512,box=64x64,swizzle=128B",
+                                       "--tensor-map", "param_13=f16,64x512,box=64x64,swizzle=128B",
+                                       "--tensor-map", "param_18=f16,64x512,box=64x128,swizzle=128B"],
+    "triton/softmax.ptx": ["--param", "param_0=buffer:4096000", "--param", "param_1=buffer:4096000"],
+    "cub/device_transform.ptx": ["--param", "param_5=buffer:4096", "--param", "param_6+0=buffer:4096",
+                                 "--param", "param_6+8=0"],
+    "cub/device_scan_inclusive_sum.ptx": ["--param", "param_0=buffer:49152", "--param", "param_1=buffer:49152",
+                                          "--param", "param_2+0=buffer:1024"],
+}
+
+
 def flatten(shape):
     x, y, z = (int(v) for v in shape.split(","))
     return f"{x * y * z},1,1"
@@ -74,8 +149,14 @@ def main():
         args = ["--entry", r["entry"], "--block", r["block"], "--grid", grid]
         if r["cluster"] and r["cluster"] != "1,1,1":
             args += ["--cluster", r["cluster"]]
+        if r["dynamic_smem"] and r["dynamic_smem"] != "0":
+            args += ["--dynamic-smem", r["dynamic_smem"]]
+        x, y, z = (int(v) for v in grid.split(","))
+        if x * y * z > 64:
+            args += ["--ctas", "0-1"]  # the CTAs that get work (a persistent grid's first two)
         for p in SCALARS.get(r["file"], []):
             args += ["--param", p]
+        args += FLAGS.get(r["file"], [])
         args += a.extra
         path = os.path.join(HERE, r["file"])
         t0 = time.time()

@@ -8,7 +8,9 @@ use super::event::{AsyncKind, AsyncOp, Role, TraceOp};
 use super::state::{val, Access, Cx, State};
 use super::values::{RegVal, SymExpr};
 use crate::program::mbarrier::MbUpdate;
-use crate::program::{AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, LocalOp, RedType, RmwOp, Value, VariableKind};
+use crate::program::{
+    AccessSpace, Address, AsyncCopy, Completion, CopyKind, GroupKind, LocalOp, RedType, RmwOp, Space, Value, VariableKind,
+};
 use std::sync::Arc;
 
 /// What the destination events of one copy share.
@@ -133,6 +135,44 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// The words (address, footprint start, footprint size) a real wgmma matrix descriptor
+    /// reads: its chunks in the one shared data variable of the thread's CTA that holds them all
+    /// (a descriptor keeps 18 bits of the shared address: the offset, not the variable).
+    fn descriptor_words(&self, desc: i64, rows: i64, mn_major: bool, pc: usize, line: usize) -> Result<Vec<(i64, i64, i64)>, ExploreError> {
+        let instr = &self.thread.code[pc];
+        let limit = |detail: String| ExploreError::Unknown {
+            thread: self.thread.id,
+            line,
+            col: self.program.source.line_col(instr.span.start).1,
+            detail,
+        };
+        if crate::program::unknown::is_unknown(desc) {
+            return Err(super::error::unknown_value(self.program, self.thread.id, instr, "the matrix descriptor", desc));
+        }
+        let chunks = crate::program::matrix::descriptor_chunks(desc, rows, mn_major).map_err(&limit)?;
+        let (lo, hi) = (chunks.iter().min().copied().unwrap_or(0), chunks.iter().max().copied().unwrap_or(0) + 16);
+        let cta = self.thread.placement.cta;
+        let holders: Vec<usize> = (0..self.program.variables.len())
+            .filter(|&v| {
+                let var = &self.program.variables[v];
+                var.space == (Space::Shared { cta }) && var.kind == VariableKind::Data && hi <= var.size
+            })
+            .collect();
+        let [var] = holders[..] else {
+            let names: Vec<&str> = holders.iter().map(|&v| self.program.variables[v].name.as_str()).collect();
+            return Err(limit(format!(
+                "the wgmma matrix descriptor {desc:#x} reads shared bytes {lo}..{hi}, which {}",
+                if names.is_empty() {
+                    "no shared variable of the CTA holds".to_string()
+                } else {
+                    format!("several shared variables could hold ({}): a descriptor keeps the offset, not the variable", names.join(", "))
+                }
+            )));
+        };
+        let base = self.program.address(var, 0);
+        Ok(chunks.iter().flat_map(|&c| (0..16).step_by(4).map(move |b| (base + c + b, base + lo, hi - lo))).collect())
+    }
+
     /// Whether the copy's range at `addr` (its `what`) is undefined: past its variable, not
     /// aligned, or an mbarrier object.
     fn check_copy_range(&self, addr: i64, what: &str, size: i64, bulk: bool, line: usize) -> Result<Option<String>, ExploreError> {
@@ -156,7 +196,13 @@ impl Cx<'_> {
     /// Destinations (with their mbarrier): one, or for .multicast::cluster the same
     /// CTA-relative offsets in each CTA whose cluster rank is set in ctaMask (§9.7.9.25.4.1).
     /// A ctaMask that selects nothing usable sets `ub`.
-    fn copy_destinations(&self, st: &State, copy: &AsyncCopy, dst_addr: i64, ub: &mut Option<String>) -> Vec<(i64, Option<i64>)> {
+    pub(super) fn copy_destinations(
+        &self,
+        st: &State,
+        copy: &AsyncCopy,
+        dst_addr: i64,
+        ub: &mut Option<String>,
+    ) -> Vec<(i64, Option<i64>)> {
         let bar_addr = match &copy.completion {
             Completion::Mbarrier(b) => Some(self.address_value(st, b).0),
             Completion::Group(_) => None,
@@ -357,20 +403,26 @@ impl Cx<'_> {
         Ok(out)
     }
 
-    /// `wgmma.mma_async`: an async agent reads each matrix (from the descriptor's address to the
-    /// end of its variable) in the async proxy; the op joins the open wgmma-group.
-    pub(super) fn wgmma(&self, st: State, a: &Address, b: &Address, pc: usize, line: usize) -> Result<Vec<State>, ExploreError> {
+    /// `wgmma.mma_async`: an async agent reads each matrix in the async proxy; the op joins the
+    /// open wgmma-group. A descriptor register holding a variable's address (litmus tests) reads
+    /// from it to the end of its variable; a real matrix descriptor reads the chunks it names
+    /// (`matrix::descriptor_chunks`) in the one shared variable of the CTA that holds them.
+    pub(super) fn wgmma(&self, st: State, matrices: &[(&Address, i64, bool)], pc: usize, line: usize) -> Result<Vec<State>, ExploreError> {
         let agent = st.ops.len();
         let mut st = st;
         st.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(CopyKind::Wgmma), events: Vec::new(), tracked: Vec::new(), group: None });
         let mut states = vec![st];
-        for m in [a, b] {
+        for &(m, rows, mn_major) in matrices {
             let (addr, deps) = self.address_value(&states[0], m);
-            let bad = || bad_address(self.program, self.thread.id, line, addr);
-            let (var, off) = self.program.decode_address(addr).ok_or_else(bad)?;
-            let size = self.program.variables[var].size - off;
-            for byte in (0..size).step_by(4) {
-                let src = self.access_at(addr + byte, addr, size, deps.clone(), AccessSpace::SharedCta, line)?;
+            let words: Vec<(i64, i64, i64)> = match self.program.decode_address(addr) {
+                Some((var, off)) => {
+                    let size = self.program.variables[var].size - off;
+                    (0..size).step_by(4).map(|byte| (addr + byte, addr, size)).collect()
+                }
+                None => self.descriptor_words(addr, rows, mn_major, pc, line)?,
+            };
+            for (word, start, size) in words {
+                let src = self.access_at(word, start, size, deps.clone(), AccessSpace::SharedCta, line)?;
                 if self.elided[src.loc] {
                     continue;
                 }

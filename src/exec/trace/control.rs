@@ -84,8 +84,10 @@ pub(super) fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
             addr(src, values);
             values.push(*size);
         }
-        Op::Wgmma { a, b } => {
-            addr(a, values);
+        Op::Wgmma { a, b, .. } => {
+            if let Some(a) = a {
+                addr(a, values);
+            }
             addr(b, values);
         }
         Op::Mbarrier { op, bar, .. } => {

@@ -3,11 +3,11 @@
 //! the copy first reads the tensor map itself.
 
 use super::deps::DepMask;
-use super::error::{bad_address, ExploreError};
+use super::error::{bad_address, unknown_value, ExploreError};
 use super::event::{AsyncKind, AsyncOp, Role, TraceOp};
 use super::state::{val, Access, Cx, State};
 use super::values::{RegVal, SymExpr};
-use crate::program::{AccessSpace, AsyncCopy, Completion, TensorCopy, VariableKind};
+use crate::program::{AccessSpace, AsyncCopy, CopyKind, MapOperand, RedType, Space, Swizzle, TensorCopy, VariableKind};
 
 impl Cx<'_> {
     /// A tensor copy's async agent: a read of the tensor map's word, then per element of the box
@@ -23,7 +23,24 @@ impl Cx<'_> {
         pc: usize,
         line: usize,
     ) -> Result<Vec<State>, ExploreError> {
-        let map = &self.program.tensor_maps[t.map];
+        let map_index = self.resolve_map(&st, t, pc, line)?;
+        let map = &self.program.tensor_maps[map_index];
+        if let CopyKind::Reduce(..) = copy.kind {
+            if !matches!(map.elem_type.as_str(), "u32" | "s32" | "b32") {
+                return Err(self.tensor_limit(
+                    pc,
+                    line,
+                    format!(
+                        "the tensor reduction's map `{}` has `{}` elements: tensor reductions are modelled on 32-bit integer elements (u32, s32, b32)",
+                        map.name, map.elem_type
+                    ),
+                ));
+            }
+        }
+        let kind = match copy.kind {
+            CopyKind::Reduce(op, _) => CopyKind::Reduce(op, RedType::parse(&map.elem_type).unwrap_or(RedType::B32)),
+            k => k,
+        };
         let size = map.box_bytes();
         let mut coord_deps = DepMask::none();
         let corner: Vec<i64> = t
@@ -35,19 +52,16 @@ impl Cx<'_> {
                 v
             })
             .collect();
+        let words = map.box_words(&corner).map_err(|why| self.tensor_limit(pc, line, format!("tensor map `{}`: {why}", map.name)))?;
         let store = copy.dst_space == AccessSpace::Global;
         let (shared_op, shared_space) = if store { (&copy.src, copy.src_space) } else { (&copy.dst, copy.dst_space) };
         let (shared_addr, shared_deps) = self.address_value(&st, shared_op);
-        let bar_addr = match &copy.completion {
-            Completion::Mbarrier(b) => Some(self.address_value(&st, b).0),
-            Completion::Group(_) => None,
-        };
         // The shared-memory box: inside its variable and 16-byte aligned (§9.7.9.25: bulk copies).
         let Some((var, off)) = self.program.decode_address(shared_addr) else {
             return Err(bad_address(self.program, self.thread.id, line, shared_addr));
         };
         let v = &self.program.variables[var];
-        let ub = if v.kind == VariableKind::Mbarrier {
+        let mut ub = if v.kind == VariableKind::Mbarrier {
             Some(format!("the shared-memory box of the tensor copy is the mbarrier object `{}`", v.name))
         } else if off + size > v.size {
             Some(format!(
@@ -59,6 +73,18 @@ impl Cx<'_> {
         } else {
             None
         };
+        // A swizzled box stays inside the span-aligned rows it covers; the chunks it exchanges
+        // must be inside the variable too.
+        if ub.is_none() && map.swizzle != Swizzle::None {
+            let last = words.iter().map(|w| map.swizzle.apply(off + w.packed)).max().unwrap_or(off);
+            if last + 4 > v.size {
+                ub = Some(format!(
+                    "U6: the tensor copy's swizzled box at `{}+{off}` reaches byte {last} of `{}` ({} bytes)",
+                    v.name, v.name, v.size
+                ));
+            }
+        }
+        let dests = if store { vec![(shared_addr, None)] } else { self.copy_destinations(&st, copy, shared_addr, &mut ub) };
         let mut s = st;
         if let Some(reason) = ub {
             let mut e = s.event(TraceOp::Marker, pc);
@@ -67,48 +93,124 @@ impl Cx<'_> {
             return Ok(vec![s]);
         }
         let agent = s.ops.len();
-        s.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(copy.kind), events: Vec::new(), tracked: Vec::new(), group: None });
-        // "Optionally, reading from the tensormap" (§9.7.9.25): a source read of the map's word.
-        let tmap = Access { loc: self.program.variables[map.variable].first_location, range: (0, 4), deps: DepMask::none(), ub: None };
-        let mut e = s.access_event(TraceOp::Read, pc, &tmap, Role::Source, Some(agent));
-        e.symbolic = true;
-        s.events.push(e);
+        s.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(kind), events: Vec::new(), tracked: Vec::new(), group: None });
+        // "Optionally, reading from the tensormap" (§9.7.9.25): a source read of the map's word
+        // (a map in the read-only parameter space cannot change: nothing to read).
+        if self.program.variables[map.variable].space != Space::Param {
+            let map_addr = self.program.address(map.variable, map.offset);
+            let loc = self.program.location_at(map_addr).ok_or_else(|| bad_address(self.program, self.thread.id, line, map_addr))?;
+            let tmap = Access { loc, range: (map.offset, map.offset + 4), deps: DepMask::none(), ub: None };
+            let mut e = s.access_event(TraceOp::Read, pc, &tmap, Role::Source, Some(agent));
+            e.symbolic = true;
+            s.events.push(e);
+        }
         let base = self.program.address(map.base, 0);
-        for (k, element) in map.box_elements(&corner).into_iter().enumerate() {
-            for w in 0..map.elem / 4 {
-                let byte = k as i64 * map.elem + 4 * w;
-                let shared = self.access_at(shared_addr + byte, shared_addr, size, shared_deps.clone(), shared_space, line)?;
-                // Each element of the tensor is its own footprint in global memory.
-                let global = match element {
-                    Some(o) => {
-                        let a = base + o + 4 * w;
-                        let loc = self.program.location_at(a).ok_or_else(|| bad_address(self.program, self.thread.id, line, a))?;
-                        Some(Access {
-                            loc,
-                            range: (o, o + map.elem),
-                            deps: coord_deps.clone(),
-                            ub: self.space_violation(map.base, AccessSpace::Global),
-                        })
-                    }
-                    None => None,
-                };
-                let (from, to) = if store { (Some(shared), global) } else { (global, Some(shared)) };
-                let (value, dep) = match from {
-                    Some(src) => {
-                        let i = s.events.len();
-                        let mut e = s.access_event(TraceOp::Read, pc, &src, Role::Source, Some(agent));
-                        e.symbolic = true;
-                        s.events.push(e);
-                        (RegVal::Open(SymExpr::Read(i)), DepMask::single(i))
-                    }
-                    // Out of bounds: zeros, nothing read (tile mode, zero fill).
-                    None => (RegVal::Known(0), DepMask::none()),
-                };
-                let Some(dst) = to else { continue };
-                self.push_copy_write(&mut s, copy.kind, dst, value, dep, pc, agent);
+        let shared_base = self.program.address(var, 0);
+        let element_words = (map.elem / 4).max(1);
+        for w in &words {
+            // Each element of the tensor is its own footprint in global memory (a word of
+            // elements smaller than a word).
+            let global = match w.global {
+                Some(o) => {
+                    let a = base + o;
+                    let loc = self.program.location_at(a).ok_or_else(|| bad_address(self.program, self.thread.id, line, a))?;
+                    let first = o - o.rem_euclid(4 * element_words);
+                    Some(Access {
+                        loc,
+                        range: (first, first + 4 * element_words),
+                        deps: coord_deps.clone(),
+                        ub: self.space_violation(map.base, AccessSpace::Global),
+                    })
+                }
+                None => None,
+            };
+            let swizzled = |d: i64| {
+                let (_, doff) = self.program.decode_address(d).unwrap_or((var, off));
+                let d_base = d - doff;
+                d_base + map.swizzle.apply(doff + w.packed)
+            };
+            if store {
+                let shared = self.access_at(
+                    shared_base + map.swizzle.apply(off + w.packed),
+                    shared_addr,
+                    size,
+                    shared_deps.clone(),
+                    shared_space,
+                    line,
+                )?;
+                let i = s.events.len();
+                let mut e = s.access_event(TraceOp::Read, pc, &shared, Role::Source, Some(agent));
+                e.symbolic = true;
+                s.events.push(e);
+                let Some(dst) = global else { continue };
+                self.push_copy_write(&mut s, kind, dst, RegVal::Open(SymExpr::Read(i)), DepMask::single(i), pc, agent);
+                continue;
+            }
+            let (value, dep) = match &global {
+                Some(src) => {
+                    let i = s.events.len();
+                    let mut e = s.access_event(TraceOp::Read, pc, src, Role::Source, Some(agent));
+                    e.symbolic = true;
+                    s.events.push(e);
+                    (RegVal::Open(SymExpr::Read(i)), DepMask::single(i))
+                }
+                // Out of bounds: zeros, nothing read (tile mode, zero fill).
+                None => (RegVal::Known(0), DepMask::none()),
+            };
+            for &(d, _) in &dests {
+                let shared = self.access_at(swizzled(d), d, size, shared_deps.clone(), shared_space, line)?;
+                self.push_copy_write(&mut s, kind, shared, value.clone(), dep.clone(), pc, agent);
             }
         }
-        let dst_addr = if store { base } else { shared_addr };
-        self.finish_copy(s, copy, agent, &[(dst_addr, bar_addr)], size, pc, line)
+        let finish: Vec<(i64, Option<i64>)> = if store { vec![(base, None)] } else { dests };
+        self.finish_copy(s, copy, agent, &finish, size, pc, line)
+    }
+
+    /// The tensor map a copy uses: the one it names, or the one at the address its operand holds.
+    fn resolve_map(&self, st: &State, t: &TensorCopy, pc: usize, line: usize) -> Result<usize, ExploreError> {
+        let addr_value = match &t.map {
+            MapOperand::Named(i) => return Ok(*i),
+            MapOperand::At(v) => *v,
+        };
+        let addr = val(st, &addr_value).0;
+        let instr = &self.thread.code[pc];
+        if crate::program::unknown::is_unknown(addr) {
+            let reg = match addr_value {
+                crate::program::Value::Reg(r) => self.thread.registers[r].clone(),
+                _ => "the tensor map operand".into(),
+            };
+            return Err(unknown_value(self.program, self.thread.id, instr, &reg, addr));
+        }
+        let Some((var, off)) = self.program.decode_address(addr) else {
+            return Err(bad_address(self.program, self.thread.id, line, addr));
+        };
+        let found = self.program.tensor_maps.iter().position(|m| !m.named && m.variable == var && m.offset == off);
+        let v = &self.program.variables[var];
+        let Some(i) = found else {
+            let at = crate::program::unknown::short_parameter(&v.name);
+            return Err(self.tensor_limit(
+                pc,
+                line,
+                format!(
+                    "the tensor copy's map is at `{}+{off}`, which no tensor map describes; give it as cuTensorMapEncodeTiled was given it: `ptxmm kernel --tensor-map {at}+{off}=TYPE,DIMS,box=BOX[,stride=S][,swizzle=128B]` (e.g. `bf16,320x256,box=64x128,swizzle=128B`), or in a litmus test `m @ tensormap {{ at = {}+{off}; base = g; type = bf16; dims = {{...}}; box = {{...}}; }}`",
+                    v.name, v.name
+                ),
+            ));
+        };
+        let m = &self.program.tensor_maps[i];
+        if m.rank() != t.rank {
+            return Err(self.tensor_limit(
+                pc,
+                line,
+                format!("a {}d tensor copy uses tensor map `{}` of {} dimension(s)", t.rank, m.name, m.rank()),
+            ));
+        }
+        Ok(i)
+    }
+
+    /// A tensor copy the model cannot run as given: an error at its line (as an unknown value's).
+    fn tensor_limit(&self, pc: usize, line: usize, detail: String) -> ExploreError {
+        let instr = &self.thread.code[pc];
+        ExploreError::Unknown { thread: self.thread.id, line, col: self.program.source.line_col(instr.span.start).1, detail }
     }
 }

@@ -287,7 +287,10 @@ impl Cx<'_> {
             }
             Op::CommitGroup(kind) => st.commit(*kind),
             Op::WaitGroup { kind, n, read, all } => wait_group(&mut st, *kind, *n, *read, *all, pc),
-            Op::Wgmma { a, b } => return Ok(fork(stack, self.wgmma(st, a, b, pc, line)?)),
+            Op::Wgmma { a, b, n, trans } => {
+                let matrices: Vec<(&Address, i64, bool)> = a.iter().map(|a| (a, 64, trans[0])).chain([(b, *n, trans[1])]).collect();
+                return Ok(fork(stack, self.wgmma(st, &matrices, pc, line)?));
+            }
             Op::AsyncCopy(copy) => {
                 let states = match &copy.tensor {
                     Some(t) => self.tensor_copy(st, copy, t, pc, line)?,

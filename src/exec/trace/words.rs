@@ -103,13 +103,13 @@ pub fn word_fates(program: &Program) -> Vec<WordFate> {
                     Some(row) => touch(words(row, 0, crate::program::matrix::ROW_BYTES), u8::from(m.store), !m.store),
                     None => true,
                 },
-                Op::Wgmma { a, b } => {
+                Op::Wgmma { a, b, .. } => {
                     let rest = |x: &Address| -> Option<Vec<usize>> {
                         let Address::Location(l) = x else { return None };
                         let v = program.variable_of(*l);
                         words(x, 0, v.size - program.locations[*l].offset)
                     };
-                    touch(rest(a), 3, false) && touch(rest(b), 5, false)
+                    a.as_ref().is_none_or(|a| touch(rest(a), 3, false)) && touch(rest(b), 5, false)
                 }
                 _ => true,
             };

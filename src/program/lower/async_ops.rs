@@ -526,12 +526,7 @@ impl InstrLowerer<'_, '_> {
                 let desc = |this: &mut Self, o: &Spanned<Operand>| -> Result<Address, Diagnostic> {
                     match &o.node {
                         Operand::Name(_) | Operand::PercentName(_) | Operand::Address(..) => this.address(o),
-                        Operand::Vector(_) => {
-                            Err(Diagnostic::error(o.span, "A in registers is not supported: ptxmm models wgmma's shared-memory operands")
-                                .with_note(
-                                    "give A and B as descriptor registers holding the address of a shared variable (`P0:ra = &sA;`)",
-                                ))
-                        }
+                        Operand::Vector(_) => Err(Diagnostic::expected(o.span, "a matrix descriptor for B", "a vector of registers")),
                         other => Err(Diagnostic::expected(
                             o.span,
                             "a matrix descriptor (a register holding a shared variable's address, or `[sA]`)",
@@ -539,9 +534,23 @@ impl InstrLowerer<'_, '_> {
                         )),
                     }
                 };
-                let a = desc(self, &ops[1])?;
+                // A in registers (`{a0, a1, a2, a3}`): only B is read from memory.
+                let a = match &ops[1].node {
+                    Operand::Vector(_) => None,
+                    _ => Some(desc(self, &ops[1])?),
+                };
                 let b = desc(self, &ops[2])?;
-                Ok(Op::Wgmma { a, b })
+                let n = rest
+                    .iter()
+                    .find_map(|p| {
+                        let shape = p.node.strip_prefix("m64n")?;
+                        shape.split('k').next()?.parse::<i64>().ok()
+                    })
+                    .ok_or_else(|| Diagnostic::error(self.instr.opcode_span(), "`wgmma.mma_async` needs its shape `.m64nNkK`"))?;
+                // `imm-trans-a`, `imm-trans-b` (the .f16/.bf16 forms): the last two operands.
+                let trans_at = |k: usize| matches!(ops.get(k).map(|o| &o.node), Some(Operand::Int(1)));
+                let trans = if ops.len() == 8 { [trans_at(6), trans_at(7)] } else { [false, false] };
+                Ok(Op::Wgmma { a, b, n, trans })
             }
             other => Err(Diagnostic::expected(
                 first.span,

@@ -22,7 +22,19 @@ pub(super) fn width(i: &ast::Instruction) -> usize {
         Some(Operand::Vector(v)) if v.len() == 2 => Some((v[0].node == Operand::Sink, v[1].node == Operand::Sink)),
         _ => None,
     };
+    fn vector(o: Option<&Spanned<Operand>>) -> Option<&Vec<Spanned<Operand>>> {
+        match o.map(|o| &o.node) {
+            Some(Operand::Vector(v)) => Some(v),
+            _ => None,
+        }
+    }
     match i.opcode[0].node.as_str() {
+        // Unpacking: one extraction per destination that is not `_`.
+        "mov" if vector(i.operands.first()).is_some() => {
+            vector(i.operands.first()).map_or(1, |v| v.iter().filter(|o| o.node != Operand::Sink).count().max(1))
+        }
+        // Packing: each element inserted into a hidden register, then the move to `d`.
+        "mov" if vector(i.operands.get(1)).is_some() => vector(i.operands.get(1)).map_or(1, |v| v.len() + 1),
         "bfi" if is_reg(i.operands.get(3)) || is_reg(i.operands.get(4)) => 2,
         // `d` (or the hidden register for `_`), then `p` unless it is `_`.
         "lop3" => match pair(i.operands.first()) {
@@ -39,6 +51,74 @@ pub(super) fn width(i: &ast::Instruction) -> usize {
 }
 
 impl InstrLowerer<'_, '_> {
+    /// `mov.b16|b32|b64 {a, b, ...}, x` (unpack: each element the next `bits/n` bits of x, low
+    /// first) and `mov.b16|b32|b64 x, {a, b, ...}` (pack), PTX ISA §9.7.9.9 (`mov`, the vector
+    /// forms of `.b16`, `.b32`, `.b64`): as `bfe` extractions and `bfi` insertions.
+    pub(super) fn mov_vector(&mut self, rest: &[Spanned<String>]) -> Result<Vec<Op>, Diagnostic> {
+        let mut q = Quals::new(rest);
+        let ty = self.bit_type(&mut q, "mov", &["b16", "b32", "b64"])?;
+        q.finish("mov", "a type .b16 .b32 .b64 (with a vector operand)")?;
+        let ops = self.operands(2, "d, a (one of them a vector `{...}`)")?;
+        // The arithmetic type: bfe/bfi work on 32 or 64 bits.
+        let wide = if ty.bits == 64 { ty } else { Ty { kind: types::Kind::B, bits: 32 } };
+        let unsigned = Ty { kind: types::Kind::U, bits: wide.bits };
+        match (&ops[0].node, &ops[1].node) {
+            (Operand::Vector(items), _) => {
+                let n = items.len() as i64;
+                if !matches!(n, 2 | 4) || (n == 4 && ty.bits < 32) {
+                    return Err(Diagnostic::expected(ops[0].span, format!("2 or 4 elements of `.{}`", ty.name()), n));
+                }
+                let w = i64::from(ty.bits) / n;
+                let src = self.typed_value(&ops[1], Some(ty))?;
+                let mut out = Vec::new();
+                for (k, item) in items.iter().enumerate() {
+                    if item.node == Operand::Sink {
+                        continue;
+                    }
+                    let dst = self.dest_reg(item)?;
+                    self.regs.set_type(dst, Ty::parse(&format!("b{w}")));
+                    out.push(Op::Local {
+                        dst,
+                        op: LocalOp::Bfe,
+                        ty: Some(unsigned),
+                        a: src,
+                        b: Value::Const(k as i64 * w),
+                        c: Some(Value::Const(w)),
+                    });
+                }
+                if out.is_empty() {
+                    return Err(Diagnostic::expected(ops[0].span, "at least one destination register", "only `_`"));
+                }
+                Ok(out)
+            }
+            (_, Operand::Vector(items)) => {
+                let n = items.len() as i64;
+                if !matches!(n, 2 | 4) || (n == 4 && ty.bits < 32) {
+                    return Err(Diagnostic::expected(ops[1].span, format!("2 or 4 elements of `.{}`", ty.name()), n));
+                }
+                let w = i64::from(ty.bits) / n;
+                let elem = Ty::parse(&format!("b{w}"));
+                let tmp = self.regs.def(HIDDEN);
+                self.regs.set_type(tmp, Some(wide));
+                let mut out = Vec::new();
+                for (k, item) in items.iter().enumerate() {
+                    let v = self.typed_value(item, elem)?;
+                    out.push(if k == 0 {
+                        Op::Local { dst: tmp, op: LocalOp::Bfe, ty: Some(unsigned), a: v, b: Value::Const(0), c: Some(Value::Const(w)) }
+                    } else {
+                        let field = Value::Const(bfi_field(k as i64 * w, w));
+                        Op::Local { dst: tmp, op: LocalOp::Bfi, ty: Some(wide), a: v, b: Value::Reg(tmp), c: Some(field) }
+                    });
+                }
+                let dst = self.dest_reg(&ops[0])?;
+                self.regs.set_type(dst, Some(ty));
+                out.push(Op::Local { dst, op: LocalOp::Mov, ty: Some(ty), a: Value::Reg(tmp), b: Value::Const(0), c: None });
+                Ok(out)
+            }
+            _ => unreachable!("the caller sees a vector operand"),
+        }
+    }
+
     /// The instruction's one type, which must be one of `allowed`, or an error naming them.
     fn bit_type(&self, q: &mut Quals, head: &str, allowed: &[&str]) -> Result<Ty, Diagnostic> {
         let names = allowed.iter().map(|a| format!(".{a}")).collect::<Vec<_>>().join(" ");

@@ -26,6 +26,9 @@ pub(super) struct DeclPlan<'t> {
     pub(super) block_decls: Vec<(&'t Declaration, Span, Vec<usize>)>,
     /// Declared variables used as mbarrier objects, with the span of one such use.
     pub(super) mbarriers: HashMap<String, Span>,
+    /// In a kernel, the arrays that hold mbarrier objects and data (a `SharedStorage` struct):
+    /// the first mbarrier use and the first data use.
+    pub(super) mixed: HashMap<String, (Span, Span)>,
 }
 
 /// Largest shared-memory variable: a CTA's shared memory on sm_90 (227 KiB, 232,448 bytes).
@@ -68,8 +71,9 @@ impl<'t> DeclPlan<'t> {
                 }
             }
         }
-        let mbarriers = mbarrier_uses(test, &declared_names(test));
-        Ok(DeclPlan { placements, ids, block_decls, mbarriers })
+        let Uses { mbarriers, data } = mbarrier_uses(test, &declared_names(test));
+        let mixed = mbarriers.iter().filter_map(|(n, &mb)| data.get(n).map(|&d| (n.clone(), (mb, d)))).collect();
+        Ok(DeclPlan { placements, ids, block_decls, mbarriers, mixed })
     }
 }
 
@@ -110,8 +114,8 @@ const ADDRESS_ARITHMETIC: &[&str] = &["mov", "add", "sub", "mad", "mul", "cvta",
 /// addresses (`mov %r2, bar; add %r7, %r2, 8`), per thread and regardless of order, as nvcc's
 /// code computes an array element's address (PTX ISA §9.7.13.15.1: an mbarrier object is 8 bytes
 /// of shared memory; an array of them holds one per 8-byte slot).
-fn mbarrier_uses(test: &ast::LitmusTest, declared: &BTreeSet<String>) -> HashMap<String, Span> {
-    let mut out = HashMap::new();
+fn mbarrier_uses(test: &ast::LitmusTest, declared: &BTreeSet<String>) -> Uses {
+    let mut out = Uses::default();
     if declared.is_empty() {
         return out;
     }
@@ -156,15 +160,33 @@ fn mbarrier_uses(test: &ast::LitmusTest, declared: &BTreeSet<String>) -> HashMap
             }
         }
         for i in &instrs {
-            for o in mbarrier_operands(i) {
+            let mb = mbarrier_operands(i);
+            for o in &mb {
                 let Operand::Address(inner, _) = &o.node else { continue };
                 for name in operand_names(&inner.node, declared, &holds) {
-                    out.entry(name).or_insert(o.span);
+                    out.mbarriers.entry(name).or_insert(o.span);
+                }
+            }
+            // In a kernel, the other memory operands: where the same array also holds data.
+            if test.form == ast::CodeForm::Kernel {
+                for o in i.operands.iter().filter(|o| !mb.iter().any(|m| std::ptr::eq(*m, *o))) {
+                    let Operand::Address(inner, _) = &o.node else { continue };
+                    for name in operand_names(&inner.node, declared, &holds) {
+                        out.data.entry(name).or_insert(o.span);
+                    }
                 }
             }
         }
     }
     out
+}
+
+/// The declared variables used as mbarrier objects and (in a kernel) as data, each with its
+/// first such use.
+#[derive(Default)]
+struct Uses {
+    mbarriers: HashMap<String, Span>,
+    data: HashMap<String, Span>,
 }
 
 /// A register written or read as a bare name: `%r1`, `r1`, `P_OUT`.
@@ -271,6 +293,19 @@ impl Lowerer<'_> {
             // Without `.align`, the alignment every access of the element type needs.
             None => i64::from(elem.bits / 8),
         };
+        if let Some(&(mb, data)) = plan.mixed.get(&name.node) {
+            let line = |span: Span| self.source.line_col(span.start).0;
+            return Err(Diagnostic::error(
+                name.span,
+                format!(
+                    "`{}` holds both mbarrier objects (line {}) and data (line {}), as a library's shared storage struct does: this version of ptxmm models an mbarrier array apart from data words, and cannot check this kernel",
+                    name.node,
+                    line(mb),
+                    line(data)
+                ),
+            )
+            .with_note("a kernel whose mbarriers are their own `__shared__` array is checked; mixed shared storage (CUTLASS, CuTe, DeepGEMM, ThunderKittens, Triton) is the next step of the kernel front end"));
+        }
         let (kind, size, values, ty) = match plan.mbarriers.get(&name.node) {
             Some(&use_span) => {
                 self.check_mbarrier_array(d, name, bytes, align, use_span)?;

@@ -10,16 +10,42 @@ use crate::litmus::ast::{TensorMapDecl, TensorMapValue};
 use crate::program::*;
 use std::collections::HashMap;
 
-const TENSOR_FIELDS: &str = "base, type, elem, dims, strides, box, oob, swizzle, interleave";
+const TENSOR_FIELDS: &str = "base, at, type, elem, dims, strides, box, oob, swizzle, interleave";
 const TENSOR_ACCEPTED: &str = "cp.async.bulk.tensor.<1d-5d>.shared::cluster|shared::cta.global{.tile}.mbarrier::complete_tx::bytes [dst], [tmap, {c0, ...}], [mbar]; \
 cp.async.bulk.tensor.<1d-5d>.global.shared::cta{.tile}.bulk_group [tmap, {c0, ...}], [src]; \
 cp.reduce.async.bulk.tensor.<1d-5d>.global.shared::cta.<op>{.tile}.bulk_group [tmap, {c0, ...}], [src]; \
 cp.async.bulk.prefetch.tensor.<1d-5d>.L2.global{.tile} [tmap, {c0, ...}] (each with an optional .L2::cache_hint and its cache-policy operand, last)";
 
-/// Element types a tensor map may declare, with their size in bytes (smaller ones are rejected:
-/// ptxmm's locations are 4-byte words).
-const ELEMENT_TYPES: &[(&str, i64)] =
-    &[("b32", 4), ("u32", 4), ("s32", 4), ("f32", 4), ("tf32", 4), ("b64", 8), ("u64", 8), ("s64", 8), ("f64", 8)];
+/// Element types a tensor map may declare (`CU_TENSOR_MAP_DATA_TYPE_*`, with PTX spellings and
+/// the 8-bit float formats a `UINT8` map carries), with their size in bytes.
+const ELEMENT_TYPES: &[(&str, i64)] = &[
+    ("b8", 1),
+    ("u8", 1),
+    ("s8", 1),
+    ("e4m3", 1),
+    ("e5m2", 1),
+    ("b16", 2),
+    ("u16", 2),
+    ("s16", 2),
+    ("f16", 2),
+    ("bf16", 2),
+    ("b32", 4),
+    ("u32", 4),
+    ("s32", 4),
+    ("f32", 4),
+    ("f32_ftz", 4),
+    ("tf32", 4),
+    ("tf32_ftz", 4),
+    ("b64", 8),
+    ("u64", 8),
+    ("s64", 8),
+    ("f64", 8),
+];
+
+/// The names of the element types, for messages.
+fn element_type_names() -> String {
+    ELEMENT_TYPES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
 
 impl Lowerer<'_> {
     /// Every `tmap @ tensormap { ... }` of the init block: checks the fields and declares the map's
@@ -60,11 +86,15 @@ impl Lowerer<'_> {
             }
         };
         // Modes ptxmm does not model: reject them by name.
-        for (key, default, what) in [
-            ("swizzle", "none", "swizzled shared-memory layouts"),
-            ("interleave", "none", "interleaved layouts"),
-            ("oob", "zero", "out-of-bounds fills other than zeros"),
-        ] {
+        let swizzle = match word("swizzle")? {
+            None => Swizzle::None,
+            Some((w, wspan)) => Swizzle::parse(w).ok_or_else(|| {
+                Diagnostic::expected(wspan, "a swizzle: none, 32B, 64B or 128B", format!("`{w}`"))
+                    .with_note("the 128B swizzles with 32- or 64-byte atoms (Blackwell) are not modelled by this version of ptxmm")
+            })?,
+        };
+        for (key, default, what) in [("interleave", "none", "interleaved layouts"), ("oob", "zero", "out-of-bounds fills other than zeros")]
+        {
             if let Some((w, wspan)) = word(key)? {
                 if w != default {
                     return Err(Diagnostic::error(wspan, format!("`{key} = {w}` is not supported by this version of ptxmm"))
@@ -93,17 +123,11 @@ impl Lowerer<'_> {
                 Some(&(n, size)) => (n.to_string(), size),
                 None => {
                     return Err(Diagnostic::error(tspan, format!("element type `{t}` is not supported by this version of ptxmm"))
-                        .with_note(
-                            "ptxmm's locations are 4-byte words: tensor elements are b32, u32, s32, f32, tf32, b64, u64, s64 or f64",
-                        ))
+                        .with_note(format!("tensor elements are {}", element_type_names())))
                 }
             },
-            (None, Some(Spanned { node: TensorMapValue::Int(4), .. })) => ("b32".to_string(), 4),
-            (None, Some(Spanned { node: TensorMapValue::Int(8), .. })) => ("b64".to_string(), 8),
-            (None, Some(e)) => {
-                return Err(Diagnostic::error(e.span, "tensor elements of 1 or 2 bytes are not supported by this version of ptxmm")
-                    .with_note("ptxmm's locations are 4-byte words: `elem = 4` or `elem = 8`"))
-            }
+            (None, Some(Spanned { node: TensorMapValue::Int(n @ (1 | 2 | 4 | 8)), .. })) => (format!("b{}", 8 * n), *n),
+            (None, Some(e)) => return Err(Diagnostic::expected(e.span, "`elem = 1`, `2`, `4` or `8` (bytes)", "another value")),
             (None, None) => ("b32".to_string(), 4),
         };
         let Some((dims, dspan)) = list("dims")? else {
@@ -166,13 +190,78 @@ impl Lowerer<'_> {
                 format!("the box's inner extent is {} bytes: it must be a multiple of 16", box_dims[0] * elem),
             ));
         }
-        let mut map = TensorMap { name: d.name.node.clone(), variable: 0, base, elem_type, elem, dims, strides, box_dims, span };
+        // cuTensorMapEncodeTiled: "the inner dimension of the box ... must be less than or equal
+        // to the swizzle size".
+        if swizzle != Swizzle::None && box_dims[0] * elem > swizzle.span() {
+            return Err(Diagnostic::error(
+                bspan,
+                format!(
+                    "the box's inner extent is {} bytes, more than the {}-byte span of its swizzle",
+                    box_dims[0] * elem,
+                    swizzle.span()
+                ),
+            ));
+        }
+        let mut map = TensorMap {
+            name: d.name.node.clone(),
+            variable: 0,
+            offset: 0,
+            named: true,
+            base,
+            elem_type,
+            elem,
+            dims,
+            strides,
+            box_dims,
+            swizzle,
+            span,
+        };
         if map.extent_bytes() > bvar.size {
             return Err(Diagnostic::error(
                 dspan,
                 format!("the tensor spans {} bytes but `{base_name}` has {}", map.extent_bytes(), bvar.size),
             )
             .with_note(format!("declare it larger, e.g. `{base_name}[{}];`", map.extent_bytes())));
+        }
+        if let Some((at, at_span)) = word("at")? {
+            // The map is the 128 bytes of a `CUtensorMap` in a parameter or in global memory.
+            let (name, offset) = match at.split_once('+') {
+                Some((n, o)) => (n, o.parse::<i64>().ok()),
+                None => (at, Some(0)),
+            };
+            let Some(offset) = offset else {
+                return Err(Diagnostic::expected(at_span, "`at = NAME` or `at = NAME+OFFSET` (bytes)", format!("`{at}`")));
+            };
+            let Some(&loc) = self.by_name.get(name) else {
+                return Err(Diagnostic::error(at_span, format!("unknown location `{name}`"))
+                    .with_note("`at` names a parameter or global variable declared in the init block"));
+            };
+            let var = self.locations[loc].variable;
+            let v = &self.variables[var];
+            if !matches!(v.space, Space::Param | Space::Global) || v.kind != VariableKind::Data {
+                return Err(Diagnostic::error(
+                    at_span,
+                    format!("a tensor map lives in a parameter or global variable, and `{name}` is not"),
+                ));
+            }
+            let offset = self.locations[loc].offset + offset;
+            if offset % 64 != 0 || offset + 128 > v.size {
+                return Err(Diagnostic::error(
+                    at_span,
+                    format!(
+                        "a tensor map is 128 bytes aligned to 64 (a `CUtensorMap`): `{name}+{offset}` is {} of `{name}` ({} bytes)",
+                        if offset % 64 != 0 { "not 64-byte aligned in a variable" } else { "past the end" },
+                        v.size
+                    ),
+                ));
+            }
+            if let Some(other) = self.tensor_maps.iter().find(|m| m.variable == var && m.offset == offset) {
+                return Err(Diagnostic::error(at_span, format!("tensor map `{}` is already at `{name}+{offset}`", other.name)));
+            }
+            map.variable = var;
+            map.offset = offset;
+            map.named = false;
+            return Ok(map);
         }
         // The map's own word: read by each copy that uses it.
         let p = self.new_physical(&d.name.node, 0);
@@ -191,33 +280,42 @@ fn byte_extent(count: i64, size: i64, span: Span) -> Result<i64, Diagnostic> {
 }
 
 impl InstrLowerer<'_, '_> {
-    /// The tensor operand `[tmap, {c0, ...}]` of a copy of `rank` dimensions.
+    /// The tensor operand `[tmap, {c0, ...}]` of a copy of `rank` dimensions: a map named, or
+    /// the address of one (a register, a parameter's or variable's name).
     fn tensor_operand(&mut self, op: &Spanned<Operand>, rank: usize) -> Result<TensorCopy, Diagnostic> {
         let Operand::TensorAddress(base, coords) = &op.node else {
             return Err(Diagnostic::expected(op.span, "a tensor operand `[tensorMap, {c0, ...}]`", describe(&op.node)));
         };
-        let map = match &base.node {
-            Operand::Name(n) => self.l.tensor_maps.iter().position(|m| &m.name == n),
+        if coords.len() != rank {
+            return Err(Diagnostic::error(op.span, format!("a {rank}d tensor copy needs {rank} coordinate(s); found {}", coords.len())));
+        }
+        let named = match &base.node {
+            Operand::Name(n) => self.l.tensor_maps.iter().position(|m| m.named && &m.name == n),
             _ => None,
         };
-        let Some(map) = map else {
-            return Err(Diagnostic::expected(base.span, "the name of a tensor map declared in the init block", describe(&base.node))
-                .with_note("declare it as `tmap @ tensormap { base = g; dims = {8, 4}; box = {4, 2}; }`"));
+        let map = match named {
+            Some(map) => {
+                let m = &self.l.tensor_maps[map];
+                if m.rank() != rank {
+                    return Err(Diagnostic::error(
+                        op.span,
+                        format!(
+                            "a {rank}d tensor copy needs a {rank}-dimensional tensor map; `{}` has {} dimension(s)",
+                            m.name,
+                            m.rank()
+                        ),
+                    ));
+                }
+                MapOperand::Named(map)
+            }
+            None => MapOperand::At(self.value(base).map_err(|e| {
+                e.with_note(
+                    "the tensor map is a tensor map's name (`tmap @ tensormap { ... }`), a register holding its address, or the name of the parameter it is in",
+                )
+            })?),
         };
-        let m = &self.l.tensor_maps[map];
-        if m.rank() != rank || coords.len() != rank {
-            return Err(Diagnostic::error(
-                op.span,
-                format!(
-                    "a {rank}d tensor copy needs {rank} coordinate(s) and a {rank}-dimensional tensor map; found {} coordinate(s) and `{}` of {} dimension(s)",
-                    coords.len(),
-                    m.name,
-                    m.rank()
-                ),
-            ));
-        }
         let coords = coords.iter().map(|c| self.value(c)).collect::<Result<Vec<_>, _>>()?;
-        Ok(TensorCopy { map, coords })
+        Ok(TensorCopy { map, rank, coords })
     }
 
     /// The `.<n>d` qualifier and the load mode: `.tile` (the default) only.
@@ -229,10 +327,9 @@ impl InstrLowerer<'_, '_> {
                     .unsupported(p.span, &format!("the `.{w}` mode of `{mnemonic}`"))
                     .with_note("ptxmm models tile mode (`.tile`) only"));
             }
-            if w == "multicast::cluster" {
-                return Err(self
-                    .unsupported(p.span, &format!("`.multicast::cluster` on `{mnemonic}`"))
-                    .with_note("write one tensor copy per destination CTA"));
+            if w == "multicast::cluster" && mnemonic != "cp.async.bulk.tensor" {
+                return Err(Diagnostic::error(p.span, format!("`.multicast::cluster` does not apply to `{mnemonic}`"))
+                    .with_note("only loads into shared::cluster (`cp.async.bulk.tensor.<n>d.shared::cluster.global`) multicast"));
             }
             if w.starts_with("cta_group") {
                 return Err(self.unsupported(p.span, &format!("`.{w}` on `{mnemonic}`")));
@@ -293,31 +390,60 @@ impl InstrLowerer<'_, '_> {
                 ),
             ));
         }
+        let multicast = q.take(&["multicast::cluster"]);
+        if let (Some((_, mspan)), AccessSpace::SharedCta | AccessSpace::Global) = (multicast, dst_space) {
+            return Err(Diagnostic::error(mspan, "`.multicast::cluster` needs the destination `.shared::cluster`"));
+        }
         let cache_hint = q.take(&["L2::cache_hint"]).is_some();
-        q.finish(mnemonic, ".1d-.5d, the state spaces, .tile, the completion mechanism, .L2::cache_hint, and for reductions .<op>")?;
-        let n = if to_global { 2 } else { 3 };
-        let shape = if to_global { "[tensorMap, {c0, ...}], [srcMem]" } else { "[dstMem], [tensorMap, {c0, ...}], [mbar]" };
+        q.finish(
+            mnemonic,
+            ".1d-.5d, the state spaces, .tile, the completion mechanism, .multicast::cluster, .L2::cache_hint, and for reductions .<op>",
+        )?;
+        let n = if to_global { 2 } else { 3 } + usize::from(multicast.is_some());
+        let shape = match (to_global, multicast.is_some()) {
+            (true, _) => "[tensorMap, {c0, ...}], [srcMem]",
+            (false, false) => "[dstMem], [tensorMap, {c0, ...}], [mbar]",
+            (false, true) => "[dstMem], [tensorMap, {c0, ...}], [mbar], ctaMask",
+        };
         let all = self.operands(n + usize::from(cache_hint), shape)?;
         let (tensor_op, shared_op) = if to_global { (&all[0], &all[1]) } else { (&all[1], &all[0]) };
         let tensor = self.tensor_operand(tensor_op, rank)?;
-        let m = &self.l.tensor_maps[tensor.map];
-        if reduce && !matches!(m.elem_type.as_str(), "u32" | "s32" | "b32") {
-            return Err(Diagnostic::error(
-                tensor_op.span,
-                format!("`{mnemonic}` on `{}` elements ({}) is not supported by this version of ptxmm", m.elem_type, m.name),
-            )
-            .with_note("tensor reductions are modelled on 32-bit integer elements (u32, s32, b32)"));
-        }
-        let size = Value::Const(m.box_bytes());
-        let global = Address::Location(self.l.variables[m.base].first_location);
+        let reduce_type = |ty: &str| RedType::parse(ty).filter(|_| matches!(ty, "u32" | "s32" | "b32"));
+        let (size, global, red_type) = match &tensor.map {
+            MapOperand::Named(i) => {
+                let m = &self.l.tensor_maps[*i];
+                if reduce && reduce_type(&m.elem_type).is_none() {
+                    return Err(Diagnostic::error(
+                        tensor_op.span,
+                        format!("`{mnemonic}` on `{}` elements ({}) is not supported by this version of ptxmm", m.elem_type, m.name),
+                    )
+                    .with_note("tensor reductions are modelled on 32-bit integer elements (u32, s32, b32)"));
+                }
+                (Value::Const(m.box_bytes()), Address::Location(self.l.variables[m.base].first_location), reduce_type(&m.elem_type))
+            }
+            // The map, its box and its tensor are known when the copy runs (`exec::trace`); the
+            // register holding the map's address is what the copy's global side depends on.
+            MapOperand::At(v) => {
+                let global = match (v, &tensor_op.node) {
+                    (Value::Reg(r), _) => Address::Reg(*r, 0),
+                    (_, Operand::TensorAddress(b, _)) => match &b.node {
+                        Operand::Name(n) | Operand::AddressOf(n) if self.l.by_name.contains_key(n) => Address::Location(self.l.by_name[n]),
+                        _ => return Err(Diagnostic::expected(b.span, "a tensor map, a register or a parameter", describe(&b.node))),
+                    },
+                    _ => unreachable!("tensor_operand checked the operand's shape"),
+                };
+                (Value::Const(0), global, None)
+            }
+        };
         let shared = self.address(shared_op)?;
         let (dst, src, src_space) =
             if to_global { (global, shared, AccessSpace::SharedCta) } else { (shared, global, AccessSpace::Global) };
         let completion = if to_global { Completion::Group(GroupKind::Bulk) } else { Completion::Mbarrier(self.mbarrier_address(&all[2])?) };
+        let mask = if multicast.is_some() { Some(self.value(&all[3])?) } else { None };
         Ok(Op::AsyncCopy(AsyncCopy {
             kind: op
-                // Checked above: reductions are on u32, s32 or b32 elements.
-                .map(|op| CopyKind::Reduce(op, RedType::parse(&m.elem_type).unwrap_or(RedType::B32)))
+                // A map resolved at run time has its element type checked there (`exec::trace`).
+                .map(|op| CopyKind::Reduce(op, red_type.unwrap_or(RedType::B32)))
                 .unwrap_or(CopyKind::Bulk),
             dst,
             dst_space,
@@ -326,7 +452,7 @@ impl InstrLowerer<'_, '_> {
             size,
             src_size: None,
             ignore_src: None,
-            multicast: None,
+            multicast: mask,
             byte_mask: None,
             completion,
             tensor: Some(Box::new(tensor)),

@@ -273,7 +273,9 @@ impl InstrLowerer<'_, '_> {
         let head = self.instr.opcode[0].node.clone();
         let rest = self.instr.opcode[1..].to_vec();
         let pair = matches!(self.instr.operands.first().map(|o| &o.node), Some(Operand::Vector(_)));
+        let vector_operand = self.instr.operands.iter().take(2).any(|o| matches!(o.node, Operand::Vector(_)));
         match head.as_str() {
+            "mov" if vector_operand => self.mov_vector(&rest),
             "bfi" | "lop3" => self.bits(&head, &rest),
             "setp" if pair => self.bits(&head, &rest),
             _ => Ok(vec![self.lower()?]),
