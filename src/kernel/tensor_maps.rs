@@ -8,6 +8,7 @@
 
 use super::module::Param;
 use super::params::buffer_name;
+use crate::program::tensor::{self, Swizzle};
 
 /// The most bytes of a tensor's own buffer (as a `--param` buffer's).
 const MAX_TENSOR_BYTES: i64 = 4 << 20;
@@ -75,22 +76,13 @@ fn bind_one(p: &Param, short: &str, offset: u64, flag: &str, desc: &str) -> Resu
         .next()
         .filter(|t| !t.is_empty())
         .ok_or_else(|| format!("--tensor-map {flag}: expected TYPE,DIMS,box=BOX,..., found `{desc}`"))?;
-    let elem = match ty {
-        "u8" | "s8" | "b8" | "e4m3" | "e5m2" => 1,
-        "u16" | "s16" | "b16" | "f16" | "bf16" => 2,
-        "u32" | "s32" | "b32" | "f32" | "f32_ftz" | "tf32" | "tf32_ftz" => 4,
-        "u64" | "s64" | "b64" | "f64" => 8,
-        _ => {
-            return Err(format!(
-            "--tensor-map {flag}: expected an element type (u8 s8 e4m3 e5m2 u16 s16 f16 bf16 u32 s32 f32 tf32 u64 s64 f64), found `{ty}`"
-        ))
-        }
-    };
+    let elem = tensor::element_size(ty)
+        .ok_or_else(|| format!("--tensor-map {flag}: expected an element type ({}), found `{ty}`", tensor::element_type_names()))?;
     let dims_text =
         parts.next().ok_or_else(|| format!("--tensor-map {flag}: expected the tensor's dimensions after the type (`{ty},64x512,...`)"))?;
     let dims = extents(flag, "the dimensions", dims_text)?;
     let rank = dims.len();
-    let (mut box_dims, mut strides, mut swizzle, mut base) = (None, None, "none".to_string(), None);
+    let (mut box_dims, mut strides, mut swizzle, mut base) = (None, None, Swizzle::None, None);
     for part in parts {
         let Some((key, value)) = part.split_once('=') else {
             return Err(format!("--tensor-map {flag}: expected KEY=VALUE ({KEYS}), found `{part}`"));
@@ -100,18 +92,12 @@ fn bind_one(p: &Param, short: &str, offset: u64, flag: &str, desc: &str) -> Resu
             "box" => box_dims = Some(extents(flag, "the box", value)?),
             "stride" | "strides" => strides = Some(extents(flag, "the byte strides", value)?),
             "swizzle" => {
-                swizzle = match value {
-                    "none" | "0" => "none",
-                    "32B" | "32" => "32B",
-                    "64B" | "64" => "64B",
-                    "128B" | "128" => "128B",
-                    _ => {
-                        return Err(format!(
-                            "--tensor-map {flag}: expected swizzle=none|32B|64B|128B, found `{value}` (the 128B swizzles with 32- or 64-byte atoms are not modelled)"
-                        ))
-                    }
-                }
-                .to_string()
+                // `swizzle=128B`, or its span alone (`128`, `0`).
+                swizzle = Swizzle::parse(value).or_else(|| value.parse().ok().and_then(Swizzle::from_span)).ok_or_else(|| {
+                    format!(
+                        "--tensor-map {flag}: expected swizzle=none|32B|64B|128B, found `{value}` (the 128B swizzles with 32- or 64-byte atoms are not modelled)"
+                    )
+                })?
             }
             "elemstride" | "elementstrides" => {
                 if extents(flag, "the element strides", value)?.iter().any(|&s| s != 1) {
@@ -119,9 +105,17 @@ fn bind_one(p: &Param, short: &str, offset: u64, flag: &str, desc: &str) -> Resu
                 }
             }
             "interleave" if value == "none" => {}
-            "interleave" => return Err(format!("--tensor-map {flag}: interleaved layouts (`interleave={value}`) are not modelled by this version of ptxmm")),
+            "interleave" => {
+                return Err(format!(
+                    "--tensor-map {flag}: interleaved layouts (`interleave={value}`) are not modelled by this version of ptxmm"
+                ))
+            }
             "oob" if matches!(value, "zero" | "none") => {}
-            "oob" => return Err(format!("--tensor-map {flag}: out-of-bounds fills other than zeros (`oob={value}`) are not modelled by this version of ptxmm")),
+            "oob" => {
+                return Err(format!(
+                    "--tensor-map {flag}: out-of-bounds fills other than zeros (`oob={value}`) are not modelled by this version of ptxmm"
+                ))
+            }
             // L2 promotion is a cache hint.
             "l2" => {}
             "base" => base = Some(value.to_string()),
@@ -172,19 +166,21 @@ fn bind_one(p: &Param, short: &str, offset: u64, flag: &str, desc: &str) -> Resu
     // A 1-D tensor has no strides.
     let strides_field = if strides.is_empty() { String::new() } else { format!(" strides = {{{}}};", list(&strides)) };
     init.push(format!(
-        "{map_name} @ tensormap {{ at = {}+{offset}; base = {base}; type = {ty}; dims = {{{}}};{strides_field} box = {{{}}}; swizzle = {swizzle}; }};",
+        "{map_name} @ tensormap {{ at = {}+{offset}; base = {base}; type = {ty}; dims = {{{}}};{strides_field} box = {{{}}}; swizzle = {}; }};",
         p.name,
         list(&dims),
-        list(&box_dims)
+        list(&box_dims),
+        swizzle.name()
     ));
     let dims_x = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join("x");
     Ok(MapBinding {
         init,
         description: format!(
-            "{flag}: a tensor map of {ty} {} (byte strides {}), box {}, swizzle {swizzle}, over `{base}` (--tensor-map)",
+            "{flag}: a tensor map of {ty} {} (byte strides {}), box {}, swizzle {}, over `{base}` (--tensor-map)",
             dims_x(&dims),
             if strides.is_empty() { "none".to_string() } else { dims_x(&strides) },
-            dims_x(&box_dims)
+            dims_x(&box_dims),
+            swizzle.name()
         ),
     })
 }

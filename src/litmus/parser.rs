@@ -507,12 +507,10 @@ impl<'a> Parser<'a> {
                     TensorMapValue::List(values)
                 }
                 Tok::Ident => {
-                    let mut w = self.name("a value")?.node;
+                    let w = self.name("a value")?.node;
                     // `at = param_0+128`: a name and a byte offset.
-                    if self.eat(Tok::Plus).is_some() {
-                        w = format!("{w}+{}", self.int("a byte offset")?.node);
-                    }
-                    TensorMapValue::Word(w)
+                    let plus = self.eat(Tok::Plus).is_some();
+                    TensorMapValue::Word(if plus { format!("{w}+{}", self.int("a byte offset")?.node) } else { w })
                 }
                 Tok::Int | Tok::Minus => {
                     let v = self.int("a value")?.node;

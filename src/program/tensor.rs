@@ -21,6 +21,42 @@
 use super::Value;
 use crate::diag::Span;
 
+/// Element types a tensor map may have (`CU_TENSOR_MAP_DATA_TYPE_*`, with PTX spellings and
+/// the 8-bit float formats a `UINT8` map carries), with their size in bytes.
+pub const ELEMENT_TYPES: &[(&str, i64)] = &[
+    ("b8", 1),
+    ("u8", 1),
+    ("s8", 1),
+    ("e4m3", 1),
+    ("e5m2", 1),
+    ("b16", 2),
+    ("u16", 2),
+    ("s16", 2),
+    ("f16", 2),
+    ("bf16", 2),
+    ("b32", 4),
+    ("u32", 4),
+    ("s32", 4),
+    ("f32", 4),
+    ("f32_ftz", 4),
+    ("tf32", 4),
+    ("tf32_ftz", 4),
+    ("b64", 8),
+    ("u64", 8),
+    ("s64", 8),
+    ("f64", 8),
+];
+
+/// The size in bytes of a tensor element type, if it is one.
+pub fn element_size(ty: &str) -> Option<i64> {
+    ELEMENT_TYPES.iter().find(|(n, _)| *n == ty).map(|&(_, size)| size)
+}
+
+/// The element types, for messages.
+pub fn element_type_names() -> String {
+    ELEMENT_TYPES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
 /// The shared-memory swizzle of a tensor map (`CU_TENSOR_MAP_SWIZZLE_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Swizzle {
@@ -39,6 +75,21 @@ impl Swizzle {
             "128B" | "128b" => Swizzle::B128,
             _ => return None,
         })
+    }
+
+    /// The mode whose span is `bytes` (0: none).
+    pub fn from_span(bytes: i64) -> Option<Swizzle> {
+        [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128].into_iter().find(|s| s.span() == bytes)
+    }
+
+    /// The name `parse` reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Swizzle::None => "none",
+            Swizzle::B32 => "32B",
+            Swizzle::B64 => "64B",
+            Swizzle::B128 => "128B",
+        }
     }
 
     /// The span whose 16-byte chunks are exchanged (0 without a swizzle).
@@ -101,6 +152,12 @@ impl TensorMap {
         self.dims.len()
     }
 
+    /// The type a tensor reduction over the map's elements reduces: 32-bit integer elements only
+    /// (`u32`, `s32`, `b32`), the ones ptxmm models.
+    pub fn reduction_type(&self) -> Option<super::RedType> {
+        super::RedType::parse(&self.elem_type).filter(|_| matches!(self.elem_type.as_str(), "u32" | "s32" | "b32"))
+    }
+
     /// Bytes of one box: what a copy writes to shared memory (out-of-bounds elements included)
     /// and the transaction count of its complete-tx.
     pub fn box_bytes(&self) -> i64 {
@@ -117,29 +174,6 @@ impl TensorMap {
             off += if d == 0 { c * self.elem } else { c * self.strides[d - 1] };
         }
         Some(off)
-    }
-
-    /// The elements of the box whose first corner is at `corner`, in shared-memory order (the
-    /// box is packed, innermost dimension fastest): each element's byte offset in `base`, or
-    /// None for an element out of bounds (filled with zeros, not read).
-    pub fn box_elements(&self, corner: &[i64]) -> Vec<Option<i64>> {
-        let total: i64 = self.box_dims.iter().product();
-        (0..total)
-            .map(|k| {
-                let mut rest = k;
-                let coords: Vec<i64> = self
-                    .box_dims
-                    .iter()
-                    .zip(corner)
-                    .map(|(&b, &c)| {
-                        let i = rest % b;
-                        rest /= b;
-                        c + i
-                    })
-                    .collect();
-                self.element_offset(&coords)
-            })
-            .collect()
     }
 
     /// The words of the box whose first corner is at `corner`, in packed shared-memory order
@@ -271,8 +305,9 @@ mod tests {
         let m = map();
         assert_eq!(m.box_bytes(), 32);
         assert_eq!(m.extent_bytes(), 2 * 32 + 6 * 4);
-        let e = m.box_elements(&[4, 2]);
+        let globals = |corner: &[i64]| m.box_words(corner).unwrap().into_iter().map(|w| w.global).collect::<Vec<_>>();
+        let e = globals(&[4, 2]);
         assert_eq!(e, vec![Some(64 + 16), Some(64 + 20), None, None, None, None, None, None]);
-        assert_eq!(m.box_elements(&[-1, 0])[..2], [None, Some(0)]);
+        assert_eq!(globals(&[-1, 0])[..2], [None, Some(0)]);
     }
 }

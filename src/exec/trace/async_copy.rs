@@ -139,15 +139,9 @@ impl Cx<'_> {
     /// reads: its chunks in the one shared data variable of the thread's CTA that holds them all
     /// (a descriptor keeps 18 bits of the shared address: the offset, not the variable).
     fn descriptor_words(&self, desc: i64, rows: i64, mn_major: bool, pc: usize, line: usize) -> Result<Vec<(i64, i64, i64)>, ExploreError> {
-        let instr = &self.thread.code[pc];
-        let limit = |detail: String| ExploreError::Unknown {
-            thread: self.thread.id,
-            line,
-            col: self.program.source.line_col(instr.span.start).1,
-            detail,
-        };
+        let limit = |detail: String| self.limit_at(pc, line, detail);
         if crate::program::unknown::is_unknown(desc) {
-            return Err(super::error::unknown_value(self.program, self.thread.id, instr, "the matrix descriptor", desc));
+            return Err(super::error::unknown_value(self.program, self.thread.id, &self.thread.code[pc], "the matrix descriptor", desc));
         }
         let chunks = crate::program::matrix::descriptor_chunks(desc, rows, mn_major).map_err(&limit)?;
         let (lo, hi) = (chunks.iter().min().copied().unwrap_or(0), chunks.iter().max().copied().unwrap_or(0) + 16);

@@ -7,7 +7,7 @@ use super::error::{bad_address, unknown_value, ExploreError};
 use super::event::{AsyncKind, AsyncOp, Role, TraceOp};
 use super::state::{val, Access, Cx, State};
 use super::values::{RegVal, SymExpr};
-use crate::program::{AccessSpace, AsyncCopy, CopyKind, MapOperand, RedType, Space, Swizzle, TensorCopy, VariableKind};
+use crate::program::{AccessSpace, AsyncCopy, CopyKind, MapOperand, Space, Swizzle, TensorCopy, VariableKind};
 
 impl Cx<'_> {
     /// A tensor copy's async agent: a read of the tensor map's word, then per element of the box
@@ -25,20 +25,20 @@ impl Cx<'_> {
     ) -> Result<Vec<State>, ExploreError> {
         let map_index = self.resolve_map(&st, t, pc, line)?;
         let map = &self.program.tensor_maps[map_index];
-        if let CopyKind::Reduce(..) = copy.kind {
-            if !matches!(map.elem_type.as_str(), "u32" | "s32" | "b32") {
-                return Err(self.tensor_limit(
+        let kind = match copy.kind {
+            CopyKind::Reduce(op, _) => CopyKind::Reduce(
+                op,
+                map.reduction_type().ok_or_else(|| {
+                    self.limit_at(
                     pc,
                     line,
                     format!(
                         "the tensor reduction's map `{}` has `{}` elements: tensor reductions are modelled on 32-bit integer elements (u32, s32, b32)",
                         map.name, map.elem_type
                     ),
-                ));
-            }
-        }
-        let kind = match copy.kind {
-            CopyKind::Reduce(op, _) => CopyKind::Reduce(op, RedType::parse(&map.elem_type).unwrap_or(RedType::B32)),
+                    )
+                })?,
+            ),
             k => k,
         };
         let size = map.box_bytes();
@@ -52,7 +52,7 @@ impl Cx<'_> {
                 v
             })
             .collect();
-        let words = map.box_words(&corner).map_err(|why| self.tensor_limit(pc, line, format!("tensor map `{}`: {why}", map.name)))?;
+        let words = map.box_words(&corner).map_err(|why| self.limit_at(pc, line, format!("tensor map `{}`: {why}", map.name)))?;
         let store = copy.dst_space == AccessSpace::Global;
         let (shared_op, shared_space) = if store { (&copy.src, copy.src_space) } else { (&copy.dst, copy.dst_space) };
         let (shared_addr, shared_deps) = self.address_value(&st, shared_op);
@@ -105,7 +105,6 @@ impl Cx<'_> {
             s.events.push(e);
         }
         let base = self.program.address(map.base, 0);
-        let shared_base = self.program.address(var, 0);
         let element_words = (map.elem / 4).max(1);
         for w in &words {
             // Each element of the tensor is its own footprint in global memory (a word of
@@ -124,20 +123,13 @@ impl Cx<'_> {
                 }
                 None => None,
             };
+            // Where the word lands in the box at `d` (a destination decodes: copy_destinations).
             let swizzled = |d: i64| {
                 let (_, doff) = self.program.decode_address(d).unwrap_or((var, off));
-                let d_base = d - doff;
-                d_base + map.swizzle.apply(doff + w.packed)
+                d - doff + map.swizzle.apply(doff + w.packed)
             };
             if store {
-                let shared = self.access_at(
-                    shared_base + map.swizzle.apply(off + w.packed),
-                    shared_addr,
-                    size,
-                    shared_deps.clone(),
-                    shared_space,
-                    line,
-                )?;
+                let shared = self.access_at(swizzled(shared_addr), shared_addr, size, shared_deps.clone(), shared_space, line)?;
                 let i = s.events.len();
                 let mut e = s.access_event(TraceOp::Read, pc, &shared, Role::Source, Some(agent));
                 e.symbolic = true;
@@ -188,7 +180,7 @@ impl Cx<'_> {
         let v = &self.program.variables[var];
         let Some(i) = found else {
             let at = crate::program::unknown::short_parameter(&v.name);
-            return Err(self.tensor_limit(
+            return Err(self.limit_at(
                 pc,
                 line,
                 format!(
@@ -199,7 +191,7 @@ impl Cx<'_> {
         };
         let m = &self.program.tensor_maps[i];
         if m.rank() != t.rank {
-            return Err(self.tensor_limit(
+            return Err(self.limit_at(
                 pc,
                 line,
                 format!("a {}d tensor copy uses tensor map `{}` of {} dimension(s)", t.rank, m.name, m.rank()),
@@ -208,8 +200,9 @@ impl Cx<'_> {
         Ok(i)
     }
 
-    /// A tensor copy the model cannot run as given: an error at its line (as an unknown value's).
-    fn tensor_limit(&self, pc: usize, line: usize, detail: String) -> ExploreError {
+    /// An instruction the model cannot run as given (a tensor map no one describes, a wgmma
+    /// descriptor it does not read): an error at its line, as an unknown value's.
+    pub(super) fn limit_at(&self, pc: usize, line: usize, detail: String) -> ExploreError {
         let instr = &self.thread.code[pc];
         ExploreError::Unknown { thread: self.thread.id, line, col: self.program.source.line_col(instr.span.start).1, detail }
     }

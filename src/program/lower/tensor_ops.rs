@@ -16,37 +16,6 @@ cp.async.bulk.tensor.<1d-5d>.global.shared::cta{.tile}.bulk_group [tmap, {c0, ..
 cp.reduce.async.bulk.tensor.<1d-5d>.global.shared::cta.<op>{.tile}.bulk_group [tmap, {c0, ...}], [src]; \
 cp.async.bulk.prefetch.tensor.<1d-5d>.L2.global{.tile} [tmap, {c0, ...}] (each with an optional .L2::cache_hint and its cache-policy operand, last)";
 
-/// Element types a tensor map may declare (`CU_TENSOR_MAP_DATA_TYPE_*`, with PTX spellings and
-/// the 8-bit float formats a `UINT8` map carries), with their size in bytes.
-const ELEMENT_TYPES: &[(&str, i64)] = &[
-    ("b8", 1),
-    ("u8", 1),
-    ("s8", 1),
-    ("e4m3", 1),
-    ("e5m2", 1),
-    ("b16", 2),
-    ("u16", 2),
-    ("s16", 2),
-    ("f16", 2),
-    ("bf16", 2),
-    ("b32", 4),
-    ("u32", 4),
-    ("s32", 4),
-    ("f32", 4),
-    ("f32_ftz", 4),
-    ("tf32", 4),
-    ("tf32_ftz", 4),
-    ("b64", 8),
-    ("u64", 8),
-    ("s64", 8),
-    ("f64", 8),
-];
-
-/// The names of the element types, for messages.
-fn element_type_names() -> String {
-    ELEMENT_TYPES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-}
-
 impl Lowerer<'_> {
     /// Every `tmap @ tensormap { ... }` of the init block: checks the fields and declares the map's
     /// own one-word global variable.
@@ -119,11 +88,11 @@ impl Lowerer<'_> {
         }
         let (elem_type, elem) = match (word("type")?, seen.get("elem")) {
             (Some(_), Some(e)) => return Err(Diagnostic::error(e.span, "give `type` or `elem`, not both")),
-            (Some((t, tspan)), None) => match ELEMENT_TYPES.iter().find(|(n, _)| *n == t) {
-                Some(&(n, size)) => (n.to_string(), size),
+            (Some((t, tspan)), None) => match tensor::element_size(t) {
+                Some(size) => (t.to_string(), size),
                 None => {
                     return Err(Diagnostic::error(tspan, format!("element type `{t}` is not supported by this version of ptxmm"))
-                        .with_note(format!("tensor elements are {}", element_type_names())))
+                        .with_note(format!("tensor elements are {}", tensor::element_type_names())))
                 }
             },
             (None, Some(Spanned { node: TensorMapValue::Int(n @ (1 | 2 | 4 | 8)), .. })) => (format!("b{}", 8 * n), *n),
@@ -408,18 +377,17 @@ impl InstrLowerer<'_, '_> {
         let all = self.operands(n + usize::from(cache_hint), shape)?;
         let (tensor_op, shared_op) = if to_global { (&all[0], &all[1]) } else { (&all[1], &all[0]) };
         let tensor = self.tensor_operand(tensor_op, rank)?;
-        let reduce_type = |ty: &str| RedType::parse(ty).filter(|_| matches!(ty, "u32" | "s32" | "b32"));
         let (size, global, red_type) = match &tensor.map {
             MapOperand::Named(i) => {
                 let m = &self.l.tensor_maps[*i];
-                if reduce && reduce_type(&m.elem_type).is_none() {
+                if reduce && m.reduction_type().is_none() {
                     return Err(Diagnostic::error(
                         tensor_op.span,
                         format!("`{mnemonic}` on `{}` elements ({}) is not supported by this version of ptxmm", m.elem_type, m.name),
                     )
                     .with_note("tensor reductions are modelled on 32-bit integer elements (u32, s32, b32)"));
                 }
-                (Value::Const(m.box_bytes()), Address::Location(self.l.variables[m.base].first_location), reduce_type(&m.elem_type))
+                (Value::Const(m.box_bytes()), Address::Location(self.l.variables[m.base].first_location), m.reduction_type())
             }
             // The map, its box and its tensor are known when the copy runs (`exec::trace`); the
             // register holding the map's address is what the copy's global side depends on.
