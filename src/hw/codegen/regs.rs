@@ -301,6 +301,19 @@ pub(super) fn operand_widths(parts: &[String], operands: &[&Operand]) -> Vec<Opt
         ("selp", Some(t)) => (0..n).map(|i| Some(if i == 3 { Width::Pred } else { Exact(t) })).collect(),
         ("setp", Some(t)) => (0..n).map(|i| (i > 0).then_some(Exact(t))).collect(),
         ("shl" | "shr", Some(t)) => (0..n).map(|i| Some(Exact(if i == 2 { B32 } else { t }))).collect(),
+        // Packing and unpacking (`mov.b64 {a, b}, x`): each element of the vector is its share
+        // of the type's bits.
+        ("mov", Some(t)) if operands.iter().any(|o| matches!(o, Operand::Vector(_))) => operands
+            .iter()
+            .map(|o| match o {
+                Operand::Vector(v) => match t.bits() / v.len().max(1) as u32 {
+                    16 => Some(Exact(B16)),
+                    32 => Some(Exact(B32)),
+                    _ => None,
+                },
+                _ => Some(Exact(t)),
+            })
+            .collect(),
         (
             "mov" | "add" | "sub" | "mul" | "mad" | "div" | "rem" | "and" | "or" | "xor" | "not" | "neg" | "min" | "max" | "atom" | "red",
             Some(t),
