@@ -453,17 +453,44 @@ fn a_tensor_map_parameter_is_described_by_its_flag() {
     assert!(err.contains("--tensor-map param_0+0: give the box"), "{err}");
 }
 
-/// A library's shared storage (mbarriers and tiles in one dynamic shared array) is a limit of
-/// this version, named at the array with both of its uses, not a false finding.
+/// A library's shared storage (the tile and the pipeline's mbarriers in one dynamic shared
+/// array, cmd/shared_storage.cu): checked as the same pipeline with its own arrays is. The
+/// mbarriers are words of the array that mbarrier operations address.
 #[test]
-fn shared_storage_mixing_mbarriers_and_data_is_a_named_limit() {
+fn shared_storage_mixing_mbarriers_and_data_is_checked() {
+    let flags = ["--block", "64", "--dynamic-smem", "144"];
+    let (code, out, err) = ptxmm(&[&["kernel", "cmd/shared_storage.ptx"][..], &flags].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Summary: no finding") && out.contains("Liveness: ok"), "{out}");
+    // The wrong parity: the consumer reads the tile while the copy may still write it.
+    let (code, out, err) = ptxmm(&[&["kernel", "cmd/shared_storage-bug.ptx"][..], &flags].concat());
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("[U1-read-before-completion] the destination write of `cp.async.bulk"), "{out}");
+    assert!(out.contains("`ld.shared.u32 %r16, [smem]` (P1 line 96, shared_storage.cu:48)"), "{out}");
+    // A copy of 144 bytes into the 128-byte tile runs onto the `full` and `empty` mbarriers
+    // (bytes 128 and 136: words 32 and 34 of `smem`).
+    let (code, out, err) = ptxmm(&[&["kernel", "cmd/shared_storage-overrun.ptx", "--param", "param_0=buffer:512"][..], &flags].concat());
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains("[M2-ordinary-write-to-valid-mbarrier] the destination write of `cp.async.bulk")
+            && out.contains("overwrites the valid mbarrier object `smem[34]`"),
+        "{out}"
+    );
+}
+
+/// A production kernel whose shared storage mixes mbarriers and tiles (CuTe's wgmma + TMA
+/// tutorial) gets past the front end: with its launch, parameters and tensor maps given, it
+/// stops at a limit of the search that names its flag.
+#[test]
+fn a_production_shared_storage_kernel_gets_past_the_front_end() {
     let entry = std::fs::read_to_string(dir().join("../production/kernels.csv"))
         .unwrap()
         .lines()
         .find(|l| l.starts_with("cute/wgmma_tma_sm90_tn.ptx,"))
         .and_then(|l| l.split(',').nth(2).map(str::to_string))
         .unwrap();
-    let (code, _, err) = ptxmm(&[
+    let map = "f16,256x256,box=64x128,swizzle=128B";
+    let (code, out, err) = ptxmm(&[
         "kernel",
         "../production/cute/wgmma_tma_sm90_tn.ptx",
         "--entry",
@@ -476,10 +503,43 @@ fn shared_storage_mixing_mbarriers_and_data_is_a_named_limit() {
         "2",
         "--dynamic-smem",
         "98432",
+        "--param",
+        "param_0+0={256,256,256}",
+        "--param",
+        "param_6=buffer:131072",
+        "--param",
+        "param_7+0=256",
+        "--tensor-map",
+        &format!("param_3={map}"),
+        "--tensor-map",
+        &format!("param_5={map}"),
     ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(!err.contains("holds both mbarrier objects"), "{err}");
+    assert!(err.contains("a trace has more than 4096 memory events (raise --max-events"), "{err}");
+}
+
+/// A kernel's register read before any instruction writes it has an unknown value (nvcc's
+/// inline asm reads one as a guarded load's default): stored, the check goes on; in an
+/// address, the check stops there, naming the register and its first read.
+#[test]
+fn a_register_read_before_it_is_written_is_unknown() {
+    let (code, out, err) = ptxmm(&["kernel", "cmd/uninitialized.ptx", "--entry", "value", "--block", "32"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Summary: no finding"), "{out}");
+    let (code, _, err) = ptxmm(&["kernel", "cmd/uninitialized.ptx", "--entry", "address", "--block", "32"]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("wgmma_tma_sm90_tn.ptx:91:25: `shared_memory` holds both mbarrier objects (line 159) and data (line 258)"),
+        err.contains("uninitialized.ptx:38:2: error: thread P0: `%rd3` is unknown here: its value comes from the register `%rd4` (first read at line 37): a register has no value before an instruction writes it"),
         "{err}"
     );
+}
+
+/// A time limit met after part of `--timeout` went to building the kernel's test names the
+/// limit the user gave, not what was left of it.
+#[test]
+fn a_kernel_time_limit_names_the_timeout_given() {
+    let (code, _, err) = ptxmm(&["kernel", "cmd/shared_storage.ptx", "--block", "64", "--dynamic-smem", "144", "--timeout", "0.000001"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("time limit of 0.000001 s"), "{err}");
 }

@@ -154,9 +154,10 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let (kernel, (outcome, live)) = match decide(&kernel, &name, &time_left(&config, started), args.liveness) {
+    let deadline = config.limits.timeout.map(|t| started + t);
+    let (kernel, (outcome, live)) = match decide(&kernel, &name, &config, deadline, args.liveness) {
         Ok(d) if kernel.warps_left_out && hangs_or_never_completes(&d) => {
-            recheck_with_every_warp(kernel, d, &ptx, &options, &time_left(&config, started), args.liveness)
+            recheck_with_every_warp(kernel, d, &ptx, &options, &config, deadline, args.liveness)
         }
         Ok(d) => (kernel, d),
         Err(code) => return code,
@@ -187,18 +188,17 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
     ExitCode::from(if found { FINDINGS_STATUS } else { status })
 }
 
-/// The configuration with what is left of its time limit since `started`.
-fn time_left(config: &ptxmm::config::Config, started: std::time::Instant) -> ptxmm::config::Config {
-    let mut rest = config.clone();
-    rest.limits.timeout = config.limits.timeout.map(|t| t.saturating_sub(started.elapsed()));
-    rest
-}
-
 type Decision = (Option<ptxmm::decide::Outcome>, Option<Result<LivenessOutcome, RunError>>);
 
 /// Decide a kernel's litmus test: the verdict (an error ends the check with its exit status) and
 /// the liveness answer, as `run` decides one.
-fn decide(kernel: &Kernel, name: &str, config: &ptxmm::config::Config, liveness: LivenessMode) -> Result<Decision, ExitCode> {
+fn decide(
+    kernel: &Kernel,
+    name: &str,
+    config: &ptxmm::config::Config,
+    deadline: Option<std::time::Instant>,
+    liveness: LivenessMode,
+) -> Result<Decision, ExitCode> {
     let program = match ptxmm::parse_program_with(SourceFile::new(name.to_string(), kernel.litmus.clone()), &config.input) {
         Ok(p) => p,
         Err(e) => {
@@ -206,7 +206,7 @@ fn decide(kernel: &Kernel, name: &str, config: &ptxmm::config::Config, liveness:
             return Err(ExitCode::from(1));
         }
     };
-    let decider = Decider::new(config);
+    let decider = Decider::until(config, deadline);
     let outcome = if liveness == LivenessMode::Only { None } else { Some(decider.verdict(&program)) };
     let live = if liveness == LivenessMode::Skip { None } else { Some(decider.liveness(&program)) };
     match outcome.transpose() {
@@ -240,13 +240,14 @@ fn recheck_with_every_warp(
     ptx: &SourceFile,
     options: &ptxmm::kernel::KernelOptions,
     config: &ptxmm::config::Config,
+    deadline: Option<std::time::Instant>,
     liveness: LivenessMode,
 ) -> (Kernel, Decision) {
     let every = ptxmm::kernel::KernelOptions { every_warp: true, ..options.clone() };
     let why = "the check with warps left out hangs or never completes, which a count of the warps left out can cause";
-    let has_time = config.limits.timeout.is_none_or(|t| t >= std::time::Duration::from_millis(200));
+    let has_time = deadline.is_none_or(|d| d.saturating_duration_since(std::time::Instant::now()) >= std::time::Duration::from_millis(200));
     if let Some(mut all) = has_time.then(|| ptxmm::kernel::build(ptx, &every, &config.input).ok()).flatten() {
-        if let Ok(d) = decide(&all, ptx.name(), config, liveness) {
+        if let Ok(d) = decide(&all, ptx.name(), config, deadline, liveness) {
             let decided = d.0.as_ref().is_none_or(|o| o.incomplete.is_none()) && !matches!(&d.1, Some(Err(_)));
             if decided {
                 all.warp_choice = Some(format!("every warp: {why}, so every warp was checked"));

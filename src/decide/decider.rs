@@ -44,6 +44,12 @@ impl<'c> Decider<'c> {
         Decider { config, deadline: config.limits.timeout.map(|t| Instant::now() + t) }
     }
 
+    /// A decider against a deadline set earlier (a front end whose one `--timeout` covers work
+    /// of its own before the decision): a limit it meets is still named as `--timeout`.
+    pub fn until(config: &'c Config, deadline: Option<Instant>) -> Self {
+        Decider { config, deadline }
+    }
+
     pub fn config(&self) -> &'c Config {
         self.config
     }

@@ -291,7 +291,7 @@ fn describe(
                         let e = s.thread_events[t][*r];
                         let v = seen.iter().find(|(x, _)| *x == e)?.1;
                         let loc = s.events[e].location?;
-                        if program.variable_of(loc).kind == crate::program::VariableKind::Mbarrier {
+                        if s.is_mbarrier(loc) {
                             return Some(format!(
                                 "{} in state ({})",
                                 crate::program::naming::location_log_name(&program.locations[loc].name),

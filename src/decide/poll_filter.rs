@@ -29,6 +29,9 @@ pub(super) struct PollFilter<'p> {
     memo: rustc_hash::FxHashMap<(usize, Vec<usize>), bool>,
     /// Per object, the last thread (in combination order) some run of which touches it.
     last_toucher: rustc_hash::FxHashMap<usize, usize>,
+    /// The data words some run's mbarrier operation addresses (physical locations): mbarrier
+    /// objects inside a shared storage array, whose ordinary writes are steps too.
+    data_objects: rustc_hash::FxHashSet<usize>,
 }
 
 /// One step of an object's history, from one run: an update (its operation, None for an
@@ -117,16 +120,20 @@ impl<'p> PollFilter<'p> {
             list_ids: Default::default(),
             memo: Default::default(),
             last_toucher: Default::default(),
+            data_objects: Default::default(),
         }
     }
 
     /// The steps of one run on each mbarrier object, in the run's order (`run` left 0).
-    fn run_steps(program: &Program, tr: &Trace) -> std::collections::BTreeMap<usize, Vec<Step>> {
+    fn run_steps(&self, tr: &Trace) -> std::collections::BTreeMap<usize, Vec<Step>> {
         use crate::exec::trace::TraceOp;
+        let program = self.program;
         let object_of = |e: &crate::exec::trace::TraceEvent| {
-            e.location
-                .filter(|&l| program.variable_of(l).kind == crate::program::VariableKind::Mbarrier)
-                .map(|l| program.locations[l].physical)
+            let l = e.location?;
+            let p = program.locations[l].physical;
+            let object =
+                e.mb.is_some() || program.variable_of(l).kind == crate::program::VariableKind::Mbarrier || self.data_objects.contains(&p);
+            object.then_some(p)
         };
         let stuck_reads: &[usize] = match &tr.stuck {
             Some(Stuck::Spin { reads, .. }) => reads,
@@ -155,10 +162,19 @@ impl<'p> PollFilter<'p> {
 
     /// Every thread's runs, once explored: which objects each thread's runs touch.
     pub(super) fn explored(&mut self, per_thread: &[crate::exec::trace::ThreadTraces]) {
+        self.data_objects = per_thread
+            .iter()
+            .flat_map(|runs| runs.traces.iter().chain(&runs.stuck))
+            .flat_map(|tr| &tr.events)
+            .filter(|e| e.mb.is_some())
+            .filter_map(|e| e.location)
+            .map(|l| self.program.locations[l].physical)
+            .collect();
+        self.steps_of.clear();
         let mut last = rustc_hash::FxHashMap::default();
         for (t, runs) in per_thread.iter().enumerate() {
             for tr in runs.traces.iter().chain(&runs.stuck) {
-                for p in Self::run_steps(self.program, tr).into_keys() {
+                for p in self.run_steps(tr).into_keys() {
                     last.insert(p, t);
                 }
             }
@@ -181,7 +197,8 @@ impl<'p> PollFilter<'p> {
     pub(super) fn object_steps(&mut self, tr: &Trace) -> &[(usize, usize)] {
         let key = tr as *const Trace as usize;
         if !self.steps_of.contains_key(&key) {
-            let ids = Self::run_steps(self.program, tr)
+            let ids = self
+                .run_steps(tr)
                 .into_iter()
                 .map(|(p, list)| {
                     let next = self.lists.len();

@@ -26,7 +26,6 @@
 
 use super::structure::{EventKind, EventStructure};
 use crate::program::mbarrier::{MbState, MbUpdate};
-use crate::program::VariableKind;
 use crate::relation::{EventSet, Relation};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -171,14 +170,8 @@ pub fn forget_shared_states() {
 
 /// Physical locations of mbarrier objects that some thread event accesses, in location order.
 pub fn objects(s: &EventStructure) -> Vec<usize> {
-    let program = s.program;
-    let mut out: Vec<usize> = program
-        .variables
-        .iter()
-        .filter(|v| v.kind == VariableKind::Mbarrier)
-        .flat_map(|v| (0..(v.size / 8) as usize).map(|k| program.locations[v.first_location + k].physical))
-        .filter(|p| s.events.iter().any(|e| e.physical == Some(*p) && e.thread.is_some()))
-        .collect();
+    let mut out: Vec<usize> =
+        s.events.iter().filter(|e| e.thread.is_some()).filter_map(|e| e.physical).filter(|&p| s.mbarrier_words[p]).collect();
     out.sort_unstable();
     out.dedup();
     out

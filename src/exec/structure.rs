@@ -103,6 +103,8 @@ pub struct EventStructure<'p> {
     /// Per thread: its run ends (false for a run that hangs, which only the liveness check
     /// builds): a thread that ends has exited, which `barrier.cluster` counts.
     pub finished: Vec<bool>,
+    /// Per physical location, whether it holds an mbarrier object ([`mbarrier_words`]).
+    pub mbarrier_words: Vec<bool>,
 }
 
 /// About how many dense relations an event structure holds (its static relations), for the
@@ -131,6 +133,11 @@ impl<'p> EventStructure<'p> {
         self.events.len()
     }
 
+    /// Whether location `loc` holds an mbarrier object in this structure's runs.
+    pub fn is_mbarrier(&self, loc: usize) -> bool {
+        self.mbarrier_words[self.program.locations[loc].physical]
+    }
+
     /// The structure of one combination of runs (one per thread), under `readings`: one of them
     /// changes who performs an async signal, the others give the model its `ALT-…` sets.
     pub fn build(program: &'p Program, readings: &Readings, traces: &[&Trace]) -> Self {
@@ -152,7 +159,8 @@ impl<'p> EventStructure<'p> {
         let mut events = init_events(program, traces);
         let (thread_events, bases) = push_thread_events(&mut events, program, readings, traces);
         let n = events.len();
-        let sets = base_sets(program, readings, &events);
+        let mbarrier_words = mbarrier_words(program, traces);
+        let sets = base_sets(program, readings, &events, &mbarrier_words);
         let relations = static_relations(program, traces, &bases, &events, &thread_events, &expired)?;
         let registers = traces.iter().map(|t| t.registers.clone()).collect();
         let mut symbolic_registers = BTreeMap::new();
@@ -166,7 +174,18 @@ impl<'p> EventStructure<'p> {
             }
         }
         let finished = traces.iter().map(|t| t.stuck.is_none()).collect();
-        Ok(EventStructure { program, events, thread_events, sets, relations, registers, symbolic_registers, symbolic_reads, finished })
+        Ok(EventStructure {
+            program,
+            events,
+            thread_events,
+            sets,
+            relations,
+            registers,
+            symbolic_registers,
+            symbolic_reads,
+            finished,
+            mbarrier_words,
+        })
     }
 
     /// Writes to each physical location (init write first), for rf and co enumeration.
@@ -279,7 +298,26 @@ fn push_thread_events(events: &mut Vec<Event>, program: &Program, readings: &Rea
 }
 
 /// The event sets the models name: the basic ones, the tags, the async roles, the reading's.
-fn base_sets(program: &Program, readings: &Readings, events: &[Event]) -> BTreeMap<&'static str, EventSet> {
+/// Per physical location, whether it holds an mbarrier object in these runs: every slot of an
+/// mbarrier array, and each data word an mbarrier operation of a run addresses (a library's
+/// shared storage struct keeps a pipeline's mbarriers in the array of its tiles, at offsets its
+/// code computes; PTX ISA §9.7.13.15.1: any 8-byte aligned shared-memory word may be one).
+pub fn mbarrier_words(program: &Program, traces: &[&Trace]) -> Vec<bool> {
+    let mut out = vec![false; program.physical.len()];
+    for v in program.variables.iter().filter(|v| v.kind == VariableKind::Mbarrier) {
+        for k in 0..(v.size / 8) as usize {
+            out[program.locations[v.first_location + k].physical] = true;
+        }
+    }
+    for e in traces.iter().flat_map(|t| &t.events) {
+        if let (Some(_), Some(l)) = (e.mb, e.location) {
+            out[program.locations[l].physical] = true;
+        }
+    }
+    out
+}
+
+fn base_sets(program: &Program, readings: &Readings, events: &[Event], mbarrier_words: &[bool]) -> BTreeMap<&'static str, EventSet> {
     let n = events.len();
     let set = |f: &dyn Fn(&Event) -> bool| EventSet::from_fn(n, |i| f(&events[i]));
     let mut sets: BTreeMap<&'static str, EventSet> = BTreeMap::new();
@@ -313,7 +351,7 @@ fn base_sets(program: &Program, readings: &Readings, events: &[Event]) -> BTreeM
     sets.insert("UB", set(&|e| e.ub.is_some()));
     sets.insert("MARKER", set(&|e| e.kind == EventKind::Marker));
     sets.insert("CBAR", set(&|e| matches!(e.kind, EventKind::ClusterBarrier { .. })));
-    let mbar_loc = |e: &Event| e.location.is_some_and(|l| program.variable_of(l).kind == VariableKind::Mbarrier);
+    let mbar_loc = |e: &Event| e.physical.is_some_and(|p| mbarrier_words[p]);
     // Writes that leave a valid mbarrier object behind (for M2: no ordinary access to it).
     sets.insert("MBVALID", set(&|e| e.is_write() && mbar_loc(e) && MbState::decode(e.value).is_some()));
     for (name, selected) in readings.cat_sets() {

@@ -1,6 +1,6 @@
 //! Unknown values: what a kernel computes that the model does not interpret (floating-point
-//! math, `mma` on registers, warp exchanges of lanes not modelled), and the bytes of kernel
-//! parameters a user does not give.
+//! math, `mma` on registers, warp exchanges of lanes not modelled), the bytes of kernel
+//! parameters a user does not give, and registers a kernel reads before writing them.
 //!
 //! An unknown value is a number like any other as it flows through registers and memory, so
 //! that every candidate stays value-consistent (a read of it reads a write that wrote exactly
@@ -62,6 +62,9 @@ pub enum UnknownKind {
     Abstracted,
     /// Bytes of a kernel parameter the test does not bind.
     Parameter,
+    /// A register of a kernel read before any instruction writes it: PTX gives a register no
+    /// initial value (nvcc's inline asm reads one as the default of a guarded load).
+    Uninitialized,
 }
 
 impl UnknownOrigin {
@@ -69,6 +72,7 @@ impl UnknownOrigin {
     pub fn describe(&self) -> String {
         match self.kind {
             UnknownKind::Abstracted => format!("`{}` (line {}), which ptxmm abstracted: {}", self.what, self.line, self.why),
+            UnknownKind::Uninitialized => format!("the register `{}` (first read at line {}): {}", self.what, self.line, self.why),
             UnknownKind::Parameter => {
                 let (name, offset) = self.what.rsplit_once('+').unwrap_or((&self.what, "0"));
                 format!(

@@ -37,19 +37,22 @@ SCALARS = {
 # What else a user passes: aggregate fields, buffers and tensor maps (the manifest's notes), by file.
 BF16_A = "bf16,320x256x1,stride=640x163840,box=64x128x1,swizzle=128B"
 CUTLASS_FIELDS = ["param_0+128=" + BF16_A, "param_0+384=" + BF16_A]
+# The 72 B of the sm90 TMA epilogue's fusion params at +768: beta 0 (+768), alpha 1.0f (+800, as its
+# bits), every pointer (beta_ptr, alpha_ptr, their arrays) null and every stride 0.
+FUSION = ["--param", "param_0+768={" + ",".join("1065353216" if i == 8 else "0" for i in range(18)) + "}"]
 FLAGS = {
     "cutlass/sm90_gemm_ws.ptx": ["--param", "param_0+0={256,256,320,1}", "--param", "param_0+640=32768",
                                  "--param", "param_0+808=buffer:131072", "--param", "param_0+832=buffer:131072"]
     + [x for m in CUTLASS_FIELDS for x in ("--tensor-map", m)],
-    "cutlass/sm90_gemm_pingpong.ptx": ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768"]
+    "cutlass/sm90_gemm_pingpong.ptx": FUSION + ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768"]
     + [x for m in CUTLASS_FIELDS for x in ("--tensor-map", m)]
     + ["--tensor-map", "param_0+896=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B",
        "--tensor-map", "param_0+1152=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B"],
-    "cutlass/sm90_gemm_cooperative.ptx": ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768"]
+    "cutlass/sm90_gemm_cooperative.ptx": FUSION + ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768"]
     + [x for m in CUTLASS_FIELDS for x in ("--tensor-map", m)]
     + ["--tensor-map", "param_0+896=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B",
        "--tensor-map", "param_0+1152=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B"],
-    "cutlass/sm90_gemm_cluster2x1_multicast.ptx": ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768",
+    "cutlass/sm90_gemm_cluster2x1_multicast.ptx": FUSION + ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768",
                                                    "--tensor-map", "param_0+128=" + BF16_A, "--tensor-map",
                                                    "param_0+384=bf16,320x256x1,stride=640x163840,box=64x64x1,swizzle=128B",
                                                    "--tensor-map", "param_0+896=bf16,256x256x1,stride=512x131072,box=64x32x1,swizzle=128B",

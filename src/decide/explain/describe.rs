@@ -252,7 +252,7 @@ pub(super) fn describe_events(program: &Program, s: &EventStructure) -> Vec<Even
                 }
                 Some(t) => {
                     let instr = &program.threads[t].code[e.instr.expect("thread events have an instruction")];
-                    let mbarrier = e.location.is_some_and(|l| program.variable_of(l).kind == crate::program::VariableKind::Mbarrier);
+                    let mbarrier = e.location.is_some_and(|l| s.is_mbarrier(l));
                     // The words of an `.f32` access or reduction carry floats.
                     let float = word_float_type(&instr.op).filter(|_| !mbarrier && e.location.is_some());
                     let value = |e: &Event| match mbarrier {

@@ -47,6 +47,10 @@ pub(super) fn counters(program: &Program) -> Vec<bool> {
                 continue;
             }
             Op::Rmw { addr, .. } | Op::Store { addr, .. } | Op::StoreVector { addr, .. } => addr,
+            // An mbarrier operation on a data word (a shared storage array) makes its variable
+            // no counter; through a register it reaches an mbarrier, which increments do not.
+            Op::Mbarrier { bar: bar @ (Address::Location(_) | Address::Byte(..)), .. }
+            | Op::CpAsyncArrive { bar: bar @ (Address::Location(_) | Address::Byte(..)), .. } => bar,
             // Asynchronous copies write whole ranges of their destinations.
             Op::AsyncCopy(_) => return vec![false; program.physical.len()],
             _ => continue,

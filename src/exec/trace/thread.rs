@@ -129,7 +129,8 @@ pub fn thread_traces(
             if spin_headers.contains(&pc) {
                 st.iteration_start.insert(pc, st.events.len());
             }
-            match cx.step(st, &mut stack, &mut out)? {
+            let assumed = st.assumed.clone();
+            match cx.step(st, &mut stack, &mut out).map_err(|e| on_assumed_path(e, program, thread, &assumed, &out))? {
                 Some(next) => st = next,
                 None => break,
             }
@@ -842,4 +843,24 @@ fn local(st: &mut State, dst: Reg, op: LocalOp, ty: Option<Ty>, [a, b, c]: [&Val
         (x, y, _, Some(t)) => RegVal::Open(SymExpr::TLocal(t, op, Arc::new(x.expr()), Arc::new(y.expr()))),
     };
     st.regs[dst] = (value, dx.union(&dy).union(&dz));
+}
+
+/// A run that stops at an address or an unknown value after a branch on an unknown value went
+/// both ways may be a path no GPU takes: the message says which branch opened it.
+fn on_assumed_path(e: ExploreError, program: &Program, thread: &Thread, assumed: &[usize], out: &ThreadTraces) -> ExploreError {
+    let Some(&pc) = assumed.last() else { return e };
+    let instr = &thread.code[pc];
+    let origin = out.unknown_branches.get(&pc).and_then(|&o| program.unknowns.get(o as usize));
+    let from = origin.map_or_else(|| "an unknown value".to_string(), |o| o.describe());
+    let note = format!(
+        " (this run took the branch at line {} (`{}`) both ways: its condition comes from {from}, so this path may be one no GPU takes{})",
+        instr.line,
+        instr.text.trim(),
+        if assumed.len() > 1 { format!("; {} such branches on the way", assumed.len()) } else { String::new() }
+    );
+    match e {
+        ExploreError::BadAddress { thread, line, col, detail } => ExploreError::BadAddress { thread, line, col, detail: detail + &note },
+        ExploreError::Unknown { thread, line, col, detail } => ExploreError::Unknown { thread, line, col, detail: detail + &note },
+        other => other,
+    }
 }

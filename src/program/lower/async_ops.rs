@@ -23,12 +23,13 @@ impl InstrLowerer<'_, '_> {
         }
     }
 
-    /// An mbarrier operand: when it names a variable, the variable must be an mbarrier object.
+    /// An mbarrier operand: when it names a variable, the variable must be an mbarrier object
+    /// (in a kernel, an array of data words may also hold mbarriers: a shared storage struct).
     pub(super) fn mbarrier_address(&mut self, op: &Spanned<Operand>) -> Result<Address, Diagnostic> {
         let a = self.address(op)?;
         if let Address::Location(l) = a {
             let var = &self.l.variables[self.l.locations[l].variable];
-            if var.kind != VariableKind::Mbarrier {
+            if var.kind != VariableKind::Mbarrier && !self.l.abstracts {
                 return Err(Diagnostic::error(op.span, format!("`{}` is not an mbarrier object", var.name)).with_note(format!(
                     "declare it as `{} @ shared cta N mbarrier(count)` (or `mbarrier` to initialise it in the program)",
                     var.name

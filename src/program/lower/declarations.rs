@@ -2,7 +2,7 @@
 //! a thread of the test, `.local` once per thread that runs the declaring code; the names each
 //! thread sees (its own CTA's or its own instance); kernel parameters (`.param`) as constants;
 //! and which declared variables hold mbarrier objects (those whose addresses reach an
-//! `mbarrier.*` address operand).
+//! `mbarrier.*` address operand; in a kernel, an array that also holds data stays data words).
 //!
 //! Instances are named `s@cta1` (per CTA) and `buf@P0` (per thread) when there is more than one,
 //! and by the plain name when there is one; conditions may use either spelling then.
@@ -26,8 +26,9 @@ pub(super) struct DeclPlan<'t> {
     pub(super) block_decls: Vec<(&'t Declaration, Span, Vec<usize>)>,
     /// Declared variables used as mbarrier objects, with the span of one such use.
     pub(super) mbarriers: HashMap<String, Span>,
-    /// In a kernel, the arrays that hold mbarrier objects and data (a `SharedStorage` struct):
-    /// the first mbarrier use and the first data use.
+    /// In a kernel, the arrays that hold mbarrier objects and data (a `SharedStorage` struct),
+    /// with the first mbarrier use and the first data use: they stay data words, and a word an
+    /// mbarrier operation addresses is an mbarrier object (`exec::structure::mbarrier_words`).
     pub(super) mixed: HashMap<String, (Span, Span)>,
 }
 
@@ -293,20 +294,11 @@ impl Lowerer<'_> {
             // Without `.align`, the alignment every access of the element type needs.
             None => i64::from(elem.bits / 8),
         };
-        if let Some(&(mb, data)) = plan.mixed.get(&name.node) {
-            let line = |span: Span| self.source.line_col(span.start).0;
-            return Err(Diagnostic::error(
-                name.span,
-                format!(
-                    "`{}` holds both mbarrier objects (line {}) and data (line {}), as a library's shared storage struct does: this version of ptxmm models an mbarrier array apart from data words, and cannot check this kernel",
-                    name.node,
-                    line(mb),
-                    line(data)
-                ),
-            )
-            .with_note("a kernel whose mbarriers are their own `__shared__` array is checked; mixed shared storage (CUTLASS, CuTe, DeepGEMM, ThunderKittens, Triton) is the next step of the kernel front end"));
-        }
-        let (kind, size, values, ty) = match plan.mbarriers.get(&name.node) {
+        // An array that also holds data (a library's shared storage struct: tiles, then the
+        // pipeline's mbarriers) stays data words; an mbarrier operation makes the word it
+        // addresses an mbarrier object (`exec::structure::mbarrier_words`).
+        let mbarrier_use = plan.mbarriers.get(&name.node).filter(|_| !plan.mixed.contains_key(&name.node));
+        let (kind, size, values, ty) = match mbarrier_use {
             Some(&use_span) => {
                 self.check_mbarrier_array(d, name, bytes, align, use_span)?;
                 (VariableKind::Mbarrier, bytes, vec![0; (bytes / 8) as usize], None)

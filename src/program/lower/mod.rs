@@ -59,6 +59,7 @@ pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Dia
         special_reads: Default::default(),
         abstracts: test.form == ast::CodeForm::Kernel,
         unknowns: Default::default(),
+        unknown_index: Default::default(),
     }
     .run(test)
 }
@@ -121,7 +122,21 @@ impl Lowerer<'_> {
             let code = code?;
             mapa.extend(self.mapa_sites.borrow_mut().drain(..).map(|(k, span)| (i, k, span)));
             let table = &regs[i];
+            // A kernel's register starts with no value (PTX ISA §5.2.1: registers are not
+            // initialised): a read before any write reads an unknown value, named at that read.
+            let mut uninitialized = HashMap::new();
             for (r, span) in &table.first_read {
+                if self.abstracts && !table.init.contains_key(r) {
+                    let origin = self.unknown_origin(crate::program::unknown::UnknownOrigin {
+                        line: self.source.line_col(span.start).0,
+                        span: *span,
+                        what: table.names[*r].clone(),
+                        why: "a register has no value before an instruction writes it".to_string(),
+                        kind: crate::program::unknown::UnknownKind::Uninitialized,
+                    });
+                    uninitialized.insert(*r, crate::program::unknown::encode(origin));
+                    continue;
+                }
                 if !table.written[*r] && !table.init.contains_key(r) {
                     return Err(Diagnostic::error(
                         *span,
@@ -133,7 +148,7 @@ impl Lowerer<'_> {
                     )));
                 }
             }
-            let reg_init = (0..table.names.len()).map(|r| *table.init.get(&r).unwrap_or(&0)).collect();
+            let reg_init = (0..table.names.len()).map(|r| table.init.get(&r).or(uninitialized.get(&r)).copied().unwrap_or(0)).collect();
             let specials = std::mem::take(&mut *self.special_reads.borrow_mut());
             threads.push(Thread {
                 id: header.id.node,

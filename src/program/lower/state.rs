@@ -36,17 +36,21 @@ pub(super) struct Lowerer<'a> {
     /// The origins of the program's unknown values (`Program::unknowns`), each once (a kernel's
     /// instruction is lowered once per thread).
     pub(super) unknowns: std::cell::RefCell<Vec<crate::program::unknown::UnknownOrigin>>,
+    /// The index of each origin in `unknowns`, by its span and text (a kernel's threads share them).
+    pub(super) unknown_index: std::cell::RefCell<HashMap<(Span, String), u32>>,
 }
 
 impl Lowerer<'_> {
     /// The origin number of an unknown value's origin, registered once per place.
     pub(super) fn unknown_origin(&self, o: crate::program::unknown::UnknownOrigin) -> u32 {
         let mut all = self.unknowns.borrow_mut();
-        if let Some(k) = all.iter().position(|u| u.span == o.span && u.what == o.what) {
-            return k as u32;
+        let mut index = self.unknown_index.borrow_mut();
+        let next = all.len() as u32;
+        let k = *index.entry((o.span, o.what.clone())).or_insert(next);
+        if k == next {
+            all.push(o);
         }
-        all.push(o);
-        (all.len() - 1) as u32
+        k
     }
 }
 
