@@ -516,7 +516,10 @@ fn a_production_shared_storage_kernel_gets_past_the_front_end() {
     ]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(!err.contains("holds both mbarrier objects"), "{err}");
-    assert!(err.contains("a trace has more than 4096 memory events (raise --max-events"), "{err}");
+    assert!(
+        err.contains("a trace has more than 4096 memory events, at the run's arrival at line ") && err.contains("(raise --max-events"),
+        "{err}"
+    );
 }
 
 /// A kernel's register read before any instruction writes it has an unknown value (nvcc's
@@ -542,4 +545,37 @@ fn a_kernel_time_limit_names_the_timeout_given() {
     let (code, _, err) = ptxmm(&["kernel", "cmd/shared_storage.ptx", "--block", "64", "--dynamic-smem", "144", "--timeout", "0.000001"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("time limit of 0.000001 s"), "{err}");
+}
+
+/// Issue 43, wrong answer 1: two warps that run a register loop past the default unrolling
+/// bound and then store to the same word race; the grouping of warps by their code must see the
+/// store (it took the runs it cut for runs that write nothing, kept one warp and found nothing).
+/// A loop past the grouping's own bound keeps its warps, saying so.
+#[test]
+fn the_warp_grouping_sees_the_writes_after_a_loop() {
+    let (code, out, err) = ptxmm(&["kernel", "cmd/loop_then_store.ptx", "--block", "64"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("Warps modelled: every warp (2): warps that run the same code are kept in twos"), "{out}");
+    assert!(out.contains("Data races (1):") && out.contains("st.global.u32 [%rd2], %r4"), "{out}");
+    let long = std::fs::read_to_string(dir().join("cmd/loop_then_store.ptx")).unwrap().replace("%r3, 3;", "%r3, 40;");
+    let path = std::env::temp_dir().join(format!("ptxmm-loop40-{}.ptx", std::process::id()));
+    std::fs::write(&path, long).unwrap();
+    let (_, out, _) = ptxmm(&["kernel", path.to_str().unwrap(), "--block", "96"]);
+    let _ = std::fs::remove_file(&path);
+    assert!(out.contains("Warps modelled: every warp (3): no two are known to run the same code (warps 0-2 kept: a loop of theirs runs past 16 iterations"), "{out}");
+}
+
+/// Issue 43, wrong answer 2: an `--assert` naming nothing of the kernel is an error naming the
+/// flag and what it may mean, not a fresh zero-filled location that trivially holds.
+#[test]
+fn an_assertion_naming_nothing_of_the_kernel_is_an_error() {
+    let (code, out, err) = ptxmm(&["kernel", "cmd/loop_then_store.ptx", "--block", "64", "--assert", "parm_0 = 0"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("error: --assert `parm_0 = 0`: the condition names `parm_0`, which is no variable, parameter or register of the kernel; did you mean `param_0`?"),
+        "{err}"
+    );
+    let (code, out, _) = ptxmm(&["kernel", "cmd/loop_then_store.ptx", "--block", "64", "--warps", "all", "--assert", "param_0 = 3"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("Assertion `param_0 = 3`: holds at the end of every execution"), "{out}");
 }

@@ -162,10 +162,10 @@ pub fn build(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLim
     match warps::group(&program, &of_thread, &crate::config::Limits::default()) {
         Ok(g) if (g.kept.len() as u64) < warps_in_block => {
             let kept = warps::compact(&g.kept);
-            let narrowed = KernelOptions { warps: Some(g.kept), ..options.clone() };
+            let narrowed = KernelOptions { warps: Some(g.kept.clone()), ..options.clone() };
             match build_launch(ptx, &narrowed, limits) {
                 Ok(mut k) => {
-                    k.warp_choice = Some(format!("{kept}; {}: --warps all models them", g.groups.join("; ")));
+                    k.warp_choice = Some(format!("{kept}; {}: --warps all models them{}", g.groups.join("; "), cut_note(&g)));
                     k.warps_left_out = true;
                     Ok(k)
                 }
@@ -175,14 +175,31 @@ pub fn build(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLim
                 }
             }
         }
-        Ok(_) => {
-            kernel.warp_choice = Some(format!("every warp ({warps_in_block}): the code of each differs"));
+        Ok(g) => {
+            let why = match (g.shared, g.cut.is_empty()) {
+                (true, _) => "warps that run the same code are kept in twos where it writes memory (they may race)",
+                (false, true) => "the code of each differs",
+                (false, false) => "no two are known to run the same code",
+            };
+            kernel.warp_choice = Some(format!("every warp ({warps_in_block}): {why}{}", cut_note(&g)));
             Ok(kernel)
         }
         Err(e) => {
             kernel.warp_choice = Some(format!("{} (the warps were not grouped by their code: {e})", all()));
             Ok(kernel)
         }
+    }
+}
+
+/// The warps the grouping kept alone because a loop of theirs ran past its bound, for the report.
+fn cut_note(g: &warps::Grouping) -> String {
+    match g.cut.as_slice() {
+        [] => String::new(),
+        cut => format!(
+            " (warps {} kept: a loop of theirs runs past {} iterations, so what they reach and write after it is not compared)",
+            warps::compact(cut),
+            crate::config::DEFAULT_MAX_UNROLL
+        ),
     }
 }
 
@@ -252,7 +269,13 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
             .with_note("inline the callee (`__forceinline__`, or drop `__noinline__`) and compile again");
         return Err(KernelError::Ptx(FileDiagnostic::new(ptx, d)));
     }
+    let condition_start = litmus.len() - condition.len() - 1;
     let abstracted = slice::abstracted(ptx.name(), &litmus, limits).map_err(|d| {
+        // An error in the condition is about the flag that gave it.
+        if let (Some(flag), true) = (options.assert.as_deref(), d.span.start >= condition_start) {
+            let notes: String = d.notes.iter().map(|n| format!("; {n}")).collect();
+            return KernelError::Options(format!("--assert `{}`: {}{notes}", flag.trim(), d.message));
+        }
         let line = SourceFile::new("", litmus.clone()).line_col(d.span.start).0;
         let file = if line >= body_line {
             SourceFile::new(ptx.name(), litmus.clone())

@@ -6,9 +6,11 @@
 //!
 //! The runs are those of the per-thread exploration the decision itself starts with
 //! (`exec::trace::explore`): branches on `%tid`, `%ctaid` and constants are evaluated, branches
-//! on loaded values are taken every way the value domains allow. What is left out: a third warp
-//! of a group, so a finding that needs three warps of the same code (e.g. an arrival count that
-//! only three arrivals overflow) is not found unless `--warps all` models them all.
+//! on loaded values are taken every way the value domains allow, loops up to `--max-unroll`'s
+//! default bound. A warp some run of which that bound cuts is kept, in a group of its own: what
+//! it reaches and writes after the cut is not known. What is left out: a third warp of a group,
+//! so a finding that needs three warps of the same code (e.g. an arrival count that only three
+//! arrivals overflow) is not found unless `--warps all` models them all.
 
 use crate::program::Program;
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,35 +25,42 @@ pub struct Grouping {
     pub kept: Vec<u64>,
     /// One line per group with a warp left out, for the report.
     pub groups: Vec<String>,
+    /// The warps kept alone because a loop of theirs ran past the bound (see the module doc).
+    pub cut: Vec<u64>,
+    /// Some group has more than one warp (all kept: two that write memory).
+    pub shared: bool,
 }
 
-/// Warps of one CTA that reach the same PTX lines: those lines, whether the runs write memory,
-/// and the warps, in order.
-type Group = (BTreeSet<usize>, bool, Vec<u64>);
+/// Warps of one CTA that reach the same PTX lines: those lines (None: a warp whose runs were
+/// cut, alone in its group), whether the runs write memory, and the warps, in order.
+type Group = (Option<BTreeSet<usize>>, bool, Vec<u64>);
 
 /// Group the warps of the program (one thread per warp: lane 0, as the default launch makes
 /// them; `warps[t]` is thread `t`'s (CTA, warp)). An error where the runs cannot be computed (the
 /// caller then models every warp and says why).
 pub fn group(program: &Program, warps: &[(u64, u64)], limits: &crate::config::Limits) -> Result<Grouping, String> {
     let deadline = crate::clock::Instant::now() + GROUPING_TIME;
+    let limits = crate::config::Limits { unroll: limits.unroll.max(crate::config::DEFAULT_MAX_UNROLL), max_unroll: None, ..*limits };
     let (_, traces) =
-        crate::exec::trace::explore_until(program, limits, false, Default::default(), Some(deadline)).map_err(|e| e.to_string())?;
+        crate::exec::trace::explore_until(program, &limits, false, Default::default(), Some(deadline)).map_err(|e| e.to_string())?;
     // Per CTA: the groups of warps with the same lines, in warp order.
     let mut by_cta: BTreeMap<u64, Vec<Group>> = BTreeMap::new();
     for (t, tt) in traces.iter().enumerate() {
         let code = &program.threads[t].code;
         let runs = || tt.traces.iter().chain(&tt.stuck);
-        let lines: BTreeSet<usize> = runs().flat_map(|r| r.path.iter().map(|&i| code[i].line)).collect();
+        let lines: Option<BTreeSet<usize>> =
+            (!tt.has_cut_runs()).then(|| runs().flat_map(|r| r.path.iter().map(|&i| code[i].line)).collect());
         let writes = runs().any(|r| r.events.iter().any(|e| e.op == crate::exec::trace::TraceOp::Write && e.mb_op.is_none()));
         let (cta, warp) = warps[t];
         let groups = by_cta.entry(cta).or_default();
-        match groups.iter_mut().find(|g| g.0 == lines) {
+        match groups.iter_mut().find(|g| g.0.is_some() && g.0 == lines) {
             Some(g) => g.2.push(warp),
             None => groups.push((lines, writes, vec![warp])),
         }
     }
     let mut kept = BTreeSet::new();
     let mut lines = Vec::new();
+    let cut: BTreeSet<u64> = by_cta.values().flatten().filter(|g| g.0.is_none()).flat_map(|g| g.2.iter().copied()).collect();
     for (cta, groups) in &by_cta {
         for (_, writes, members) in groups {
             let keep = if *writes { 2 } else { 1 };
@@ -66,7 +75,8 @@ pub fn group(program: &Program, warps: &[(u64, u64)], limits: &crate::config::Li
             }
         }
     }
-    Ok(Grouping { kept: kept.into_iter().collect(), groups: lines })
+    let shared = by_cta.values().flatten().any(|g| g.2.len() > 1);
+    Ok(Grouping { kept: kept.into_iter().collect(), groups: lines, cut: cut.into_iter().collect(), shared })
 }
 
 /// `2-7,9` for sorted warps.

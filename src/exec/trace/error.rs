@@ -9,8 +9,11 @@ pub enum ExploreError {
     TooManyTraces { thread: usize, limit: usize },
     #[error("location `{location}` can hold more than {limit} distinct values; values keep growing (is there an unbounded counter? raise --max-values)")]
     DomainTooLarge { location: String, limit: usize },
-    #[error("thread P{thread}: a trace has more than {limit} memory events (raise --max-events, lower --unroll, or shorten the test)")]
-    TraceTooLong { thread: usize, limit: usize },
+    /// `at`: where the run passed the limit, `line N (`instruction`), which adds K events`.
+    #[error(
+        "thread P{thread}: a trace has more than {limit} memory events, at {at} (raise --max-events, lower --unroll, or shorten the test)"
+    )]
+    TraceTooLong { thread: usize, limit: usize, at: String },
     /// Printed after the file name and a colon: `file:line:col: error: ...`.
     #[error("{line}:{col}: error: thread P{thread}: {detail} (addresses must point to a word inside a declared variable)")]
     BadAddress { thread: usize, line: usize, col: usize, detail: String },

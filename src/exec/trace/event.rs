@@ -271,6 +271,12 @@ impl ThreadTraces {
     }
 
     /// Record what a run dropped before its end wrote (see [`ThreadTraces::dropped_writes`]).
+    /// Whether some run was cut at the unrolling bound (before or after
+    /// [`ThreadTraces::resolve_cuts`]): the runs kept do not show all the thread can do.
+    pub fn has_cut_runs(&self) -> bool {
+        self.cut || !self.cut_runs.is_empty()
+    }
+
     pub(super) fn record_dropped(&mut self, events: &[TraceEvent]) {
         self.record_increments(events);
         let mut writes = 0;

@@ -121,8 +121,10 @@ pub fn thread_traces(
                 }
                 break;
             }
-            if st.events.len() + 2 > limits.max_trace_events {
-                return Err(ExploreError::TraceTooLong { thread: thread.id, limit: limits.max_trace_events });
+            let before = st.events.len();
+            if before + 2 > limits.max_trace_events {
+                let at = format!("the run's arrival at line {} (`{}`)", thread.code[st.pc].line, short_text(&thread.code[st.pc].text));
+                return Err(ExploreError::TraceTooLong { thread: thread.id, limit: limits.max_trace_events, at });
             }
             let pc = st.pc;
             st.path.push(pc);
@@ -131,6 +133,13 @@ pub fn thread_traces(
             }
             let assumed = st.assumed.clone();
             match cx.step(st, &mut stack, &mut out).map_err(|e| on_assumed_path(e, program, thread, &assumed, &out))? {
+                Some(next) if next.events.len() > limits.max_trace_events => {
+                    // One instruction (a bulk or tensor copy: an event per word) can pass it alone.
+                    let instr = &thread.code[pc];
+                    let at =
+                        format!("line {} (`{}`), which adds {} events", instr.line, short_text(&instr.text), next.events.len() - before);
+                    return Err(ExploreError::TraceTooLong { thread: thread.id, limit: limits.max_trace_events, at });
+                }
                 Some(next) => st = next,
                 None => break,
             }
@@ -862,5 +871,14 @@ fn on_assumed_path(e: ExploreError, program: &Program, thread: &Thread, assumed:
         ExploreError::BadAddress { thread, line, col, detail } => ExploreError::BadAddress { thread, line, col, detail: detail + &note },
         ExploreError::Unknown { thread, line, col, detail } => ExploreError::Unknown { thread, line, col, detail: detail + &note },
         other => other,
+    }
+}
+
+/// An instruction's text for a message, cut after 80 characters (a wgmma names 64 registers).
+fn short_text(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match text.char_indices().nth(80) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text,
     }
 }

@@ -237,6 +237,7 @@ impl ThreadGen<'_> {
             }
             Op::Local { op, ty, .. } => match evaluated(ins) {
                 Some(Evaluated::Elect) => not_generated(ELECT),
+                Some(Evaluated::Shuffle) => not_generated(WARP_COLLECTIVE),
                 Some(Evaluated::Mapa) => self.emit(Emission { address_values: true, ..written }, &guard),
                 Some(Evaluated::CreatePolicy) => self.createpolicy(written, &guard),
                 None if is_untyped_register_op(ins, *ty) => self.untyped_local(written, *op, ins, &guard),

@@ -41,6 +41,12 @@ pub(super) fn width(i: &ast::Instruction) -> usize {
             Some((_, false)) => 2,
             _ => 1,
         },
+        // `d`, then `p` unless it is `_` (the own-lane `shfl.sync.idx`; abstracted, one op
+        // and its empty companion).
+        "shfl" => match pair(i.operands.first()) {
+            Some((_, false)) => 2,
+            _ => 1,
+        },
         // `p` (or the hidden register for `_`), then `q` unless it is `_`.
         "setp" => match pair(i.operands.first()) {
             Some((_, false)) => 2,

@@ -152,6 +152,8 @@ fn declaration_errors_name_the_problem() {
     assert!(bad(".reg .b32 %r1;").contains("registers are declared in code blocks"));
     assert!(bad(".param .u32 n+4 = 1;").contains("`n+4`: no kernel parameter `n` is declared"));
     assert!(bad(".param .b8 P[8]; .param .u32 P+6 = 1;").contains("a 4-byte field at byte 6 is outside the 8 bytes of `P`"));
+    // A parameter whose size is no whole number of words: its declared bytes bound the fields.
+    assert!(bad(".param .b8 P[6]; .param .u32 P+4 = 1;").contains("a 4-byte field at byte 4 is outside the 6 bytes of `P`"));
     assert!(bad(".param .b8 P[8]; .param .u32 P+4;").contains("a field of a parameter needs a value"));
     assert!(bad(".param .u64 p = &nowhere;").contains("unknown location `nowhere`"));
     let e = bad(".shared .b32 s; .param .u64 p = &s;");

@@ -492,7 +492,8 @@ impl Lowerer<'_> {
                         )
                         .with_note("declare the parameter first: `.param .align 8 .b8 NAME[64];`"));
                     };
-                    let size = self.variables[v].size;
+                    // The declared bytes (the variable is rounded up to whole words).
+                    let size = bytes.iter().find(|(w, _)| *w == v).map_or(self.variables[v].size, |(_, g)| g.len() as i64);
                     if offset.node < 0 || offset.node + width > size {
                         return Err(Diagnostic::error(
                             offset.span,

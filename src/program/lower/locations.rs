@@ -322,6 +322,7 @@ impl Lowerer<'_> {
                 }
             }
         }
+        let from_code = wanted.len();
         if let Some(c) = &test.condition {
             cond_names(&c.prop, &mut wanted);
         }
@@ -331,6 +332,19 @@ impl Lowerer<'_> {
         for v in &test.locations {
             if let CondValue::Location(n) = &v.node {
                 wanted.push(Spanned { node: n.clone(), span: v.span });
+            }
+        }
+        // A kernel's memory is what it declares and binds: a condition naming anything else is
+        // a misspelling, not a fresh zero-filled location that trivially keeps its value.
+        // (Reported after the threads, so that an error in the code comes first.)
+        if self.abstracts {
+            for name in &wanted[from_code..] {
+                let known = |n: &str| self.by_name.contains_key(n) || self.instances.contains_key(n) || self.params.contains_key(n);
+                let plain = name.node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if plain && !known(&name.node) && !wanted[..from_code].iter().any(|w| w.node == name.node) && self.condition_error.is_none()
+                {
+                    self.condition_error = Some(self.unknown_condition_name(name));
+                }
             }
         }
         for name in wanted {
@@ -344,6 +358,26 @@ impl Lowerer<'_> {
                 // Cannot fail: the name is not declared.
                 let _ = self.new_location(&name, p, None);
             }
+        }
+    }
+
+    /// A kernel condition's name that is no variable, parameter or word of the kernel, with the
+    /// names it may mean.
+    fn unknown_condition_name(&self, name: &Spanned<String>) -> Diagnostic {
+        let mut names: Vec<&str> = self.by_name.keys().chain(self.instances.keys()).chain(self.params.keys()).map(String::as_str).collect();
+        names.extend(self.params.keys().map(|n| crate::program::unknown::short_parameter(n)));
+        let close = |n: &&str| crate::diag::edit_distance(&name.node, n) <= 2.max(name.node.len() / 4);
+        let mut near: Vec<&str> = names.iter().copied().filter(close).collect();
+        near.sort_unstable();
+        near.dedup();
+        near.truncate(4);
+        let d = Diagnostic::error(
+            name.span,
+            format!("the condition names `{}`, which is no variable, parameter or register of the kernel", name.node),
+        );
+        match near.as_slice() {
+            [] => d.with_note("name a parameter (`param_0`, or a word of it: `param_0+8`), a variable the kernel declares, or a thread's register (`P0:%r1`)"),
+            _ => d.with_note(format!("did you mean {}?", near.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or "))),
         }
     }
 }

@@ -60,6 +60,7 @@ pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Dia
         abstracts: test.form == ast::CodeForm::Kernel,
         unknowns: Default::default(),
         unknown_index: Default::default(),
+        condition_error: None,
     }
     .run(test)
 }
@@ -161,6 +162,9 @@ impl Lowerer<'_> {
             });
         }
 
+        if let Some(e) = self.condition_error.take() {
+            return Err(e);
+        }
         let instances = std::mem::take(&mut self.instances);
         let mut program = Program {
             name: test.name.node.clone(),

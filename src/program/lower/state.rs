@@ -38,6 +38,9 @@ pub(super) struct Lowerer<'a> {
     pub(super) unknowns: std::cell::RefCell<Vec<crate::program::unknown::UnknownOrigin>>,
     /// The index of each origin in `unknowns`, by its span and text (a kernel's threads share them).
     pub(super) unknown_index: std::cell::RefCell<HashMap<(Span, String), u32>>,
+    /// In a kernel, a condition naming nothing of it (`declare_implicit`), reported once the
+    /// threads are lowered.
+    pub(super) condition_error: Option<Diagnostic>,
 }
 
 impl Lowerer<'_> {

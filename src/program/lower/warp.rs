@@ -1,5 +1,6 @@
 //! Lowering of the warp-collective instructions the model gives a meaning lane by lane:
-//! `ldmatrix` and `stmatrix` (`program::matrix`) and `bar.warp.sync` (`Op::WarpBarrier`). Each
+//! `ldmatrix` and `stmatrix` (`program::matrix`), `bar.warp.sync` (`Op::WarpBarrier`) and a
+//! `shfl.sync.idx` whose source lane is the thread's own (a broadcast from lane 0 read by lane 0). Each
 //! needs the executing thread's lane: the threads of a CTA with tids 32w..32w+31 are warp w, a
 //! thread's lane its tid mod 32 (`special::Warp`).
 
@@ -137,5 +138,47 @@ impl InstrLowerer<'_, '_> {
         // The warp of this thread in its CTA: its `%warpid` (tid / 32).
         let warp = self.l.specials.read("%warpid").ok().flatten().unwrap_or(0);
         Ok(Op::WarpBarrier { mask, warp, lane: self.warp.lane, lanes: self.warp.lanes })
+    }
+
+    /// `shfl.sync.idx.b32 d{|p}, a, b, c, membermask` with constant `b`, `c` and membermask
+    /// (PTX ISA, `shfl.sync`): the source lane `j` from `b`, the clamp and the segment mask of
+    /// `c`; where `j` is this thread's own lane, `d` is its own `a` and `p` says whether `j` was
+    /// in range. Triton makes a value warp-uniform so (`shfl.sync.idx.b32 d, a, 0, 31, -1`), read
+    /// by lane 0. Any other shuffle takes the values of other lanes: rejected (abstracted in a
+    /// kernel) as [`InstrLowerer::warp_exchange`] says.
+    pub(super) fn shuffle(&mut self, rest: &[Spanned<String>]) -> Result<Vec<Op>, Diagnostic> {
+        let quals: Vec<&str> = rest.iter().map(|p| p.node.as_str()).collect();
+        let lane = i64::from(self.warp.lane);
+        let own = match (quals.as_slice(), self.instr.operands.as_slice()) {
+            (["sync", "idx", "b32"], [dp, a, b, c, mask]) => match (&b.node, &c.node, &mask.node) {
+                (Operand::Int(b), Operand::Int(c), Operand::Int(m)) if (m >> lane) & 1 == 1 => {
+                    let segmask = (c >> 8) & 0x1f;
+                    let max_lane = (lane & segmask) | (c & 0x1f & !segmask);
+                    let j = (lane & segmask) | (b & 0x1f & !segmask);
+                    let in_range = j <= max_lane;
+                    (if in_range { j } else { lane } == lane).then_some((dp, a, in_range))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((dp, a, in_range)) = own else {
+            return self.warp_exchange("shfl", rest).map(|op| vec![op]);
+        };
+        let (d, p) = match &dp.node {
+            Operand::Vector(items) if items.len() == 2 => (&items[0], Some(&items[1]).filter(|p| p.node != Operand::Sink)),
+            _ => (dp, None),
+        };
+        if d.node == Operand::Sink {
+            return self.warp_exchange("shfl", rest).map(|op| vec![op]);
+        }
+        let a = self.typed_value(a, Some(Ty::U32))?;
+        let dst = self.dest_reg(d)?;
+        let mut ops = vec![Op::Local { dst, op: LocalOp::Mov, ty: Some(Ty::U32), a, b: Value::Const(0), c: None }];
+        if let Some(p) = p {
+            let dst = self.dest_reg(p)?;
+            ops.push(Op::Local { dst, op: LocalOp::Mov, ty: None, a: Value::Const(i64::from(in_range)), b: Value::Const(0), c: None });
+        }
+        Ok(ops)
     }
 }
