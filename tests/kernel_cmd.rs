@@ -579,3 +579,20 @@ fn an_assertion_naming_nothing_of_the_kernel_is_an_error() {
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("Assertion `param_0 = 3`: holds at the end of every execution"), "{out}");
 }
+
+/// Issue 43, item 8: `--emit-litmus` naming the kernel's own PTX file is refused (it overwrote
+/// the module); a `--cluster` other than the kernel's `.reqnctapercluster` is refused as the
+/// launch would be (unit-tested in `kernel::launch`).
+#[test]
+fn emit_litmus_never_overwrites_the_kernel() {
+    let tmp = std::env::temp_dir().join(format!("ptxmm-victim-{}.ptx", std::process::id()));
+    let text = std::fs::read_to_string(dir().join("cmd/loop_then_store.ptx")).unwrap();
+    std::fs::write(&tmp, &text).unwrap();
+    let p = tmp.to_str().unwrap();
+    let (code, _, err) = ptxmm(&["kernel", p, "--block", "64", "--emit-litmus", p]);
+    let after = std::fs::read_to_string(&tmp).unwrap();
+    let _ = std::fs::remove_file(&tmp);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("that is the kernel's own PTX file"), "{err}");
+    assert_eq!(after, text);
+}

@@ -122,6 +122,14 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
         }
     };
     let name = args.file.display().to_string();
+    // Writing the test over the module it came from would lose the module.
+    if let Some(out) = &args.emit_litmus {
+        let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
+        if same(out, &args.file) {
+            eprintln!("error: --emit-litmus {}: that is the kernel's own PTX file; name another file for the litmus test", out.display());
+            return ExitCode::from(2);
+        }
+    }
     let text = match ptxmm::read_regular(&args.file) {
         Ok(t) => t,
         Err(e) => {

@@ -120,6 +120,13 @@ pub fn launch(entry: &Function, options: &KernelOptions) -> Result<Launch, Strin
         }
     }
     let cluster_dims = match (&options.cluster, &entry.reqnctapercluster) {
+        (Some(c), Some(r)) if dims3("--cluster", c)? != dims3(".reqnctapercluster", r)? => {
+            return Err(format!(
+                "--cluster {} differs from the kernel's .reqnctapercluster {}: the launch would fail",
+                shape(dims3("--cluster", c)?),
+                shape(dims3(".reqnctapercluster", r)?)
+            ));
+        }
         (Some(c), _) => Some(dims3("--cluster", c)?),
         (None, Some(r)) => Some(dims3(".reqnctapercluster", r)?),
         (None, None) if entry.explicit_cluster => {
@@ -261,6 +268,16 @@ mod tests {
         let o = KernelOptions { block: Some(vec![70]), ..Default::default() };
         let l = launch(&entry(), &o).unwrap();
         assert_eq!(l.threads.iter().map(|t| t.tid).collect::<Vec<_>>(), vec![0, 32, 64]);
+    }
+
+    #[test]
+    fn a_cluster_shape_must_match_the_kernels_attribute() {
+        let e = Function { reqnctapercluster: Some(vec![2, 1, 1]), ..entry() };
+        let o = KernelOptions { block: Some(vec![32]), grid: Some(vec![4]), cluster: Some(vec![4]), ..Default::default() };
+        let err = launch(&e, &o).unwrap_err();
+        assert!(err.contains("--cluster 4 differs from the kernel's .reqnctapercluster 2"), "{err}");
+        let o = KernelOptions { cluster: Some(vec![2, 1, 1]), ..o };
+        assert!(launch(&e, &o).is_ok());
     }
 
     #[test]
