@@ -467,6 +467,10 @@ fn shared_storage_mixing_mbarriers_and_data_is_checked() {
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("[U1-read-before-completion] the destination write of `cp.async.bulk"), "{out}");
     assert!(out.contains("`ld.shared.u32 %r16, [smem]` (P1 line 96, shared_storage.cu:48)"), "{out}");
+    // The hint names the mbarrier and the byte count of this execution (issue 44: the operands
+    // are registers, and the hint said `its mbarrier` and `<bytes copied>`).
+    assert!(out.contains("the expect_tx byte count on `smem+128` is 16"), "{out}");
+    assert!(!out.contains("its mbarrier") && !out.contains("<bytes copied>"), "{out}");
     // A copy of 144 bytes into the 128-byte tile runs onto the `full` and `empty` mbarriers
     // (bytes 128 and 136: words 32 and 34 of `smem`).
     let (code, out, err) = ptxmm(&[&["kernel", "cmd/shared_storage-overrun.ptx", "--param", "param_0=buffer:512"][..], &flags].concat());

@@ -533,6 +533,15 @@ fn refill_hint(s: &EventStructure, px: &At, po: &At, x: usize, o: usize, path: O
 fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role, tensor_map: bool) -> String {
     let mut h = Incomplete::new(s.program, px, po, role);
     h.tensor_map = tensor_map;
+    // The complete-tx of this operation in the execution: its mbarrier and its bytes.
+    h.signal = s.events.iter().find_map(|e| match (e.thread, e.instr, e.role, e.location, e.mb_op) {
+        (Some(t), Some(i), Role::Signal, Some(l), Some(crate::program::mbarrier::MbUpdate::CompleteTx { bytes }))
+            if t == px.t && i == px.i && e.is_write() =>
+        {
+            Some((s.program.locations[l].name.clone(), bytes))
+        }
+        _ => None,
+    });
     match &px.instr.op {
         Op::AsyncCopy(c) => match c.completion {
             Completion::Mbarrier(bar) => h.mbarrier_hint(c.size, &bar),
@@ -570,6 +579,9 @@ struct Incomplete<'a> {
     barrier_after: Option<&'a Instr>,
     /// `po` modifies the tensor map of a tensor copy (a source read of its own kind).
     tensor_map: bool,
+    /// In this execution, the mbarrier the operation's complete-tx reaches and its byte count
+    /// (for operands the program holds in registers).
+    signal: Option<(String, i64)>,
 }
 
 impl<'a> Incomplete<'a> {
@@ -588,6 +600,7 @@ impl<'a> Incomplete<'a> {
             source: role == Role::Source,
             barrier_after: code[px.i + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. })),
             tensor_map: false,
+            signal: None,
         }
     }
 
@@ -648,11 +661,15 @@ impl<'a> Incomplete<'a> {
     /// for the phase, or wait on the right phase.
     fn mbarrier_hint(&self, size: Value, bar: &Address) -> String {
         let (p, px, po, access) = (self.p, self.px, self.po, &self.access);
-        let bytes = match size {
-            Value::Const(n) => n.to_string(),
-            Value::Reg(_) => "<bytes copied>".to_string(),
+        let bytes = match (size, &self.signal) {
+            (Value::Const(n), _) => n.to_string(),
+            (Value::Reg(_), Some((_, n))) => n.to_string(),
+            (Value::Reg(_), None) => "<bytes copied>".to_string(),
         };
-        let bname = bar_name(p, bar);
+        let bname = match (bar, &self.signal) {
+            (Address::Location(_), _) | (_, None) => bar_name(p, bar),
+            (_, Some((name, _))) => name.clone(),
+        };
         let announced = p.threads.iter().flat_map(|t| &t.code).any(|i| {
             matches!(&i.op, Op::Mbarrier { op: MbOp::ExpectTx { .. } | MbOp::Arrive { expect_tx: Some(_), .. }, bar: b, .. } if same_object(p, b, bar))
         });
