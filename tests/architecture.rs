@@ -24,6 +24,7 @@ const STAGES: &[(&str, u32, &str)] = &[
     ("src/exec/reduce.rs", 40, "exec"),
     ("src/exec/trace", 41, "exec"),
     ("src/exec/structure.rs", 42, "exec"),
+    ("src/exec/structure/", 42, "exec"),
     ("src/exec/mbgraph.rs", 43, "exec"),
     ("src/exec/search", 44, "exec"),
     ("src/exec/mod.rs", 45, "exec"),
