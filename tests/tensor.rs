@@ -158,3 +158,38 @@ fn a_multicast_box_reaches_every_cta_of_the_mask() {
     assert_eq!(states(&o), ["1:r0=10; 1:r1=11; 1:r2=12; 1:r3=13;"]);
     assert!(o.undefined.is_empty() && o.races.is_empty());
 }
+
+/// The tensormap proxy (issue 38): a tensor map written through the generic proxy
+/// (`tensormap.replace`) and then used by a tensor copy is undefined without the two halves of
+/// `fence.proxy.tensormap::generic` between them, and defined with them.
+#[test]
+fn a_replaced_tensor_map_needs_the_tensormap_proxy_fences() {
+    let o = run("T15-tensor-map-replaced-without-proxy-fence");
+    assert_eq!(o.verdict(), Verdict::Undefined);
+    assert_eq!(rules(&o), ["T1-tensor-map-written-without-proxy-fence"]);
+    let f = o.undefined.iter().next().unwrap();
+    assert!(f.message.contains("tensormap.replace.tile.global_dim.global.b1024.b32 [d], 0, 8"), "{}", f.message);
+    let hint = f.hint.as_deref().unwrap_or_default();
+    assert!(hint.contains("fence.proxy.tensormap::generic.release.gpu") && hint.contains("acquire.gpu [map], 128"), "{hint}");
+    let o = run("T16-tensor-map-replaced-with-proxy-fences");
+    assert_eq!(o.verdict(), Verdict::Forbidden);
+    assert!(o.undefined.is_empty() && o.races.is_empty());
+}
+
+/// A device-side descriptor as Triton builds it: fields replaced in shared memory, copied to
+/// global memory by `tensormap.cp_fenceproxy` (its release half), acquired, and used by the
+/// same thread's tensor copy, which uses the map those fields describe (it reads element (4, 1)).
+/// Without the acquire the copy is undefined, and the hint asks for the acquire only.
+#[test]
+fn a_map_built_on_the_device_is_used_with_its_fields() {
+    let o = run("T17-tensor-map-copied-with-cp-fenceproxy");
+    assert_eq!(o.verdict(), Verdict::Forbidden);
+    assert_eq!(states(&o), ["0:r0=14;"]);
+    assert!(o.undefined.is_empty() && o.races.is_empty());
+    let o = run("T18-tensor-map-copied-without-acquire");
+    assert_eq!(o.verdict(), Verdict::Undefined);
+    assert_eq!(rules(&o), ["T1-tensor-map-written-without-proxy-fence"]);
+    let f = o.undefined.iter().next().unwrap();
+    let hint = f.hint.as_deref().unwrap_or_default();
+    assert!(hint.contains("releases the map") && hint.contains("fence.proxy.tensormap::generic.acquire.gpu"), "{hint}");
+}

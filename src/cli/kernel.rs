@@ -111,7 +111,7 @@ impl KernelArgs {
 const FINDINGS_STATUS: u8 = 3;
 
 /// Build, decide and report one kernel. Exit status: 0 decided with no finding, 1 no result (a
-/// kernel that cannot be checked, an inconclusive or incomplete answer), 2 a bad model or
+/// kernel that cannot be checked, an inconclusive or incomplete answer, accesses not checked), 2 a bad model or
 /// option, [`FINDINGS_STATUS`] a finding.
 pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
     let config = match args.model.config_or_error(&args.limits) {
@@ -185,7 +185,9 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             (None, Some(e.to_string()))
         }
     };
-    if outcome.as_ref().is_some_and(|o| o.incomplete.is_some() || o.inconclusive().is_some()) {
+    // Accesses left unchecked (unknown global addresses) leave the answer partial: no finding is
+    // not "no bug" then.
+    if outcome.as_ref().is_some_and(|o| o.incomplete.is_some() || o.inconclusive().is_some() || !o.unchecked.is_empty()) {
         status = 1;
     }
     let mut text = report(&kernel, outcome.as_ref(), live.as_ref());
@@ -316,6 +318,7 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
             }
         }
         s.push_str(&k.with_sources(&ptxmm::decide::report::loops_block(o)));
+        s.push_str(&k.with_sources(&ptxmm::decide::report::unchecked_block(o)));
     }
     if let Some(l) = live {
         s.push_str(&k.with_sources(&l.report()));
@@ -418,8 +421,16 @@ fn summary(
     } else {
         parts.join(", ")
     };
-    let mut line =
-        if open.is_empty() { format!("Summary: {found}\n") } else { format!("Summary: {found}; not decided: {}\n", open.join("; ")) };
+    let unchecked = o.map_or(0, |o| o.unchecked.iter().map(|u| u.line).collect::<std::collections::BTreeSet<_>>().len());
+    let unchecked = match unchecked {
+        0 => String::new(),
+        n => format!("; {n} instruction(s) with unknown global addresses not checked (see Not checked)"),
+    };
+    let mut line = if open.is_empty() {
+        format!("Summary: {found}{unchecked}\n")
+    } else {
+        format!("Summary: {found}{unchecked}; not decided: {}\n", open.join("; "))
+    };
     line.push_str(&readings_note(o));
     (line, !parts.is_empty())
 }

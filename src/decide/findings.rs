@@ -113,6 +113,11 @@ pub fn drop_covered_races(undefined: &mut BTreeSet<Finding>, races: &mut BTreeSe
     let is_covered = |f: &Finding| f.is_race() && covered.iter().any(|c| c.iter().collect::<BTreeSet<_>>() == f.site_set());
     undefined.retain(|f| !is_covered(f));
     races.retain(|f| !is_covered(f));
+    // A tensor-map write racing with a copy's read of the map (T1) is U2 where the copy was in
+    // flight: the one finding is U2's.
+    let in_flight: Vec<BTreeSet<FindingSite>> =
+        undefined.iter().filter(|f| f.rule.starts_with("U2")).map(|f| f.sites.iter().cloned().collect()).collect();
+    undefined.retain(|f| !(f.rule.starts_with("T1") && in_flight.iter().any(|c| c.iter().collect::<BTreeSet<_>>() == f.site_set())));
 }
 
 /// The findings of one consistent execution, from the flags that fired on it.
@@ -332,6 +337,21 @@ pub fn pair_hint(s: &EventStructure, rule: &str, a: usize, b: usize, path: Optio
     }
     if rule.starts_with("M1") {
         return m1_hint(s, &pa, &pb);
+    }
+    if rule.starts_with("T1") {
+        let (write, copy) = if s.events[a].agent.is_none() { (&pa, &pb) } else { (&pb, &pa) };
+        if matches!(write.instr.op, crate::program::Op::TensormapCopy { .. }) {
+            return format!(
+                "{} releases the map toward the tensormap proxy; acquire it before the tensor copy {} reads it: `fence.proxy.tensormap::generic.acquire.gpu [map], 128` in the thread that issues the copy, after synchronization with the releasing thread where it is another (PTX ISA §9.7.13.4)",
+                short(write),
+                short(copy)
+            );
+        }
+        return format!(
+            "make the write {} visible to the tensormap proxy before the tensor copy {} reads the map: `fence.proxy.tensormap::generic.release.gpu` after the write (`tensormap.cp_fenceproxy....release.gpu.sync.aligned` performs it after its copy), then `fence.proxy.tensormap::generic.acquire.gpu [map], 128` before the copy, in the thread that issues it, with synchronization between the two where they are different threads (PTX ISA §9.7.13.4, `tensormap.cp_fenceproxy`)",
+            short(write),
+            short(copy)
+        );
     }
     let (ea, eb) = (&s.events[a], &s.events[b]);
     match (ea.agent.is_some(), eb.agent.is_some()) {

@@ -162,6 +162,7 @@ pub fn notes_block(o: &Outcome) -> String {
         let _ = writeln!(s, "Skipped checks (not applied): {}", o.skipped_checks.join(", "));
     }
     s.push_str(&loops_block(o));
+    s.push_str(&unchecked_block(o));
     if o.readings.iter().any(|r| r.contains(" alternative ")) {
         let _ = writeln!(s, "Readings:");
         for r in &o.readings {
@@ -175,6 +176,40 @@ pub fn notes_block(o: &Outcome) -> String {
 
 /// The loops the runs iterated in: the unrolling bound (how it was chosen), and per loop the
 /// most iterations a complete run needed, or that its runs were cut.
+/// The threads, lines and flag of the unchecked accesses of one kind and one cause.
+type UncheckedGroup<'a> = (Vec<String>, std::collections::BTreeSet<usize>, Option<&'a str>);
+
+/// The accesses not checked, grouped by what they do and why: `Not checked: global loads at
+/// P0 lines 440, 452 ...: their addresses depend on ...; give --param param_0+32=VALUE`.
+pub fn unchecked_block(o: &Outcome) -> String {
+    let mut s = String::new();
+    if o.unchecked.is_empty() {
+        return s;
+    }
+    let mut groups: std::collections::BTreeMap<(&str, &str), UncheckedGroup> = Default::default();
+    for u in &o.unchecked {
+        let g = groups.entry((u.access, &u.because)).or_insert_with(|| (Vec::new(), Default::default(), u.fix.as_deref()));
+        if !g.0.contains(&u.thread) {
+            g.0.push(u.thread.clone());
+        }
+        g.1.insert(u.line);
+    }
+    let _ = writeln!(
+        s,
+        "Not checked ({} instruction(s)): their global addresses depend on unknown values, so their global accesses have no events: what they read is unknown, and their races and the bytes they touch are not checked:",
+        o.unchecked.iter().map(|u| (u.line, u.access)).collect::<std::collections::BTreeSet<_>>().len()
+    );
+    for ((access, because), (threads, lines, fix)) in groups {
+        let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
+        let shown = if lines.len() > 12 { format!("{}, ... ({} lines)", lines[..12].join(", "), lines.len()) } else { lines.join(", ") };
+        let threads =
+            if threads.len() > 6 { format!("{} and {} more", threads[..6].join(", "), threads.len() - 6) } else { threads.join(", ") };
+        let fix = fix.map(|f| format!("; give {f}")).unwrap_or_default();
+        let _ = writeln!(s, "  {access} at line(s) {shown} ({threads}): the address depends on {because}{fix}");
+    }
+    s
+}
+
 pub fn loops_block(o: &Outcome) -> String {
     let mut s = String::new();
     if o.loops.is_empty() {
@@ -335,6 +370,8 @@ struct JsonOutcome<'a> {
     bounds_tried: &'a [usize],
     unroll_stop: Option<&'a str>,
     loops: &'a [crate::decide::verdict::LoopReport],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    unchecked: &'a [crate::decide::verdict::UncheckedAccess],
     states: JsonStates,
     positive: u64,
     negative: u64,
@@ -417,6 +454,7 @@ fn record(o: &Outcome, file: &str, model: &str, options: JsonOptions, states: Js
         bounds_tried: &o.bounds_tried,
         unroll_stop: o.unroll_stop.as_deref(),
         loops: &o.loops,
+        unchecked: &o.unchecked,
         states,
         positive: o.positive,
         negative: o.negative,

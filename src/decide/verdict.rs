@@ -49,6 +49,9 @@ pub struct Outcome {
     pub unroll: usize,
     /// The loops (other than awaits) some run iterated in, with what the runs did there.
     pub loops: Vec<LoopReport>,
+    /// Accesses not checked: their global addresses depend on unknown values
+    /// (`exec::trace::ThreadTraces::unchecked`), in thread and line order.
+    pub unchecked: Vec<UncheckedAccess>,
     /// The unrolling bounds tried, in order, when the bound was raised automatically (empty
     /// with `--unroll N`).
     pub bounds_tried: Vec<usize>,
@@ -109,6 +112,24 @@ pub struct LoopReport {
     pub iterations: usize,
     /// Some run iterated back more often than the bound allows and was cut.
     pub cut: bool,
+}
+
+/// An instruction whose global accesses no run checked: its global address depends on an
+/// unknown value (a parameter byte not given, an abstracted result), so it has no events: the
+/// values it reads are unknown, its races and the bytes it touches are not checked.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct UncheckedAccess {
+    /// `P<id>` as written in the test.
+    pub thread: String,
+    pub line: usize,
+    pub instruction: String,
+    /// What the instruction does in global memory: `global load`, `global store`, `copy from
+    /// global memory`, `tensor copy`, `bulk prefetch`.
+    pub access: &'static str,
+    /// Where the unknown value comes from (`UnknownOrigin::describe`).
+    pub because: String,
+    /// The flag that gives the value, where a parameter byte is the cause (`--param param_0+32=VALUE`).
+    pub fix: Option<String>,
 }
 
 impl LoopReport {
@@ -290,6 +311,7 @@ impl<'p> VerdictHooks<'p> {
             loop_cut: false,
             unroll: config.limits.unroll,
             loops: Vec::new(),
+            unchecked: Vec::new(),
             bounds_tried: Vec::new(),
             unroll_stop: None,
             blocked_combinations: 0,
@@ -377,6 +399,7 @@ impl<'p> Hooks<'p> for VerdictHooks<'p> {
     fn explored(&mut self, per_thread: &[ThreadTraces]) {
         self.outcome.loop_cut = per_thread.iter().any(|t| t.cut);
         self.outcome.loops = loop_reports(self.program, per_thread);
+        self.outcome.unchecked = unchecked_accesses(self.program, per_thread);
     }
 
     fn resolution(&mut self, resolution: &BarrierResolution) -> AtResolution {
@@ -444,6 +467,39 @@ pub(super) fn loop_reports(program: &Program, per_thread: &[ThreadTraces]) -> Ve
                 lines: (line(header), line(back_edge)),
                 iterations: l.iterations,
                 cut: l.cut,
+            });
+        }
+    }
+    out
+}
+
+/// The instructions of every thread some run did not check (see [`UncheckedAccess`]).
+pub(super) fn unchecked_accesses(program: &Program, per_thread: &[ThreadTraces]) -> Vec<UncheckedAccess> {
+    use crate::program::{unknown, AccessSpace, Op};
+    let mut out = Vec::new();
+    for (thread, runs) in program.threads.iter().zip(per_thread) {
+        for (&pc, &origin) in &runs.unchecked {
+            let instr = &thread.code[pc];
+            let access = match &instr.op {
+                Op::Load { .. } | Op::LoadVector { .. } => "global load",
+                Op::Store { .. } | Op::StoreVector { .. } => "global store",
+                Op::AsyncCopy(c) if c.tensor.is_some() && c.dst_space == AccessSpace::Global => "tensor copy to global memory",
+                Op::AsyncCopy(c) if c.tensor.is_some() => "tensor copy from global memory",
+                Op::AsyncCopy(_) => "copy from global memory",
+                _ => "bulk prefetch",
+            };
+            let o = program.unknowns.get(origin as usize);
+            let fix = o.filter(|o| o.kind == unknown::UnknownKind::Parameter).map(|o| {
+                let (name, offset) = o.what.rsplit_once('+').unwrap_or((&o.what, "0"));
+                format!("--param {}+{offset}=VALUE", unknown::short_parameter(name))
+            });
+            out.push(UncheckedAccess {
+                thread: format!("P{}", thread.id),
+                line: instr.line,
+                instruction: instr.text.split_whitespace().next().unwrap_or("").to_string(),
+                access,
+                because: o.map_or_else(|| "an unknown value".to_string(), |o| o.describe()),
+                fix,
             });
         }
     }

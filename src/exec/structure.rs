@@ -163,7 +163,7 @@ impl<'p> EventStructure<'p> {
         let (thread_events, bases) = push_thread_events(&mut events, program, readings, traces);
         let n = events.len();
         let mbarrier_words = mbarrier_words(program, traces);
-        let sets = base_sets(program, readings, &events, &mbarrier_words);
+        let sets = base_sets(readings, &events, &mbarrier_words);
         let relations = static_relations(program, traces, &bases, &events, &thread_events, &expired)?;
         let registers = traces.iter().map(|t| t.registers.clone()).collect();
         let mut symbolic_registers = BTreeMap::new();
@@ -320,7 +320,7 @@ pub fn mbarrier_words(program: &Program, traces: &[&Trace]) -> Vec<bool> {
     out
 }
 
-fn base_sets(program: &Program, readings: &Readings, events: &[Event], mbarrier_words: &[bool]) -> BTreeMap<&'static str, EventSet> {
+fn base_sets(readings: &Readings, events: &[Event], mbarrier_words: &[bool]) -> BTreeMap<&'static str, EventSet> {
     let n = events.len();
     let set = |f: &dyn Fn(&Event) -> bool| EventSet::from_fn(n, |i| f(&events[i]));
     let mut sets: BTreeMap<&'static str, EventSet> = BTreeMap::new();
@@ -344,11 +344,9 @@ fn base_sets(program: &Program, readings: &Readings, events: &[Event], mbarrier_
     }
     sets.insert("AGENT", set(&|e| e.agent.is_some()));
     sets.insert("SRC", set(&|e| e.role == Role::Source));
-    // A tensor copy's read of its tensor map (a source read of the map's own word).
-    sets.insert(
-        "TMAP",
-        set(&|e| e.role == Role::Source && e.location.is_some_and(|l| program.is_tensor_map(program.locations[l].variable))),
-    );
+    // A tensor copy's read of its tensor map (a source read of the map's own word, in the
+    // tensormap proxy).
+    sets.insert("TMAP", set(&|e| e.role == Role::Source && e.tags.contains(&"TENSORMAP")));
     sets.insert("DST", set(&|e| e.role == Role::Destination));
     sets.insert("SIGNAL", set(&|e| e.role == Role::Signal));
     sets.insert("UB", set(&|e| e.ub.is_some()));
@@ -647,6 +645,9 @@ pub const ALL_TAGS: &[&str] = &[
     "WGMMA",
     "WGMMAFENCE",
     "RESTRICTED",
+    "TENSORMAP",
+    "TMREL",
+    "TMACQ",
     "NC",
     "MERGE",
 ];
@@ -719,6 +720,26 @@ fn classify(instr: &crate::program::Instr, te: &TraceEvent) -> (EventKind, Optio
         (Op::WgmmaFence, _) => {
             tags.push("WGMMAFENCE");
             (EventKind::Fence, None, tags)
+        }
+        // A tensor copy's read of its tensor map: in the tensormap proxy (§9.7.9.25.5.2; digest
+        // §4: "read in the tensormap proxy"), weak, an event of the bulk copy.
+        (Op::AsyncCopy(_), TraceOp::Read) if te.tensormap => {
+            tags.extend(["BULK", "TENSORMAP", "WEAK"]);
+            (EventKind::Read, None, tags)
+        }
+        // tensormap.replace "performs a weak memory operation"; tensormap.cp_fenceproxy's copy is
+        // a generic one, then its release proxy fence generic→tensormap.
+        (Op::TensormapReplace { .. }, _) | (Op::TensormapCopy { .. }, TraceOp::Read | TraceOp::Write) => {
+            tags.extend(["WEAK", Proxy::Generic.tag()]);
+            (rw(op), None, tags)
+        }
+        (Op::TensormapCopy { scope, .. }, _) | (Op::TensormapFence { acquire: None, scope }, _) => {
+            tags.extend(["TMREL", scope.tag()]);
+            (EventKind::Fence, Some(*scope), tags)
+        }
+        (Op::TensormapFence { scope, .. }, _) => {
+            tags.extend(["TMACQ", scope.tag()]);
+            (EventKind::Fence, Some(*scope), tags)
         }
         (Op::AsyncCopy(c), _) => {
             // Copy data events: weak accesses of the op's agent, in the generic proxy for
@@ -943,6 +964,18 @@ fn async_relations(program: &Program, traces: &[&Trace], bases: &[usize], events
         // A proxy fence covers its state space; a `.sync_restrict` thread fence covers the shared
         // memory it names (PTX ISA §9.7.13.4).
         let space = match &program.threads[t].code[i].op {
+            // The acquire half of the tensormap proxy fence covers the 128-byte object at its
+            // address (the event's value, `exec::trace::tensormap`).
+            Op::TensormapFence { acquire: Some(_), .. } => {
+                for (m, x) in events.iter().enumerate() {
+                    let Some(l) = x.location else { continue };
+                    let a = program.address_of(l);
+                    if (e.value..e.value + 128).contains(&a) {
+                        fence_space.insert(f, m);
+                    }
+                }
+                continue;
+            }
             Op::ProxyFence { space, .. } => *space,
             Op::Fence { restrict: Some(FenceRestrict::SharedCta), .. } => Some(AccessSpace::SharedCta),
             Op::Fence { restrict: Some(FenceRestrict::SharedCluster), .. } => Some(AccessSpace::SharedCluster),

@@ -42,7 +42,13 @@ pub fn group(program: &Program, warps: &[(u64, u64)], limits: &crate::config::Li
     let deadline = crate::clock::Instant::now() + GROUPING_TIME;
     let limits = crate::config::Limits { unroll: limits.unroll.max(crate::config::DEFAULT_MAX_UNROLL), max_unroll: None, ..*limits };
     let (_, traces) =
-        crate::exec::trace::explore_until(program, &limits, false, Default::default(), Some(deadline)).map_err(|e| e.to_string())?;
+        crate::exec::trace::explore_until(program, &limits, false, Default::default(), Some(deadline)).map_err(|e| match e {
+            // The grouping has its own time, not the user's --timeout.
+            crate::exec::trace::ExploreError::Timeout { .. } => {
+                format!("the runs of one thread per warp took longer than the {} s the grouping may take", GROUPING_TIME.as_secs_f64())
+            }
+            e => e.to_string(),
+        })?;
     // Per CTA: the groups of warps with the same lines, in warp order.
     let mut by_cta: BTreeMap<u64, Vec<Group>> = BTreeMap::new();
     for (t, tt) in traces.iter().enumerate() {

@@ -282,6 +282,25 @@ pub enum LocalOp {
         lane: u32,
         is_leader: bool,
     },
+    /// `shfl.sync.idx.b32 d, a, b, c` with a source lane `b` or a clamp `c` only a run knows
+    /// (PTX ISA, `shfl.sync`): `a` where the source lane is the executing `lane`'s own, else
+    /// the unknown value of `origin` (another lane's register; `types::shuffle_idx`).
+    ShuffleIdx {
+        lane: u32,
+        origin: u32,
+    },
+    /// The predicate of `shfl.sync.idx`: whether the source lane `a` is in range under the
+    /// clamp `b` (known from the two operands alone).
+    ShufflePred {
+        lane: u32,
+    },
+    /// A shuffle's membermask `b` (in a register): `a` where it selects `lane` ("the behavior
+    /// of shfl.sync is undefined if the executing thread is not in the membermask"), else the
+    /// unknown value of `origin`.
+    ShuffleMask {
+        lane: u32,
+        origin: u32,
+    },
     /// `bfe.<type> d, a, b, c` (PTX ISA §9.7.1.19): the bit field of `a` at position `b`, `c`
     /// bits long, zero- or sign-extended (`bits::compute` has the arithmetic of these).
     Bfe,
@@ -352,6 +371,7 @@ impl LocalOp {
             LocalOp::Mad
                 | LocalOp::MadWide
                 | LocalOp::Selp
+                | LocalOp::ShuffleIdx { .. }
                 | LocalOp::Bfe
                 | LocalOp::Bfi
                 | LocalOp::Prmt(_)
@@ -546,6 +566,33 @@ pub enum Op {
     },
     /// `cp.async`, `cp.async.bulk`, `cp.reduce.async.bulk`.
     AsyncCopy(AsyncCopy),
+    /// `tensormap.replace.tile.FIELD{.global|.shared::cta}.b1024.TYPE [addr], {ord,} new_val`
+    /// (PTX ISA, `tensormap.replace`): "performs a weak memory operation" on the tensor-map
+    /// object: a weak generic write of the object (its first word stands for it); the run also
+    /// keeps the field, so that a tensor copy of the thread can use the map it built.
+    TensormapReplace {
+        addr: Address,
+        space: AccessSpace,
+        field: tensor::MapField,
+        ord: i64,
+        value: Value,
+    },
+    /// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.SCOPE.sync.aligned
+    /// [dst], [src], 128` (PTX ISA, `tensormap.cp_fenceproxy`): a generic copy of the 128-byte
+    /// object from shared to global memory, then a uni-directional generic→tensormap release
+    /// proxy fence.
+    TensormapCopy {
+        dst: Address,
+        src: Address,
+        scope: Scope,
+    },
+    /// `fence.proxy.tensormap::generic.release.SCOPE` and `....acquire.SCOPE [addr], 128`
+    /// (PTX ISA §9.7.13.4): the two halves of the uni-directional generic→tensormap proxy fence;
+    /// the acquire names the 128-byte object it covers.
+    TensormapFence {
+        acquire: Option<Address>,
+        scope: Scope,
+    },
     /// `cp.async.bulk.prefetch{.tensor}`: no memory effect the model can observe. `bulk`: the
     /// non-tensor form's source and size, checked as a bulk copy's are (§9.7.9.25.4.3: a
     /// size that is not a multiple of 16, or a source not aligned to 16 bytes, is undefined).

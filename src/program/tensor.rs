@@ -311,3 +311,96 @@ mod tests {
         assert_eq!(globals(&[-1, 0])[..2], [None, Some(0)]);
     }
 }
+
+/// A field of a tensor-map object that `tensormap.replace` writes (PTX ISA, `tensormap.replace`:
+/// `.field1 = { .global_address, .rank }`, `.field2 = { .box_dim, .global_dim, .global_stride,
+/// .element_stride }` with an ordinal, `.field3 = { .elemtype, .interleave_layout, .swizzle_mode,
+/// .swizzle_atomicity, .fill_mode }`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MapField {
+    GlobalAddress,
+    Rank,
+    BoxDim,
+    GlobalDim,
+    GlobalStride,
+    ElementStride,
+    ElemType,
+    InterleaveLayout,
+    SwizzleMode,
+    SwizzleAtomicity,
+    FillMode,
+}
+
+impl MapField {
+    pub fn parse(name: &str) -> Option<MapField> {
+        Some(match name {
+            "global_address" => MapField::GlobalAddress,
+            "rank" => MapField::Rank,
+            "box_dim" => MapField::BoxDim,
+            "global_dim" => MapField::GlobalDim,
+            "global_stride" => MapField::GlobalStride,
+            "element_stride" => MapField::ElementStride,
+            "elemtype" => MapField::ElemType,
+            "interleave_layout" => MapField::InterleaveLayout,
+            "swizzle_mode" => MapField::SwizzleMode,
+            "swizzle_atomicity" => MapField::SwizzleAtomicity,
+            "fill_mode" => MapField::FillMode,
+            _ => return None,
+        })
+    }
+
+    /// Whether the field takes an ordinal (a dimension) before the new value.
+    pub fn has_ordinal(self) -> bool {
+        matches!(self, MapField::BoxDim | MapField::GlobalDim | MapField::GlobalStride | MapField::ElementStride)
+    }
+
+    /// The value's width: 64 bits for the address and the strides, else 32.
+    pub fn bits(self) -> u32 {
+        if matches!(self, MapField::GlobalAddress | MapField::GlobalStride) {
+            64
+        } else {
+            32
+        }
+    }
+
+    /// The ordinals the field has: dimensions 0-4, strides of dimensions 1-4 (ordinals 0-3).
+    pub fn ordinals(self) -> i64 {
+        match self {
+            MapField::GlobalStride => 4,
+            f if f.has_ordinal() => 5,
+            _ => 1,
+        }
+    }
+}
+
+/// The element type of `tensormap.replace.elemtype`'s encoding (PTX ISA, `tensormap.replace`,
+/// the tensor-map element types): its name and size in bytes.
+pub fn elemtype_of_code(code: i64) -> Option<(&'static str, i64)> {
+    Some(match code {
+        0 => ("u8", 1),
+        1 => ("u16", 2),
+        2 => ("u32", 4),
+        3 => ("s32", 4),
+        4 => ("u64", 8),
+        5 => ("s64", 8),
+        6 => ("f16", 2),
+        7 => ("f32", 4),
+        8 => ("f64", 8),
+        9 => ("bf16", 2),
+        10 => ("f32", 4),
+        11 => ("tf32", 4),
+        12 => ("tf32", 4),
+        _ => return None,
+    })
+}
+
+/// The swizzle of `tensormap.replace.swizzle_mode`'s encoding: 0 none, 1 32B, 2 64B, 3 128B.
+pub fn swizzle_of_code(code: i64) -> Option<Swizzle> {
+    Swizzle::parse(match code {
+        0 => "none",
+        1 => "32B",
+        2 => "64B",
+        3 => "128B",
+        _ => return None,
+    })
+}

@@ -96,6 +96,10 @@ FLAGS = {
                                         "--tensor-map", "param_0+1664=bf16,64x768x1x1x1,box=64x64x1x1x1,swizzle=128B"],
     "triton/matmul_pipelined.ptx": ["--param", "param_0=buffer:131072", "--param", "param_1=buffer:131072",
                                     "--param", "param_2=buffer:131072"],
+    # The device-side descriptors: A, B, C (fp16, 256x256) and the global scratch the kernel
+    # builds their tensor maps in (grid * 384 B).
+    "triton/matmul_descriptor_persistent.ptx": ["--param", "param_0=buffer:131072", "--param", "param_1=buffer:131072",
+                                                "--param", "param_2=buffer:131072", "--param", "param_6=buffer:1536"],
     "triton/matmul_tma_persistent.ptx": ["--tensor-map", "param_0=f16,256x256,box=64x128,swizzle=128B",
                                          "--tensor-map", "param_5=f16,256x256,box=64x128,swizzle=128B",
                                          "--tensor-map", "param_10=f16,256x256,box=128x128"],
@@ -107,6 +111,12 @@ FLAGS = {
     "triton/softmax.ptx": ["--param", "param_0=buffer:4096000", "--param", "param_1=buffer:4096000"],
     "cub/device_transform.ptx": ["--param", "param_5=buffer:4096", "--param", "param_6+0=buffer:4096",
                                  "--param", "param_6+8=0"],
+    # FA3's TMA maps in its Params (the manifest's notes): Q, K, V (bf16 rank 4) and O (rank 5).
+    "flash-attention/fa3_fwd_hdim64_bf16_sm90.ptx": [
+        "--tensor-map", "param_0+512=bf16,64x384x2x1,box=64x192x1x1,swizzle=128B",
+        "--tensor-map", "param_0+768=bf16,64x576x2x1,box=64x192x1x1,swizzle=128B",
+        "--tensor-map", "param_0+1024=bf16,64x576x2x1,box=64x192x1x1,swizzle=128B",
+        "--tensor-map", "param_0+2432=bf16,64x384x2x1x1,box=64x192x1x1x1,swizzle=128B"],
     "cub/device_scan_inclusive_sum.ptx": ["--param", "param_0=buffer:49152", "--param", "param_1=buffer:49152",
                                           "--param", "param_2+0=buffer:1024"],
 }

@@ -29,8 +29,16 @@ struct CopyTarget<'c> {
 impl Cx<'_> {
     /// An asynchronous copy: its source reads and destination writes (or reductions) belong to a
     /// new async agent, followed by the complete-tx on the mbarrier when it has one. (A tensor
-    /// copy is [`Cx::tensor_copy`].)
-    pub(super) fn async_copy(&self, st: State, copy: &AsyncCopy, pc: usize, line: usize) -> Result<Vec<State>, ExploreError> {
+    /// copy is [`Cx::tensor_copy`].) `unknown_src`: the global source address is this unknown
+    /// value (`Cx::unknown_global_address`): nothing is read and the destination gets it.
+    pub(super) fn async_copy(
+        &self,
+        st: State,
+        copy: &AsyncCopy,
+        unknown_src: Option<i64>,
+        pc: usize,
+        line: usize,
+    ) -> Result<Vec<State>, ExploreError> {
         let size = val(&st, &copy.size).0;
         let (dst_addr, dst_deps) = self.address_value(&st, &copy.dst);
         let (src_addr, src_deps) = self.address_value(&st, &copy.src);
@@ -46,11 +54,13 @@ impl Cx<'_> {
                 ub = self.check_copy_range(d, "destination", size, bulk, line)?;
             }
         }
-        if ub.is_none() {
+        if ub.is_none() && unknown_src.is_none() {
             ub = self.check_copy_range(src_addr, "source", size, bulk, line)?;
         }
-        let src_size = copy.src_size.as_ref().map(|v| val(&st, v).0).unwrap_or(size);
-        let ignore = copy.ignore_src.as_ref().map(|v| val(&st, v).0 != 0).unwrap_or(false);
+        // From an unknown source every byte is unknown, read or zero-filled alike: src-size and
+        // ignore-src decide nothing then (they may be unknown too).
+        let src_size = copy.src_size.as_ref().filter(|_| unknown_src.is_none()).map(|v| val(&st, v).0).unwrap_or(size);
+        let ignore = copy.ignore_src.as_ref().filter(|_| unknown_src.is_none()).map(|v| val(&st, v).0 != 0).unwrap_or(false);
         if ub.is_none() && src_size > size {
             ub = Some(format!("U4: src-size {src_size} is larger than cp-size {size} (PTX ISA §9.7.9.25.3.1)"));
         }
@@ -75,6 +85,18 @@ impl Cx<'_> {
         let mut pending: Vec<(RegVal, DepMask)> = Vec::new();
         for w in 0..words {
             let byte = 4 * w as i64;
+            if let Some(u) = unknown_src {
+                let value = (RegVal::Known(u), DepMask::none());
+                for &(d_addr, _) in &dests {
+                    match copy.kind {
+                        CopyKind::Reduce(..) => {
+                            return Err(self.limit_at(pc, line, "a reduction copy from an unknown global address".into()))
+                        }
+                        _ => self.copy_word(&mut s, &target, d_addr, byte, &value)?,
+                    }
+                }
+                continue;
+            }
             let src = self.access_at(src_addr + byte, src_addr, size, src_deps.clone(), copy.src_space, line)?;
             // Bytes past src-size are zero-filled, not read (§9.7.9.25.3.1). An elided source
             // word feeds only an elided or unobservable destination word: its value is moot. The

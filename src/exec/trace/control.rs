@@ -69,7 +69,13 @@ pub(super) fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
         | Op::StoreVector { addr: a, .. }
         | Op::Rmw { addr: a, .. }
         | Op::ParamLoad { addr: a, .. }
-        | Op::CpAsyncArrive { bar: a, .. } => addr(a, values),
+        | Op::CpAsyncArrive { bar: a, .. }
+        | Op::TensormapReplace { addr: a, .. }
+        | Op::TensormapFence { acquire: Some(a), .. } => addr(a, values),
+        Op::TensormapCopy { dst, src, .. } => {
+            addr(dst, values);
+            addr(src, values);
+        }
         Op::AsyncCopy(c) => {
             addr(&c.dst, values);
             addr(&c.src, values);
@@ -114,6 +120,7 @@ pub(super) fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
         | Op::Opaque { .. }
         | Op::Branch { cond: None, .. }
         | Op::Fence { .. }
+        | Op::TensormapFence { acquire: None, .. }
         | Op::ProxyFence { .. }
         | Op::AliasFence
         | Op::Prefetch { bulk: None }
@@ -137,6 +144,7 @@ fn data_operands(op: &Op, values: &mut Vec<Value>) {
         Op::Opaque { srcs, .. } => values.extend(srcs.iter().copied()),
         Op::AsyncCopy(c) => values.extend(c.byte_mask.iter().copied()),
         Op::Matrix(m) => values.extend(m.srcs.iter().copied()),
+        Op::TensormapReplace { value, .. } => values.push(*value),
         _ => {}
     }
 }

@@ -52,7 +52,7 @@ pub(super) fn counters(program: &Program) -> Vec<bool> {
             Op::Mbarrier { bar: bar @ (Address::Location(_) | Address::Byte(..)), .. }
             | Op::CpAsyncArrive { bar: bar @ (Address::Location(_) | Address::Byte(..)), .. } => bar,
             // Asynchronous copies write whole ranges of their destinations.
-            Op::AsyncCopy(_) => return vec![false; program.physical.len()],
+            Op::AsyncCopy(_) | Op::TensormapReplace { .. } | Op::TensormapCopy { .. } => return vec![false; program.physical.len()],
             _ => continue,
         };
         match written {
@@ -109,6 +109,8 @@ fn constants(op: &Op) -> Vec<i64> {
             MbOp::Inval => vec![],
         },
         Op::AsyncCopy(c) => [&c.size].into_iter().chain(&c.src_size).chain(&c.ignore_src).chain(&c.multicast).chain(&c.byte_mask).collect(),
+        Op::TensormapReplace { value, .. } => vec![value],
+        Op::TensormapCopy { .. } | Op::TensormapFence { .. } => vec![],
         Op::LoadVector { .. }
         | Op::ParamLoad { .. }
         | Op::Load { .. }

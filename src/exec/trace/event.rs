@@ -139,6 +139,8 @@ pub struct TraceEvent {
     /// more than the value-domain limit).
     pub sym: Option<SymExpr>,
     pub possible: Option<Vec<i64>>,
+    /// A tensor copy's read of its tensor map (in the tensormap proxy).
+    pub tensormap: bool,
 }
 
 impl TraceEvent {
@@ -217,6 +219,11 @@ pub struct ThreadTraces {
     /// The branches on unknown values (instruction index → the origin of the value), each
     /// explored both ways.
     pub unknown_branches: std::collections::BTreeMap<usize, u32>,
+    /// The instructions some run did not check because the global address of an access
+    /// depends on an unknown value (instruction index → the origin of the value): a weak
+    /// global load or store, the global source of a `cp.async`/bulk copy, the global side of
+    /// a tensor copy whose coordinates are unknown (see `Cx::unknown_global_address`).
+    pub unchecked: std::collections::BTreeMap<usize, u32>,
 }
 
 /// A run cut at the unrolling bound: the loop, and the values its reads can only get from a

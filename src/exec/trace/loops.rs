@@ -62,6 +62,8 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
             | Op::Trap
             | Op::ClusterBarrier { .. }
             | Op::AsyncCopy(_)
+            | Op::TensormapReplace { .. }
+            | Op::TensormapCopy { .. }
             | Op::Wgmma { .. }
             | Op::CommitGroup(_)
             | Op::WaitGroup { .. }
@@ -122,6 +124,7 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
             Op::Branch { cond: None, .. }
             | Op::Fence { .. }
             | Op::ProxyFence { .. }
+            | Op::TensormapFence { .. }
             | Op::AliasFence
             | Op::Prefetch { .. }
             | Op::WgmmaFence => {}

@@ -36,6 +36,7 @@ mod sizes;
 mod state;
 mod sym_walk;
 mod tensor;
+mod tensormap;
 mod thread;
 mod values;
 mod words;

@@ -33,6 +33,17 @@ pub(super) struct State {
     pub(super) waits: Vec<GroupWait>,
     /// The branches on unknown values taken so far (`Trace::assumed`).
     pub(super) assumed: Vec<usize>,
+    /// The tensor maps this run built (`tensormap.replace`) or copied (`tensormap.cp_fenceproxy`),
+    /// by the address of the object: the fields and their values (`exec::trace::tensormap`).
+    pub(super) built_maps: std::collections::BTreeMap<i64, BuiltMap>,
+}
+
+/// The fields a run replaced in one tensor-map object (None: an unknown value), and the line of
+/// the last replacement (`exec::trace::tensormap`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct BuiltMap {
+    pub(super) fields: std::collections::BTreeMap<(crate::program::tensor::MapField, i64), Option<i64>>,
+    pub(super) line: usize,
 }
 
 impl State {
@@ -51,6 +62,7 @@ impl State {
             groups: [Vec::new(), Vec::new(), Vec::new()],
             waits: Vec::new(),
             assumed: Vec::new(),
+            built_maps: Default::default(),
         }
     }
 
@@ -96,6 +108,7 @@ impl State {
             symbolic: false,
             sym: None,
             possible: None,
+            tensormap: false,
         }
     }
 

@@ -7,6 +7,7 @@ use super::error::{bad_address, unknown_value, ExploreError};
 use super::event::{AsyncKind, AsyncOp, Role, TraceOp};
 use super::state::{val, Access, Cx, State};
 use super::values::{RegVal, SymExpr};
+use crate::program::tensor::TensorMap;
 use crate::program::{AccessSpace, AsyncCopy, CopyKind, MapOperand, Space, Swizzle, TensorCopy, VariableKind};
 
 impl Cx<'_> {
@@ -14,17 +15,22 @@ impl Cx<'_> {
     /// (in shared-memory order) the source read and the destination write (or reduction).
     /// Out-of-bounds elements are not read from global memory: a load writes zeros for them, a
     /// store or reduction skips them. The completion (complete-tx of the whole box's bytes, or
-    /// the bulk async-group) is a bulk copy's.
+    /// the bulk async-group) is a bulk copy's. `unknown_coords`: a coordinate is this unknown
+    /// value (`Cx::unknown_global_address`): the shared side is the same box (every byte of it
+    /// is written or read whatever the corner), the global side has no events, and a load
+    /// writes the unknown value.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn tensor_copy(
         &self,
         st: State,
         copy: &AsyncCopy,
         t: &TensorCopy,
+        unknown_coords: Option<i64>,
         pc: usize,
         line: usize,
     ) -> Result<Vec<State>, ExploreError> {
-        let map_index = self.resolve_map(&st, t, pc, line)?;
-        let map = &self.program.tensor_maps[map_index];
+        let map = self.resolve_map(&st, t, pc, line)?;
+        let map = map.as_ref();
         let kind = match copy.kind {
             CopyKind::Reduce(op, _) => CopyKind::Reduce(
                 op,
@@ -49,7 +55,11 @@ impl Cx<'_> {
             .map(|c| {
                 let (v, d) = val(&st, c);
                 coord_deps = coord_deps.union(&d);
-                v
+                if unknown_coords.is_some() {
+                    0
+                } else {
+                    v
+                }
             })
             .collect();
         let words = map.box_words(&corner).map_err(|why| self.limit_at(pc, line, format!("tensor map `{}`: {why}", map.name)))?;
@@ -102,6 +112,7 @@ impl Cx<'_> {
             let tmap = Access { loc, range: (map.offset, map.offset + 4), deps: DepMask::none(), ub: None };
             let mut e = s.access_event(TraceOp::Read, pc, &tmap, Role::Source, Some(agent));
             e.symbolic = true;
+            e.tensormap = true;
             s.events.push(e);
         }
         let base = self.program.address(map.base, 0);
@@ -110,6 +121,7 @@ impl Cx<'_> {
             // Each element of the tensor is its own footprint in global memory (a word of
             // elements smaller than a word).
             let global = match w.global {
+                Some(_) if unknown_coords.is_some() => None,
                 Some(o) => {
                     let a = base + o;
                     let loc = self.program.location_at(a).ok_or_else(|| bad_address(self.program, self.thread.id, line, a))?;
@@ -147,7 +159,7 @@ impl Cx<'_> {
                     (RegVal::Open(SymExpr::Read(i)), DepMask::single(i))
                 }
                 // Out of bounds: zeros, nothing read (tile mode, zero fill).
-                None => (RegVal::Known(0), DepMask::none()),
+                None => (RegVal::Known(unknown_coords.unwrap_or(0)), DepMask::none()),
             };
             for &(d, _) in &dests {
                 let shared = self.access_at(swizzled(d), d, size, shared_deps.clone(), shared_space, line)?;
@@ -159,9 +171,9 @@ impl Cx<'_> {
     }
 
     /// The tensor map a copy uses: the one it names, or the one at the address its operand holds.
-    fn resolve_map(&self, st: &State, t: &TensorCopy, pc: usize, line: usize) -> Result<usize, ExploreError> {
+    fn resolve_map(&self, st: &State, t: &TensorCopy, pc: usize, line: usize) -> Result<std::borrow::Cow<'_, TensorMap>, ExploreError> {
         let addr_value = match &t.map {
-            MapOperand::Named(i) => return Ok(*i),
+            MapOperand::Named(i) => return Ok(std::borrow::Cow::Borrowed(&self.program.tensor_maps[*i])),
             MapOperand::At(v) => *v,
         };
         let addr = val(st, &addr_value).0;
@@ -178,6 +190,20 @@ impl Cx<'_> {
         };
         let found = self.program.tensor_maps.iter().position(|m| !m.named && m.variable == var && m.offset == off);
         let v = &self.program.variables[var];
+        let built = match found {
+            Some(_) => None,
+            None => self.built_map(st, addr, pc, line)?,
+        };
+        if let Some(m) = built {
+            if m.rank() != t.rank {
+                return Err(self.limit_at(
+                    pc,
+                    line,
+                    format!("a {}d tensor copy uses tensor map `{}` of {} dimension(s)", t.rank, m.name, m.rank()),
+                ));
+            }
+            return Ok(std::borrow::Cow::Owned(m));
+        }
         let Some(i) = found else {
             let at = crate::program::unknown::short_parameter(&v.name);
             return Err(self.limit_at(
@@ -197,7 +223,7 @@ impl Cx<'_> {
                 format!("a {}d tensor copy uses tensor map `{}` of {} dimension(s)", t.rank, m.name, m.rank()),
             ));
         }
-        Ok(i)
+        Ok(std::borrow::Cow::Borrowed(m))
     }
 
     /// An instruction the model cannot run as given (a tensor map no one describes, a wgmma

@@ -14,7 +14,7 @@ use crate::config::Limits;
 use crate::litmus::ast::CmpOp;
 use crate::program::mbarrier::MbUpdate;
 use crate::program::{
-    unknown, AccessSpace, Address, CopyKind, GroupKind, LocalOp, MbOp, Op, Program, Reg, RmwOp, Thread, Ty, Value, VariableKind,
+    unknown, AccessSpace, Address, CopyKind, GroupKind, LocalOp, MbOp, Op, Program, Reg, RmwOp, Sem, Thread, Ty, Value, VariableKind,
 };
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -190,8 +190,39 @@ impl Cx<'_> {
         let pc = st.pc;
         let instr = &self.thread.code[pc];
         let line = instr.line;
+        let mut unknown_global = None;
         if !matches!(instr.op, Op::Branch { .. }) {
-            self.check_known(&st, instr)?;
+            unknown_global = self.unknown_global_address(&st, instr);
+            match unknown_global {
+                Some(u) => {
+                    out.unchecked.entry(pc).or_insert(unknown::origin(u).unwrap_or(0));
+                }
+                None => self.check_known(&st, instr)?,
+            }
+        }
+        if let Some(u) = unknown_global {
+            match &instr.op {
+                // The value read is unknown; no event: the access is reported as not checked.
+                Op::Load { dst, addr, .. } => {
+                    let deps = self.address_value(&st, addr).1;
+                    st.regs[*dst] = (RegVal::Known(u), deps);
+                    st.pc += 1;
+                    return Ok(Some(st));
+                }
+                Op::LoadVector { dsts, addr, .. } => {
+                    let deps = self.address_value(&st, addr).1;
+                    for &d in dsts {
+                        st.regs[d] = (RegVal::Known(u), deps.clone());
+                    }
+                    st.pc += 1;
+                    return Ok(Some(st));
+                }
+                Op::Store { .. } | Op::StoreVector { .. } | Op::Prefetch { .. } => {
+                    st.pc += 1;
+                    return Ok(Some(st));
+                }
+                _ => {}
+            }
         }
         // A generic load of a kernel parameter's bytes (after `cvta.param`) reads them as
         // `ld.param` does: no memory event.
@@ -288,6 +319,11 @@ impl Cx<'_> {
                 }
             }
             Op::Matrix(m) => st = self.matrix(st, m, pc, line)?,
+            Op::TensormapReplace { addr, space, field, ord, value } => {
+                self.tensormap_replace(&mut st, addr, *space, *field, *ord, value, pc, line)?
+            }
+            Op::TensormapCopy { dst, src, .. } => self.tensormap_copy(&mut st, dst, src, pc, line)?,
+            Op::TensormapFence { acquire, .. } => self.tensormap_fence(&mut st, acquire.as_ref(), pc),
             Op::NoEffect(_) => {}
             Op::Trap => {
                 let mut e = st.event(TraceOp::Marker, pc);
@@ -303,8 +339,8 @@ impl Cx<'_> {
             }
             Op::AsyncCopy(copy) => {
                 let states = match &copy.tensor {
-                    Some(t) => self.tensor_copy(st, copy, t, pc, line)?,
-                    None => self.async_copy(st, copy, pc, line)?,
+                    Some(t) => self.tensor_copy(st, copy, t, unknown_global, pc, line)?,
+                    None => self.async_copy(st, copy, unknown_global, pc, line)?,
                 };
                 return Ok(fork(stack, states));
             }
@@ -714,6 +750,56 @@ impl Cx<'_> {
 }
 
 impl Cx<'_> {
+    /// The unknown value a global address of `instr` holds, where that address is all that is
+    /// unknown of it and the access decides nothing: a weak `ld.global`/`st.global` (a
+    /// synchronizing access is never left out), the global source of a `cp.async` or bulk copy,
+    /// the coordinates of a tensor copy (its global box), a bulk prefetch. The run goes on
+    /// without the global events (a load's value is unknown, a copy writes unknown values), and
+    /// the report lists the instruction as not checked. Shared memory, mbarrier operands, sizes
+    /// and counts must still be known (`check_known`).
+    fn unknown_global_address(&self, st: &State, instr: &crate::program::Instr) -> Option<i64> {
+        let reg_unknown = |a: &Address| match a {
+            Address::Reg(r, _) => match &st.regs[*r].0 {
+                RegVal::Known(x) if unknown::is_unknown(*x) => Some(*x),
+                _ => None,
+            },
+            _ => None,
+        };
+        let value_unknown = |v: &Value| match val(st, v).0 {
+            x if unknown::is_unknown(x) => Some(x),
+            _ => None,
+        };
+        let (found, rest): (Option<i64>, Vec<Value>) = match &instr.op {
+            Op::Load { addr, sem: Sem::Weak, space: AccessSpace::Global, .. }
+            | Op::LoadVector { addr, sem: Sem::Weak, space: AccessSpace::Global, .. }
+            | Op::Store { addr, sem: Sem::Weak, space: AccessSpace::Global, .. }
+            | Op::StoreVector { addr, sem: Sem::Weak, space: AccessSpace::Global, .. } => (reg_unknown(addr), Vec::new()),
+            Op::Prefetch { bulk: Some((src, size)) } => (reg_unknown(src), vec![*size]),
+            Op::AsyncCopy(c) => {
+                let mut rest = Vec::new();
+                let mut deciding = Vec::new();
+                super::control::deciding_operands(&instr.op, &mut deciding);
+                let global: Vec<Value> = match &c.tensor {
+                    Some(t) => t.coords.clone(),
+                    None if c.src_space == AccessSpace::Global && c.dst_space != AccessSpace::Global => match c.src {
+                        Address::Reg(r, _) => vec![Value::Reg(r)],
+                        _ => Vec::new(),
+                    },
+                    None => Vec::new(),
+                };
+                let found = global.iter().find_map(&value_unknown);
+                // What the source bytes are decides nothing once the source is unknown.
+                let moot: Vec<Value> =
+                    if c.tensor.is_none() { c.src_size.iter().chain(&c.ignore_src).copied().collect() } else { Vec::new() };
+                rest.extend(deciding.into_iter().filter(|v| !global.contains(v) && !moot.contains(v)));
+                (found, rest)
+            }
+            _ => (None, Vec::new()),
+        };
+        let u = found?;
+        rest.iter().all(|v| value_unknown(v).is_none()).then_some(u)
+    }
+
     /// An instruction's deciding operands (addresses, sizes, counts, mbarrier operands) must be
     /// known: an unknown one stops the exploration at the instruction, naming where it comes from.
     fn check_known(&self, st: &State, instr: &crate::program::Instr) -> Result<(), ExploreError> {

@@ -94,6 +94,7 @@ fn local_opcode(op: LocalOp) -> (String, &'static str) {
         LocalOp::Cvt(_) => ("cvt", "s"),
         LocalOp::Mapa => ("mapa", "b"),
         LocalOp::Elect { .. } => ("elect.sync", "b"),
+        LocalOp::ShuffleIdx { .. } | LocalOp::ShufflePred { .. } | LocalOp::ShuffleMask { .. } => ("shfl.sync.idx", "b"),
         LocalOp::Bfe => ("bfe", "s"),
         LocalOp::Bfi | LocalOp::BfiField => ("bfi", "b"),
         LocalOp::Brev => ("brev", "b"),
@@ -228,6 +229,9 @@ impl ThreadGen<'_> {
             },
             Op::Barrier { instance, id, count, arrive } => self.barrier((*instance, *id, *count, *arrive), &guard, span, &mnemonic),
             Op::Matrix(_) | Op::WarpBarrier { .. } => not_generated(WARP_COLLECTIVE),
+            Op::TensormapReplace { .. } | Op::TensormapCopy { .. } | Op::TensormapFence { .. } => not_generated(
+                "the tensormap proxy's instructions modify and fence tensor maps, and ptxmm keeps its own layout of a map's fields (NVIDIA's is opaque), so a harness cannot build one",
+            ),
             Op::Trap => not_generated("trap aborts the whole launch, and with it every other test of the harness"),
             Op::NoEffect(NoEffect::SetMaxNReg { .. }) => {
                 not_generated("setmaxnreg must be executed by every warp of a warpgroup, while the harness runs one thread per warp")

@@ -8,6 +8,9 @@ use crate::program::*;
 
 impl<'l> InstrLowerer<'l, '_> {
     pub(super) fn fence(&mut self, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
+        if rest.len() >= 2 && rest[0].node == "proxy" && rest[1].node == "tensormap::generic" {
+            return self.tensormap_fence(&rest[2..]);
+        }
         self.operands(0, "no operands")?;
         if let Some(first) = rest.first() {
             if first.node == "proxy" {
@@ -16,6 +19,7 @@ impl<'l> InstrLowerer<'l, '_> {
                         .with_note("one of .generic .surface .texture .constant .alias"));
                 };
                 if kind.node.starts_with("async::") || kind.node.starts_with("tensormap") {
+                    // (`tensormap::generic` is read above.)
                     return Err(Diagnostic::error(kind.span, format!("`fence.proxy.{}` is not supported by this version of ptxmm", kind.node))
                         .with_note("the uni-directional proxy fences and the tensormap proxy are not modelled; use the bi-directional `fence.proxy.async{.space}`"));
                 }

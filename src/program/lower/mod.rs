@@ -39,6 +39,7 @@ mod params;
 mod special;
 mod state;
 mod tensor_ops;
+mod tensormap;
 mod threads;
 mod warp;
 

@@ -314,6 +314,7 @@ impl InstrLowerer<'_, '_> {
             "st" | "sust" => self.store(&head, rest),
             "atom" | "suatom" | "red" | "sured" => self.rmw(&head, rest),
             "fence" => self.fence(rest),
+            "tensormap" => self.tensormap(rest),
             "membar" => self.membar(rest),
             "bar" if rest.first().is_some_and(|p| p.node == "warp") => {
                 let mut q = Quals::new(&rest[1..]);
