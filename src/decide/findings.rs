@@ -447,7 +447,7 @@ fn async_hint(s: &EventStructure, rule: &str, x: usize, o: usize, path: Option<&
     if let Some(h) = refill_hint(s, &px, &po, x, o, path) {
         return h;
     }
-    let tensor_map = ex.role == Role::Source && ex.location.is_some_and(|l| s.program.is_tensor_map(s.program.locations[l].variable));
+    let tensor_map = ex.role == Role::Source && ex.has_tag("TENSORMAP");
     ordering_hint(s, &px, &po, ex.role, tensor_map)
 }
 

@@ -475,7 +475,7 @@ pub(super) fn loop_reports(program: &Program, per_thread: &[ThreadTraces]) -> Ve
 
 /// The instructions of every thread some run did not check (see [`UncheckedAccess`]).
 pub(super) fn unchecked_accesses(program: &Program, per_thread: &[ThreadTraces]) -> Vec<UncheckedAccess> {
-    use crate::program::{unknown, AccessSpace, Op};
+    use crate::program::{AccessSpace, Op};
     let mut out = Vec::new();
     for (thread, runs) in program.threads.iter().zip(per_thread) {
         for (&pc, &origin) in &runs.unchecked {
@@ -489,10 +489,7 @@ pub(super) fn unchecked_accesses(program: &Program, per_thread: &[ThreadTraces])
                 _ => "bulk prefetch",
             };
             let o = program.unknowns.get(origin as usize);
-            let fix = o.filter(|o| o.kind == unknown::UnknownKind::Parameter).map(|o| {
-                let (name, offset) = o.what.rsplit_once('+').unwrap_or((&o.what, "0"));
-                format!("--param {}+{offset}=VALUE", unknown::short_parameter(name))
-            });
+            let fix = o.and_then(|o| o.parameter_flag());
             out.push(UncheckedAccess {
                 thread: format!("P{}", thread.id),
                 line: instr.line,

@@ -332,21 +332,28 @@ pub enum MapField {
 }
 
 impl MapField {
+    /// Every field with its name in the instruction (`.global_address`, ...).
+    pub const NAMES: [(&'static str, MapField); 11] = [
+        ("global_address", MapField::GlobalAddress),
+        ("rank", MapField::Rank),
+        ("box_dim", MapField::BoxDim),
+        ("global_dim", MapField::GlobalDim),
+        ("global_stride", MapField::GlobalStride),
+        ("element_stride", MapField::ElementStride),
+        ("elemtype", MapField::ElemType),
+        ("interleave_layout", MapField::InterleaveLayout),
+        ("swizzle_mode", MapField::SwizzleMode),
+        ("swizzle_atomicity", MapField::SwizzleAtomicity),
+        ("fill_mode", MapField::FillMode),
+    ];
+
     pub fn parse(name: &str) -> Option<MapField> {
-        Some(match name {
-            "global_address" => MapField::GlobalAddress,
-            "rank" => MapField::Rank,
-            "box_dim" => MapField::BoxDim,
-            "global_dim" => MapField::GlobalDim,
-            "global_stride" => MapField::GlobalStride,
-            "element_stride" => MapField::ElementStride,
-            "elemtype" => MapField::ElemType,
-            "interleave_layout" => MapField::InterleaveLayout,
-            "swizzle_mode" => MapField::SwizzleMode,
-            "swizzle_atomicity" => MapField::SwizzleAtomicity,
-            "fill_mode" => MapField::FillMode,
-            _ => return None,
-        })
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
+    }
+
+    /// The field's name in the instruction.
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, f)| *f == self).map_or("", |(n, _)| n)
     }
 
     /// Whether the field takes an ordinal (a dimension) before the new value.

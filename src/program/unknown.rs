@@ -86,6 +86,17 @@ impl UnknownOrigin {
     }
 }
 
+impl UnknownOrigin {
+    /// The flag that gives a parameter byte its value (`--param param_0+32=VALUE`), for an
+    /// origin that is one.
+    pub fn parameter_flag(&self) -> Option<String> {
+        (self.kind == UnknownKind::Parameter).then(|| {
+            let (name, offset) = self.what.rsplit_once('+').unwrap_or((&self.what, "0"));
+            format!("--param {}+{offset}=VALUE", short_parameter(name))
+        })
+    }
+}
+
 /// `param_N` for nvcc's `..._param_N` (a mangled name can be a thousand characters), else the
 /// name.
 pub fn short_parameter(name: &str) -> &str {

@@ -88,12 +88,7 @@ impl Cx<'_> {
             if let Some(u) = unknown_src {
                 let value = (RegVal::Known(u), DepMask::none());
                 for &(d_addr, _) in &dests {
-                    match copy.kind {
-                        CopyKind::Reduce(..) => {
-                            return Err(self.limit_at(pc, line, "a reduction copy from an unknown global address".into()))
-                        }
-                        _ => self.copy_word(&mut s, &target, d_addr, byte, &value)?,
-                    }
+                    self.copy_word(&mut s, &target, d_addr, byte, &value)?;
                 }
                 continue;
             }

@@ -63,15 +63,11 @@ fn column(program: &Program, thread: usize, line: usize) -> usize {
 pub(super) fn unknown_value(program: &Program, thread: usize, instr: &crate::program::Instr, register: &str, value: i64) -> ExploreError {
     let origin = crate::program::unknown::origin(value).and_then(|o| program.unknowns.get(o as usize));
     let from = origin.map_or_else(|| "an unknown value".to_string(), |o| o.describe());
-    let how = match origin {
-        Some(o) if o.kind == crate::program::unknown::UnknownKind::Parameter => {
-            let (name, offset) = o.what.rsplit_once('+').unwrap_or((&o.what, "0"));
-            format!(
-                "give the bytes their value: `ptxmm kernel --param {}+{offset}=VALUE` (a number, `u64:N`, or `buffer:BYTES` for a pointer)",
-                crate::program::unknown::short_parameter(name)
-            )
+    let how = match origin.and_then(|o| o.parameter_flag()) {
+        Some(flag) => {
+            format!("give the bytes their value: `ptxmm kernel {flag}` (a number, `u64:N`, or `buffer:BYTES` for a pointer)")
         }
-        _ => "ptxmm does not approximate a value that decides an address, a size or a synchronization".to_string(),
+        None => "ptxmm does not approximate a value that decides an address, a size or a synchronization".to_string(),
     };
     let detail = format!(
         "`{register}` is unknown here: its value comes from {from}; `{}` needs it known ({how})",

@@ -174,18 +174,9 @@ impl Cx<'_> {
 
 /// `.box_dim` ordinal 1, as the instruction writes it.
 fn field_name(f: MapField, ord: i64) -> String {
-    let name = format!("{f:?}");
-    let mut snake = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            snake.push('_');
-        }
-        snake.push(c.to_ascii_lowercase());
-    }
-    let snake = snake.replace("elem_type", "elemtype");
     if f.has_ordinal() {
-        format!(".{snake}` ordinal `{ord}")
+        format!(".{}` ordinal `{ord}", f.name())
     } else {
-        format!(".{snake}")
+        format!(".{}", f.name())
     }
 }

@@ -781,10 +781,17 @@ impl Cx<'_> {
                 super::control::deciding_operands(&instr.op, &mut deciding);
                 let global: Vec<Value> = match &c.tensor {
                     Some(t) => t.coords.clone(),
-                    None if c.src_space == AccessSpace::Global && c.dst_space != AccessSpace::Global => match c.src {
-                        Address::Reg(r, _) => vec![Value::Reg(r)],
-                        _ => Vec::new(),
-                    },
+                    // (A reduction's source is never global: it reduces shared memory into global or
+                    // another CTA's shared memory.)
+                    None if c.src_space == AccessSpace::Global
+                        && c.dst_space != AccessSpace::Global
+                        && !matches!(c.kind, CopyKind::Reduce(..)) =>
+                    {
+                        match c.src {
+                            Address::Reg(r, _) => vec![Value::Reg(r)],
+                            _ => Vec::new(),
+                        }
+                    }
                     None => Vec::new(),
                 };
                 let found = global.iter().find_map(&value_unknown);

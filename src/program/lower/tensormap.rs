@@ -26,21 +26,10 @@ impl InstrLowerer<'_, '_> {
         if q.take(&["tile"]).is_none() {
             return Err(Diagnostic::error(whole, "`tensormap.replace` needs the mode `.tile`"));
         }
-        let names = [
-            "global_address",
-            "rank",
-            "box_dim",
-            "global_dim",
-            "global_stride",
-            "element_stride",
-            "elemtype",
-            "interleave_layout",
-            "swizzle_mode",
-            "swizzle_atomicity",
-            "fill_mode",
-        ];
+        let names: Vec<&str> = MapField::NAMES.iter().map(|(n, _)| *n).collect();
         let Some((name, field_span)) = q.take(&names) else {
-            return Err(Diagnostic::error(whole, "`tensormap.replace.tile` needs a field: .global_address .rank .box_dim .global_dim .global_stride .element_stride .elemtype .interleave_layout .swizzle_mode .swizzle_atomicity .fill_mode"));
+            let all: Vec<String> = names.iter().map(|n| format!(".{n}")).collect();
+            return Err(Diagnostic::error(whole, format!("`tensormap.replace.tile` needs a field: {}", all.join(" "))));
         };
         let field = MapField::parse(name).expect("a field name");
         let space = match q.take(&["global", "shared::cta", "shared"]) {
