@@ -301,3 +301,22 @@ fn streamed_records_are_the_whole_record() {
         assert!(printed.contains("\"states\":[{"), "{test}: {printed}");
     }
 }
+
+/// A kernel's test whose global accesses depend on an unknown parameter byte has `unchecked`,
+/// and its record conforms to the schema.
+#[test]
+fn unchecked_accesses_conform_to_the_schema() {
+    let litmus = std::env::temp_dir().join(format!("ptxmm-unchecked-{}.litmus", std::process::id()));
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/cmd/unknown_index.ptx");
+    let out =
+        ptxmm().args(["kernel", kernel.to_str().unwrap(), "--block", "64", "--emit-litmus", litmus.to_str().unwrap()]).output().unwrap();
+    assert!(litmus.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    let record = run_one_with(&["run", "--json", litmus.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&litmus);
+    let unchecked = record["unchecked"].as_array().expect("`unchecked` is present");
+    assert!(
+        unchecked.iter().any(|u| u["access"] == "global load" && u["line"] == 28 && u["fix"] == "--param param_2+0=VALUE"),
+        "{unchecked:?}"
+    );
+    assert_conforms(&schema("ptxmm-run.schema.json"), &[record]);
+}
