@@ -33,5 +33,5 @@ pub mod serve;
 pub use config::{Config, InputLimits, Limits};
 pub use program::load::{
     files_below, litmus_files, load_program, load_program_with, open_regular, parse_program, parse_program_with, read_limited,
-    read_regular, LoadError,
+    read_regular, read_text, LoadError,
 };

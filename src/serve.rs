@@ -5,7 +5,11 @@
 //! `503` at once), request lines and headers read no further than their limits, one request per
 //! connection (`Connection: close`, so a request body is never read as the next request), a
 //! `Host` that must name this machine (a page elsewhere cannot reach the server through DNS
-//! rebinding), and no file reached through a link out of the folder.
+//! rebinding), and no file reached through a link out of the folder. Time is bounded per
+//! request, not per read: a client has [`HEAD_TIMEOUT`] for its whole request line and headers
+//! and [`BODY_TIMEOUT`] to take the whole answer, however slowly it sends or reads (a client
+//! sending a byte a second holds a worker for at most that long). Files are streamed, never
+//! read whole into memory.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -22,8 +26,10 @@ pub const QUEUE: usize = 64;
 pub const MAX_REQUEST_LINE: usize = 8 * 1024;
 /// The most bytes of headers; more is answered `431`.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
-/// How long a connection may take to send its request, or to take the answer.
-const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection may take to send its whole request line and headers.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a connection may take to take the whole answer.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The command that builds the page, named when it is missing.
 pub const BUILD_COMMAND: &str = "bash web/build.sh";
@@ -199,19 +205,77 @@ pub fn is_local_host(host: &str) -> bool {
     name.eq_ignore_ascii_case("localhost") || name == "127.0.0.1"
 }
 
+/// An answer's body: a short text, or a file streamed from disk.
+enum Body {
+    Text(Vec<u8>),
+    File(std::fs::File, u64),
+}
+
+impl Body {
+    fn len(&self) -> u64 {
+        match self {
+            Body::Text(t) => t.len() as u64,
+            Body::File(_, n) => *n,
+        }
+    }
+}
+
 /// The answer to one request: status, content type and body.
-fn respond(request: &Request, root: &Path) -> (&'static str, &'static str, Vec<u8>) {
+fn respond(request: &Request, root: &Path) -> (&'static str, &'static str, Body) {
     const TEXT: &str = "text/plain; charset=utf-8";
     if !request.host.as_deref().is_some_and(is_local_host) {
-        return ("403 Forbidden", TEXT, b"the Host header must name localhost or 127.0.0.1\n".to_vec());
+        return ("403 Forbidden", TEXT, Body::Text(b"the Host header must name localhost or 127.0.0.1\n".to_vec()));
     }
     if request.method != "GET" && request.method != "HEAD" {
-        return ("405 Method Not Allowed", TEXT, b"only GET and HEAD\n".to_vec());
+        return ("405 Method Not Allowed", TEXT, Body::Text(b"only GET and HEAD\n".to_vec()));
     }
-    match resolve(root, &request.target).and_then(|f| confined(root, &f)).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b))) {
-        Some((file, bytes)) => ("200 OK", mime_type(&file), bytes),
+    let open = |f: PathBuf| {
+        let file = std::fs::File::open(&f).ok()?;
+        let len = file.metadata().ok()?.len();
+        Some((f, file, len))
+    };
+    match resolve(root, &request.target).and_then(|f| confined(root, &f)).and_then(open) {
+        Some((path, file, len)) => ("200 OK", mime_type(&path), Body::File(file, len)),
         // The target is not echoed: it is the client's text, not ours.
-        None => ("404 Not Found", TEXT, b"not found\n".to_vec()),
+        None => ("404 Not Found", TEXT, Body::Text(b"not found\n".to_vec())),
+    }
+}
+
+/// A socket read or written against one deadline for the whole exchange: each call gets what
+/// is left of it as its timeout, and none once it has passed.
+struct Deadline<'s> {
+    stream: &'s TcpStream,
+    until: std::time::Instant,
+}
+
+impl Deadline<'_> {
+    fn left(&self) -> std::io::Result<Duration> {
+        let left = self.until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the request's time is up"));
+        }
+        Ok(left)
+    }
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.stream.set_read_timeout(Some(self.left()?))?;
+        let mut s = self.stream;
+        s.read(buf)
+    }
+}
+
+impl Write for Deadline<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.stream.set_write_timeout(Some(self.left()?))?;
+        let mut s = self.stream;
+        s.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let mut s = self.stream;
+        s.flush()
     }
 }
 
@@ -224,26 +288,37 @@ pub fn confined(root: &Path, file: &Path) -> Option<PathBuf> {
 
 /// Answer the one request of a connection, then close it.
 fn answer(stream: TcpStream, root: &Path) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    stream.set_write_timeout(Some(IO_TIMEOUT))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut reader = BufReader::new(Deadline { stream: &stream, until: std::time::Instant::now() + HEAD_TIMEOUT });
     let (status, kind, body, head) = match read_request(&mut reader) {
         Ok(request) => {
             let (status, kind, body) = respond(&request, root);
             (status, kind, body, request.method == "HEAD")
         }
-        Err(Some(status)) => (status, "text/plain; charset=utf-8", format!("{status}\n").into_bytes(), false),
+        Err(Some(status)) => (status, "text/plain; charset=utf-8", Body::Text(format!("{status}\n").into_bytes()), false),
         Err(None) => return Ok(()),
     };
-    write_response(&stream, status, kind, &body, head)
+    let mut out = Deadline { stream: &stream, until: std::time::Instant::now() + BODY_TIMEOUT };
+    write_head(&mut out, status, kind, body.len())?;
+    if !head {
+        match body {
+            Body::Text(t) => out.write_all(&t)?,
+            Body::File(f, len) => {
+                std::io::copy(&mut f.take(len), &mut out)?;
+            }
+        }
+    }
+    out.flush()
+}
+
+fn write_head(out: &mut impl Write, status: &str, kind: &str, len: u64) -> std::io::Result<()> {
+    write!(
+        out,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {len}\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n"
+    )
 }
 
 fn write_response(mut out: &TcpStream, status: &str, kind: &str, body: &[u8], head: bool) -> std::io::Result<()> {
-    write!(
-        out,
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
+    write_head(&mut out, status, kind, body.len() as u64)?;
     if !head {
         out.write_all(body)?;
     }

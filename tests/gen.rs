@@ -88,7 +88,7 @@ const RMW_DOCUMENTED_DIVERGENCES: &[&str] = &[
 
 fn family(list: &str, size: usize) -> Vec<Generated> {
     let vocab = edges::parse_edges(list).unwrap();
-    let bounds = FamilyBounds { size, nprocs: 4, max_tests: 5000 };
+    let bounds = FamilyBounds::new(size, 4, 5000);
     gen::family(&vocab, &bounds, &EmitOptions::default()).unwrap().tests
 }
 

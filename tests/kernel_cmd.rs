@@ -284,7 +284,7 @@ fn two_dimensional_launches_dynamic_shared_memory_and_aggregate_parameters() {
     assert!(out.contains("1x2 CTAs of 32x2 thread(s), 64 bytes of dynamic shared memory"), "{out}");
     assert!(out.contains("holds at the end of every execution"), "{out}");
     let (code, _, err) = with(&["--param", "param_0+0=buffer:64"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "a flag the kernel needs is missing");
     assert!(
         err.contains("`smem` is the kernel's dynamic shared memory (`.extern .shared`): give its size with --dynamic-smem BYTES"),
         "{err}"
@@ -318,22 +318,24 @@ fn findings_under_a_reading_are_counted_apart_with_the_flag() {
 
 #[test]
 fn bad_input_is_rejected_with_what_to_do() {
-    let cases: &[(&[&str], &str)] = &[
-        (&["kernel", "splitk.ptx", "--entry", "nope", "--block", "32"], "splitk.ptx has no entry `nope`; its entries: _Z6splitkPiPjS_"),
-        (&["kernel", "splitk.ptx"], "declares no block size (.reqntid or .maxntid): give one with --block X"),
-        (&["kernel", "splitk.ptx", "--block", "32", "--param", "x=1"], "--param x: the kernel has no such parameter"),
-        (&["kernel", "splitk.ptx", "--block", "32", "--warps", "3"], "--warps: there is no warp 3 (the launch has 1)"),
-        (&["kernel", "splitk.ptx", "--block", "32,0"], "--block: expected X, X,Y or X,Y,Z with every size at least 1"),
+    // Exit status 2 for a bad or missing option (issue 43), 1 for a kernel that cannot be checked.
+    let cases: &[(&[&str], &str, i32)] = &[
+        (&["kernel", "splitk.ptx", "--entry", "nope", "--block", "32"], "splitk.ptx has no entry `nope`; its entries: _Z6splitkPiPjS_", 2),
+        (&["kernel", "splitk.ptx"], "declares no block size (.reqntid or .maxntid): give one with --block X", 2),
+        (&["kernel", "splitk.ptx", "--block", "32", "--param", "x=1"], "--param x: the kernel has no such parameter", 2),
+        (&["kernel", "splitk.ptx", "--block", "32", "--warps", "3"], "--warps: there is no warp 3 (the launch has 1)", 2),
+        (&["kernel", "splitk.ptx", "--block", "32,0"], "--block: expected X, X,Y or X,Y,Z with every size at least 1", 2),
         (
             &["kernel", "splitk.ptx", "--block", "32", "--grid", "200"],
             "the grid has 200 CTAs; ptxmm kernel models at most 64: choose those to model with --ctas",
+            2,
         ),
-        (&["kernel", "splitk.ptx", "--block", "32", "--param", "param_0=1", "--param", "param_0=2"], "--param param_0 is given twice"),
-        (&["kernel", "tma_store.ptx", "--block", "64"], "tma_store.ptx:34:2: error: thread P1: the address of byte 128"),
+        (&["kernel", "splitk.ptx", "--block", "32", "--param", "param_0=1", "--param", "param_0=2"], "--param param_0 is given twice", 2),
+        (&["kernel", "tma_store.ptx", "--block", "64"], "tma_store.ptx:34:2: error: thread P1: the address of byte 128", 1),
     ];
-    for (args, message) in cases {
+    for (args, message, status) in cases {
         let (code, out, err) = ptxmm(args);
-        assert_ne!(code, 0, "{args:?}: {out}");
+        assert_eq!(code, *status, "{args:?}: {out}{err}");
         assert!(err.contains(message), "{args:?}: expected `{message}` in:\n{err}");
     }
 }
@@ -355,7 +357,7 @@ fn a_call_is_rejected_at_its_line() {
     assert!(err.contains("cmd/call.ptx:56:2: a call: ptxmm kernel models one kernel body, without calls"), "{err}");
     assert!(err.contains("the module's functions: _Z6helperPi"), "{err}");
     let (code, _, err) = ptxmm(&["kernel", "cmd/call.ptx", "--block", "32"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "an entry to choose is an option missing");
     assert!(err.contains("has 2 entries: choose one with --entry (_Z2k1Pi, _Z2k2Pii)"), "{err}");
 }
 
@@ -451,7 +453,7 @@ fn a_tensor_map_parameter_is_described_by_its_flag() {
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("fails in some execution"), "{out}");
     let (code, _, err) = ptxmm(&[&base[..], &["--tensor-map", "param_0=bf16,64x4"]].concat());
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("--tensor-map param_0+0: give the box"), "{err}");
 }
 
@@ -576,7 +578,7 @@ fn the_warp_grouping_sees_the_writes_after_a_loop() {
 #[test]
 fn an_assertion_naming_nothing_of_the_kernel_is_an_error() {
     let (code, out, err) = ptxmm(&["kernel", "cmd/loop_then_store.ptx", "--block", "64", "--assert", "parm_0 = 0"]);
-    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(code, 2, "{out}{err}");
     assert!(
         err.contains("error: --assert `parm_0 = 0`: the condition names `parm_0`, which is no variable, parameter or register of the kernel; did you mean `param_0`?"),
         "{err}"
@@ -621,4 +623,33 @@ fn global_accesses_at_unknown_addresses_are_listed_as_not_checked() {
     let (code, out, err) = ptxmm(&["kernel", "cmd/unknown_index.ptx", "--block", "64", "--param", "param_2=3"]);
     assert_eq!(code, 3, "{out}{err}");
     assert!(!out.contains("Not checked"), "{out}");
+}
+
+/// A real wgmma matrix descriptor of an N-major B operand (`imm-trans-b` 1, A in registers, so
+/// the flag is the seventh operand) reads the bytes of the ISA's canonical MN-major layout: a
+/// generic store to one of them without `fence.proxy.async` is undefined, a store to a byte only
+/// the K-major layout reads is not; with `imm-trans-b` 0 the K-major bytes are the ones read.
+#[test]
+fn an_mn_major_wgmma_operand_reads_its_canonical_layout() {
+    let run = |file: &str, at: u32| {
+        let (code, out, err) = ptxmm(&["kernel", file, "--block", "32", "--param", &format!("at={at}"), "--color", "never"]);
+        assert!(err.is_empty(), "{err}");
+        (code, out)
+    };
+    for at in [0, 144, 1024] {
+        let (code, out) = run("cmd/wgmma_mn_major.ptx", at);
+        assert_eq!(code, 3, "{out}");
+        assert!(out.contains("Summary: 1 undefined behaviour") && out.contains("put a `fence.proxy.async` between"), "at {at}: {out}");
+    }
+    for at in [16, 1040] {
+        let (code, out) = run("cmd/wgmma_mn_major.ptx", at);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("Summary: no finding"), "at {at}: {out}");
+    }
+    let k_major = std::fs::read_to_string(dir().join("cmd/wgmma_mn_major.ptx")).unwrap().replace("%rd2, 1, 1, 1, 1;", "%rd2, 1, 1, 1, 0;");
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wgmma_k_major.ptx");
+    std::fs::write(&path, k_major).unwrap();
+    let path = path.to_str().unwrap();
+    assert_eq!(run(path, 16).0, 3, "K-major B reads row 0's second chunk");
+    assert_eq!(run(path, 1024).0, 0, "K-major B of 8 rows stops before the second group");
 }

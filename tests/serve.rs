@@ -91,6 +91,19 @@ fn start_server(name: &str) -> (std::process::Child, String, std::path::PathBuf)
     (child, addr, dir)
 }
 
+/// Run `f` against a fresh server on a stand-in page, then stop it and remove the page, the
+/// failure of `f` (if any) reported after.
+fn with_server(name: &str, f: impl FnOnce(&mut std::process::Child, &str, &std::path::Path)) {
+    let (mut child, addr, dir) = start_server(name);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut child, &addr, &dir)));
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+}
+
 /// Send `request` raw and read everything the server sends until it closes the connection.
 fn exchange(addr: &str, request: &[u8]) -> String {
     let mut s = TcpStream::connect(addr).unwrap();
@@ -106,8 +119,8 @@ fn exchange(addr: &str, request: &[u8]) -> String {
 /// end the server nor keep it from answering once they close.
 #[test]
 fn the_server_survives_hostile_clients() {
-    let (mut child, addr, dir) = start_server("hostile");
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    with_server("hostile", |child, addr, _| {
+        let addr = addr.to_string();
         let post = format!("POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 40\r\n\r\nGET /index.html HTTP/1.1\r\nHost: {addr}\r\n\r\n");
         let answer = exchange(&addr, post.as_bytes());
         assert_eq!(answer.matches("HTTP/1.1 ").count(), 1, "{answer}");
@@ -128,11 +141,80 @@ fn the_server_survives_hostile_clients() {
         });
         assert!(ok, "the server answers again once the idle connections close");
         assert!(child.try_wait().unwrap().is_none(), "the server is still running");
-    }));
-    let _ = child.kill();
-    let _ = child.wait();
-    let _ = std::fs::remove_dir_all(&dir);
-    if let Err(e) = result {
-        std::panic::resume_unwind(e);
-    }
+    });
+}
+
+/// The peak resident memory of a process, in KiB (Linux: `VmHWM` of /proc/PID/status).
+fn peak_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Issue 43, item 5: clients that send their request a byte at a time hold a worker for the
+/// request's time limit at most (5 s for the whole head), not for as long as each byte comes
+/// within a read timeout: with every worker held by such a client, a fresh GET is answered
+/// within that limit and a second, and the slow clients are cut off.
+#[test]
+fn slow_clients_hold_a_worker_for_one_request_time_at_most() {
+    with_server("slow", |child, addr, _| {
+        let addr = addr.to_string();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let slow: Vec<_> = (0..8)
+            .map(|_| {
+                let (addr, stop) = (addr.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut s = TcpStream::connect(&addr).unwrap();
+                    let started = std::time::Instant::now();
+                    // One byte of a never-ending header every 200 ms, for at most 12 s.
+                    let _ = s.write_all(b"GET / HTTP/1.1\r\nX-Slow: ");
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) && started.elapsed().as_secs() < 12 {
+                        if s.write_all(b"a").is_err() {
+                            break;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(200));
+                    }
+                    started.elapsed()
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let asked = std::time::Instant::now();
+        let answer = exchange(&addr, format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes());
+        let waited = asked.elapsed();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(waited.as_secs_f64() < 7.0, "a fresh GET waited {waited:?} behind slow clients");
+        for t in slow {
+            let held = t.join().unwrap();
+            assert!(held.as_secs_f64() < 12.0, "a slow client was served for {held:?}");
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the server is still running");
+    });
+}
+
+/// Issue 43, item 4: a large file is streamed, not read whole per request: three clients
+/// fetching a 256 MiB file at once keep the server far below its size in memory.
+#[test]
+fn large_files_are_streamed() {
+    with_server("large", |child, addr, dir| {
+        let addr = addr.to_string();
+        let big = dir.join("big.bin");
+        std::fs::File::create(&big).unwrap().set_len(256 << 20).unwrap();
+        let clients: Vec<_> = (0..3)
+            .map(|_| {
+                let addr = addr.clone();
+                std::thread::spawn(move || {
+                    let (status, _, body) = get(&addr, "/big.bin");
+                    (status, body.len())
+                })
+            })
+            .collect();
+        for c in clients {
+            let (status, len) = c.join().unwrap();
+            assert_eq!((status.as_str(), len), ("HTTP/1.1 200 OK", 256 << 20));
+        }
+        if let Some(peak) = peak_kib(child.id()) {
+            assert!(peak < 64 * 1024, "the server peaked at {peak} KiB serving a 256 MiB file three times");
+        }
+    });
 }

@@ -328,9 +328,18 @@ pub(crate) const MAX_JOBS: usize = 256;
 /// the threads could not be started (the message names --jobs).
 fn suite_pool(jobs: Option<usize>) -> Result<Option<rayon::ThreadPool>, String> {
     let Some(asked) = jobs else { return Ok(None) };
-    let n = asked.clamp(1, MAX_JOBS);
+    let mut n = asked.clamp(1, MAX_JOBS);
     if n != asked {
         eprintln!("suite: --jobs {asked} is more than {MAX_JOBS} worker threads; using {n}");
+    }
+    // Deciding is CPU work: threads past the cores only share them, and each test's --timeout
+    // (wall-clock time) would then measure its wait for a core, not its own work.
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    if n > cores {
+        eprintln!(
+            "suite: --jobs {n} is more than the {cores} core(s) here; using {cores}, so that each test's --timeout measures its own work"
+        );
+        n = cores;
     }
     rayon::ThreadPoolBuilder::new()
         .num_threads(n)

@@ -66,7 +66,15 @@ pub(crate) fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -
         Ok(v) => v,
         Err(e) => return fail(format!("--edges: {e}")),
     };
-    let bounds = ptxmm::gen::FamilyBounds { size: req.size, nprocs: req.nprocs, max_tests: req.max_tests };
+    let timeout = ptxmm::Limits::timeout_from_secs(limits.timeout);
+    let bounds = ptxmm::gen::FamilyBounds {
+        size: req.size,
+        nprocs: req.nprocs,
+        max_tests: req.max_tests,
+        deadline: timeout.and_then(|t| ptxmm::clock::Instant::now().checked_add(t)),
+        timeout_seconds: limits.timeout,
+        max_bytes: limits.max_memory.saturating_mul(1 << 20),
+    };
     let family = match ptxmm::gen::family(&vocab, &bounds, &opts) {
         Ok(f) => f,
         Err(e) => return fail(e),

@@ -142,11 +142,12 @@ pub struct HarnessArgs {
     /// Target architecture (nvcc -arch).
     #[arg(long, default_value = "sm_90a")]
     arch: String,
-    /// Launches (iterations); variables are reset before each.
-    #[arg(long, default_value_t = Incantations::default().iterations)]
+    /// Launches (iterations); variables are reset before each (at least 1; the harness counts
+    /// them in a `long long`).
+    #[arg(long, default_value_t = Incantations::default().iterations, value_parser = clap::value_parser!(u64).range(1..=i64::MAX as u64))]
     iterations: u64,
-    /// Test instances per launch.
-    #[arg(long, default_value_t = Incantations::default().instances)]
+    /// Test instances per launch (at least 1; the harness counts them in an `int`).
+    #[arg(long, default_value_t = Incantations::default().instances, value_parser = clap::value_parser!(u32).range(1..=i32::MAX as i64))]
     instances: u32,
     /// No per-iteration start barrier among an instance's threads.
     #[arg(long)]
@@ -154,8 +155,8 @@ pub struct HarnessArgs {
     /// Keep instances on fixed blocks (no random placement).
     #[arg(long)]
     no_shuffle: bool,
-    /// Extra warps per block that stress memory.
-    #[arg(long, value_name = "WARPS", default_value_t = 0)]
+    /// Extra warps per block that stress memory (a block has at most 32 warps).
+    #[arg(long, value_name = "WARPS", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=31))]
     stress: u32,
     /// Spin-loop iterations before a thread records a hang.
     #[arg(long, default_value_t = Incantations::default().spin_bound)]

@@ -130,10 +130,16 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let text = match ptxmm::read_regular(&args.file) {
+    // The module is charged to --max-file-size as a test is: reading one costs memory in
+    // proportion to its bytes.
+    let text = match ptxmm::open_regular(&args.file)
+        .map_err(|source| ptxmm::LoadError::Io { path: name.clone(), source })
+        .and_then(|f| ptxmm::read_text(f, &name, config.input.max_file_bytes, "--max-file-size"))
+    {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {name}: cannot read: {e}");
+            let text = e.to_string();
+            eprintln!("{}", if text.contains(": error: ") { text } else { format!("error: {text}") });
             return ExitCode::from(1);
         }
     };
@@ -151,7 +157,7 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
         Ok(k) => k,
         Err(e) => {
             eprint!("{}", e.render(color()));
-            return ExitCode::from(1);
+            return ExitCode::from(e.exit_status());
         }
     };
     // Written before the decision, so that a kernel that stops can be read as the test it became

@@ -249,7 +249,7 @@ pub(crate) struct LimitArgs {
     /// read of it to go); a counter that keeps growing stops at this bound with a message.
     #[arg(long, value_name = "N", default_value_t = LimitOptions::default().max_values)]
     pub(crate) max_values: usize,
-    /// The largest test file read, in bytes; a larger one is refused before it is parsed.
+    /// The largest test file (or PTX module) read, in bytes; a larger one is refused before it is parsed.
     #[arg(long, value_name = "BYTES", default_value_t = LimitOptions::default().max_file_size)]
     pub(crate) max_file_size: u64,
     /// The most instructions (labels included) one thread of a test may have.

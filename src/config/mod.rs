@@ -73,6 +73,9 @@ impl Default for Limits {
     }
 }
 
+/// The longest time limit kept as given (about 31 years); a longer one is this long.
+pub const MAX_TIMEOUT_SECS: f64 = 1e9;
+
 impl Limits {
     /// These limits with the one unrolling bound `unroll` (no automatic raising).
     pub fn with_fixed_unroll(self, unroll: usize) -> Limits {
@@ -80,9 +83,10 @@ impl Limits {
     }
 
     /// A timeout in seconds as the command line gives it: 0 (or anything not positive and
-    /// finite) means no limit.
+    /// finite) means no limit. One past [`MAX_TIMEOUT_SECS`] (31 years) is that long: a
+    /// deadline of `now + timeout` must not overflow the clock.
     pub fn timeout_from_secs(seconds: f64) -> Option<Duration> {
-        (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
+        (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds.min(MAX_TIMEOUT_SECS)))
     }
 }
 
@@ -96,11 +100,14 @@ pub struct InputLimits {
     pub max_instructions: usize,
     /// The most threads a test may have (`--max-threads`).
     pub max_threads: usize,
+    /// The memory one test may use, in MiB (`--max-memory`): its declared variables are
+    /// charged to it while they are lowered, at [`crate::program::BYTES_PER_WORD`] a word.
+    pub max_memory_mib: u64,
 }
 
 impl Default for InputLimits {
     fn default() -> Self {
-        InputLimits { max_file_bytes: 1 << 20, max_instructions: 10_000, max_threads: 1024 }
+        InputLimits { max_file_bytes: 1 << 20, max_instructions: 10_000, max_threads: 1024, max_memory_mib: 2048 }
     }
 }
 
@@ -179,7 +186,12 @@ impl LimitOptions {
     }
 
     pub fn input(&self) -> InputLimits {
-        InputLimits { max_file_bytes: self.max_file_size, max_instructions: self.max_instructions, max_threads: self.max_threads }
+        InputLimits {
+            max_file_bytes: self.max_file_size,
+            max_instructions: self.max_instructions,
+            max_threads: self.max_threads,
+            max_memory_mib: self.max_memory,
+        }
     }
 }
 

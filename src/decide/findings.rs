@@ -256,7 +256,7 @@ fn nc_finding(s: &EventStructure, rule: &str, nc: usize, w: usize) -> Finding {
 }
 
 fn object_name(s: &EventStructure, e: usize) -> String {
-    s.events[e].location.map(|l| crate::program::naming::location_log_name(&s.program.locations[l].name)).unwrap_or_default()
+    s.events[e].location.map(|l| crate::program::naming::location_log_name(&s.program.location_name(l))).unwrap_or_default()
 }
 
 fn part(ev: &Event) -> Option<&'static str> {
@@ -275,7 +275,7 @@ pub fn site(s: &EventStructure, e: usize) -> FindingSite {
     let ev = &s.events[e];
     let program: &Program = s.program;
     let (Some(t), Some(i)) = (ev.thread, ev.instr) else {
-        let name = ev.physical.map(|p| crate::program::naming::location_log_name(&program.physical[p].name)).unwrap_or_default();
+        let name = ev.physical.map(|p| crate::program::naming::location_log_name(&program.physical_name(p))).unwrap_or_default();
         return FindingSite { thread: "init".into(), line: 0, instruction: format!("the initial state of `{name}`"), part: None };
     };
     let instr = &program.threads[t].code[i];
@@ -293,7 +293,7 @@ pub fn describe(s: &EventStructure, e: usize) -> String {
     let ev = &s.events[e];
     let program: &Program = s.program;
     let (Some(t), Some(i)) = (ev.thread, ev.instr) else {
-        let name = ev.physical.map(|p| crate::program::naming::location_log_name(&program.physical[p].name)).unwrap_or_default();
+        let name = ev.physical.map(|p| crate::program::naming::location_log_name(&program.physical_name(p))).unwrap_or_default();
         return format!("the initial state of `{name}`");
     };
     let instr = &program.threads[t].code[i];
@@ -410,7 +410,7 @@ fn same_object(p: &Program, x: &Address, y: &Address) -> bool {
 
 fn bar_name(p: &Program, a: &Address) -> String {
     match a {
-        Address::Location(l) => p.locations[*l].name.clone(),
+        Address::Location(l) => p.location_name(*l),
         Address::Reg(..) | Address::Byte(..) => "its mbarrier".to_string(),
     }
 }
@@ -558,7 +558,7 @@ fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role, tensor_map: b
         (Some(t), Some(i), Role::Signal, Some(l), Some(crate::program::mbarrier::MbUpdate::CompleteTx { bytes }))
             if t == px.t && i == px.i && e.is_write() =>
         {
-            Some((s.program.locations[l].name.clone(), bytes))
+            Some((s.program.location_name(l), bytes))
         }
         _ => None,
     });

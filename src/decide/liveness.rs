@@ -294,11 +294,11 @@ fn describe(
                         if s.is_mbarrier(loc) {
                             return Some(format!(
                                 "{} in state ({})",
-                                crate::program::naming::location_log_name(&program.locations[loc].name),
+                                crate::program::naming::location_log_name(&program.location_name(loc)),
                                 crate::program::mbarrier::MbState::describe(v)
                             ));
                         }
-                        Some(format!("{}={}", crate::program::naming::location_log_name(&program.locations[loc].name), v))
+                        Some(format!("{}={}", crate::program::naming::location_log_name(&program.location_name(loc)), v))
                     })
                     .collect();
                 let header_line = thread.code[*header].line;

@@ -505,6 +505,9 @@ impl JsonError {
     pub fn of_load(e: &crate::LoadError) -> JsonError {
         match e {
             crate::LoadError::Io { .. } | crate::LoadError::TooLarge { .. } => JsonError::plain(e.to_string()),
+            crate::LoadError::NotText { line, column, .. } => {
+                JsonError { message: e.to_string(), line: Some(*line), column: Some(*column), rendered: e.to_string() }
+            }
             crate::LoadError::Syntax(d) => {
                 let (line, column) = d.file.line_col(d.diagnostic.span.start);
                 JsonError { message: d.diagnostic.message.clone(), line: Some(line), column: Some(column), rendered: d.render(false) }

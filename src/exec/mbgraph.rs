@@ -363,7 +363,7 @@ impl ObjectGraph {
             |a: &Unit, b: &Unit| events_of(a).iter().flatten().any(|&x| events_of(b).iter().flatten().any(|&y| order.contains(x, y)));
         // Static predecessors of each unit, as unit sets.
         let preds: Vec<EventSet> = (0..k).map(|u| EventSet::from_fn(k, |v| v != u && before_unit(&units[v], &units[u]))).collect();
-        let name = s.program.physical[p].name.clone();
+        let name = s.program.physical_name(p);
         // The effect of each unit on each value, once: most states of a pipeline share a few
         // values, and an effect with undefined behaviour spells out its finding.
         let mut effects: rustc_hash::FxHashMap<(usize, i64), Effect> = Default::default();

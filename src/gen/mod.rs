@@ -40,6 +40,20 @@ pub struct FamilyBounds {
     pub nprocs: usize,
     /// The most tests the family may have (`--max-tests`).
     pub max_tests: usize,
+    /// When the enumeration gives up (`--timeout`: the enumeration is one piece of work, as the
+    /// decision of one test is); None for no limit.
+    pub deadline: Option<crate::clock::Instant>,
+    /// `--timeout` in seconds, for the message.
+    pub timeout_seconds: f64,
+    /// The most bytes the tests' texts may take together (`--max-memory`).
+    pub max_bytes: u64,
+}
+
+impl FamilyBounds {
+    /// Bounds of size, threads and tests, with no time or memory limit.
+    pub fn new(size: usize, nprocs: usize, max_tests: usize) -> FamilyBounds {
+        FamilyBounds { size, nprocs, max_tests, deadline: None, timeout_seconds: 0.0, max_bytes: u64::MAX }
+    }
 }
 
 /// The most candidate cycles (directions chaining) one family enumeration may visit: the size-4
@@ -63,11 +77,19 @@ pub fn family(vocabulary: &[Edge], bounds: &FamilyBounds, opts: &emit::EmitOptio
     let mut out = Family::default();
     let mut seq: Vec<usize> = Vec::new();
     let mut visited = 0u64;
+    let mut bytes = 0u64;
     for len in 2..=bounds.size {
         enumerate(&vocab, len, &mut seq, &mut |seq: &[usize]| {
             visited += 1;
             if visited > MAX_CYCLES_VISITED {
                 return Err(format!("the family's enumeration passed {MAX_CYCLES_VISITED} cycles (lower --size, or give fewer --edges)"));
+            }
+            if visited.is_multiple_of(4096) && bounds.deadline.is_some_and(|d| crate::clock::Instant::now() >= d) {
+                return Err(format!(
+                    "the family's enumeration took longer than the time limit of {} s, after {visited} cycles and {} tests (raise --timeout, or 0 for no limit; or lower --size, or give fewer --edges)",
+                    bounds.timeout_seconds,
+                    out.tests.len()
+                ));
             }
             if !is_canonical(seq) {
                 return Ok(());
@@ -79,6 +101,15 @@ pub fn family(vocabulary: &[Edge], bounds: &FamilyBounds, opts: &emit::EmitOptio
                         return Err(format!(
                             "the family has more than {} tests (raise --max-tests, or lower --size / --nprocs, or give fewer --edges)",
                             bounds.max_tests
+                        ));
+                    }
+                    // The text and name, and the vectors holding them.
+                    bytes += (g.text.len() + g.name.len() + 64) as u64;
+                    if bytes > bounds.max_bytes {
+                        return Err(format!(
+                            "the family's {} tests take more than the memory limit of {} MiB (raise --max-memory, or --max-tests to stop sooner, or lower --size)",
+                            out.tests.len(),
+                            bounds.max_bytes >> 20
                         ));
                     }
                     out.tests.push(g);
@@ -193,7 +224,7 @@ mod tests {
     #[test]
     fn the_family_budget_is_named() {
         let vocab = edges::parse_edges(edges::GENERIC_EDGES).unwrap();
-        let err = family(&vocab, &FamilyBounds { size: 4, nprocs: 4, max_tests: 3 }, &Default::default()).unwrap_err();
+        let err = family(&vocab, &FamilyBounds::new(4, 4, 3), &Default::default()).unwrap_err();
         assert!(err.contains("--max-tests"), "{err}");
     }
 }

@@ -203,7 +203,7 @@ fn check_shared_boxes(p: &Program) -> Result<(), Rejection> {
                     format!(
                         "the tensor copy's shared-memory box `{}` is at byte {off} of the CTA's shared window; the tensor unit needs \
                          {SHARED_BOX_ALIGN}-byte alignment (declare the box first, or with `align {SHARED_BOX_ALIGN}`)",
-                        loc.name
+                        p.location_name(*l)
                     ),
                 ));
             }

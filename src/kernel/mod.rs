@@ -128,15 +128,28 @@ fn annotate(text: &str, sources: &BTreeMap<usize, String>) -> String {
 pub enum KernelError {
     /// An error in the PTX (module syntax, or an instruction of the body), at its place.
     Ptx(FileDiagnostic),
-    /// A launch or parameter choice that does not fit the kernel.
+    /// A launch, parameter or flag choice that does not fit the kernel, or one it needs and was
+    /// not given (`--block`, `--entry`, `--dynamic-smem`, `--assert`): a bad option.
     Options(String),
+    /// A module that ptxmm cannot check whatever the options (no kernel, a `.const` or
+    /// `.extern .global` variable, a body too close to the module's head).
+    Module(String),
 }
 
 impl KernelError {
     pub fn render(&self, color: bool) -> String {
         match self {
             KernelError::Ptx(d) => d.render(color),
-            KernelError::Options(m) => format!("error: {m}\n"),
+            KernelError::Options(m) | KernelError::Module(m) => format!("error: {m}\n"),
+        }
+    }
+
+    /// The exit status `ptxmm kernel` gives it: 2 for a bad option, 1 for a kernel that cannot
+    /// be checked (as for the other commands: 2 a bad model or option, 1 no result).
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            KernelError::Options(_) => 2,
+            KernelError::Ptx(_) | KernelError::Module(_) => 1,
         }
     }
 }
@@ -216,8 +229,8 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
     init.extend(bindings.iter().flat_map(|b| b.init.iter().cloned()));
     init.extend(maps.iter().flat_map(|b| b.init.iter().cloned()));
     let mut shared = Vec::new();
-    for v in &module.vars {
-        let used = mentions(body_text, &v.name);
+    let used = used_variables(&module.vars, body_text);
+    for (v, &used) in module.vars.iter().zip(&used) {
         match v.space.as_str() {
             // Dynamic shared memory: as many bytes as the launch gives.
             ".shared" if v.external && used => {
@@ -230,15 +243,17 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
                 shared.push(dynamic_shared(v, bytes));
             }
             _ if v.external && used => {
-                return Err(KernelError::Options(format!(
+                return Err(KernelError::Module(format!(
                     "`{}` is an .extern {} variable: only dynamic shared memory (`.extern .shared`) is modelled",
                     v.name, v.space
                 )))
             }
             ".const" if used => {
-                return Err(KernelError::Options(format!("`{}` is a .const variable: the constant state space is not modelled", v.name)))
+                return Err(KernelError::Module(format!("`{}` is a .const variable: the constant state space is not modelled", v.name)))
             }
-            ".global" => init.push(one_line(&v.text)),
+            // A variable the body never names cannot be reached (the host's pointers to it are
+            // parameters, which are buffers of their own here), so it costs nothing.
+            ".global" if used => init.push(one_line(&v.text)),
             ".shared" if used => shared.push(one_line(&v.text)),
             _ => {}
         }
@@ -249,7 +264,7 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
         Some(a) => (format!("exists (~({a}))"), Some(a.to_string())),
     };
     let (body_line, body_col) = ptx.line_col(body.start);
-    let mut litmus = header(entry, ptx.name(), &launch, &init, body_line).map_err(KernelError::Options)?;
+    let mut litmus = header(entry, ptx.name(), &launch, &init, body_line).map_err(KernelError::Module)?;
     // The body from its `{`, in the same column, with the module's shared variables it uses.
     litmus.push_str(&" ".repeat(body_col - 1));
     litmus.push('{');
@@ -313,7 +328,7 @@ fn pick_entry<'m>(module: &'m module::Module, options: &KernelOptions, file: &st
         }),
         None => match names.len() {
             1 => Ok(module.entries().next().expect("one entry")),
-            0 => Err(KernelError::Options(format!("{file} defines no kernel (`.entry` with a body)"))),
+            0 => Err(KernelError::Module(format!("{file} defines no kernel (`.entry` with a body)"))),
             _ => Err(KernelError::Options(format!("{file} has {} entries: choose one with --entry ({})", names.len(), names.join(", ")))),
         },
     }
@@ -342,6 +357,23 @@ fn find_call(body: &str) -> Option<usize> {
 }
 
 /// Whether `text` has the word `name` (not as part of a longer name).
+/// Which module variables the body can reach: those it names, and those named by the
+/// initializers of those (`.global .u64 p = generic(g);`), transitively.
+fn used_variables(vars: &[module::ModuleVar], body_text: &str) -> Vec<bool> {
+    let mut used: Vec<bool> = vars.iter().map(|v| mentions(body_text, &v.name)).collect();
+    let mut work: Vec<usize> = (0..vars.len()).filter(|&i| used[i]).collect();
+    while let Some(i) = work.pop() {
+        let Some((_, init)) = vars[i].text.split_once('=') else { continue };
+        for (j, v) in vars.iter().enumerate() {
+            if !used[j] && mentions(init, &v.name) {
+                used[j] = true;
+                work.push(j);
+            }
+        }
+    }
+    used
+}
+
 fn mentions(text: &str, name: &str) -> bool {
     let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%' | '.');
     text.match_indices(name).any(|(i, _)| {

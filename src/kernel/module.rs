@@ -29,7 +29,11 @@ fn tokens(text: &str) -> Result<Vec<Token<'_>>, Diagnostic> {
             let end = text[i + 2..].find("*/").ok_or_else(|| Diagnostic::error(Span::new(i, i + 2), "a `/*` comment that never ends"))?;
             i += end + 4;
         } else if c == b'"' {
-            let end = text[i + 1..].find('"').ok_or_else(|| Diagnostic::error(Span::new(i, i + 1), "a string that never ends"))?;
+            // A PTX string ends on its line.
+            let end = text[i + 1..]
+                .find(['"', '\n'])
+                .filter(|&n| bytes[i + 1 + n] == b'"')
+                .ok_or_else(|| Diagnostic::error(Span::new(i, i + 1), "a string that never ends (a `\"` is missing on its line)"))?;
             out.push(Token { text: &text[i..i + end + 2], span: Span::new(i, i + end + 2) });
             i += end + 2;
         } else if c.is_ascii_alphanumeric() || b"._%$:".contains(&c) {
@@ -103,7 +107,8 @@ impl Module {
     }
 }
 
-/// Module-scope directives that carry nothing a kernel check needs; each ends at its line's end.
+/// Module-scope directives that carry nothing a kernel check needs; each ends at its line's end
+/// or at the next directive on its line (`.version 8.0 .target sm_90 .address_size 64`).
 const SKIPPED_DIRECTIVES: &[&str] = &[".version", ".target", ".address_size", ".pragma"];
 
 /// Read a PTX module.
@@ -116,7 +121,9 @@ pub fn parse(text: &str) -> Result<Module, Diagnostic> {
         match t.text {
             d if SKIPPED_DIRECTIVES.contains(&d) => {
                 let line_end = text[t.span.end..].find('\n').map_or(text.len(), |n| t.span.end + n);
-                while i < toks.len() && toks[i].span.start < line_end {
+                let directive = |s: &str| s.len() > 1 && s.starts_with('.') && s.as_bytes()[1].is_ascii_alphabetic();
+                i += 1;
+                while i < toks.len() && toks[i].span.start < line_end && !directive(toks[i].text) {
                     i += 1;
                 }
             }

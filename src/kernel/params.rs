@@ -45,6 +45,15 @@ struct Given<'a> {
 /// name or its buffer name). A name that is no parameter, or a parameter or field given twice,
 /// is an error.
 pub fn bind(params: &[Param], given: &[(String, String)]) -> Result<Vec<Binding>, String> {
+    // Indexed once: a kernel may have thousands of parameters and flags.
+    let mut by_name: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (k, p) in params.iter().enumerate().rev() {
+        by_name.insert(buffer_name(&p.name), k);
+    }
+    for (k, p) in params.iter().enumerate().rev() {
+        by_name.insert(p.name.clone(), k);
+    }
+    let mut seen: std::collections::HashSet<(usize, Option<u64>)> = std::collections::HashSet::new();
     let mut parsed: Vec<Given> = Vec::new();
     for (name, value) in given {
         let (base, offset) = match name.rsplit_once('+') {
@@ -56,22 +65,26 @@ pub fn bind(params: &[Param], given: &[(String, String)]) -> Result<Vec<Binding>
             }
             None => (name.as_str(), None),
         };
-        let Some(param) = params.iter().position(|p| p.name == base || buffer_name(&p.name) == base) else {
+        let Some(&param) = by_name.get(base) else {
             let names: Vec<String> = params.iter().map(|p| format!("{} ({})", p.name, buffer_name(&p.name))).collect();
             return Err(format!("--param {name}: the kernel has no such parameter; its parameters: {}", names.join(", ")));
         };
-        if parsed.iter().any(|g| g.param == param && g.offset == offset) {
+        if !seen.insert((param, offset)) {
             return Err(format!("--param {name} is given twice"));
         }
         parsed.push(Given { param, offset, value });
+    }
+    let mut of_param: Vec<Vec<&Given>> = vec![Vec::new(); params.len()];
+    for g in &parsed {
+        of_param[g.param].push(g);
     }
     params
         .iter()
         .enumerate()
         .map(|(k, p)| {
-            let mine: Vec<&Given> = parsed.iter().filter(|g| g.param == k).collect();
+            let mine = &of_param[k];
             if p.count > 1 || mine.iter().any(|g| g.offset.is_some()) {
-                bind_aggregate(p, &mine)
+                bind_aggregate(p, mine)
             } else {
                 bind_scalar(p, mine.first().map(|g| g.value))
             }

@@ -15,13 +15,16 @@ pub enum LoadError {
     /// The test exceeds an input limit (the message names it and the flag that raises it).
     #[error("{path}: error: the test is too large: {what} (raise {flag})")]
     TooLarge { path: String, what: String, flag: &'static str },
+    /// The file is not UTF-8 text: the position of its first byte that is not.
+    #[error("{path}:{line}:{column}: error: not UTF-8 text: byte 0x{byte:02x} (at byte offset {offset}) starts no UTF-8 character")]
+    NotText { path: String, line: usize, column: usize, offset: usize, byte: u8 },
 }
 
 impl LoadError {
     /// The full rendering (with the source excerpt) for terminals.
     pub fn render(&self, color: bool) -> String {
         match self {
-            LoadError::Io { .. } | LoadError::TooLarge { .. } => self.to_string(),
+            LoadError::Io { .. } | LoadError::TooLarge { .. } | LoadError::NotText { .. } => self.to_string(),
             LoadError::Syntax(d) => d.render(color),
         }
     }
@@ -110,19 +113,27 @@ pub fn files_below(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> (Vec<std::path::
 
 /// Read a whole test from `input`, stopping with an error past `limits.max_file_bytes`.
 pub fn read_limited(input: impl std::io::Read, name: &str, limits: &InputLimits) -> Result<String, LoadError> {
+    read_text(input, name, limits.max_file_bytes, "--max-file-size")
+}
+
+/// Read a whole text file of at most `max_bytes` (the limit `flag` sets), as UTF-8: past the
+/// limit, or at the first byte that is not UTF-8 (with its line and column), an error.
+pub fn read_text(input: impl std::io::Read, name: &str, max_bytes: u64, flag: &'static str) -> Result<String, LoadError> {
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(input, limits.max_file_bytes + 1), &mut bytes)
+    std::io::Read::read_to_end(&mut std::io::Read::take(input, max_bytes.saturating_add(1)), &mut bytes)
         .map_err(|source| LoadError::Io { path: name.to_string(), source })?;
-    if bytes.len() as u64 > limits.max_file_bytes {
-        return Err(LoadError::TooLarge {
-            path: name.to_string(),
-            what: format!("more than {} bytes", limits.max_file_bytes),
-            flag: "--max-file-size",
-        });
+    if bytes.len() as u64 > max_bytes {
+        return Err(LoadError::TooLarge { path: name.to_string(), what: format!("more than {max_bytes} bytes"), flag });
     }
-    String::from_utf8(bytes).map_err(|e| LoadError::Io {
-        path: name.to_string(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())),
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let offset = e.utf8_error().valid_up_to();
+        let before = &bytes[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        // The column in characters, as diagnostics count them (the prefix is valid UTF-8).
+        let column = std::str::from_utf8(&before[line_start..]).map_or(offset - line_start, |s| s.chars().count()) + 1;
+        LoadError::NotText { path: name.to_string(), line, column, offset, byte: bytes[offset] }
     })
 }
 
@@ -180,5 +191,5 @@ pub fn parse_program_with(file: SourceFile, limits: &InputLimits) -> Result<supe
             flag: "--max-instructions",
         });
     }
-    super::lower(&ast, &file).map_err(|d| LoadError::Syntax(FileDiagnostic::new(&file, d)))
+    super::lower::lower_within(&ast, &file, limits.max_memory_mib).map_err(|d| LoadError::Syntax(FileDiagnostic::new(&file, d)))
 }

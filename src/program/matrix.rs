@@ -109,20 +109,26 @@ mod tests {
     }
 }
 
-/// The 16-byte chunks a `wgmma.mma_async` matrix descriptor (PTX ISA §9.7.15.5.1, "Matrix
-/// Descriptor Format") makes one instruction read, as byte offsets of the 18-bit shared-memory
-/// address space: `rows` rows (64 for A, N for B) of 32 bytes of K (every dense shape's K is 32
-/// bytes: k16 of 16-bit, k32 of 8-bit, k8 of 32-bit types), K-major. Bits 0-13 are the start
-/// address, 16-29 the leading-dimension and 32-45 the stride-dimension byte offsets (each >> 4),
-/// 49-51 the base offset, 62-63 the swizzle (0 none, 1 128B, 2 64B, 3 32B). In the swizzled
-/// K-major layouts row `r` of each group of 8 is `r` swizzle spans after the group's start and
-/// groups are SBO apart; without a swizzle a row's two 16-byte core-matrix columns are LBO
-/// apart, its rows 16 bytes apart. The swizzle exchanges 16-byte chunks by address bits 4-6
-/// against 7-9 (`tensor::Swizzle::apply`). An MN-major operand or a base offset is a limit.
+/// The 16-byte chunks a `wgmma.mma_async` matrix descriptor (PTX ISA §9.7.15.5.1.2, "Shared
+/// Memory Matrix Layout" and "Matrix Descriptor Format") makes one instruction read, as byte
+/// offsets of the 18-bit shared-memory address space: `rows` rows (64 for A, N for B) of 32 bytes
+/// of K (every dense shape's K is 32 bytes: k16 of 16-bit, k32 of 8-bit, k8 of 32-bit types).
+/// Bits 0-13 are the start address, 16-29 the leading-dimension (LBO) and 32-45 the
+/// stride-dimension (SBO) byte offsets (each >> 4), 49-51 the base offset, 62-63 the swizzle (0
+/// none, 1 128B, 2 64B, 3 32B). The swizzle exchanges 16-byte chunks by address bits 4-6 against
+/// 7-9 (`tensor::Swizzle::apply`, the ISA's `Swizzle<B,4,3>`). With the ISA's canonical layouts
+/// in 16-byte units (`S` = the swizzle's span / 16, 1 without one):
+/// - K-major (`imm-trans` 0): row `r` of each group of 8 is `r` spans after the group's start,
+///   groups SBO apart; without a swizzle a row's two 16-byte core-matrix columns are LBO apart,
+///   its rows 16 bytes apart.
+/// - MN-major (`imm-trans` 1, only the 16-bit types, so K is 16 rows of `rows * 2` bytes of MN):
+///   swizzled, `((T,S,m),(8,k)):((1,T,LBO),(S*T,SBO))`: MN chunk `s` of each span is 16 bytes
+///   after the last, spans of MN LBO apart, K row `r` of 8 one span after the last, groups of 8
+///   K rows SBO apart; interleaved, `((T,1,m),(8,k)):((1,T,SBO),(T,LBO))`: MN chunks SBO apart,
+///   K rows 16 bytes apart, groups of 8 K rows LBO apart.
+///
+/// A base offset (a swizzle pattern that does not start at its span's 8-row boundary) is a limit.
 pub fn descriptor_chunks(desc: i64, rows: i64, mn_major: bool) -> Result<Vec<i64>, String> {
-    if mn_major {
-        return Err("an MN-major (transposed) wgmma operand is not modelled by this version of ptxmm".into());
-    }
     let field = |shift: u32| ((desc >> shift) & 0x3FFF) << 4;
     let (start, lbo, sbo) = (field(0), field(16), field(32));
     if (desc >> 49) & 7 != 0 {
@@ -134,7 +140,23 @@ pub fn descriptor_chunks(desc: i64, rows: i64, mn_major: bool) -> Result<Vec<i64
         2 => crate::program::Swizzle::B64,
         _ => crate::program::Swizzle::B32,
     };
-    let mut out = Vec::with_capacity(2 * rows.max(0) as usize);
+    let rows = rows.max(0);
+    let mut out = Vec::with_capacity(2 * rows as usize);
+    if mn_major {
+        let span_chunks = (swizzle.span() / 16).max(1);
+        for chunk in 0..rows / 8 {
+            let (s, m) = (chunk % span_chunks, chunk / span_chunks);
+            for k in 0..16 {
+                let (r, group) = (k % 8, k / 8);
+                let natural = match swizzle {
+                    crate::program::Swizzle::None => start + m * sbo + r * 16 + group * lbo,
+                    sw => start + s * 16 + m * lbo + r * sw.span() + group * sbo,
+                };
+                out.push(swizzle.apply(natural));
+            }
+        }
+        return Ok(out);
+    }
     for r in 0..rows {
         let group = (r / 8) * sbo;
         for c in 0..2 {
@@ -165,7 +187,45 @@ mod descriptor_tests {
         let c = descriptor_chunks(d, 16, false).unwrap();
         assert_eq!(&c[..4], &[0, 128, 16, 144]);
         assert_eq!(c[16], 256);
-        assert!(descriptor_chunks(d, 16, true).is_err());
         assert!(descriptor_chunks(d | (1 << 49), 16, false).is_err());
+    }
+
+    /// The ISA's MN-major examples (§9.7.15.5.1.2.1.3, bf16, m = k = 2): every byte of the
+    /// exact layout, as the chunks of 8 elements it starts at.
+    #[test]
+    fn mn_major_descriptors_follow_the_canonical_layouts() {
+        use std::collections::BTreeSet;
+        let desc = |swizzle: i64, lbo: i64, sbo: i64| (swizzle << 62) | ((sbo >> 4) << 32) | ((lbo >> 4) << 16);
+        // The exact layout's element offsets ((8,S,2),(8,2)):((1,8,a),(b,c)) as 16-byte chunks.
+        let exact = |s: i64, a: i64, b: i64, c: i64| -> BTreeSet<i64> {
+            let mut set = BTreeSet::new();
+            for si in 0..s {
+                for m in 0..2 {
+                    for r in 0..8 {
+                        for k in 0..2 {
+                            set.insert((8 * si + a * m + b * r + c * k) * 2);
+                        }
+                    }
+                }
+            }
+            set
+        };
+        // Interleaved: ((8,1,2),(8,2)):((1,8,64),(8,128)), LBO 256 bytes, SBO 128 bytes.
+        let c = descriptor_chunks(desc(0, 256, 128), 16, true).unwrap();
+        assert_eq!(c.len(), 32);
+        assert_eq!(c.iter().copied().collect::<BTreeSet<_>>(), exact(1, 64, 8, 128));
+        // 32B: ((8,2,2),(8,2)):((1,8,128),(16,256)), LBO 256, SBO 512 bytes; 32 MN elements.
+        let c = descriptor_chunks(desc(3, 256, 512), 32, true).unwrap();
+        let unswizzled = exact(2, 128, 16, 256);
+        let swizzled: BTreeSet<i64> = unswizzled.iter().map(|&a| crate::program::Swizzle::B32.apply(a)).collect();
+        assert_eq!(c.iter().copied().collect::<BTreeSet<_>>(), swizzled);
+        // 64B: ((8,4,2),(8,2)):((1,8,256),(32,512)), LBO 512, SBO 1024 bytes; 64 MN elements.
+        let c = descriptor_chunks(desc(2, 512, 1024), 64, true).unwrap();
+        let swizzled: BTreeSet<i64> = exact(4, 256, 32, 512).iter().map(|&a| crate::program::Swizzle::B64.apply(a)).collect();
+        assert_eq!(c.iter().copied().collect::<BTreeSet<_>>(), swizzled);
+        assert_eq!(c.len(), 128, "no chunk twice");
+        // 128B, one span of MN (64 elements) over 16 K rows: 2048 contiguous bytes, whatever the order.
+        let c = descriptor_chunks(desc(1, 0, 1024), 64, true).unwrap();
+        assert_eq!(c.iter().copied().collect::<BTreeSet<_>>(), (0..128).map(|i| i * 16).collect::<BTreeSet<_>>());
     }
 }

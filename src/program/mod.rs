@@ -150,8 +150,6 @@ pub struct Variable {
 /// (aliases, PTX ISA §8.2.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
-    /// `x`, or `s+4` for the word at byte offset 4 of variable `s`.
-    pub name: String,
     /// The variable this word belongs to, and its byte offset in it.
     pub variable: usize,
     pub offset: i64,
@@ -166,8 +164,8 @@ pub struct Location {
 /// A physical memory location and its initial value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PhysicalLocation {
-    /// Name of the first declaration, used in reports.
-    pub name: String,
+    /// The location of its first declaration, whose name reports use ([`physical_name`]).
+    pub first: usize,
     pub init: i64,
     /// The word's type (32 bits, the signedness of the first typed access naming it in the
     /// program text), None when no typed access names it. Typed writes store the word's 32-bit
@@ -950,6 +948,11 @@ pub struct Program {
 /// far from the small integers litmus tests use, so registers can hold addresses and do byte
 /// arithmetic on them.
 pub const ADDRESS_BASE: i64 = 0x1000_0000;
+
+/// What one word (location) of a declared variable costs to model, in bytes, as measured on a
+/// test of 64 CTAs of 227 KB of shared memory each (its location, its physical location, and
+/// the search's tables indexed by location): the rate `--max-memory` charges declarations at.
+pub const BYTES_PER_WORD: u64 = 256;
 /// Variables start at multiples of this many bytes past [`ADDRESS_BASE`] (256 KiB: more than a
 /// CTA's shared memory, 227 KiB), so an address's low 18 bits are its offset in its variable, as
 /// a real address's low bits are its offset in a suitably aligned buffer (a kernel's swizzle
@@ -969,7 +972,48 @@ pub fn next_base(previous: Option<(i64, i64)>) -> i64 {
     }
 }
 
+/// A location's name: its variable's (`x`, `s`, `s@cta1`), or for the word at byte offset N
+/// of a variable `s+N`. Computed, not stored: a variable of 200 KB has 51,200 words.
+pub fn location_name(variables: &[Variable], locations: &[Location], l: usize) -> String {
+    let loc = &locations[l];
+    let var = &variables[loc.variable].name;
+    if loc.offset == 0 {
+        var.clone()
+    } else {
+        format!("{var}+{}", loc.offset)
+    }
+}
+
+/// A physical location's name in reports: that of the location that declared it first.
+pub fn physical_name(variables: &[Variable], locations: &[Location], physical: &[PhysicalLocation], p: usize) -> String {
+    location_name(variables, locations, physical[p].first)
+}
+
 impl Program {
+    /// [`location_name`] of a location of this program.
+    pub fn location_name(&self, l: usize) -> String {
+        location_name(&self.variables, &self.locations, l)
+    }
+
+    /// The location [`location_name`] names `n`: a variable's first word (`s`), or the word at
+    /// byte offset N of a variable (`s+N`, N > 0 written as `location_name` writes it).
+    pub fn location_by_name(&self, n: &str) -> Option<usize> {
+        let by_var = |name: &str| self.variables.iter().position(|v| v.name == name);
+        if let Some(v) = by_var(n) {
+            return Some(self.variables[v].first_location);
+        }
+        let (base, digits) = n.rsplit_once('+')?;
+        let offset: i64 = digits.parse().ok().filter(|&o: &i64| o > 0 && o.to_string() == digits)?;
+        let var = &self.variables[by_var(base)?];
+        let stride = if var.kind == VariableKind::Mbarrier { 8 } else { 4 };
+        (offset % stride == 0 && offset < var.size).then(|| var.first_location + (offset / stride) as usize)
+    }
+
+    /// [`physical_name`] of a physical location of this program.
+    pub fn physical_name(&self, p: usize) -> String {
+        physical_name(&self.variables, &self.locations, &self.physical, p)
+    }
+
     /// The address of byte `offset` of variable `variable`.
     pub fn address(&self, variable: usize, offset: i64) -> i64 {
         self.variables[variable].base + offset
@@ -1059,7 +1103,7 @@ impl Program {
     pub fn observable_name(&self, o: &Observable) -> String {
         match o {
             Observable::Register(t, r) => format!("{}:{}", self.threads[*t].id, self.threads[*t].registers[*r]),
-            Observable::Location(p) => self.physical[*p].name.clone(),
+            Observable::Location(p) => self.physical_name(*p),
         }
     }
 }

@@ -41,7 +41,7 @@ pub fn observable_log_name(program: &Program, o: &Observable) -> String {
             let thread = &program.threads[*t];
             format!("{}:{}", thread.id, register_log_name(&thread.registers, &thread.registers[*r]))
         }
-        Observable::Location(p) => location_log_name(&program.physical[*p].name),
+        Observable::Location(p) => location_log_name(&program.physical_name(*p)),
     }
 }
 
@@ -206,12 +206,20 @@ pub fn typed_value(ty: Option<Ty>, value: i64) -> String {
 /// changing its condition with `--conds` keeps the hash). It is ptxmm's own digest: herd7 and
 /// litmus7 compute another, so mcompare7 needs `-nohash` to compare their logs with ptxmm's.
 pub fn test_hash(program: &Program) -> String {
+    use std::fmt::Write;
+    // Formatted into the digest, not into strings: a test of 200 KB of shared memory per CTA
+    // has hundreds of thousands of words.
     let mut h = Fnv::new();
     for p in &program.physical {
-        h.write(&format!("{}={};", p.name, p.init));
+        let loc = &program.locations[p.first];
+        let var = &program.variables[loc.variable].name;
+        let _ = match loc.offset {
+            0 => write!(h, "{var}={};", p.init),
+            off => write!(h, "{var}+{off}={};", p.init),
+        };
     }
     for t in &program.threads {
-        h.write(&format!("P{} {:?} {:?}|", t.id, t.placement, t.reg_init));
+        let _ = write!(h, "P{} {:?} {:?}|", t.id, t.placement, t.reg_init);
         for i in &t.code {
             h.write(&i.text.split_whitespace().collect::<Vec<_>>().join(" "));
             h.write(";");
@@ -221,6 +229,13 @@ pub fn test_hash(program: &Program) -> String {
 }
 
 struct Fnv(u64);
+
+impl std::fmt::Write for Fnv {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.write(s);
+        Ok(())
+    }
+}
 
 impl Fnv {
     fn new() -> Fnv {

@@ -236,14 +236,14 @@ pub(super) fn describe_events(program: &Program, s: &EventStructure) -> Vec<Even
     s.events
         .iter()
         .map(|e| {
-            let loc = |e: &Event| e.location.map(|l| location_log_name(&program.locations[l].name)).unwrap_or_default();
+            let loc = |e: &Event| e.location.map(|l| location_log_name(&program.location_name(l))).unwrap_or_default();
             match e.thread {
                 None => {
                     let p = e.physical.expect("init has a location");
                     let float = observable_float_type(program, &Observable::Location(p));
                     EventDesc {
-                        name: format!("init {}", location_log_name(&program.physical[p].name)),
-                        action: format!("W {}={}", location_log_name(&program.physical[p].name), typed_value(float, e.value)),
+                        name: format!("init {}", location_log_name(&program.physical_name(p))),
+                        action: format!("W {}={}", location_log_name(&program.physical_name(p)), typed_value(float, e.value)),
                         float: float.map(|t| float_text(t, e.value)),
                         thread: None,
                         line: None,
@@ -300,8 +300,8 @@ fn mirrored_words(program: &Program, s: &EventStructure) -> Vec<MirroredWords> {
         if !shown.contains(&first) {
             continue;
         }
-        let word = location_log_name(&program.locations[first].name);
-        let also = location_log_name(&program.locations[l].name);
+        let word = location_log_name(&program.location_name(first));
+        let also = location_log_name(&program.location_name(l));
         match out.iter_mut().find(|m| m.word == word) {
             Some(m) => m.also.push(also),
             None => out.push(MirroredWords { word, also: vec![also] }),

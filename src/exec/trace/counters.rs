@@ -144,9 +144,9 @@ mod tests {
         let p = program(
             "PTX t\n{ c = 0; d = 0; e = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n atom.relaxed.gpu.add r0, c, 1 | red.relaxed.gpu.add c, 2 ;\n atom.relaxed.gpu.add r1, d, 1 | st.relaxed.gpu d, 5 ;\n atom.relaxed.gpu.exch r2, e, 1 | ;\nexists (0 == 0)\n",
         );
-        let names: Vec<&str> = p.physical.iter().map(|l| l.name.as_str()).collect();
+        let names: Vec<String> = (0..p.physical.len()).map(|l| p.physical_name(l)).collect();
         let c = counters(&p);
-        let is = |n: &str| c[names.iter().position(|x| *x == n).unwrap()];
+        let is = |n: &str| c[names.iter().position(|x| x == n).unwrap()];
         assert!(is("c"), "increments only");
         assert!(!is("d"), "a store");
         assert!(!is("e"), "an exchange");

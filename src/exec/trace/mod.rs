@@ -96,7 +96,7 @@ pub fn explore_until(
                 .chain(tt.dropped_writes.iter().copied());
             for (loc, value) in written {
                 let p = program.locations[loc].physical;
-                let too_many = || ExploreError::DomainTooLarge { location: program.physical[p].name.clone(), limit: limits.max_domain };
+                let too_many = || ExploreError::DomainTooLarge { location: program.physical_name(p), limit: limits.max_domain };
                 let Some(v) = value else { return Err(too_many()) };
                 if caps[p].is_some_and(|cap| v > cap) {
                     continue;

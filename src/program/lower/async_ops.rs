@@ -515,7 +515,15 @@ impl InstrLowerer<'_, '_> {
                 Ok(Op::WaitGroup { kind: GroupKind::Wgmma, n, read: false, all: false })
             }
             "mma_async" => {
-                // Shape and types (.m64n8k16.f32.f16.f16, .sp, ...) do not change the memory accesses.
+                // Shape and dense types (.m64n8k16.f32.f16.f16, ...) do not change the accesses:
+                // every dense shape reads 32 bytes of K. The sparse form reads B with twice that
+                // and metadata selecting A's elements, which this model does not lay out.
+                if let Some(sp) = rest.iter().find(|p| p.node == "sp") {
+                    return Err(Diagnostic::error(
+                        sp.span,
+                        "sparse `wgmma.mma_async.sp` is not modelled by this version of ptxmm (its B matrix and metadata layout are not laid out); only the dense forms are",
+                    ));
+                }
                 let ops: &[Spanned<Operand>] = &self.instr.operands;
                 if ops.len() < 3 {
                     return Err(Diagnostic::expected(
@@ -548,9 +556,20 @@ impl InstrLowerer<'_, '_> {
                         shape.split('k').next()?.parse::<i64>().ok()
                     })
                     .ok_or_else(|| Diagnostic::error(self.instr.opcode_span(), "`wgmma.mma_async` needs its shape `.m64nNkK`"))?;
-                // `imm-trans-a`, `imm-trans-b` (the .f16/.bf16 forms): the last two operands.
-                let trans_at = |k: usize| matches!(ops.get(k).map(|o| &o.node), Some(Operand::Int(1)));
-                let trans = if ops.len() == 8 { [trans_at(6), trans_at(7)] } else { [false, false] };
+                // `imm-trans-a`, `imm-trans-b` (only the .f16/.bf16 forms have them): after d, a, b,
+                // scale-d, imm-scale-a and imm-scale-b; with A in registers only `imm-trans-b`.
+                let trans_at = |k: usize| -> Result<bool, Diagnostic> {
+                    match ops.get(k).map(|o| &o.node) {
+                        None | Some(Operand::Int(0)) => Ok(false),
+                        Some(Operand::Int(1)) => Ok(true),
+                        Some(other) => Err(Diagnostic::expected(ops[k].span, "an immediate transpose flag, 0 or 1", describe(other))),
+                    }
+                };
+                let trans = match (a.is_some(), ops.len()) {
+                    (true, 8) => [trans_at(6)?, trans_at(7)?],
+                    (false, 7) => [false, trans_at(6)?],
+                    _ => [false, false],
+                };
                 Ok(Op::Wgmma { a, b, n, trans })
             }
             other => Err(Diagnostic::expected(

@@ -50,7 +50,7 @@ impl CondResolver<'_> {
         match &v.node {
             CondValue::Const(c) => Ok(CondTerm::Const(*c)),
             CondValue::Location(name) => {
-                let find = |n: &str| self.program.locations.iter().position(|l| l.name == n);
+                let find = |n: &str| self.program.location_by_name(n);
                 let Some(loc) = find(name).or_else(|| canonical_location(self.instances, name).and_then(|n| find(&n))) else {
                     let base = name.split(['@', '+']).next().unwrap_or(name);
                     if let Some(instances) = self.instances.get(base) {

@@ -125,7 +125,7 @@ fn an_array_used_by_mbarriers_holds_one_per_slot() {
     assert_eq!(p.variables[full].kind, VariableKind::Mbarrier);
     assert_eq!(p.variables[full].size, 16);
     let first = p.variables[full].first_location;
-    assert_eq!(p.locations[first + 1].name, "full+8");
+    assert_eq!(p.location_name(first + 1), "full+8");
     assert_eq!(p.location_at(p.address(full, 8)), Some(first + 1));
     assert_eq!(p.location_at(p.address(full, 4)), None);
     // Byte and 16-bit elements pack little-endian into words (the 6 bytes round up to 8).

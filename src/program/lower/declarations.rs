@@ -270,7 +270,7 @@ impl Lowerer<'_> {
                 format!("`{}`", name.node),
             ));
         }
-        if self.by_name.contains_key(&name.node) || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node) {
+        if self.lookup(&name.node).is_some() || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node) {
             return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
         }
         let elements = n.dims.iter().try_fold(1i64, |acc, dim| if dim.node > 0 { acc.checked_mul(dim.node) } else { None });
@@ -344,18 +344,19 @@ impl Lowerer<'_> {
         let mut instances = Vec::new();
         for (suffix, space, sees) in owners {
             let instance = if single { name.node.clone() } else { format!("{}@{suffix}", name.node) };
-            let v = self.push_variable(&instance, VariableShape { size, space, align, kind }, values.clone(), name.span);
+            let v = self.push_variable(&instance, VariableShape { size, space, align, kind }, values.clone(), name.span)?;
             let first = self.variables[v].first_location;
-            for l in first..self.locations.len() {
-                if let Some(ty) = ty {
+            if let Some(ty) = ty {
+                for l in first..self.locations.len() {
                     let p = self.locations[l].physical;
                     self.physical[p].ty = Some(ty);
                 }
-                let word = format!("{}{}", name.node, &self.locations[l].name[instance.len()..]);
-                if word != self.locations[l].name {
-                    for &t in &sees {
-                        self.views[t].push((word.clone(), l));
-                    }
+            }
+            // The threads that see this instance name it by the declaration's name; its words
+            // (`s+4`) resolve through that name (`Lowerer::lookup`).
+            if instance != name.node {
+                for &t in &sees {
+                    self.views[t].push((name.node.clone(), first));
                 }
             }
             instances.push((suffix, instance));
@@ -459,9 +460,7 @@ impl Lowerer<'_> {
                 };
                 let name = &n.name;
                 if !fields {
-                    if self.by_name.contains_key(&name.node)
-                        || self.instances.contains_key(&name.node)
-                        || self.params.contains_key(&name.node)
+                    if self.lookup(&name.node).is_some() || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node)
                     {
                         return Err(Diagnostic::error(name.span, format!("`{}` is declared twice", name.node)));
                     }
@@ -480,7 +479,7 @@ impl Lowerer<'_> {
                     };
                     let given = value_bytes(self, size)?;
                     let shape = VariableShape { size: (size + 3) / 4 * 4, space: Space::Param, align, kind: VariableKind::Data };
-                    let v = self.push_variable(&name.node, shape, vec![0; ((size + 3) / 4) as usize], name.span);
+                    let v = self.push_variable(&name.node, shape, vec![0; ((size + 3) / 4) as usize], name.span)?;
                     self.params.insert(name.node.clone(), v);
                     bytes.push((v, given));
                 } else {

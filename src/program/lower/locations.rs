@@ -10,7 +10,7 @@ use crate::program::*;
 impl Lowerer<'_> {
     /// A scalar word variable (the Dat3M kind of location).
     pub(super) fn new_location(&mut self, name: &Spanned<String>, physical: usize, generic: Option<usize>) -> Result<usize, Diagnostic> {
-        if self.by_name.contains_key(&name.node) || self.instances.contains_key(&name.node) {
+        if self.lookup(&name.node).is_some() || self.instances.contains_key(&name.node) {
             return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
         }
         let idx = self.locations.len();
@@ -26,14 +26,7 @@ impl Lowerer<'_> {
             base,
             span: name.span,
         });
-        self.locations.push(Location {
-            name: name.node.clone(),
-            variable,
-            offset: 0,
-            physical,
-            generic: generic.unwrap_or(idx),
-            span: name.span,
-        });
+        self.locations.push(Location { variable, offset: 0, physical, generic: generic.unwrap_or(idx), span: name.span });
         self.by_name.insert(name.node.clone(), idx);
         Ok(idx)
     }
@@ -42,7 +35,7 @@ impl Lowerer<'_> {
     /// an mbarrier.
     fn declare_variable(&mut self, d: &ast::VariableDecl) -> Result<(), Diagnostic> {
         let name = &d.name;
-        if self.by_name.contains_key(&name.node) || self.instances.contains_key(&name.node) {
+        if self.lookup(&name.node).is_some() || self.instances.contains_key(&name.node) {
             return Err(Diagnostic::error(name.span, format!("location `{}` is declared twice", name.node)));
         }
         let space = match &d.shared_cta {
@@ -117,15 +110,27 @@ impl Lowerer<'_> {
                 v.node.clone()
             }
         };
-        self.push_variable(&name.node, VariableShape { size, space, align, kind }, values, name.span);
+        self.push_variable(&name.node, VariableShape { size, space, align, kind }, values, name.span)?;
         Ok(())
     }
 
     /// A variable and its locations: one per 4-byte word (`s`, `s+4`, ...), or one per 8-byte
-    /// mbarrier object (`bar`, `bar+8`, ...), named in `by_name`, with initial values `values`
-    /// (one per location). Returns the variable's index.
-    pub(super) fn push_variable(&mut self, name: &str, shape: VariableShape, values: Vec<i64>, span: Span) -> usize {
+    /// mbarrier object (`bar`, `bar+8`, ...), with initial values `values` (one per location).
+    /// Only the variable's name goes in `by_name`; its words resolve through it
+    /// ([`Lowerer::lookup`]). Returns the variable's index.
+    pub(super) fn push_variable(&mut self, name: &str, shape: VariableShape, values: Vec<i64>, span: Span) -> Result<usize, Diagnostic> {
         let VariableShape { size, space, align, kind } = shape;
+        let words = (self.locations.len() + values.len()) as u64;
+        if words > self.max_words {
+            let mib = words.saturating_mul(BYTES_PER_WORD) >> 20;
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "`{name}` brings the test's variables to {words} words, about {mib} MiB to model ({BYTES_PER_WORD} bytes a word), more than --max-memory allows"
+                ),
+            )
+            .with_note("raise --max-memory, or model fewer CTAs (each has its own shared variables), or declare the part of an array the test touches"));
+        }
         let variable = self.variables.len();
         let first = self.locations.len();
         let base = self.next_base();
@@ -135,17 +140,12 @@ impl Lowerer<'_> {
             let word_name = if w == 0 { name.to_string() } else { format!("{name}+{}", w * stride) };
             let p = self.new_physical(&word_name, value);
             let idx = self.locations.len();
-            self.locations.push(Location {
-                name: word_name.clone(),
-                variable,
-                offset: (w * stride) as i64,
-                physical: p,
-                generic: idx,
-                span,
-            });
-            self.by_name.insert(word_name, idx);
+            self.locations.push(Location { variable, offset: (w * stride) as i64, physical: p, generic: idx, span });
+            if w == 0 {
+                self.by_name.insert(word_name, idx);
+            }
         }
-        variable
+        Ok(variable)
     }
 
     /// The base address of the next variable.
@@ -154,7 +154,9 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn new_physical(&mut self, name: &str, init: i64) -> usize {
-        self.physical.push(PhysicalLocation { name: name.to_string(), init, ty: None });
+        // Each caller declares the location named `name` next: it is the physical one's first.
+        let _ = name;
+        self.physical.push(PhysicalLocation { first: self.locations.len(), init, ty: None });
         self.physical.len() - 1
     }
 
@@ -188,7 +190,7 @@ impl Lowerer<'_> {
                     InitItem::Alias { target, .. } => target,
                     _ => unreachable!("filtered above"),
                 };
-                let Some(&t) = self.by_name.get(&target.node) else {
+                let Some(t) = self.lookup(&target.node) else {
                     rest.push(item);
                     continue;
                 };
@@ -339,7 +341,7 @@ impl Lowerer<'_> {
         // (Reported after the threads, so that an error in the code comes first.)
         if self.abstracts {
             for name in &wanted[from_code..] {
-                let known = |n: &str| self.by_name.contains_key(n) || self.instances.contains_key(n) || self.params.contains_key(n);
+                let known = |n: &str| self.lookup(n).is_some() || self.instances.contains_key(n) || self.params.contains_key(n);
                 let plain = name.node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if plain && !known(&name.node) && !wanted[..from_code].iter().any(|w| w.node == name.node) && self.condition_error.is_none()
                 {
@@ -352,7 +354,7 @@ impl Lowerer<'_> {
             let plain = name.node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && name.node.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
             let declared =
-                self.by_name.contains_key(&name.node) || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node);
+                self.lookup(&name.node).is_some() || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node);
             if plain && !declared {
                 let p = self.new_physical(&name.node, 0);
                 // Cannot fail: the name is not declared.

@@ -59,7 +59,7 @@ impl InstrLowerer<'_, '_> {
         if head == "ld" && rest.is_empty() {
             let is_value = match &ops[1].node {
                 Operand::Int(_) | Operand::PercentName(_) => true,
-                Operand::Name(n) => !self.l.by_name.contains_key(n),
+                Operand::Name(n) => self.l.lookup(n).is_none(),
                 _ => false,
             };
             if is_value {

@@ -43,9 +43,16 @@ mod tensormap;
 mod threads;
 mod warp;
 
-/// Lower a parsed litmus test.
+/// Lower a parsed litmus test (its memory charged to the default `--max-memory`).
 pub fn lower(test: &ast::LitmusTest, source: &SourceFile) -> Result<Program, Diagnostic> {
+    lower_within(test, source, crate::config::InputLimits::default().max_memory_mib)
+}
+
+/// Lower a parsed litmus test whose declared variables may cost at most `max_memory_mib` MiB
+/// (`--max-memory`), at [`BYTES_PER_WORD`] a word.
+pub fn lower_within(test: &ast::LitmusTest, source: &SourceFile, max_memory_mib: u64) -> Result<Program, Diagnostic> {
     Lowerer {
+        max_words: max_memory_mib.saturating_mul(1 << 20) / BYTES_PER_WORD,
         source,
         variables: Vec::new(),
         locations: Vec::new(),

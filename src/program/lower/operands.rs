@@ -125,7 +125,7 @@ impl<'l> InstrLowerer<'l, '_> {
     pub(super) fn dest_reg(&mut self, op: &Spanned<Operand>) -> Result<Reg, Diagnostic> {
         let op = scalar(op);
         match &op.node {
-            Operand::Name(n) if !self.l.by_name.contains_key(n) || is_register_shaped(n) => Ok(self.regs.def(n)),
+            Operand::Name(n) if self.l.lookup(n).is_none() || is_register_shaped(n) => Ok(self.regs.def(n)),
             Operand::PercentName(n) if !matches!(self.l.specials.read(n), Ok(None)) => {
                 Err(Diagnostic::error(op.span, format!("`{n}` is a special register: read-only (PTX ISA §10)")))
             }
@@ -147,8 +147,8 @@ impl<'l> InstrLowerer<'l, '_> {
                 Err(why) => Err(Diagnostic::error(op.span, why)),
             },
             Operand::Name(n) if is_register_shaped(n) || self.regs.index.contains_key(n) => Ok(Value::Reg(self.regs.use_(n, op.span))),
-            Operand::Name(n) | Operand::AddressOf(n) if self.l.by_name.contains_key(n) => {
-                Ok(Value::Const(self.l.address_of(self.l.by_name[n])))
+            Operand::Name(n) | Operand::AddressOf(n) if self.l.lookup(n).is_some() => {
+                Ok(Value::Const(self.l.address_of(self.l.lookup(n).expect("looked up"))))
             }
             Operand::Name(n) => Err(Diagnostic::error(op.span, format!("undefined register `{n}`"))
                 .with_note("registers are `r<N>` or `%name`, or names initialised in the init block")),
@@ -183,8 +183,8 @@ impl<'l> InstrLowerer<'l, '_> {
             _ => (op, 0),
         };
         match &inner.node {
-            Operand::Name(n) if self.l.by_name.contains_key(n) => {
-                let loc = self.l.by_name[n];
+            Operand::Name(n) if self.l.lookup(n).is_some() => {
+                let loc = self.l.lookup(n).expect("looked up");
                 if offset == 0 {
                     return Ok(Address::Location(loc));
                 }

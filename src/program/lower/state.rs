@@ -24,6 +24,8 @@ pub(super) struct Lowerer<'a> {
     /// For each thread (by index), the names its code uses for the instances it sees of
     /// declarations instantiated per CTA or per thread (`s` for `s@cta1`), with their locations.
     pub(super) views: Vec<Vec<(String, usize)>>,
+    /// The most words (locations) the test's variables may have together (`--max-memory`).
+    pub(super) max_words: u64,
     /// The instances of each PTX `.shared`/`.local` declaration: (`cta1` or `P0`, instance name).
     pub(super) instances: HashMap<String, Vec<(String, String)>>,
     /// The special registers of the thread being lowered.
@@ -158,8 +160,27 @@ pub(super) fn is_register_shaped(name: &str) -> bool {
 }
 
 impl Lowerer<'_> {
+    /// The location a name stands for: a declared name (`x`, `s`, `s@cta1`, `bar`), or a word
+    /// of a declared variable at a byte offset (`s+4`, `s@cta1+8`, `bar+8` for an mbarrier
+    /// array), which `by_name` does not hold: a variable of 200 KB has one name there, not one
+    /// per word, so that declaring and viewing it costs its name, not its words.
+    pub(super) fn lookup(&self, name: &str) -> Option<usize> {
+        if let Some(&l) = self.by_name.get(name) {
+            return Some(l);
+        }
+        let (base, digits) = name.rsplit_once('+')?;
+        let offset: i64 = digits.parse().ok().filter(|&o: &i64| o > 0 && o.to_string() == digits)?;
+        let first = *self.by_name.get(base)?;
+        let var = &self.variables[self.locations[first].variable];
+        let stride = if var.kind == VariableKind::Mbarrier { 8 } else { 4 };
+        if var.first_location != first || offset % stride != 0 || offset >= var.size {
+            return None;
+        }
+        Some(first + (offset / stride) as usize)
+    }
+
     pub(super) fn location(&self, name: &Spanned<String>) -> Result<usize, Diagnostic> {
-        self.by_name.get(&name.node).copied().ok_or_else(|| {
+        self.lookup(&name.node).ok_or_else(|| {
             Diagnostic::error(name.span, format!("unknown location `{}`", name.node)).with_note("declare it in the init block, e.g. `x=0;`")
         })
     }

@@ -74,7 +74,7 @@ impl Lowerer<'_> {
         let Some((base_name, base_span)) = word("base")? else {
             return Err(Diagnostic::error(d.name.span, format!("tensor map `{}` needs `base = <global variable>`", d.name.node)));
         };
-        let Some(&base_loc) = self.by_name.get(base_name) else {
+        let Some(base_loc) = self.lookup(base_name) else {
             return Err(Diagnostic::error(base_span, format!("unknown location `{base_name}`"))
                 .with_note("declare the tensor's global variable in the init block, e.g. `g[64];`"));
         };
@@ -201,7 +201,7 @@ impl Lowerer<'_> {
             let Some(offset) = offset else {
                 return Err(Diagnostic::expected(at_span, "`at = NAME` or `at = NAME+OFFSET` (bytes)", format!("`{at}`")));
             };
-            let Some(&loc) = self.by_name.get(name) else {
+            let Some(loc) = self.lookup(name) else {
                 return Err(Diagnostic::error(at_span, format!("unknown location `{name}`"))
                     .with_note("`at` names a parameter or global variable declared in the init block"));
             };
@@ -395,7 +395,9 @@ impl InstrLowerer<'_, '_> {
                 let global = match (v, &tensor_op.node) {
                     (Value::Reg(r), _) => Address::Reg(*r, 0),
                     (_, Operand::TensorAddress(b, _)) => match &b.node {
-                        Operand::Name(n) | Operand::AddressOf(n) if self.l.by_name.contains_key(n) => Address::Location(self.l.by_name[n]),
+                        Operand::Name(n) | Operand::AddressOf(n) if self.l.lookup(n).is_some() => {
+                            Address::Location(self.l.lookup(n).expect("looked up"))
+                        }
                         _ => return Err(Diagnostic::expected(b.span, "a tensor map, a register or a parameter", describe(&b.node))),
                     },
                     _ => unreachable!("tensor_operand checked the operand's shape"),
