@@ -229,8 +229,8 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
     init.extend(bindings.iter().flat_map(|b| b.init.iter().cloned()));
     init.extend(maps.iter().flat_map(|b| b.init.iter().cloned()));
     let mut shared = Vec::new();
-    let used = used_variables(&module.vars, body_text);
-    for (v, &used) in module.vars.iter().zip(&used) {
+    for v in &module.vars {
+        let used = mentions(body_text, &v.name);
         match v.space.as_str() {
             // Dynamic shared memory: as many bytes as the launch gives.
             ".shared" if v.external && used => {
@@ -357,23 +357,6 @@ fn find_call(body: &str) -> Option<usize> {
 }
 
 /// Whether `text` has the word `name` (not as part of a longer name).
-/// Which module variables the body can reach: those it names, and those named by the
-/// initializers of those (`.global .u64 p = generic(g);`), transitively.
-fn used_variables(vars: &[module::ModuleVar], body_text: &str) -> Vec<bool> {
-    let mut used: Vec<bool> = vars.iter().map(|v| mentions(body_text, &v.name)).collect();
-    let mut work: Vec<usize> = (0..vars.len()).filter(|&i| used[i]).collect();
-    while let Some(i) = work.pop() {
-        let Some((_, init)) = vars[i].text.split_once('=') else { continue };
-        for (j, v) in vars.iter().enumerate() {
-            if !used[j] && mentions(init, &v.name) {
-                used[j] = true;
-                work.push(j);
-            }
-        }
-    }
-    used
-}
-
 fn mentions(text: &str, name: &str) -> bool {
     let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%' | '.');
     text.match_indices(name).any(|(i, _)| {

@@ -953,6 +953,7 @@ pub const ADDRESS_BASE: i64 = 0x1000_0000;
 /// test of 64 CTAs of 227 KB of shared memory each (its location, its physical location, and
 /// the search's tables indexed by location): the rate `--max-memory` charges declarations at.
 pub const BYTES_PER_WORD: u64 = 256;
+
 /// Variables start at multiples of this many bytes past [`ADDRESS_BASE`] (256 KiB: more than a
 /// CTA's shared memory, 227 KiB), so an address's low 18 bits are its offset in its variable, as
 /// a real address's low bits are its offset in a suitably aligned buffer (a kernel's swizzle
@@ -975,13 +976,32 @@ pub fn next_base(previous: Option<(i64, i64)>) -> i64 {
 /// A location's name: its variable's (`x`, `s`, `s@cta1`), or for the word at byte offset N
 /// of a variable `s+N`. Computed, not stored: a variable of 200 KB has 51,200 words.
 pub fn location_name(variables: &[Variable], locations: &[Location], l: usize) -> String {
-    let loc = &locations[l];
-    let var = &variables[loc.variable].name;
-    if loc.offset == 0 {
-        var.clone()
-    } else {
-        format!("{var}+{}", loc.offset)
+    location_display(variables, locations, l).to_string()
+}
+
+/// [`location_name`] as something to format, without a string of its own (a digest writes
+/// every word's name).
+pub fn location_display<'p>(variables: &'p [Variable], locations: &[Location], l: usize) -> impl std::fmt::Display + 'p {
+    struct Name<'a>(&'a str, i64);
+    impl std::fmt::Display for Name<'_> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self.1 {
+                0 => f.write_str(self.0),
+                off => write!(f, "{}+{off}", self.0),
+            }
+        }
     }
+    let loc = &locations[l];
+    Name(&variables[loc.variable].name, loc.offset)
+}
+
+/// The word of `var` that the name `NAME+N` gives with `digits` = `N`: a byte offset N > 0
+/// written as [`location_name`] writes it (no sign, no leading zero), inside the variable and
+/// at one of its words (4 bytes; 8 for an mbarrier array).
+pub fn word_of(var: &Variable, digits: &str) -> Option<usize> {
+    let offset: i64 = digits.parse().ok().filter(|&o: &i64| o > 0 && o.to_string() == digits)?;
+    let stride = if var.kind == VariableKind::Mbarrier { 8 } else { 4 };
+    (offset % stride == 0 && offset < var.size).then(|| var.first_location + (offset / stride) as usize)
 }
 
 /// A physical location's name in reports: that of the location that declared it first.
@@ -1003,10 +1023,7 @@ impl Program {
             return Some(self.variables[v].first_location);
         }
         let (base, digits) = n.rsplit_once('+')?;
-        let offset: i64 = digits.parse().ok().filter(|&o: &i64| o > 0 && o.to_string() == digits)?;
-        let var = &self.variables[by_var(base)?];
-        let stride = if var.kind == VariableKind::Mbarrier { 8 } else { 4 };
-        (offset % stride == 0 && offset < var.size).then(|| var.first_location + (offset / stride) as usize)
+        word_of(&self.variables[by_var(base)?], digits)
     }
 
     /// [`physical_name`] of a physical location of this program.

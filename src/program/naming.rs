@@ -211,12 +211,7 @@ pub fn test_hash(program: &Program) -> String {
     // has hundreds of thousands of words.
     let mut h = Fnv::new();
     for p in &program.physical {
-        let loc = &program.locations[p.first];
-        let var = &program.variables[loc.variable].name;
-        let _ = match loc.offset {
-            0 => write!(h, "{var}={};", p.init),
-            off => write!(h, "{var}+{off}={};", p.init),
-        };
+        let _ = write!(h, "{}={};", super::location_display(&program.variables, &program.locations, p.first), p.init);
     }
     for t in &program.threads {
         let _ = write!(h, "P{} {:?} {:?}|", t.id, t.placement, t.reg_init);

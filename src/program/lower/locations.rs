@@ -137,12 +137,11 @@ impl Lowerer<'_> {
         self.variables.push(Variable { name: name.to_string(), size, space, align, kind, first_location: first, base, span });
         let stride = if kind == VariableKind::Mbarrier { 8 } else { 4 };
         for (w, value) in values.into_iter().enumerate() {
-            let word_name = if w == 0 { name.to_string() } else { format!("{name}+{}", w * stride) };
-            let p = self.new_physical(&word_name, value);
+            let p = self.new_physical(value);
             let idx = self.locations.len();
             self.locations.push(Location { variable, offset: (w * stride) as i64, physical: p, generic: idx, span });
             if w == 0 {
-                self.by_name.insert(word_name, idx);
+                self.by_name.insert(name.to_string(), idx);
             }
         }
         Ok(variable)
@@ -153,9 +152,8 @@ impl Lowerer<'_> {
         next_base(self.variables.last().map(|v| (v.base, v.size)))
     }
 
-    pub(super) fn new_physical(&mut self, name: &str, init: i64) -> usize {
-        // Each caller declares the location named `name` next: it is the physical one's first.
-        let _ = name;
+    /// A physical location whose first location is the one its caller declares next.
+    pub(super) fn new_physical(&mut self, init: i64) -> usize {
         self.physical.push(PhysicalLocation { first: self.locations.len(), init, ty: None });
         self.physical.len() - 1
     }
@@ -166,7 +164,7 @@ impl Lowerer<'_> {
         for item in init {
             match &item.node {
                 InitItem::Location { name, value } => {
-                    let p = self.new_physical(&name.node, value.node);
+                    let p = self.new_physical(value.node);
                     self.new_location(name, p, None)?;
                 }
                 InitItem::Variable(d) => self.declare_variable(d)?,
@@ -198,7 +196,7 @@ impl Lowerer<'_> {
                     InitItem::LocationFromLocation { name, address_of, .. } => {
                         // `y = x` copies x's initial value (Dat3M); `y = &x` stores x's address.
                         let value = if *address_of { self.address_of(t) } else { self.physical[self.locations[t].physical].init };
-                        let p = self.new_physical(&name.node, value);
+                        let p = self.new_physical(value);
                         self.new_location(name, p, None)?;
                     }
                     InitItem::Alias { name, proxy, target: _ } => {
@@ -356,7 +354,7 @@ impl Lowerer<'_> {
             let declared =
                 self.lookup(&name.node).is_some() || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node);
             if plain && !declared {
-                let p = self.new_physical(&name.node, 0);
+                let p = self.new_physical(0);
                 // Cannot fail: the name is not declared.
                 let _ = self.new_location(&name, p, None);
             }

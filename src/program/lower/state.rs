@@ -169,14 +169,10 @@ impl Lowerer<'_> {
             return Some(l);
         }
         let (base, digits) = name.rsplit_once('+')?;
-        let offset: i64 = digits.parse().ok().filter(|&o: &i64| o > 0 && o.to_string() == digits)?;
         let first = *self.by_name.get(base)?;
         let var = &self.variables[self.locations[first].variable];
-        let stride = if var.kind == VariableKind::Mbarrier { 8 } else { 4 };
-        if var.first_location != first || offset % stride != 0 || offset >= var.size {
-            return None;
-        }
-        Some(first + (offset / stride) as usize)
+        // `base` names a variable (its first word), not a word of one.
+        (var.first_location == first).then(|| word_of(var, digits)).flatten()
     }
 
     pub(super) fn location(&self, name: &Spanned<String>) -> Result<usize, Diagnostic> {

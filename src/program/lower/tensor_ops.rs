@@ -233,7 +233,7 @@ impl Lowerer<'_> {
             return Ok(map);
         }
         // The map's own word: read by each copy that uses it.
-        let p = self.new_physical(&d.name.node, 0);
+        let p = self.new_physical(0);
         let loc = self.new_location(&d.name, p, None)?;
         map.variable = self.locations[loc].variable;
         Ok(map)
