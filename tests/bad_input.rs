@@ -110,7 +110,7 @@ const ISA_CASES: &[(&str, &str, &str)] = &[
     ("isa-prefetch-operand.litmus", "4:21", "expected an address `[a]`, found `%rd1`"),
     ("isa-ldmatrix-shape.litmus", "4:24", "expected a form of `ldmatrix`: .m8n8.b16"),
     ("isa-ldmatrix-count.litmus", "4:43", "expected 2 register(s) for `.m8n8.x2`, found 1"),
-    ("isa-warp-exchange.litmus", "5:2", "`vote.sync.ballot.b32` is not modelled: a warp exchange"),
+    ("isa-warp-exchange.litmus", "5:2", "`vote.ballot.b32` is not modelled: which lanes take part depends on how the warp diverged"),
     ("isa-mad24-sat.litmus", "4:11", "`.sat` exists only in `mad24.hi.sat.s32`"),
     ("async-wgmma-sparse.litmus", "4:18", "sparse `wgmma.mma_async.sp` is not modelled by this version of ptxmm"),
     // Unknown values (program::unknown) through the bit instructions and out of ldmatrix.

@@ -685,6 +685,7 @@ fn every_instruction_of_every_test_is_generated_or_rejected_with_a_reason() {
         "ClusterBarrier",
         "CommitGroup",
         "CpAsyncArrive",
+        "Exchange",
         "Fence",
         "Load",
         "LoadVector",

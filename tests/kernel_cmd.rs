@@ -246,7 +246,7 @@ fn register_only_math_is_abstracted_and_reported() {
     assert!(out.contains("Abstracted (3)"), "{out}");
     assert!(out.contains("cmd/abstracted.ptx:24 `fma.rn.f32 %f2, %f1, %f1, %f1`: floating-point arithmetic"), "{out}");
     assert!(out.contains("cmd/abstracted.ptx:25 `sqrt.approx.f32 %f3, %f2`: floating-point arithmetic"), "{out}");
-    assert!(out.contains("a warp-level exchange"), "{out}");
+    assert!(out.contains("`shfl.sync.bfly.b32 %r6, %r2, 1, 31, -1`: a warp exchange with lanes the check does not model"), "{out}");
     assert!(out.contains("Assertion `param_0+8 = 7`: holds at the end of every execution"), "{out}");
 }
 

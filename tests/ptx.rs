@@ -41,8 +41,8 @@ fn instances_are_named_in_reports_and_logs() {
 /// `ptxmm hw gen` writes code blocks and PTX declarations: nested scopes keep their own
 /// registers, `ld.param` becomes the bound value or the harness's address of the bound variable,
 /// `ret` ends the test thread, per-CTA `.shared` instances are each CTA's own; `.local` memory
-/// is rejected with the reason, and so are a parameter read through its address and an
-/// abstracted instruction. (tests/hw/compile_all.sh compiles these with nvcc.)
+/// is rejected with the reason, and so are a parameter read through its address and a
+/// warp exchange. (tests/hw/compile_all.sh compiles these with nvcc.)
 #[test]
 fn hw_gen_writes_blocks_and_declarations() {
     let out_dir = std::env::temp_dir().join(format!("ptxmm-ptx-hw-{}", std::process::id()));
@@ -60,8 +60,8 @@ fn hw_gen_writes_blocks_and_declarations() {
             "{err}"
         );
     }
-    // An abstracted instruction (a warp exchange in a kernel) is rejected with the reason.
-    assert!(err.contains("K19-warp-exchanges.litmus:19:2: cannot generate a hardware harness for K19-warp-exchanges: instruction `shfl.sync.up.b32` is not generated: ptxmm abstracted it"), "{err}");
+    // A warp exchange (a collective of a warp's lanes) is rejected with the reason.
+    assert!(err.contains("K19-warp-exchanges.litmus:19:2: cannot generate a hardware harness for K19-warp-exchanges: instruction `shfl.sync.up.b32` is not generated: it is a collective of the lanes of one warp"), "{err}");
     let rejected = err.matches("cannot generate a hardware harness").count();
     assert_eq!(rejected, 4, "{err}");
     assert!(says.contains("4 rejected by the harness generator"), "{says}");

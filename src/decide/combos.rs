@@ -1,6 +1,6 @@
 //! The combinations of one run per thread that the driver builds event structures for.
 
-use crate::exec::trace::{Trace, TraceOp};
+use crate::exec::trace::{exchanges_consistent, Lanes, Trace, TraceOp};
 use crate::program::Program;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::ControlFlow;
@@ -30,6 +30,9 @@ pub(super) struct TraceCombinations<'a> {
     same_as: Vec<Option<usize>>,
     /// Combinations left out because two runs claim the same value of a counter.
     claims_shared: std::cell::Cell<u64>,
+    /// The lanes of the warps whose threads exchange: a combination keeps only runs whose
+    /// exchanges got what the other lanes' runs gave (`exec::trace::exchanges_consistent`).
+    lanes: Option<Lanes>,
 }
 
 /// The values one run reads (that another write must provide) and writes.
@@ -69,7 +72,9 @@ impl<'a> TraceCombinations<'a> {
             }
         }
         let same_as = vec![None; per_thread.len()];
+        let lanes = Some(Lanes::of(program)).filter(Lanes::any);
         TraceCombinations {
+            lanes,
             program,
             per_thread,
             runs,
@@ -145,6 +150,7 @@ impl<'a> TraceCombinations<'a> {
                 self.claims_shared.set(self.claims_shared.get() + 1);
             }
             let ok = claims_apart && (0..=t).all(|u| self.runs[u][index[u]].reads.iter().all(|&(p, v)| self.satisfiable(index, p, v)));
+            let ok = ok && self.lanes.as_ref().is_none_or(|lanes| exchanges_consistent(self.program, lanes, chosen));
             let ok = ok && (t + 1 == self.per_thread.len() || partial(chosen));
             let flow = if ok { self.go(chosen, index, f, partial)? } else { ControlFlow::Continue(()) };
             chosen.pop();

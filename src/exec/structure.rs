@@ -17,6 +17,7 @@ use crate::relation::{EventSet, Relation};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod barriers;
+mod exchanges;
 pub use barriers::{resolve_barriers, BarrierResolution, BlockedBarrier};
 
 /// What an event is.
@@ -163,8 +164,10 @@ impl<'p> EventStructure<'p> {
         let (thread_events, bases) = push_thread_events(&mut events, program, readings, traces);
         let n = events.len();
         let mbarrier_words = mbarrier_words(program, traces);
+        let meets = exchanges::undefined(program, traces, &bases, &mut events);
         let sets = base_sets(readings, &events, &mbarrier_words);
-        let relations = static_relations(program, traces, &bases, &events, &thread_events, &expired)?;
+        let mut relations = static_relations(program, traces, &bases, &events, &thread_events, &expired)?;
+        exchanges::relate(&meets, &bases, &mut relations);
         let registers = traces.iter().map(|t| t.registers.clone()).collect();
         let mut symbolic_registers = BTreeMap::new();
         let mut symbolic_reads = vec![false; n];
@@ -562,7 +565,8 @@ pub fn for_each_dependency(program: &Program, t: usize, trace: &Trace, mut f: im
                 }
             }
         }
-        let is_mem = te.location.is_some();
+        // A warp exchange's marker carries what its sources depend on (`exchanges`).
+        let is_mem = te.location.is_some() || trace.exchanges.iter().any(|r| r.give == e);
         for (mask, kind, only_mem) in
             [(&te.addr_deps, Dependency::Addr, true), (&te.data_deps, Dependency::Data, true), (&te.ctrl_deps, Dependency::Ctrl, false)]
         {

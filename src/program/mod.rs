@@ -280,25 +280,6 @@ pub enum LocalOp {
         lane: u32,
         is_leader: bool,
     },
-    /// `shfl.sync.idx.b32 d, a, b, c` with a source lane `b` or a clamp `c` only a run knows
-    /// (PTX ISA, `shfl.sync`): `a` where the source lane is the executing `lane`'s own, else
-    /// the unknown value of `origin` (another lane's register; `types::shuffle_idx`).
-    ShuffleIdx {
-        lane: u32,
-        origin: u32,
-    },
-    /// The predicate of `shfl.sync.idx`: whether the source lane `a` is in range under the
-    /// clamp `b` (known from the two operands alone).
-    ShufflePred {
-        lane: u32,
-    },
-    /// A shuffle's membermask `b` (in a register): `a` where it selects `lane` ("the behavior
-    /// of shfl.sync is undefined if the executing thread is not in the membermask"), else the
-    /// unknown value of `origin`.
-    ShuffleMask {
-        lane: u32,
-        origin: u32,
-    },
     /// `bfe.<type> d, a, b, c` (PTX ISA §9.7.1.19): the bit field of `a` at position `b`, `c`
     /// bits long, zero- or sign-extended (`bits::compute` has the arithmetic of these).
     Bfe,
@@ -369,7 +350,6 @@ impl LocalOp {
             LocalOp::Mad
                 | LocalOp::MadWide
                 | LocalOp::Selp
-                | LocalOp::ShuffleIdx { .. }
                 | LocalOp::Bfe
                 | LocalOp::Bfi
                 | LocalOp::Prmt(_)
@@ -535,6 +515,77 @@ pub enum MbOp {
         parity: bool,
         operand: Value,
     },
+}
+
+/// What a warp exchange computes (PTX ISA: Data Movement and Conversion Instructions:
+/// `shfl.sync`; Parallel Synchronization and Communication Instructions: `vote.sync`,
+/// `match.sync`, `redux.sync`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ExchangeForm {
+    Shfl(ShflMode),
+    Vote(VoteMode),
+    /// `match.any.sync`, `match.all.sync` (`wide`: `.b64`).
+    MatchAny {
+        wide: bool,
+    },
+    MatchAll {
+        wide: bool,
+    },
+    Redux(ReduxOp),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+/// The integer reductions of `redux.sync` (`Min`/`Max` with `signed` for `.s32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReduxOp {
+    Add,
+    Min { signed: bool },
+    Max { signed: bool },
+    And,
+    Or,
+    Xor,
+}
+
+/// One lane's part of a warp exchange. The lanes that take part are those of `mask` (a
+/// membermask) that the launch has (`launched`) and that have not exited; each gives its `a`
+/// (for `vote`, the predicate, negated when `negate`), and each one's `d`/`p` are computed from
+/// the others' (`exec::trace::exchange`). A lane of the launch the test does not model (not in
+/// `lanes`) gives an unknown value (`unmodelled`); a source lane that does not take part gives
+/// the unknown value of `absent` ("the value is undefined").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WarpExchange {
+    pub form: ExchangeForm,
+    pub d: Option<Reg>,
+    pub p: Option<Reg>,
+    pub a: Value,
+    pub negate: bool,
+    /// `shfl`'s lane or offset `b` and clamp/segment mask `c` (0 for the other forms).
+    pub b: Value,
+    pub c: Value,
+    pub mask: Value,
+    /// The thread's warp in its CTA (tid / 32), its lane, the lanes of its warp the test
+    /// occupies and those the launch has.
+    pub warp: i64,
+    pub lane: u32,
+    pub lanes: u32,
+    pub launched: u32,
+    pub unmodelled: u32,
+    pub absent: u32,
 }
 
 /// Semantics of one instruction.
@@ -724,6 +775,9 @@ pub enum Op {
     },
     /// `ldmatrix` / `stmatrix`: this lane's part of a warp's matrix access ([`MatrixAccess`]).
     Matrix(Box<MatrixAccess>),
+    /// A warp exchange (`shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`): its results are
+    /// computed from the operands of the lanes that take part ([`WarpExchange`]).
+    Exchange(Box<WarpExchange>),
     /// `bar.warp.sync membermask` (PTX ISA §9.7.13.2): "cause executing thread to wait until all
     /// threads corresponding to membermask have executed a bar.warp.sync with the same
     /// membermask value", and it "also guarantee[s] memory ordering among threads participating

@@ -169,7 +169,6 @@ impl Ty {
             // Not typed: `mapa` is computed by the run, `elect.sync` has no type.
             LocalOp::Mapa => return x,
             LocalOp::Elect { lanes, lane, is_leader } => return elect(lanes, lane, is_leader, x),
-            LocalOp::ShuffleIdx { .. } | LocalOp::ShufflePred { .. } | LocalOp::ShuffleMask { .. } => return shuffle(op, x, y, 0),
             op if super::bits::is_bit_op(op) => return super::bits::compute(self, op, x, y, 0),
             _ => {}
         }
@@ -237,10 +236,7 @@ impl Ty {
             | LocalOp::Selp
             | LocalOp::Cvt(_)
             | LocalOp::Mapa
-            | LocalOp::Elect { .. }
-            | LocalOp::ShuffleIdx { .. }
-            | LocalOp::ShufflePred { .. }
-            | LocalOp::ShuffleMask { .. } => x,
+            | LocalOp::Elect { .. } => x,
             // The bit operations (`bits::is_bit_op`) returned above too.
             _ => x,
         };
@@ -258,7 +254,6 @@ impl Ty {
             LocalOp::Mad => self.local(LocalOp::Add, self.local(LocalOp::Mul, x, y), z),
             LocalOp::MadWide => self.wide().local(LocalOp::Add, self.local(LocalOp::MulWide, x, y), z),
             LocalOp::Selp => self.norm(if z != 0 { x } else { y }),
-            LocalOp::ShuffleIdx { .. } => shuffle(op, x, y, z),
             op if super::bits::is_bit_op(op) => super::bits::compute(self, op, x, y, z),
             _ => self.local(op, x, y),
         }
@@ -348,37 +343,6 @@ pub fn elect(lanes: u32, lane: u32, is_leader: bool, mask: i64) -> i64 {
         i64::from(leader == lane)
     } else {
         i64::from(leader)
-    }
-}
-
-/// `shfl.sync.idx`'s source lane for the executing `lane`, lane operand `b` and clamp operand
-/// `c` (PTX ISA, `shfl.sync`: `minLane = lane & segmask`, `maxLane = minLane | (c & ~segmask)`,
-/// `j = minLane | (b & ~segmask)`, `pval = j <= maxLane`; out of range the lane's own value),
-/// and whether it was in range.
-pub fn shuffle_source(lane: u32, b: i64, c: i64) -> (u32, bool) {
-    let lane = i64::from(lane);
-    let segmask = (c >> 8) & 0x1f;
-    let max_lane = (lane & segmask) | (c & 0x1f & !segmask);
-    let j = (lane & segmask) | (b & 0x1f & !segmask);
-    let in_range = j <= max_lane;
-    ((if in_range { j } else { lane }) as u32, in_range)
-}
-
-/// The evaluated shuffle operations ([`LocalOp::ShuffleIdx`], [`LocalOp::ShufflePred`],
-/// [`LocalOp::ShuffleMask`]) of known operands `x`, `y`, `z`.
-pub fn shuffle(op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
-    match op {
-        LocalOp::ShuffleIdx { lane, origin } => {
-            if shuffle_source(lane, y, z).0 == lane {
-                x
-            } else {
-                super::unknown::encode(origin)
-            }
-        }
-        LocalOp::ShufflePred { lane } => i64::from(shuffle_source(lane, x, y).1),
-        LocalOp::ShuffleMask { lane, .. } if (y >> lane) & 1 == 1 => x,
-        LocalOp::ShuffleMask { origin, .. } => super::unknown::encode(origin),
-        _ => x,
     }
 }
 

@@ -65,6 +65,8 @@ pub enum UnknownKind {
     /// A register of a kernel read before any instruction writes it: PTX gives a register no
     /// initial value (nvcc's inline asm reads one as the default of a guarded load).
     Uninitialized,
+    /// A value the PTX ISA leaves undefined (a shuffle from a lane that does not take part).
+    Undefined,
 }
 
 impl UnknownOrigin {
@@ -72,6 +74,7 @@ impl UnknownOrigin {
     pub fn describe(&self) -> String {
         match self.kind {
             UnknownKind::Abstracted => format!("`{}` (line {}), which ptxmm abstracted: {}", self.what, self.line, self.why),
+            UnknownKind::Undefined => format!("`{}` (line {}): {}", self.what, self.line, self.why),
             UnknownKind::Uninitialized => format!("the register `{}` (first read at line {}): {}", self.what, self.line, self.why),
             UnknownKind::Parameter => {
                 let (name, offset) = self.what.rsplit_once('+').unwrap_or((&self.what, "0"));

@@ -83,9 +83,6 @@ pub fn local_result(op: LocalOp, x: i64, y: i64) -> i64 {
         LocalOp::MulHi => ((x as i128 * y as i128) >> 64) as i64,
         LocalOp::Selp | LocalOp::Cvt(_) | LocalOp::Mapa => x,
         LocalOp::Elect { lanes, lane, is_leader } => crate::program::types::elect(lanes, lane, is_leader, x),
-        LocalOp::ShuffleIdx { .. } | LocalOp::ShufflePred { .. } | LocalOp::ShuffleMask { .. } => {
-            crate::program::types::shuffle(op, x, y, 0)
-        }
         // Lowering types the bit operations; untyped, they compute on 64-bit patterns.
         op => UNTYPED_BITS.local(op, x, y),
     }
@@ -103,7 +100,6 @@ pub fn local3_result(op: LocalOp, x: i64, y: i64, z: i64) -> i64 {
         LocalOp::Mad | LocalOp::MadWide => x.wrapping_mul(y).wrapping_add(z),
         LocalOp::Selp if z != 0 => x,
         LocalOp::Selp => y,
-        LocalOp::ShuffleIdx { .. } => crate::program::types::shuffle(op, x, y, z),
         op if crate::program::bits::is_bit_op(op) => UNTYPED_BITS.local3(op, x, y, z),
         _ => local_result(op, x, y),
     }

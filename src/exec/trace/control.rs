@@ -14,6 +14,11 @@ pub(super) fn control_registers(code: &[Instr]) -> BTreeSet<Reg> {
     for i in code {
         deciding_operands(&i.op, &mut values);
     }
+    for i in code {
+        if let Op::Exchange(x) = &i.op {
+            values.push(x.a);
+        }
+    }
     let mut out = registers(&values);
     // An instruction that writes a control register needs its operands known.
     loop {
@@ -108,6 +113,9 @@ pub(super) fn deciding_operands(op: &Op, values: &mut Vec<Value>) {
         }
         Op::Barrier { id, count, .. } => values.extend(id.iter().chain(count.iter()).copied()),
         Op::WarpBarrier { mask, .. } => values.push(*mask),
+        // The exchange's own lane, clamp and membermask decide which lanes it reads; its source
+        // `a` only needs a value (`exchange_operands`), which may be unknown.
+        Op::Exchange(x) => values.extend([x.b, x.c, x.mask]),
         Op::Matrix(m) => {
             if let Some(row) = &m.row {
                 addr(row, values);
@@ -144,6 +152,7 @@ fn data_operands(op: &Op, values: &mut Vec<Value>) {
         Op::Opaque { srcs, .. } => values.extend(srcs.iter().copied()),
         Op::AsyncCopy(c) => values.extend(c.byte_mask.iter().copied()),
         Op::Matrix(m) => values.extend(m.srcs.iter().copied()),
+        Op::Exchange(x) => values.push(x.a),
         Op::TensormapReplace { value, .. } => values.push(*value),
         _ => {}
     }

@@ -101,6 +101,7 @@ fn constants(op: &Op) -> Vec<i64> {
         Op::Branch { cond, .. } => cond.iter().flat_map(|(_, a, b)| [a, b]).collect(),
         Op::Barrier { id, count, .. } => id.iter().chain(count).collect(),
         Op::Matrix(m) => m.srcs.iter().collect(),
+        Op::Exchange(x) => vec![&x.a, &x.b, &x.c, &x.mask],
         Op::Mbarrier { op, .. } => match op {
             MbOp::Init { count } => vec![count],
             MbOp::Arrive { count, expect_tx, .. } => std::iter::once(count).chain(expect_tx).collect(),

@@ -4,7 +4,7 @@
 use super::deps::DepMask;
 use super::values::SymExpr;
 use crate::program::mbarrier::MbUpdate;
-use crate::program::{CopyKind, Reg};
+use crate::program::{CopyKind, ExchangeForm, Reg};
 
 /// What a trace event does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,6 +177,8 @@ pub struct Trace {
     /// finding of an execution with this run holds only if the unknown values let the branches
     /// go the way the run went.
     pub assumed: Vec<usize>,
+    /// The run's warp exchanges, in order (`exchange`): the k-th meets the other lanes' k-th.
+    pub exchanges: Vec<ExchangeRecord>,
 }
 
 /// How a thread can be stuck forever.
@@ -224,6 +226,12 @@ pub struct ThreadTraces {
     /// global load or store, the global source of a `cp.async`/bulk copy, the global side of
     /// a tensor copy whose coordinates are unknown (see `Cx::unknown_global_address`).
     pub unchecked: std::collections::BTreeMap<usize, u32>,
+    /// Per k: what the k-th warp exchange of any run, kept or not, gave (instruction, source);
+    /// the other lanes' results at their k-th come from these (`exchange::domains`).
+    pub exchange_sources: std::collections::BTreeMap<usize, std::collections::BTreeSet<(usize, Source)>>,
+    /// How many exchanges the runs kept (complete or stuck) made in all: a lane whose run ends
+    /// after k of them has exited for the others' later ones.
+    pub exchange_ends: std::collections::BTreeSet<usize>,
 }
 
 /// A run cut at the unrolling bound: the loop, and the values its reads can only get from a
@@ -294,4 +302,31 @@ impl ThreadTraces {
         }
         self.dropped_max_writes = self.dropped_max_writes.max(writes);
     }
+}
+
+/// What one lane gives an exchange: the form and membermask it executed, its `a` (for `vote`,
+/// the predicate after its `!`), and `shfl`'s `b` and `c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Source {
+    pub form: ExchangeForm,
+    pub mask: u32,
+    pub a: i64,
+    pub b: i64,
+    pub c: i64,
+}
+
+/// One exchange of a run: the k-th is `Trace::exchanges[k]`.
+#[derive(Clone, Debug)]
+pub struct ExchangeRecord {
+    /// The run's marker events of the exchange: the one that gives (its data dependencies are
+    /// the source operands') and the one that takes (the results depend on it).
+    pub give: usize,
+    pub event: usize,
+    pub instr: usize,
+    pub source: Source,
+    /// The results the run took (0 for a destination that is `_` or absent).
+    pub d: i64,
+    pub p: i64,
+    /// What the source operands depend on.
+    pub deps: DepMask,
 }

@@ -59,6 +59,9 @@ fn is_spin_body(body: &[Instr], rmw: bool) -> bool {
             | Op::Rmw { .. }
             | Op::Barrier { .. }
             | Op::WarpBarrier { .. }
+            // A warp exchange in a poll loop takes part in every iteration with the other lanes:
+            // its failed iterations are not dropped.
+            | Op::Exchange(_)
             | Op::Trap
             | Op::ClusterBarrier { .. }
             | Op::AsyncCopy(_)

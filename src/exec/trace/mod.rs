@@ -30,6 +30,7 @@ mod counters;
 mod deps;
 mod error;
 mod event;
+mod exchange;
 mod loops;
 mod matrix;
 mod sizes;
@@ -44,7 +45,10 @@ mod words;
 pub use arith::{compare, join64, local3_result, local_result, rmw_result};
 pub use deps::DepMask;
 pub use error::ExploreError;
-pub use event::{AsyncKind, AsyncOp, GroupWait, LoopRuns, MbKind, Role, Stuck, ThreadTraces, Trace, TraceEvent, TraceOp};
+pub use event::{
+    AsyncKind, AsyncOp, ExchangeRecord, GroupWait, LoopRuns, MbKind, Role, Source, Stuck, ThreadTraces, Trace, TraceEvent, TraceOp,
+};
+pub use exchange::{consistent as exchanges_consistent, meetings, Lanes, Meeting};
 pub use thread::{thread_traces, ProgramFacts};
 pub use values::{advance, Domains, RegVal, SymExpr};
 pub use words::{redundant_words, word_fates, WordFate};
@@ -69,6 +73,7 @@ pub fn explore_until(
     let timeout = || ExploreError::Timeout { seconds: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0) };
     let mut domains: Domains = program.physical.iter().map(|p| BTreeSet::from([p.init])).collect();
     let facts = ProgramFacts { f32_subnormals, ..ProgramFacts::of(program) };
+    let mut exchange_domains = exchange::ExchangeDomains::new();
     let mut round = 0usize;
     loop {
         let mut all = Vec::new();
@@ -78,7 +83,7 @@ pub fn explore_until(
             if deadline.is_some_and(|d| crate::clock::Instant::now() >= d) {
                 return Err(timeout());
             }
-            let traces = thread_traces(program, &facts, t, thread, &domains, limits, liveness, deadline)?;
+            let traces = thread_traces(program, &facts, t, thread, &domains, &exchange_domains, limits, liveness, deadline)?;
             all.push(traces);
         }
         // A counter never holds more than its initial value plus what every thread's runs add
@@ -113,6 +118,16 @@ pub fn explore_until(
         // that visits each write at most once (No-Thin-Air makes the chain acyclic), and each
         // round extends chains by one step. So as many rounds as an execution has writes reach
         // every value; more rounds would only feed counters values no execution can produce.
+        // A lane's k-th exchange gets what the others' k-th gave this round: one more round per
+        // exchange of a run.
+        if facts.lanes.any() {
+            let next = exchange::domains(program, &facts.lanes, &all, limits.max_domain)?;
+            if next != exchange_domains {
+                exchange_domains = next;
+                changed = true;
+            }
+        }
+        let exchanges_per_execution: usize = all.iter().map(|tt| tt.exchange_sources.keys().next_back().map_or(0, |k| k + 1)).sum();
         let writes_per_execution: usize = all
             .iter()
             .map(|tt: &ThreadTraces| {
@@ -120,7 +135,7 @@ pub fn explore_until(
                 kept.max().unwrap_or(0).max(tt.dropped_max_writes)
             })
             .sum();
-        if !changed || round > writes_per_execution {
+        if !changed || round > writes_per_execution + exchanges_per_execution {
             if changed {
                 // The domains grew in the last round: recompute the traces so reads may return
                 // the newest values too.
@@ -128,7 +143,7 @@ pub fn explore_until(
                     .threads
                     .iter()
                     .enumerate()
-                    .map(|(t, th)| thread_traces(program, &facts, t, th, &domains, limits, liveness, deadline))
+                    .map(|(t, th)| thread_traces(program, &facts, t, th, &domains, &exchange_domains, limits, liveness, deadline))
                     .collect::<Result<Vec<_>, _>>()?;
             }
             resolve_cuts(program, &mut all);

@@ -36,6 +36,8 @@ pub(super) struct State {
     /// The tensor maps this run built (`tensormap.replace`) or copied (`tensormap.cp_fenceproxy`),
     /// by the address of the object: the fields and their values (`exec::trace::tensormap`).
     pub(super) built_maps: std::collections::BTreeMap<i64, BuiltMap>,
+    /// The warp exchanges so far (`Trace::exchanges`).
+    pub(super) exchanges: Vec<super::event::ExchangeRecord>,
 }
 
 /// The fields a run replaced in one tensor-map object (None: an unknown value), and the line of
@@ -63,6 +65,7 @@ impl State {
             waits: Vec::new(),
             assumed: Vec::new(),
             built_maps: Default::default(),
+            exchanges: Vec::new(),
         }
     }
 
@@ -83,6 +86,7 @@ impl State {
             symbolic_registers,
             counter_claims: Vec::new(),
             assumed: self.assumed,
+            exchanges: self.exchanges,
         }
     }
 
@@ -178,7 +182,12 @@ pub(super) fn data_val(st: &State, v: &Value) -> (RegVal, DepMask) {
 /// What every step of one thread's enumeration needs to see.
 pub(super) struct Cx<'a> {
     pub(super) program: &'a Program,
+    /// The thread's index, and its code.
+    pub(super) t: usize,
     pub(super) thread: &'a Thread,
+    /// The lanes of the test's warps, and the results each exchange can get (`exchange`).
+    pub(super) lanes: &'a super::exchange::Lanes,
+    pub(super) exchange_domains: &'a super::exchange::ExchangeDomains,
     pub(super) domains: &'a Domains,
     /// Registers whose values decide control flow, addresses or operands (see
     /// [`control_registers`](super::control::control_registers)): the reads into them branch

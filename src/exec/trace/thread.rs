@@ -30,6 +30,8 @@ pub struct ProgramFacts {
     /// What `.f32` bulk reductions do with subnormals (a reading, not a fact of the program:
     /// set by the caller of [`super::explore_until`]).
     pub f32_subnormals: crate::exec::reduce::F32Subnormals,
+    /// The lanes of the warps whose threads exchange (`exchange`).
+    pub lanes: super::exchange::Lanes,
 }
 
 impl ProgramFacts {
@@ -39,6 +41,7 @@ impl ProgramFacts {
             max_phase: max_phase(program),
             counters: super::counters::counters(program),
             f32_subnormals: Default::default(),
+            lanes: super::exchange::Lanes::of(program),
         }
     }
 }
@@ -55,6 +58,7 @@ pub fn thread_traces(
     t: usize,
     thread: &Thread,
     domains: &Domains,
+    exchange_domains: &super::exchange::ExchangeDomains,
     limits: &Limits,
     liveness: bool,
     deadline: Option<crate::clock::Instant>,
@@ -82,7 +86,10 @@ pub fn thread_traces(
     let init = State::new(thread.reg_init.iter().map(|v| (RegVal::Known(*v), DepMask::none())).collect());
     let cx = Cx {
         program,
+        t,
         thread,
+        lanes: &facts.lanes,
+        exchange_domains,
         domains,
         control: control_registers(&thread.code),
         needed: needed_registers(&thread.code, shown),
@@ -157,6 +164,7 @@ pub fn thread_traces(
     for events in &kept {
         out.record_increments(events);
     }
+    out.exchange_ends = out.traces.iter().chain(&out.stuck).map(|t| t.exchanges.len()).collect();
     Ok(out)
 }
 
@@ -319,6 +327,7 @@ impl Cx<'_> {
                 }
             }
             Op::Matrix(m) => st = self.matrix(st, m, pc, line)?,
+            Op::Exchange(x) => return Ok(self.exchange(st, stack, out, x, pc)),
             Op::TensormapReplace { addr, space, field, ord, value } => {
                 self.tensormap_replace(&mut st, addr, *space, *field, *ord, value, pc, line)?
             }
@@ -973,5 +982,82 @@ fn short_text(text: &str) -> String {
     match text.char_indices().nth(80) {
         Some((i, _)) => format!("{}...", &text[..i]),
         None => text,
+    }
+}
+
+impl Cx<'_> {
+    /// A warp exchange (`exchange`): the run gives its source and takes each result its k-th
+    /// exchange can get, one run per result (none yet: the run waits for a later round of the
+    /// fixpoint, and what it wrote so far still feeds the domains). Results that need no lane
+    /// the test models are computed here.
+    fn exchange(
+        &self,
+        mut st: State,
+        stack: &mut Vec<State>,
+        out: &mut ThreadTraces,
+        x: &crate::program::WarpExchange,
+        pc: usize,
+    ) -> Option<State> {
+        use super::event::{ExchangeRecord, Source};
+        use super::exchange::{evaluate, needed, Input, Lane};
+        use crate::program::ExchangeForm;
+        let (a, a_deps) = val(&st, &x.a);
+        let (b, b_deps) = val(&st, &x.b);
+        let (c, c_deps) = val(&st, &x.c);
+        let (mask, mask_deps) = val(&st, &x.mask);
+        let a = match x.form {
+            ExchangeForm::Vote(_) if !unknown::is_unknown(a) => i64::from((a != 0) != x.negate),
+            _ => a,
+        };
+        let source = Source { form: x.form, mask: mask as u32, a, b, c };
+        let k = st.exchanges.len();
+        out.exchange_sources.entry(k).or_default().insert((pc, source));
+        if source.mask & (1 << x.lane) == 0 {
+            let mut e = st.event(TraceOp::Marker, pc);
+            e.ub = Some(format!(
+                "{}: the membermask {:#x} does not include the executing lane {} (PTX ISA: \"The behavior of {} is undefined if the executing thread is not in the membermask\")",
+                self.thread.code[pc].text.split_whitespace().next().unwrap_or("the exchange"),
+                source.mask,
+                x.lane,
+                self.thread.code[pc].text.split('.').next().unwrap_or("it"),
+            ));
+            st.events.push(e);
+        }
+        let deps = a_deps.union(&b_deps).union(&c_deps).union(&mask_deps);
+        let mut marker = st.event(TraceOp::Marker, pc);
+        marker.data_deps = deps.clone();
+        st.events.push(marker);
+        let give = st.events.len() - 1;
+        let take = st.event(TraceOp::Marker, pc);
+        st.events.push(take);
+        let event = st.events.len() - 1;
+        let local = needed(x, &source).iter().all(|&j| !matches!(self.lanes.lane(self.t, x, j), Lane::Thread(_)));
+        let results: Vec<(i64, i64)> = if local {
+            let input = |j| match self.lanes.lane(self.t, x, j) {
+                Lane::Unmodelled => Input::Unmodelled,
+                _ => Input::Absent,
+            };
+            vec![evaluate(x, &source, &input)]
+        } else {
+            self.exchange_domains.get(&(self.t, k)).map(|r| r.iter().copied().collect()).unwrap_or_default()
+        };
+        if results.is_empty() {
+            self.pruned.borrow_mut().record_dropped(&st.events);
+            return None;
+        }
+        let states = results
+            .into_iter()
+            .map(|(d, p)| {
+                let mut s = st.clone();
+                for (reg, v) in [(x.d, d), (x.p, p)] {
+                    if let Some(r) = reg {
+                        s.regs[r] = (RegVal::Known(v), DepMask::single(event));
+                    }
+                }
+                s.exchanges.push(ExchangeRecord { give, event, instr: pc, source, d, p, deps: deps.clone() });
+                s
+            })
+            .collect();
+        fork(stack, states)
     }
 }

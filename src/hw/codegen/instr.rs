@@ -94,7 +94,6 @@ fn local_opcode(op: LocalOp) -> (String, &'static str) {
         LocalOp::Cvt(_) => ("cvt", "s"),
         LocalOp::Mapa => ("mapa", "b"),
         LocalOp::Elect { .. } => ("elect.sync", "b"),
-        LocalOp::ShuffleIdx { .. } | LocalOp::ShufflePred { .. } | LocalOp::ShuffleMask { .. } => ("shfl.sync.idx", "b"),
         LocalOp::Bfe => ("bfe", "s"),
         LocalOp::Bfi | LocalOp::BfiField => ("bfi", "b"),
         LocalOp::Brev => ("brev", "b"),
@@ -228,7 +227,7 @@ impl ThreadGen<'_> {
                 None => self.emit(written, &guard),
             },
             Op::Barrier { instance, id, count, arrive } => self.barrier((*instance, *id, *count, *arrive), &guard, span, &mnemonic),
-            Op::Matrix(_) | Op::WarpBarrier { .. } => not_generated(WARP_COLLECTIVE),
+            Op::Matrix(_) | Op::WarpBarrier { .. } | Op::Exchange(_) => not_generated(WARP_COLLECTIVE),
             Op::TensormapReplace { .. } | Op::TensormapCopy { .. } | Op::TensormapFence { .. } => not_generated(
                 "the tensormap proxy's instructions modify and fence tensor maps, and ptxmm keeps its own layout of a map's fields (NVIDIA's is opaque), so a harness cannot build one",
             ),
@@ -241,7 +240,6 @@ impl ThreadGen<'_> {
             }
             Op::Local { op, ty, .. } => match evaluated(ins) {
                 Some(Evaluated::Elect) => not_generated(ELECT),
-                Some(Evaluated::Shuffle) => not_generated(WARP_COLLECTIVE),
                 Some(Evaluated::Mapa) => self.emit(Emission { address_values: true, ..written }, &guard),
                 Some(Evaluated::CreatePolicy) => self.createpolicy(written, &guard),
                 None if is_untyped_register_op(ins, *ty) => self.untyped_local(written, *op, ins, &guard),

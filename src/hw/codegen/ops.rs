@@ -76,8 +76,6 @@ pub(super) enum Evaluated {
     Elect,
     Mapa,
     CreatePolicy,
-    /// A `shfl.sync.idx` from the thread's own lane (lowered to moves).
-    Shuffle,
 }
 
 /// Whether an instruction lowered to a register operation is a Dat3M untyped one (`add r6, r6,
@@ -93,7 +91,6 @@ pub(super) fn evaluated(ins: &Instruction) -> Option<Evaluated> {
         "elect" => Some(Evaluated::Elect),
         "mapa" => Some(Evaluated::Mapa),
         "createpolicy" => Some(Evaluated::CreatePolicy),
-        "shfl" => Some(Evaluated::Shuffle),
         _ => None,
     }
 }

@@ -41,15 +41,6 @@ pub(super) fn width(i: &ast::Instruction) -> usize {
             Some((_, false)) => 2,
             _ => 1,
         },
-        // `d`, then `p` unless it is `_` (the own-lane `shfl.sync.idx`; abstracted, one op
-        // and its empty companion).
-        // A `shfl.sync.idx` whose lane, clamp or membermask is a register adds the membermask's
-        // check (`InstrLowerer::shuffle_at_run_time`).
-        "shfl" => {
-            let idx = i.opcode.iter().map(|q| q.node.as_str()).eq(["shfl", "sync", "idx", "b32"]);
-            let at_run_time = idx && i.operands.len() == 5 && i.operands[2..].iter().any(|o| is_reg(Some(o)));
-            usize::from(matches!(pair(i.operands.first()), Some((_, false)))) + 1 + usize::from(at_run_time)
-        }
         // `p` (or the hidden register for `_`), then `q` unless it is `_`.
         "setp" => match pair(i.operands.first()) {
             Some((_, false)) => 2,

@@ -1,11 +1,9 @@
 //! Lowering of the instructions with no effect the model can observe (`Op::NoEffect`), each
 //! checked against its syntax first: `nanosleep`, `setmaxnreg`, `griddepcontrol`, `prefetch`,
-//! `prefetchu`, `pmevent`; `trap` (the kernel aborts); and the warp exchanges the model does not
-//! compute (`shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `activemask`), which are
-//! rejected with the reason once their syntax is checked.
+//! `prefetchu`, `pmevent`; `trap` (the kernel aborts).
 
 use super::operands::{describe, InstrLowerer, Quals};
-use crate::diag::{Diagnostic, Span, Spanned};
+use crate::diag::{Diagnostic, Spanned};
 use crate::litmus::ast::Operand;
 use crate::program::*;
 
@@ -136,108 +134,5 @@ impl InstrLowerer<'_, '_> {
         Quals::new(rest).finish("trap", "none")?;
         self.operands(0, "no operand")?;
         Ok(Op::Trap)
-    }
-
-    /// The warp exchanges: their results come from the registers of the other lanes of the warp,
-    /// which a test of some lanes does not have, so they are rejected (the kernel front end
-    /// abstracts them, `docs/kernels.md`) once their form is checked, each form the PTX ISA
-    /// documents (Data Movement and Conversion Instructions: shfl.sync, and the deprecated
-    /// shfl; Parallel Synchronization and Communication Instructions: vote.sync and the
-    /// deprecated vote, match.sync, activemask, redux.sync):
-    ///
-    /// - `shfl.sync.up|down|bfly|idx.b32 d{|p}, a, b, c, membermask`, `shfl.mode.b32 d{|p}, a, b, c`
-    /// - `vote.sync.all|any|uni.pred d, {!}a, membermask`, `vote.sync.ballot.b32 d, {!}a,
-    ///   membermask`, and `vote.mode.pred d, {!}a`, `vote.ballot.b32 d, {!}a`
-    /// - `match.any.sync.b32|b64 d, a, membermask`, `match.all.sync.b32|b64 d{|p}, a, membermask`
-    /// - `redux.sync.add|min|max.u32|s32 d, a, membermask`, `redux.sync.and|or|xor.b32 d, a,
-    ///   membermask`, `redux.sync.min|max{.abs}{.NaN}.f32 d, a, membermask`
-    /// - `activemask.b32 d`
-    pub(super) fn warp_exchange(&mut self, head: &str, rest: &[Spanned<String>]) -> Result<Op, Diagnostic> {
-        let mut q = Quals::new(rest);
-        let whole = self.instr.opcode_span();
-        let need = |found, what: &str| required(found, whole, head, what);
-        // (operands, shape, whether the first may be `d|p`)
-        let (n, shape, pair) = match head {
-            "shfl" => {
-                let sync = q.take(&["sync"]).is_some();
-                need(q.take(&["up", "down", "bfly", "idx"]), "a mode: .up .down .bfly .idx")?;
-                need(q.take(&["b32"]), "the type .b32")?;
-                q.finish(head, ".sync, .up .down .bfly .idx, .b32")?;
-                if sync {
-                    (5, "d{|p}, a, b, c, membermask", true)
-                } else {
-                    (4, "d{|p}, a, b, c (the deprecated form without .sync)", true)
-                }
-            }
-            "vote" => {
-                let sync = q.take(&["sync"]).is_some();
-                let mode = need(q.take(&["all", "any", "uni", "ballot"]), "a mode: .all .any .uni .ballot")?;
-                let ty = if mode == "ballot" { "b32" } else { "pred" };
-                need(q.take(&[ty]), &format!("the type .{ty} with .{mode}"))?;
-                q.finish(head, ".sync, .all .any .uni (with .pred) or .ballot (with .b32)")?;
-                if sync {
-                    (3, "d, {!}a, membermask", false)
-                } else {
-                    (2, "d, {!}a (the deprecated form without .sync)", false)
-                }
-            }
-            "match" => {
-                let mode = need(q.take(&["any", "all"]), "a mode: .any .all")?;
-                need(q.take(&["sync"]), ".sync")?;
-                need(q.take(&["b32", "b64"]), "a type: .b32 .b64")?;
-                q.finish(head, ".any .all, .sync, .b32 .b64")?;
-                if mode == "all" {
-                    (3, "d{|p}, a, membermask", true)
-                } else {
-                    (3, "d, a, membermask", false)
-                }
-            }
-            "redux" => {
-                need(q.take(&["sync"]), ".sync")?;
-                let op = need(q.take(&["add", "min", "max", "and", "or", "xor"]), "an operation: .add .min .max .and .or .xor")?;
-                let abs = q.take(&["abs"]);
-                let nan = q.take(&["NaN"]);
-                let types: &[&str] = match op {
-                    "and" | "or" | "xor" => &["b32"],
-                    "add" => &["u32", "s32"],
-                    _ => &["u32", "s32", "f32"],
-                };
-                let ty = need(
-                    q.take(types),
-                    &format!("a type of `.{op}`: {}", types.iter().map(|t| format!(".{t}")).collect::<Vec<_>>().join(" ")),
-                )?;
-                q.finish(head, ".sync, an operation, .abs and .NaN (with .min/.max.f32), a type")?;
-                if let Some((name, span)) = abs.or(nan).filter(|_| ty != "f32") {
-                    return Err(Diagnostic::error(span, format!("`.{name}` exists only in `redux.sync.min|max.f32`")));
-                }
-                (3, "d, a, membermask", false)
-            }
-            _ => {
-                need(q.take(&["b32"]), "the type .b32")?;
-                q.finish(head, ".b32")?;
-                (1, "d", false)
-            }
-        };
-        let ops = self.operands(n, shape)?;
-        if let Operand::Vector(items) = &ops[0].node {
-            if !pair || items.len() != 2 {
-                return Err(Diagnostic::expected(
-                    ops[0].span,
-                    format!("a destination register of `{}`", self.mnemonic()),
-                    describe(&ops[0].node),
-                ));
-            }
-        }
-        Err(Diagnostic::error(whole, format!("`{}` is not modelled: a warp exchange", self.mnemonic())).with_note(
-            "its result comes from the registers of the other lanes of the warp, which a litmus test of some lanes does not compute; in a kernel (`ptxmm kernel`, or a test written as one kernel block) it is abstracted: its result is unknown",
-        ))
-    }
-}
-
-/// A qualifier a form requires, or an error at the opcode naming what it needs.
-fn required<'q>(found: Option<(&'q str, Span)>, whole: Span, head: &str, what: &str) -> Result<&'q str, Diagnostic> {
-    match found {
-        Some((name, _)) => Ok(name),
-        None => Err(Diagnostic::error(whole, format!("`{head}` needs {what}"))),
     }
 }

@@ -27,6 +27,7 @@ mod async_ops;
 mod bits;
 mod condition;
 mod declarations;
+mod exchange;
 mod fences;
 mod hints;
 mod labels;

@@ -16,11 +16,13 @@ const MAX_CTA_THREADS: i64 = 1024;
 
 /// Where a thread sits in its warp: the threads of a CTA with tids 32w..32w+31 form warp w, and a
 /// thread's lane is its tid mod 32. `lanes` has a bit for each lane of this thread's warp that
-/// some thread of the test occupies.
+/// some thread of the test occupies; `launched` one for each lane the launch has (the test's
+/// launch item gives the block; without one, the lanes the test occupies are all there are).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Warp {
     pub(super) lane: u32,
     pub(super) lanes: u32,
+    pub(super) launched: u32,
 }
 
 /// Where a thread runs, as its special registers see it: each vector register's x, y and z.
@@ -286,7 +288,15 @@ pub(super) fn positions(
                 }
             }
         };
-        out.push(Position { warp: Warp { lane: lane as u32, lanes }, specials });
+        let launched = match launch {
+            Some(l) => {
+                let threads = l.block.iter().product::<i64>();
+                let first = tids[i] / 32 * 32;
+                (0..32).filter(|k| first + k < threads).fold(0u32, |acc, k| acc | 1 << k)
+            }
+            None => lanes,
+        };
+        out.push(Position { warp: Warp { lane: lane as u32, lanes, launched }, specials });
     }
     Ok(out)
 }

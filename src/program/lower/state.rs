@@ -39,7 +39,7 @@ pub(super) struct Lowerer<'a> {
     /// instruction is lowered once per thread).
     pub(super) unknowns: std::cell::RefCell<Vec<crate::program::unknown::UnknownOrigin>>,
     /// The index of each origin in `unknowns`, by its span and text (a kernel's threads share them).
-    pub(super) unknown_index: std::cell::RefCell<HashMap<(Span, String), u32>>,
+    pub(super) unknown_index: std::cell::RefCell<HashMap<(Span, String, String), u32>>,
     /// In a kernel, a condition naming nothing of it (`declare_implicit`), reported once the
     /// threads are lowered.
     pub(super) condition_error: Option<Diagnostic>,
@@ -51,7 +51,7 @@ impl Lowerer<'_> {
         let mut all = self.unknowns.borrow_mut();
         let mut index = self.unknown_index.borrow_mut();
         let next = all.len() as u32;
-        let k = *index.entry((o.span, o.what.clone())).or_insert(next);
+        let k = *index.entry((o.span, o.what.clone(), o.why.clone())).or_insert(next);
         if k == next {
             all.push(o);
         }

@@ -278,7 +278,6 @@ impl InstrLowerer<'_, '_> {
             "mov" if vector_operand => self.mov_vector(&rest),
             "bfi" | "lop3" => self.bits(&head, &rest),
             "setp" if pair => self.bits(&head, &rest),
-            "shfl" => self.shuffle(&rest),
             _ => Ok(vec![self.lower()?]),
         }
     }

@@ -1,6 +1,5 @@
 //! Lowering of the warp-collective instructions the model gives a meaning lane by lane:
-//! `ldmatrix` and `stmatrix` (`program::matrix`), `bar.warp.sync` (`Op::WarpBarrier`) and a
-//! `shfl.sync.idx` whose source lane is the thread's own (a broadcast from lane 0 read by lane 0). Each
+//! `ldmatrix` and `stmatrix` (`program::matrix`) and `bar.warp.sync` (`Op::WarpBarrier`). Each
 //! needs the executing thread's lane: the threads of a CTA with tids 32w..32w+31 are warp w, a
 //! thread's lane its tid mod 32 (`special::Warp`).
 
@@ -138,105 +137,5 @@ impl InstrLowerer<'_, '_> {
         // The warp of this thread in its CTA: its `%warpid` (tid / 32).
         let warp = self.l.specials.read("%warpid").ok().flatten().unwrap_or(0);
         Ok(Op::WarpBarrier { mask, warp, lane: self.warp.lane, lanes: self.warp.lanes })
-    }
-
-    /// `shfl.sync.idx.b32 d{|p}, a, b, c, membermask` with constant `b`, `c` and membermask
-    /// (PTX ISA, `shfl.sync`): the source lane `j` from `b`, the clamp and the segment mask of
-    /// `c`; where `j` is this thread's own lane, `d` is its own `a` and `p` says whether `j` was
-    /// in range. Triton makes a value warp-uniform so (`shfl.sync.idx.b32 d, a, 0, 31, -1`), read
-    /// by lane 0. Any other shuffle takes the values of other lanes: rejected (abstracted in a
-    /// kernel) as [`InstrLowerer::warp_exchange`] says.
-    pub(super) fn shuffle(&mut self, rest: &[Spanned<String>]) -> Result<Vec<Op>, Diagnostic> {
-        let quals: Vec<&str> = rest.iter().map(|p| p.node.as_str()).collect();
-        let lane = i64::from(self.warp.lane);
-        let own = match (quals.as_slice(), self.instr.operands.as_slice()) {
-            (["sync", "idx", "b32"], [dp, a, b, c, mask]) => match (&b.node, &c.node, &mask.node) {
-                (Operand::Int(b), Operand::Int(c), Operand::Int(m)) if (m >> lane) & 1 == 1 => {
-                    let segmask = (c >> 8) & 0x1f;
-                    let max_lane = (lane & segmask) | (c & 0x1f & !segmask);
-                    let j = (lane & segmask) | (b & 0x1f & !segmask);
-                    let in_range = j <= max_lane;
-                    (if in_range { j } else { lane } == lane).then_some((dp, a, in_range))
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        let Some((dp, a, in_range)) = own else {
-            return match self.shuffle_at_run_time(&quals) {
-                Some(ops) => ops,
-                None => self.warp_exchange("shfl", rest).map(|op| vec![op]),
-            };
-        };
-        let (d, p) = match &dp.node {
-            Operand::Vector(items) if items.len() == 2 => (&items[0], Some(&items[1]).filter(|p| p.node != Operand::Sink)),
-            _ => (dp, None),
-        };
-        if d.node == Operand::Sink {
-            return self.warp_exchange("shfl", rest).map(|op| vec![op]);
-        }
-        let a = self.typed_value(a, Some(Ty::U32))?;
-        let dst = self.dest_reg(d)?;
-        let mut ops = vec![Op::Local { dst, op: LocalOp::Mov, ty: Some(Ty::U32), a, b: Value::Const(0), c: None }];
-        if let Some(p) = p {
-            let dst = self.dest_reg(p)?;
-            ops.push(Op::Local { dst, op: LocalOp::Mov, ty: None, a: Value::Const(i64::from(in_range)), b: Value::Const(0), c: None });
-        }
-        Ok(ops)
-    }
-
-    /// `shfl.sync.idx.b32 d{|p}, a, b, c, membermask` whose lane `b`, clamp `c` or membermask
-    /// is in a register: evaluated by the run (`LocalOp::ShuffleIdx`): `d` is the thread's own
-    /// `a` where the source lane is its own, else unknown (another lane's register); `p` is
-    /// exact. CUTLASS broadcasts the warp index so (`__shfl_sync(0xffffffff, threadIdx.x / 32,
-    /// 0)` with the lane in a register). None where the form is another (`warp_exchange` says
-    /// what it is), or a constant membermask leaves the lane out.
-    fn shuffle_at_run_time(&mut self, quals: &[&str]) -> Option<Result<Vec<Op>, Diagnostic>> {
-        let ([dp, a, b, c, mask], ["sync", "idx", "b32"]) = (self.instr.operands.as_slice(), quals) else { return None };
-        let (dp, a, b, c, mask) = (dp.clone(), a.clone(), b.clone(), c.clone(), mask.clone());
-        let lane = self.warp.lane;
-        // With every operand constant, lowering decided the shuffle (`shuffle`).
-        if [&b, &c, &mask].iter().all(|o| matches!(o.node, Operand::Int(_))) {
-            return None;
-        }
-        if let Operand::Int(m) = mask.node {
-            if (m >> lane) & 1 == 0 {
-                return None;
-            }
-        }
-        let (d, p) = match &dp.node {
-            Operand::Vector(items) if items.len() == 2 => (items[0].clone(), Some(items[1].clone()).filter(|p| p.node != Operand::Sink)),
-            _ => (dp.clone(), None),
-        };
-        if d.node == Operand::Sink {
-            return None;
-        }
-        let (line, _) = self.l.source.line_col(self.span.start);
-        let origin = self.l.unknown_origin(UnknownOrigin {
-            line,
-            span: self.span,
-            what: self.l.source.slice(self.span).split_whitespace().collect::<Vec<_>>().join(" "),
-            why: "a warp exchange with its lane in a register: evaluated where the source lane is the thread's own (a broadcast read by its source lane); from another lane, whose register a model of some lanes does not compute, the value is unknown".into(),
-            kind: UnknownKind::Abstracted,
-        });
-        let lowered = (|| {
-            let (a, b, c, mask) = (
-                self.typed_value(&a, Some(Ty::U32))?,
-                self.typed_value(&b, Some(Ty::U32))?,
-                self.typed_value(&c, Some(Ty::U32))?,
-                self.typed_value(&mask, Some(Ty::U32))?,
-            );
-            let mut ops = Vec::new();
-            // The predicate first: `b` and `c` may be `d` itself.
-            if let Some(p) = &p {
-                let dst = self.dest_reg(p)?;
-                ops.push(Op::Local { dst, op: LocalOp::ShufflePred { lane }, ty: None, a: b, b: c, c: None });
-            }
-            let dst = self.dest_reg(&d)?;
-            ops.push(Op::Local { dst, op: LocalOp::ShuffleIdx { lane, origin }, ty: None, a, b, c: Some(c) });
-            ops.push(Op::Local { dst, op: LocalOp::ShuffleMask { lane, origin }, ty: None, a: Value::Reg(dst), b: mask, c: None });
-            Ok(ops)
-        })();
-        Some(lowered)
     }
 }
