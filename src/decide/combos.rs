@@ -86,14 +86,12 @@ impl<'a> TraceCombinations<'a> {
         }
     }
 
-    /// Only one combination per multiset of runs of interchangeable threads: threads with the
-    /// same code, initial registers and placement (so the same runs, in the same order), whose
-    /// runs are then chosen in non-decreasing order. Swapping two such threads maps executions
-    /// to executions, so a question that does not name threads (liveness) has the same answer
-    /// on every permutation of a combination.
+    /// Only one combination per multiset of runs of interchangeable threads (see
+    /// [`interchangeable`]), whose runs are then chosen in non-decreasing order. Swapping two
+    /// such threads maps executions to executions, so a question that does not name threads
+    /// (liveness) has the same answer on every permutation of a combination.
     pub(super) fn up_to_symmetry(mut self) -> Self {
-        let runs: Vec<usize> = self.per_thread.iter().map(Vec::len).collect();
-        self.same_as = interchangeable(self.program, &runs);
+        self.same_as = interchangeable(self.program, &self.per_thread);
         self
     }
 
@@ -194,19 +192,53 @@ impl<'a> TraceCombinations<'a> {
     }
 }
 
-/// Per thread, an earlier thread interchangeable with it, if any: the same code, initial
-/// registers and placement, and as many runs (`runs`), so the same runs in the same order.
-pub(super) fn interchangeable(program: &Program, runs: &[usize]) -> Vec<Option<usize>> {
+/// Per thread, an earlier thread interchangeable with it, if any: a thread whose runs are the
+/// same as its own, in the same order. Either the two have the same code, initial registers and
+/// placement (so the same runs), or their runs are equal event for event, through instructions
+/// of the same meaning, in the same CTA and cluster (the lanes of a warp that skip what lane 0
+/// does and only meet at barriers; the consumers of a tile that read the same words), with no
+/// warp exchange or warp barrier, whose meaning depends on which lanes take part (issue 39:
+/// idle lanes must not multiply the search).
+pub(super) fn interchangeable(program: &Program, per_thread: &[Vec<&Trace>]) -> Vec<Option<usize>> {
     let threads = &program.threads;
-    let same = |a: usize, b: usize| {
+    let same_code = |a: usize, b: usize| {
         let (x, y) = (&threads[a], &threads[b]);
         x.placement == y.placement
             && x.reg_init == y.reg_init
             && x.code.len() == y.code.len()
             && x.code.iter().zip(&y.code).all(|(i, j)| i.op == j.op)
-            && runs[a] == runs[b]
+            && per_thread[a].len() == per_thread[b].len()
     };
-    (0..threads.len()).map(|t| (0..t).rev().find(|&s| same(s, t))).collect()
+    let same_runs = |a: usize, b: usize| {
+        let (x, y) = (&threads[a], &threads[b]);
+        x.placement == y.placement
+            && per_thread[a].len() == per_thread[b].len()
+            && per_thread[a].iter().zip(&per_thread[b]).all(|(r, s)| same_run(x, r, y, s))
+    };
+    (0..threads.len()).map(|t| (0..t).rev().find(|&s| same_code(s, t) || same_runs(s, t))).collect()
+}
+
+/// Whether run `r` of thread `x` and run `s` of thread `y` are the same run: the same events
+/// (locations, values, dependencies, agents), path, async operations, waits and end, through
+/// instructions whose operations are equal, and free of warp exchanges and warp barriers. The
+/// final registers may differ: a question that names no register cannot tell the two apart.
+fn same_run(x: &crate::program::Thread, r: &Trace, y: &crate::program::Thread, s: &Trace) -> bool {
+    let warp_level = |t: &crate::program::Thread, i: usize| {
+        matches!(t.code[i].op, crate::program::Op::WarpBarrier { .. } | crate::program::Op::Exchange(_))
+    };
+    let same_op = |i: usize| x.code.get(i).zip(y.code.get(i)).is_some_and(|(a, b)| a.op == b.op) && !warp_level(x, i);
+    r.exchanges.is_empty()
+        && s.exchanges.is_empty()
+        && r.events == s.events
+        && r.path == s.path
+        && r.stuck == s.stuck
+        && r.ops == s.ops
+        && r.waits == s.waits
+        && r.counter_claims == s.counter_claims
+        && r.assumed == s.assumed
+        && r.events.iter().all(|e| same_op(e.instr))
+        && r.ops.iter().all(|o| same_op(o.instr))
+        && r.assumed.iter().all(|&i| same_op(i))
 }
 
 /// Whether to go on after one trace combination (or stop, or fail).

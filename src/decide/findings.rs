@@ -1021,6 +1021,10 @@ fn ub_reason_hint(s: &EventStructure, e: usize, reason: &str) -> String {
             "signal an mbarrier in the CTA of the copy's destination from {}: map the mbarrier's address into that CTA (`mapa`, the same rank as the destination's) or use that CTA's own mbarrier",
             at(s, e).map(|a| short(&a)).unwrap_or(here)
         )
+    } else if reason.starts_with("divergent aligned barrier") {
+        format!(
+            "let every lane of the warp reach {here} at the same instruction: move it out of the branch (the lanes that skip the work still meet there), or use `barrier.sync` without `.aligned` (CUDA's `__syncthreads()` compiles to the aligned `bar.sync`)"
+        )
     } else {
         format!("change {here} so that it is defined: {reason}")
     }

@@ -190,13 +190,15 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
 
     fn keep(&mut self, traces: &[&Trace]) -> bool {
         traces.iter().any(|t| t.stuck.is_some())
+            && barriers_agree(self.program, traces)
             && self.thin_air.as_mut().is_none_or(|f| f.allows_last(traces, &mut self.polls_can_fail) != Some(false))
             && self.polls_can_fail.allows(traces)
             && self.thin_air.as_mut().is_none_or(|f| f.allows(traces, &mut self.polls_can_fail))
     }
 
     fn keep_start(&mut self, traces: &[&Trace]) -> bool {
-        self.polls_can_fail.allows_start(traces)
+        barriers_agree(self.program, traces)
+            && self.polls_can_fail.allows_start(traces)
             && self.thin_air.as_mut().is_none_or(|f| match f.allows_last(traces, &mut self.polls_can_fail) {
                 Some(ok) => ok,
                 None => f.allows_start(traces, &mut self.polls_can_fail),
@@ -260,6 +262,86 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
             None => Ok(ControlFlow::Continue(())),
         }
     }
+}
+
+/// Whether no run waits forever at a barrier another run passed: two threads of one CTA whose
+/// barrier events all have one resource and no thread count (`bar.sync 0`, `__syncthreads`),
+/// or two lanes of one warp whose `bar.warp.sync`s all have one membermask naming both, meet at
+/// their k-th such barrier, and an instance one of them passed has completed, so the other is
+/// not stuck at it. Checked on the first runs chosen, this keeps lanes that wait at the same
+/// barriers from multiplying the search (each lane's run stuck at its k-th barrier, or past it).
+/// Barriers with a thread count complete `count` at a time and other masks pair otherwise, so
+/// runs with those are not compared here: the barrier resolution decides them.
+fn barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
+    use crate::exec::trace::TraceOp;
+    // Per run: the kind of barrier it is stuck at, its position among the run's barriers of that
+    // kind, and whether every barrier of the run is of that one kind.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Cta(i64, Option<i64>),
+        Warp(u32),
+    }
+    let kind = |e: &crate::exec::trace::TraceEvent| match e.op {
+        TraceOp::Barrier { instance, id, count: None, arrive: false } => Some(Some(Kind::Cta(instance, id))),
+        TraceOp::Barrier { .. } => Some(None),
+        TraceOp::WarpBarrier { mask } => Some(Some(Kind::Warp(mask))),
+        _ => None,
+    };
+    // The one kind of barrier a run has (None: none, or more than one, or a counted one).
+    let only = |tr: &Trace| -> Option<(Kind, usize)> {
+        let mut one: Option<Kind> = None;
+        let mut n = 0;
+        for k in tr.events.iter().filter_map(kind) {
+            match (k, one) {
+                (Some(k), None) => one = Some(k),
+                (Some(k), Some(o)) if k == o => {}
+                _ => return None,
+            }
+            n += 1;
+        }
+        one.map(|k| (k, n))
+    };
+    let stuck: Vec<(usize, Kind, usize)> = traces
+        .iter()
+        .enumerate()
+        .filter_map(|(t, tr)| {
+            let Some(Stuck::Barrier { event }) = tr.stuck else { return None };
+            let (k, n) = only(tr)?;
+            // The stuck event is the run's last barrier: it waits at its n-th.
+            debug_assert!(kind(&tr.events[event]).is_some());
+            Some((t, k, n))
+        })
+        .collect();
+    if stuck.is_empty() {
+        return true;
+    }
+    stuck.iter().all(|&(a, k, n)| {
+        traces.iter().enumerate().all(|(b, tr)| {
+            let (x, y) = (&program.threads[a], &program.threads[b]);
+            if b == a || x.placement.gpu != y.placement.gpu || x.placement.cta != y.placement.cta {
+                return true;
+            }
+            let Some((kb, nb)) = only(tr) else { return true };
+            if kb != k {
+                return true;
+            }
+            if let Kind::Warp(mask) = k {
+                let lanes = (warp_lane(program, a), warp_lane(program, b));
+                let named = |l: Option<u32>| l.is_some_and(|l| mask & (1 << l) != 0);
+                if x.warp != y.warp || !named(lanes.0) || !named(lanes.1) {
+                    return true;
+                }
+            }
+            // b passed its n-th: it has more, or ends past its last without waiting there.
+            let passed = nb > n || (nb == n && !matches!(tr.stuck, Some(Stuck::Barrier { .. })));
+            !passed
+        })
+    })
+}
+
+/// The lane of thread `t` in its warp, from its `bar.warp.sync`s (which know it).
+fn warp_lane(program: &Program, t: usize) -> Option<u32> {
+    program.threads[t].code.iter().find_map(|i| if let crate::program::Op::WarpBarrier { lane, .. } = i.op { Some(lane) } else { None })
 }
 
 /// Explain each stuck thread of a hanging execution in the program's own terms.

@@ -267,8 +267,8 @@ impl<'p> ThinAirFilter<'p> {
             .iter()
             .flat_map(|runs| runs.traces.iter().chain(&runs.stuck).enumerate().map(|(k, tr)| (tr as *const Trace as usize, k)))
             .collect();
-        let counts: Vec<usize> = per_thread.iter().map(|runs| runs.traces.len() + runs.stuck.len()).collect();
-        let same_as = super::combos::interchangeable(self.program, &counts);
+        let runs: Vec<Vec<&Trace>> = per_thread.iter().map(|runs| runs.traces.iter().chain(&runs.stuck).collect()).collect();
+        let same_as = super::combos::interchangeable(self.program, &runs);
         self.class = Vec::with_capacity(same_as.len());
         for (t, same) in same_as.iter().enumerate() {
             let class = same.map_or(t, |s| self.class[s]);

@@ -16,6 +16,7 @@ use crate::program::{
 use crate::relation::{EventSet, Relation};
 use std::collections::{BTreeMap, BTreeSet};
 
+mod aligned;
 mod barriers;
 mod exchanges;
 pub use barriers::{resolve_barriers, BarrierResolution, BlockedBarrier};
@@ -165,6 +166,7 @@ impl<'p> EventStructure<'p> {
         let n = events.len();
         let mbarrier_words = mbarrier_words(program, traces);
         let meets = exchanges::undefined(program, traces, &bases, &mut events);
+        aligned::undefined(program, traces, &bases, &mut events);
         let sets = base_sets(readings, &events, &mbarrier_words);
         let mut relations = static_relations(program, traces, &bases, &events, &thread_events, &expired)?;
         exchanges::relate(&meets, &bases, &mut relations);

@@ -762,6 +762,8 @@ pub enum Op {
         id: Option<Value>,
         count: Option<Value>,
         arrive: bool,
+        /// `.aligned` (every `bar`): the lanes of a warp execute the same barrier instruction.
+        aligned: bool,
     },
     Local {
         dst: Reg,
@@ -855,6 +857,8 @@ pub struct Thread {
     /// The special registers the code reads (`%tid.x`), with the values its placement gives them.
     pub specials: std::collections::BTreeMap<String, i64>,
     pub span: Span,
+    /// The warp of the thread in its CTA (its linear tid / 32).
+    pub warp: i64,
 }
 
 /// A value named by a condition.

@@ -81,7 +81,7 @@ pub enum AsyncKind {
 }
 
 /// One asynchronous operation of a trace.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AsyncOp {
     /// The issuing instruction.
     pub instr: usize,
@@ -95,7 +95,7 @@ pub struct AsyncOp {
 }
 
 /// A completed async-group wait: the marker event and the ops whose completion it observes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GroupWait {
     pub marker: usize,
     pub ops: Vec<usize>,
@@ -104,7 +104,7 @@ pub struct GroupWait {
 }
 
 /// One event of a thread trace.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TraceEvent {
     pub op: TraceOp,
     /// Index of the instruction in the thread's code.
@@ -156,7 +156,7 @@ impl TraceEvent {
 }
 
 /// One complete (or cut) run of a thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
     pub events: Vec<TraceEvent>,
     /// Final register values (those left open are in `symbolic_registers`; here 0).
@@ -316,7 +316,7 @@ pub struct Source {
 }
 
 /// One exchange of a run: the k-th is `Trace::exchanges[k]`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ExchangeRecord {
     /// The run's marker events of the exchange: the one that gives (its data dependencies are
     /// the source operands') and the one that takes (the results depend on it).

@@ -297,7 +297,7 @@ impl Cx<'_> {
                     out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
                 }
             }
-            Op::Barrier { instance, id, count, arrive } => {
+            Op::Barrier { instance, id, count, arrive, .. } => {
                 let id = id.map(|v| val(&st, &v).0);
                 let count = count.map(|v| val(&st, &v).0);
                 let e = st.event(TraceOp::Barrier { instance: *instance, id, count, arrive: *arrive }, pc);

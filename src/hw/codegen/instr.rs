@@ -226,7 +226,7 @@ impl ThreadGen<'_> {
                 Some(kind) => not_generated(&format!("`.{kind}` is not a PTX proxy kind (Dat3M dialect)")),
                 None => self.emit(written, &guard),
             },
-            Op::Barrier { instance, id, count, arrive } => self.barrier((*instance, *id, *count, *arrive), &guard, span, &mnemonic),
+            Op::Barrier { instance, id, count, arrive, .. } => self.barrier((*instance, *id, *count, *arrive), &guard, span, &mnemonic),
             Op::Matrix(_) | Op::WarpBarrier { .. } | Op::Exchange(_) => not_generated(WARP_COLLECTIVE),
             Op::TensormapReplace { .. } | Op::TensormapCopy { .. } | Op::TensormapFence { .. } => not_generated(
                 "the tensormap proxy's instructions modify and fence tensor maps, and ptxmm keeps its own layout of a map's fields (NVIDIA's is opaque), so a harness cannot build one",

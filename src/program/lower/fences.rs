@@ -130,7 +130,8 @@ impl<'l> InstrLowerer<'l, '_> {
         if kind == "red" {
             return Err(Diagnostic::error(self.instr.opcode_span(), "`bar.red` is not supported by this version of ptxmm"));
         }
-        q.take(&["aligned"]);
+        // `bar{.cta}.*` means `barrier{.cta}.*.aligned` (PTX ISA §9.7.13.1).
+        let aligned = q.take(&["aligned"]).is_some() || head == "bar";
         q.finish(head, ".cta, .sync/.arrive, .aligned")?;
         let ops: &'l [Spanned<Operand>] = &self.instr.operands;
         if ops.is_empty() || ops.len() > 3 {
@@ -148,7 +149,7 @@ impl<'l> InstrLowerer<'l, '_> {
             };
             let id = ops.get(1).map(|o| self.value(o)).transpose()?;
             let count = ops.get(2).map(|o| self.value(o)).transpose()?;
-            Ok(Op::Barrier { instance, id, count, arrive })
+            Ok(Op::Barrier { instance, id, count, arrive, aligned })
         } else {
             // PTX: `bar.sync a{, b}`, a the barrier resource, b the thread count.
             let a = self.value(&ops[0])?;
@@ -163,7 +164,7 @@ impl<'l> InstrLowerer<'l, '_> {
                 Value::Const(c) => c,
                 Value::Reg(_) => -1,
             };
-            Ok(Op::Barrier { instance, id: Some(a), count, arrive })
+            Ok(Op::Barrier { instance, id: Some(a), count, arrive, aligned })
         }
     }
 }

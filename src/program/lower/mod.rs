@@ -168,6 +168,7 @@ impl Lowerer<'_> {
                 reg_init,
                 specials,
                 span: header.span,
+                warp: self.specials.read("%warpid").ok().flatten().unwrap_or(0),
             });
         }
 
@@ -300,9 +301,15 @@ mod tests {
             lower_str("PTX t\n{ }\n P0@cta 0,gpu 0 ;\n bar.cta.sync 1, 2, 64 ;\n bar.sync 3, 64 ;\n bar.cta.arrive 4 ;\nexists (0 == 0)\n")
                 .unwrap();
         let c = &p.threads[0].code;
-        assert!(matches!(c[0].op, Op::Barrier { instance: 1, id: Some(Value::Const(2)), count: Some(Value::Const(64)), arrive: false }));
-        assert!(matches!(c[1].op, Op::Barrier { instance: 3, id: Some(Value::Const(3)), count: Some(Value::Const(64)), arrive: false }));
-        assert!(matches!(c[2].op, Op::Barrier { instance: 4, id: None, count: None, arrive: true }));
+        assert!(matches!(
+            c[0].op,
+            Op::Barrier { instance: 1, id: Some(Value::Const(2)), count: Some(Value::Const(64)), arrive: false, .. }
+        ));
+        assert!(matches!(
+            c[1].op,
+            Op::Barrier { instance: 3, id: Some(Value::Const(3)), count: Some(Value::Const(64)), arrive: false, .. }
+        ));
+        assert!(matches!(c[2].op, Op::Barrier { instance: 4, id: None, count: None, arrive: true, .. }));
     }
 
     #[test]
