@@ -10,6 +10,10 @@ const CASES: &[(&str, &str, &str)] = &[
     ("undefined-register.litmus", "4:13", "undefined register `r5`"),
     ("bad-scope.litmus", "4:13", "expected a scope (.cta, .cluster, .gpu or .sys), found `.warp`"),
     ("missing-scope.litmus", "4:2", "a .release store requires a scope"),
+    // A typo is named as one, not as the scope that then looks misplaced (issue 44).
+    ("typo-release.litmus", "4:5", "unknown qualifier `.relase` (did you mean `.release`?)"),
+    ("typo-acquire.litmus", "4:27", "unknown qualifier `.aquire` (did you mean `.acquire`?)"),
+    ("typo-qualifier.litmus", "4:11", "did you mean `.aligned`?"),
     ("alias-unknown.litmus", "2:28", "refers to unknown location `nowhere`"),
     ("forall-unknown-register.litmus", "5:9", "unknown register `r7` of thread P0"),
     ("unknown-location.litmus", "4:10", "`y+4` is not a word of `y` (4 bytes)"),
@@ -163,5 +167,9 @@ fn unknown_model_and_missing_file_are_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown model `ptx-9.9`"));
     let out = Command::cargo_bin("ptxmm").unwrap().args(["run", "tests/bad/does-not-exist.litmus"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: tests/bad/does-not-exist.litmus: cannot read"));
+    // A PTX module given to `run` points to `ptxmm kernel`.
+    let out = Command::cargo_bin("ptxmm").unwrap().args(["run", "tests/kernels/splitk.ptx"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("this is a PTX module: check one of its kernels with `ptxmm kernel FILE`"));
 }

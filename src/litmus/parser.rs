@@ -49,8 +49,14 @@ fn header(file: &SourceFile) -> PResult<(Spanned<String>, Spanned<String>, usize
     let arch_text = &text[arch.span.range()];
     if arch.kind != Tok::Ident || !matches!(arch_text, "PTX" | "ptx") {
         return Err(lexical_error(arch).unwrap_or_else(|| {
-            Diagnostic::expected(arch.span, "the architecture `PTX` at the start of the file", describe(text, arch))
-                .with_note("a litmus file starts with a header line such as `PTX MP+fence.sc.gpu`")
+            let d = Diagnostic::expected(arch.span, "the architecture `PTX` at the start of the file", describe(text, arch))
+                .with_note("a litmus file starts with a header line such as `PTX MP+fence.sc.gpu`");
+            // A compiled module (`nvcc -ptx`) starts with `.version` after its comments.
+            if [".version", ".target", ".address_size"].contains(&arch_text) {
+                d.with_note("this is a PTX module: check one of its kernels with `ptxmm kernel FILE` (docs/kernels.md)")
+            } else {
+                d
+            }
         }));
     }
     let line_end = text[arch.span.end..].find('\n').map_or(text.len(), |i| arch.span.end + i);

@@ -8,7 +8,7 @@ use std::path::Path;
 /// Why a litmus file could not be turned into a program.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{path}: cannot read: {source}")]
+    #[error("error: {path}: cannot read: {source}")]
     Io { path: String, source: std::io::Error },
     #[error("{0}")]
     Syntax(FileDiagnostic),

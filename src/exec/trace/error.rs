@@ -35,8 +35,26 @@ pub enum ExploreError {
     /// X MiB", "the process uses X MiB".
     #[error("{what}, over the memory limit of {limit} MiB (raise --max-memory)")]
     OutOfMemory { what: String, limit: u64 },
-    #[error("the decision took longer than the time limit of {seconds} s (raise --timeout, or 0 for no limit)")]
+    #[error("the decision took longer than the time limit of {} s (raise --timeout, or 0 for no limit)", seconds_text(*seconds))]
     Timeout { seconds: f64 },
+}
+
+/// Seconds as a person reads them: `10` for the 9.994 s a check gets of a 10 s `--timeout` after
+/// its grouping, one decimal from a second on (`2.5`), three significant digits below (`0.005`).
+pub fn seconds_text(seconds: f64) -> String {
+    if seconds <= 0.0 || !seconds.is_finite() {
+        return format!("{seconds}");
+    }
+    let text = if seconds >= 1.0 {
+        format!("{seconds:.1}")
+    } else {
+        format!("{:.*}", (2 - seconds.log10().floor() as i64).clamp(0, 12) as usize, seconds)
+    };
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 impl ExploreError {
@@ -90,4 +108,20 @@ pub(super) fn bad_address(program: &Program, thread: usize, line: usize, value: 
         _ => format!("the value {value} used as an address is not the address of any variable"),
     };
     ExploreError::BadAddress { thread, line, col: column(program, thread, line), detail }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seconds_text;
+
+    #[test]
+    fn seconds_read_as_a_person_wrote_them() {
+        assert_eq!(seconds_text(10.0), "10");
+        assert_eq!(seconds_text(9.994174091), "10");
+        assert_eq!(seconds_text(2.5), "2.5");
+        assert_eq!(seconds_text(0.5), "0.5");
+        assert_eq!(seconds_text(0.000001), "0.000001");
+        assert_eq!(seconds_text(0.0123456), "0.0123");
+        assert_eq!(seconds_text(0.0), "0");
+    }
 }

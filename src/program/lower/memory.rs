@@ -17,7 +17,16 @@ impl InstrLowerer<'_, '_> {
     }
 
     fn access_sem(&self, q: &mut Quals, allowed: &[&str], what: &str) -> Result<(Sem, Option<Scope>), Diagnostic> {
-        let sem = match q.take(&["weak", "relaxed", "acquire", "release", "volatile", "acq_rel", "sc", "mmio"]) {
+        const SEMANTICS: &[&str] = &["weak", "relaxed", "acquire", "release", "volatile", "acq_rel", "sc", "mmio"];
+        let sem = match q.take(SEMANTICS) {
+            // `st.relase.cta`: the typo, not the scope that then looks misplaced.
+            None if q.misspelt(SEMANTICS).is_some() => {
+                let (typo, word, span) = q.misspelt(SEMANTICS).expect("just found");
+                return Err(Diagnostic::error(span, format!("unknown qualifier `.{typo}` (did you mean `.{word}`?)")).with_note(format!(
+                    "the semantics of a {what}: {}",
+                    allowed.iter().map(|a| format!(".{a}")).collect::<Vec<_>>().join(", ")
+                )));
+            }
             None => None,
             Some((s, span)) => {
                 if !allowed.contains(&s) {

@@ -33,16 +33,45 @@ impl<'q> Quals<'q> {
         while self.take(set).is_some() {}
     }
 
-    /// Error on the first qualifier nobody consumed.
+    /// Error on the first qualifier nobody consumed (with the accepted one it is a typo of).
     pub(super) fn finish(&self, mnemonic: &str, accepted: &str) -> Result<(), Diagnostic> {
         for (i, p) in self.parts.iter().enumerate() {
             if !self.used[i] {
-                return Err(Diagnostic::error(p.span, format!("unsupported qualifier `.{}` on `{mnemonic}`", p.node))
-                    .with_note(format!("accepted qualifiers: {accepted}")));
+                let words: Vec<&str> =
+                    accepted.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+                let d = Diagnostic::error(p.span, format!("unsupported qualifier `.{}` on `{mnemonic}`", p.node))
+                    .with_note(format!("accepted qualifiers: {accepted}"));
+                return Err(match typo_of(&p.node, &words) {
+                    Some(w) => d.with_note(format!("did you mean `.{w}`?")),
+                    None => d,
+                });
             }
         }
         Ok(())
     }
+
+    /// The first unused qualifier that is a typo of one of `words` (not one of them, within two
+    /// edits): its text, the word, and its span.
+    pub(super) fn misspelt<'w>(&self, words: &[&'w str]) -> Option<(&'q str, &'w str, Span)> {
+        self.parts.iter().enumerate().filter(|(i, _)| !self.used[*i]).find_map(|(_, p)| {
+            let w = typo_of(&p.node, words)?;
+            Some((p.node.as_str(), w, p.span))
+        })
+    }
+}
+
+/// The word of `words` that `s` is a typo of: not one of them, within two edits of one (a third
+/// of its length at most, so that `.cta` is no typo of `.gpu`).
+fn typo_of<'w>(s: &str, words: &[&'w str]) -> Option<&'w str> {
+    if words.contains(&s) {
+        return None;
+    }
+    words
+        .iter()
+        .map(|w| (crate::diag::edit_distance(s, w), *w))
+        .filter(|(d, w)| *d <= 2 && *d * 3 <= w.len())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, w)| w)
 }
 
 pub(super) const TYPES: &[&str] =
