@@ -14,6 +14,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("typo-release.litmus", "4:5", "unknown qualifier `.relase` (did you mean `.release`?)"),
     ("typo-acquire.litmus", "4:27", "unknown qualifier `.aquire` (did you mean `.acquire`?)"),
     ("typo-qualifier.litmus", "4:11", "did you mean `.aligned`?"),
+    ("condition-register.litmus", "5:9", "did you mean `P1:r0`?"),
     ("alias-unknown.litmus", "2:28", "refers to unknown location `nowhere`"),
     ("forall-unknown-register.litmus", "5:9", "unknown register `r7` of thread P0"),
     ("unknown-location.litmus", "4:10", "`y+4` is not a word of `y` (4 bytes)"),
@@ -158,6 +159,19 @@ fn every_bad_file_is_covered() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         assert!(listed.contains(name.as_str()), "tests/bad/{name} has no expectation in CASES");
     }
+}
+
+/// A condition naming a location no thread accesses keeps herd7's meaning (a fresh word that
+/// keeps its 0), with a warning at its place that says so.
+#[test]
+fn a_condition_location_no_thread_accesses_is_warned_about() {
+    let out = Command::cargo_bin("ptxmm").unwrap().args(["run", "tests/async_section/undeclared-location.litmus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: tests/async_section/undeclared-location.litmus:9:37: the condition names `w`, which no thread accesses and the init block does not declare"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -88,6 +88,24 @@ fn generic_then_async_hint_is_proxy_fence() {
     check("proxy-fence", "mixed-size-race", &["fence.proxy.async", "in P1"], &[]);
 }
 
+/// The release/acquire pair is in the test: the hint names it and makes the read wait for it,
+/// never "add a release of a flag" (issue 44).
+#[test]
+fn race_beside_an_existing_pair_hint_is_wait_for_it() {
+    check(
+        "pair-not-waited",
+        "data-race",
+        &["`st.release.gpu flag, 1` (P0 line 6) and `ld.acquire.gpu r0, flag` (P1 line 5)", "loop on the acquire"],
+        &["of a flag after"],
+    );
+}
+
+/// A pair of too narrow a scope: widen it, without suggesting a second pair.
+#[test]
+fn narrow_pair_hint_is_wider_scope_only() {
+    check("pair-scope", "data-race", &["use .gpu (or wider)"], &["of a flag after", "release/acquire pair"]);
+}
+
 #[test]
 fn weak_race_hint_is_strong_accesses() {
     check("weak-race", "data-race", &[".relaxed.gpu"], &[]);

@@ -150,6 +150,9 @@ impl RunTest<'_> {
         if let Some(w) = ptxmm::decide::model_mismatch(program, &config.model) {
             eprintln!("{w}");
         }
+        for w in &program.warnings {
+            eprint!("{}", w.render(&program.source, color()));
+        }
         // One deadline for the condition and the liveness check of this test.
         let decider = Decider::new(config);
         let outcome = if liveness == LivenessMode::Only { None } else { Some(decider.verdict(program)) };

@@ -302,9 +302,21 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
     }
     let mut lines = std::collections::BTreeSet::new();
     if let Some(o) = o {
-        s.push_str(&k.with_sources(&ptxmm::decide::report::headline(o, live)));
-        if k.assertion.is_none() {
-            let _ = writeln!(s, "Condition: {} (the findings and the liveness check are the answer)", k.condition);
+        let headline = ptxmm::decide::report::headline(o, live);
+        // Without --assert the condition is the generated `exists (false)`: its Forbidden says
+        // only that some execution completes, which is no verdict a user asked for.
+        let generated = k.assertion.is_none() && k.condition == "exists (false)";
+        match headline.strip_prefix("Verdict: Forbidden\n") {
+            Some(rest) if generated => {
+                s.push_str("Verdict: none asked (no --assert condition): the findings and the liveness check are the answer\n");
+                s.push_str(&k.with_sources(rest));
+            }
+            _ => {
+                s.push_str(&k.with_sources(&headline));
+                if k.assertion.is_none() {
+                    let _ = writeln!(s, "Condition: {} (the findings and the liveness check are the answer)", k.condition);
+                }
+            }
         }
         s.push_str(&k.with_sources(&ptxmm::decide::report::findings_block(o)));
         for f in o.undefined.iter().chain(&o.races).chain(&o.flag_findings) {

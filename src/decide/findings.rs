@@ -448,7 +448,7 @@ fn async_hint(s: &EventStructure, rule: &str, x: usize, o: usize, path: Option<&
         return h;
     }
     let tensor_map = ex.role == Role::Source && ex.has_tag("TENSORMAP");
-    ordering_hint(s, &px, &po, ex.role, tensor_map)
+    ordering_hint(s, &px, &po, o, ex.role, tensor_map)
 }
 
 /// A copy (at `px`, event `x`) that refills a buffer which another thread reads (at `po`, event
@@ -550,9 +550,33 @@ fn refill_hint(s: &EventStructure, px: &At, po: &At, x: usize, o: usize, path: O
 
 /// The asynchronous operation at `px` is not complete (for `po`) when `po` accesses its memory:
 /// name what completes it, by its completion mechanism and where the two run.
-fn ordering_hint(s: &EventStructure, px: &At, po: &At, role: Role, tensor_map: bool) -> String {
+fn ordering_hint(s: &EventStructure, px: &At, po: &At, o: usize, role: Role, tensor_map: bool) -> String {
     let mut h = Incomplete::new(s.program, px, po, role);
     h.tensor_map = tensor_map;
+    // What `po`'s thread executed before the access: threads of a kernel share one body, and
+    // an instruction of the body another branch runs is not theirs.
+    let mine = &s.thread_events[po.t];
+    let before = mine.iter().position(|&e| e == o).unwrap_or(mine.len());
+    h.po_executed = mine[..before].iter().filter_map(|&e| s.events[e].instr).collect();
+    // The mbarrier object each of those instructions reads, and the one the copy signals.
+    h.po_objects = mine[..before]
+        .iter()
+        .filter_map(|&e| Some((s.events[e].instr?, s.events[e].physical?)))
+        .filter(|&(_, p)| s.events.iter().any(|e| e.physical == Some(p) && e.location.is_some_and(|l| s.is_mbarrier(l))))
+        .collect();
+    h.signal_object = s
+        .events
+        .iter()
+        .find_map(|e| (e.thread == Some(px.t) && e.instr == Some(px.i) && e.role == Role::Signal).then_some(e.physical).flatten());
+    // The bytes the copy writes in this execution (its destination events), for a size the
+    // program holds in a register.
+    let written: i64 = s
+        .events
+        .iter()
+        .filter(|e| e.thread == Some(px.t) && e.instr == Some(px.i) && e.role == Role::Destination && e.is_write())
+        .map(|e| e.range.1 - e.range.0)
+        .sum();
+    h.copied = (written > 0).then_some(written);
     // The complete-tx of this operation in the execution: its mbarrier and its bytes.
     h.signal = s.events.iter().find_map(|e| match (e.thread, e.instr, e.role, e.location, e.mb_op) {
         (Some(t), Some(i), Role::Signal, Some(l), Some(crate::program::mbarrier::MbUpdate::CompleteTx { bytes }))
@@ -602,6 +626,14 @@ struct Incomplete<'a> {
     /// In this execution, the mbarrier the operation's complete-tx reaches and its byte count
     /// (for operands the program holds in registers).
     signal: Option<(String, i64)>,
+    /// The instructions `po`'s thread executed before its access (in this execution).
+    po_executed: std::collections::BTreeSet<usize>,
+    /// The bytes the operation writes in this execution, if any.
+    copied: Option<i64>,
+    /// Of those instructions, the mbarrier objects (physical locations) they access, and the
+    /// object the operation signals.
+    po_objects: std::collections::BTreeMap<usize, usize>,
+    signal_object: Option<usize>,
 }
 
 impl<'a> Incomplete<'a> {
@@ -621,6 +653,10 @@ impl<'a> Incomplete<'a> {
             barrier_after: code[px.i + 1..].iter().find(|i| matches!(i.op, Op::Barrier { arrive: false, .. })),
             tensor_map: false,
             signal: None,
+            po_executed: Default::default(),
+            copied: None,
+            po_objects: Default::default(),
+            signal_object: None,
         }
     }
 
@@ -684,7 +720,10 @@ impl<'a> Incomplete<'a> {
         let bytes = match (size, &self.signal) {
             (Value::Const(n), _) => n.to_string(),
             (Value::Reg(_), Some((_, n))) => n.to_string(),
-            (Value::Reg(_), None) => "<bytes copied>".to_string(),
+            (Value::Reg(_), None) => match self.copied {
+                Some(n) => n.to_string(),
+                None => "the bytes the copy completes".to_string(),
+            },
         };
         let bname = match (bar, &self.signal) {
             (Address::Location(_), _) | (_, None) => bar_name(p, bar),
@@ -711,7 +750,15 @@ impl<'a> Incomplete<'a> {
         }
         let waits_on_bar = p.threads[po.t].code[..po.i]
             .iter()
+            .enumerate()
             .rev()
+            .filter(|(k, _)| self.po_executed.contains(k))
+            // The same object where the execution tells (the addresses are registers).
+            .filter(|(k, _)| match (self.po_objects.get(k), self.signal_object) {
+                (Some(a), Some(b)) => *a == b,
+                _ => true,
+            })
+            .map(|(_, i)| i)
             .find(|i| matches!(&i.op, Op::Mbarrier { op: MbOp::Wait { .. }, bar: b, .. } if same_object(p, b, bar)));
         let verb = match (self.tensor_map, self.source) {
             (true, _) => "modifying the tensor map",
@@ -873,7 +920,21 @@ fn plain_race_hint(s: &EventStructure, rule: &str, a: usize, b: usize, pa: &At, 
             _ if pa.instr.line <= pb.instr.line => (pa, pb),
             _ => (pb, pa),
         };
-        if same_cta && pa.t != pb.t {
+        let (ef, es) = if std::ptr::eq(first, pa) { (a, b) } else { (b, a) };
+        if let Some((release, acquire)) = existing_pair(s, first, ef, second, es, common_scope(s, pa, pb)) {
+            // The pair is there: what is missing is that the second access waits for it.
+            format!(
+                "`{}` ({} line {}) and `{}` ({} line {}) order them only in the executions where the acquire reads that release: make {} wait for it (loop on the acquire until it reads the released value, or branch on it and skip {} otherwise)",
+                release.text,
+                first.name,
+                release.line,
+                acquire.text,
+                second.name,
+                acquire.line,
+                short(second),
+                short(second)
+            )
+        } else if same_cta && pa.t != pb.t {
             format!(
                 "order them: `bar.sync 0` in {} after {} and in {} before {}, or a release/acquire pair (.{common})",
                 first.name,
@@ -889,8 +950,10 @@ fn plain_race_hint(s: &EventStructure, rule: &str, a: usize, b: usize, pa: &At, 
             )
         }
     };
+    // The synchronization is there with too narrow a scope: widening it is the fix (adding
+    // another release/acquire pair would repeat the one the test has).
     if let Some(narrow) = narrow_scope_note(s, pa, pb, common_scope(s, pa, pb)) {
-        return format!("{narrow}; or {order}");
+        return narrow;
     }
     let mixed = rule.contains("mixed") || ea.range != eb.range;
     if mixed {
@@ -915,6 +978,33 @@ fn plain_race_hint(s: &EventStructure, rule: &str, a: usize, b: usize, pa: &At, 
 /// contain both of them (`membar.cta` between CTAs), the scope is the bug: say so, naming the
 /// instruction and the scope that would (§8.5: an operation only synchronizes with threads
 /// inside its scope).
+/// A release in `first`'s thread after its access (event `ef`) and an acquire in `second`'s
+/// thread before its access (`es`), on one location, each of a scope that contains both threads:
+/// a release/acquire pair the program already has between the two accesses.
+fn existing_pair<'s>(
+    s: &'s EventStructure,
+    first: &At,
+    ef: usize,
+    second: &At,
+    es: usize,
+    common: Scope,
+) -> Option<(&'s Instr, &'s Instr)> {
+    let wide = |e: &Event| e.scope.is_some_and(|sc| sc >= common);
+    let after: Vec<usize> = s.thread_events[first.t].iter().copied().skip_while(|&e| e != ef).skip(1).collect();
+    let before: Vec<usize> = s.thread_events[second.t].iter().copied().take_while(|&e| e != es).collect();
+    for &r in after.iter().filter(|&&r| s.events[r].is_write() && s.events[r].has_tag("REL") && wide(&s.events[r])) {
+        let loc = s.events[r].physical?;
+        if let Some(&q) = before.iter().find(|&&q| {
+            let e = &s.events[q];
+            !e.is_write() && e.has_tag("ACQ") && wide(e) && e.physical == Some(loc)
+        }) {
+            let code = |t: usize, e: usize| s.events[e].instr.map(|i| &s.program.threads[t].code[i]);
+            return Some((code(first.t, r)?, code(second.t, q)?));
+        }
+    }
+    None
+}
+
 fn narrow_scope_note(s: &EventStructure, pa: &At, pb: &At, common: Scope) -> Option<String> {
     // The instructions the thread's run executed (a kernel's threads share their code).
     let ran = |at: &At, k: usize| s.thread_events[at.t].iter().any(|&e| s.events[e].instr == Some(k));

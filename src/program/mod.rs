@@ -1000,6 +1000,9 @@ pub struct Program {
     pub tensor_maps: Vec<TensorMap>,
     /// Where the unknown values of the program come from, by origin (`unknown::origin`).
     pub unknowns: Vec<unknown::UnknownOrigin>,
+    /// What the lowering accepted but a reader should know (a condition naming a location no
+    /// thread accesses), located in the test's source; front ends print them.
+    pub warnings: Vec<crate::diag::Diagnostic>,
 }
 
 /// Base of the integer encoding of addresses: the first variable's byte 0 has this address,

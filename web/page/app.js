@@ -10,7 +10,7 @@ const gutter = $('gutter');
 const FILE = 'playground.litmus';
 
 /** What the page shows, for the browser tests to read (window.ptxmmPlayground). */
-const state = { ready: false, info: null, busy: false, last: null, firstVerdictMs: null, diagnostic: null, selected: null };
+const state = { ready: false, info: null, busy: false, last: null, firstVerdictMs: null, diagnostic: null, selected: null, runText: null };
 window.ptxmmPlayground = state;
 
 // ---------------------------------------------------------------- the worker
@@ -360,8 +360,10 @@ async function runTest() {
   const started = busy('Running');
   $('explanation').hidden = true;
   try {
-    const answer = await ask({ op: 'run', text: source.value, file: FILE, ...options(), liveness: 'check' });
+    const text = source.value;
+    const answer = await ask({ op: 'run', text, file: FILE, ...options(), liveness: 'check' });
     state.last = { op: 'run', answer };
+    state.runText = answer.ok ? text : null;
     if (!answer.ok) {
       $('verdict').hidden = true;
       $('summary').textContent = '';
@@ -382,7 +384,8 @@ async function explainTest() {
   if (state.busy) return;
   const started = busy('Explaining');
   try {
-    const answer = await ask({ op: 'explain', text: source.value, file: FILE, ...options() });
+    const text = source.value;
+    const answer = await ask({ op: 'explain', text, file: FILE, ...options() });
     state.last = { op: 'explain', answer };
     if (!answer.ok) {
       $('verdict').hidden = true;
@@ -392,6 +395,16 @@ async function explainTest() {
       showDiagnostic(answer);
       return idle('error in the test', 'error');
     }
+    // The badge and the findings are the explained test's: the verdict `run` gives it (explain
+    // computes it), and the last Run's findings and liveness only while this is the text it ran.
+    if (state.runText !== text) {
+      const verdict = answer.json.program_verdict;
+      if (verdict) showVerdict(verdict, null);
+      else $('verdict').hidden = true;
+      $('summary').textContent = '';
+      $('output').innerHTML = '<p class="stale-note">Run checks this test’s findings and liveness; the explanation is below.</p>';
+    }
+    $('diagnostics').hidden = true;
     $('explanation').hidden = false;
     const folded = Number((answer.svg.match(/data-folded="(\d+)"/) || [])[1] || 0);
     $('all-events-box').hidden = folded === 0;

@@ -131,6 +131,7 @@ fn decide(req: &Value) -> Value {
     }
     let mut stderr = Vec::new();
     stderr.extend(ptxmm::decide::model_mismatch(&r.program, &r.config.model));
+    stderr.extend(r.program.warnings.iter().map(|w| w.render(&r.program.source, false).trim_end().to_string()));
     let decider = Decider::new(&r.config);
     let outcome = (liveness != "only").then(|| decider.verdict(&r.program));
     let live = (liveness != "skip").then(|| decider.liveness(&r.program));

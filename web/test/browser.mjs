@@ -116,6 +116,47 @@ check(!(await pageVerdict()).ok && !(await badgeVisible()), 'after U03 (Undefine
   await fresh.close();
 }
 
+// ------------------------------------------------------------ no stale verdict after Explain
+console.log('Explain after a Run of another test shows the explained test’s verdict');
+{
+  await runText(fs.readFileSync(path.join(repo, u03), 'utf8'));
+  const other = 'tests/async/pipeline-ring-2stage-2consumer-2laps.litmus';
+  await explainText(fs.readFileSync(path.join(repo, other), 'utf8'));
+  const cli = cliRecords([other])[0].verdict;
+  const shown = await page.evaluate(() => ({
+    badge: document.getElementById('verdict').hidden ? null : document.getElementById('verdict').textContent,
+    output: document.getElementById('output').textContent,
+    summary: document.getElementById('summary').textContent,
+  }));
+  check(shown.badge === `Verdict: ${cli}`, `after U03 is run, Explain of another test shows its verdict (${cli})`, JSON.stringify(shown.badge));
+  check(!/fence\.proxy\.async|\[/.test(shown.output) && shown.summary === '', 'after U03 is run, Explain of another test shows none of U03’s findings or liveness', shown.output);
+  // Explaining the test that was just run keeps its findings.
+  await runText(fs.readFileSync(path.join(repo, u03), 'utf8'));
+  await page.click('#explain');
+  await settled();
+  const kept = await page.textContent('#output .hint');
+  check(/fence\.proxy\.async/.test(kept || ''), 'Explain of the test just run keeps its findings', kept);
+}
+// The widest drawing fits the window or scrolls inside its panel; the header is one row.
+for (const width of [1400, 1024]) {
+  await page.setViewportSize({ width, height: 950 });
+  await explainText(fs.readFileSync(path.join(repo, 'tests/kernels/tma_store-bug.litmus'), 'utf8'));
+  const fit = await page.evaluate(() => {
+    const panel = document.getElementById('svg');
+    const r = panel.getBoundingClientRect();
+    return { right: r.right, window: window.innerWidth, page: document.documentElement.scrollWidth, scrolls: panel.scrollWidth > panel.clientWidth, wide: panel.scrollWidth };
+  });
+  check(fit.right <= fit.window && fit.page <= fit.window, `at ${width} px the drawing's panel is inside the window (it scrolls inside when wider)`, JSON.stringify(fit));
+  // A second row: an item that starts below where another ends.
+  const rows = await page.evaluate(() => {
+    const r = [...document.querySelectorAll('header > *')].map((e) => e.getBoundingClientRect()).filter((b) => b.height > 0);
+    const lowestBottom = Math.min(...r.map((b) => b.bottom));
+    return r.some((b) => b.top >= lowestBottom) ? 2 : 1;
+  });
+  if (width === 1400) check(rows === 1, 'at 1400 px the header is one row', `${rows} rows`);
+}
+await page.setViewportSize({ width: 1500, height: 950 });
+
 // ------------------------------------------------------------ a hanging mbarrier test
 console.log('hanging mbarrier test');
 const u12 = 'tests/async/U12-wrong-parity.litmus';

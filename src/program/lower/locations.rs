@@ -240,6 +240,8 @@ impl Lowerer<'_> {
     /// its thread, becomes a global 4-byte word initialised to 0, declared where first used.
     pub(super) fn declare_implicit(&mut self, test: &ast::LitmusTest) {
         let mut wanted: Vec<Spanned<String>> = Vec::new();
+        // Each thread's register names, for a condition that names one without its thread.
+        let mut thread_registers: Vec<(usize, Vec<String>)> = Vec::new();
         for item in &test.init {
             if let InitItem::RegisterAddress { location, .. } = &item.node {
                 wanted.push(location.clone());
@@ -275,6 +277,7 @@ impl Lowerer<'_> {
                     registers.push(n.as_str());
                 }
             }
+            thread_registers.push((id.unwrap_or(t), registers.iter().map(|r| r.to_string()).collect()));
             for i in instrs() {
                 let head = i.opcode[0].node.as_str();
                 // Dat3M's bare `ld r, v` is a move of a value, not a load.
@@ -345,6 +348,43 @@ impl Lowerer<'_> {
                 {
                     self.condition_error = Some(self.unknown_condition_name(name));
                 }
+            }
+        }
+        // A litmus condition may name a location no thread accesses (herd7 makes it a fresh word
+        // that keeps its 0: a warning says so), but one that is a thread's register is a slip
+        // (`r0` for `P0:r0`): the verdict would be about a word no thread can change.
+        if !self.abstracts && self.condition_error.is_none() {
+            for name in &wanted[from_code..] {
+                let plain = name.node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                let known =
+                    self.lookup(&name.node).is_some() || self.instances.contains_key(&name.node) || self.params.contains_key(&name.node);
+                if !plain || known || wanted[..from_code].iter().any(|w| w.node == name.node) {
+                    continue;
+                }
+                let owners: Vec<String> = thread_registers
+                    .iter()
+                    .filter(|(_, regs)| regs.contains(&name.node))
+                    .map(|(id, _)| format!("`P{id}:{}`", name.node))
+                    .collect();
+                if owners.is_empty() {
+                    // herd7's meaning, kept (tests rely on it), with a word that it is one.
+                    self.warnings.push(
+                        Diagnostic::warning(
+                            name.span,
+                            format!(
+                                "the condition names `{}`, which no thread accesses and the init block does not declare: it is a fresh location that keeps its initial value 0",
+                                name.node
+                            ),
+                        )
+                        .with_note(format!("declare it in the init block (`{} = 0;`) to say it is meant", name.node)),
+                    );
+                    continue;
+                }
+                self.condition_error = Some(
+                    Diagnostic::error(name.span, format!("the condition names `{}`, which is a register, not a location", name.node))
+                        .with_note(format!("a register in a condition names its thread: did you mean {}?", owners.join(" or "))),
+                );
+                break;
             }
         }
         for name in wanted {

@@ -70,6 +70,7 @@ pub fn lower_within(test: &ast::LitmusTest, source: &SourceFile, max_memory_mib:
         unknowns: Default::default(),
         unknown_index: Default::default(),
         condition_error: None,
+        warnings: Vec::new(),
     }
     .run(test)
 }
@@ -188,6 +189,7 @@ impl Lowerer<'_> {
             extra_observables: Vec::new(),
             tensor_maps: self.tensor_maps,
             unknowns: self.unknowns.into_inner(),
+            warnings: self.warnings,
         };
         resolve_mapa(&mut program, &mapa)?;
         type_words(&mut program);

@@ -43,6 +43,8 @@ pub(super) struct Lowerer<'a> {
     /// In a kernel, a condition naming nothing of it (`declare_implicit`), reported once the
     /// threads are lowered.
     pub(super) condition_error: Option<Diagnostic>,
+    /// Warnings for the program (`Program::warnings`).
+    pub(super) warnings: Vec<Diagnostic>,
 }
 
 impl Lowerer<'_> {
