@@ -436,3 +436,24 @@ fn suite_csv_error_lists_the_verdict_words() {
     }
     assert!(ptxmm::decide::suite::VERDICT_WORDS.contains(&"Inconclusive"));
 }
+
+/// A condition names a word as the state lines print it (`g[3]`) or by its byte offset
+/// (`g+12`): the same word, the same answer (issue 44).
+#[test]
+fn a_word_is_named_by_index_or_offset() {
+    let dir = std::env::temp_dir().join(format!("ptxmm-word-index-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut outs = Vec::new();
+    for (name, word) in [("index", "g[3]"), ("offset", "g+12")] {
+        let path = dir.join(format!("{name}.litmus"));
+        let text = format!("PTX W\n{{ g[16] = 0; }}\nP0@cta 0,gpu 0 ;\nst.relaxed.gpu [g+12], 1 ;\nexists ({word} = 1)\n");
+        std::fs::write(&path, text).unwrap();
+        let out = ptxmm().args(["run", path.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(stdout.starts_with("Verdict: Allowed\n") && stdout.contains("g[3]=1;"), "{word}:\n{stdout}");
+        outs.push(stdout.lines().find(|l| l.starts_with("Verdict")).unwrap().to_string());
+    }
+    assert_eq!(outs[0], outs[1]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -260,7 +260,14 @@ fn recheck_with_every_warp(
     liveness: LivenessMode,
 ) -> (Kernel, Decision) {
     let every = ptxmm::kernel::KernelOptions { every_warp: true, ..options.clone() };
-    let why = "the check with warps left out hangs or never completes, which a count of the warps left out can cause";
+    // The warps the first check left out, named, so that "every warp" and "left out" do not
+    // read as a contradiction.
+    let kept: std::collections::BTreeSet<u64> = kernel.launch.threads.iter().map(|t| t.tid / 32).collect();
+    let left: Vec<u64> = (0..kernel.launch.block.div_ceil(32)).filter(|w| !kept.contains(w)).collect();
+    let why = format!(
+        "the first check, with warps {} left out, hangs or never completes, which a count of the warps left out can cause",
+        ptxmm::kernel::warps::compact(&left)
+    );
     let has_time = deadline.is_none_or(|d| d.saturating_duration_since(std::time::Instant::now()) >= std::time::Duration::from_millis(200));
     if let Some(mut all) = has_time.then(|| ptxmm::kernel::build(ptx, &every, &config.input).ok()).flatten() {
         if let Ok(d) = decide(&all, ptx.name(), config, deadline, liveness) {

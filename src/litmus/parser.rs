@@ -1130,6 +1130,20 @@ impl<'a> Parser<'a> {
             Tok::Ident if self.raw(1).kind == Tok::Colon => Err(self.unexpected("a thread like `P0` before `:`")),
             Tok::Ident => {
                 let name = self.word_in_variable(expected)?;
+                // `g[3]`, as the state lines print the word at byte 12: the same as `g+12`.
+                if self.kind() == Tok::LBracket && !name.node.contains('+') {
+                    self.bump();
+                    let index = self.int("a word index")?;
+                    let close = self.expect(Tok::RBracket, "`]`")?;
+                    let Some(bytes) = index.node.checked_mul(4).filter(|b| *b >= 0) else {
+                        return Err(Diagnostic::expected(index.span, "a word index of 0 or more", index.node));
+                    };
+                    let word = match bytes {
+                        0 => name.node,
+                        b => format!("{}+{b}", name.node),
+                    };
+                    return Ok(Spanned::new(CondValue::Location(word), name.span.to(close.span)));
+                }
                 Ok(Spanned::new(CondValue::Location(name.node), name.span))
             }
             Tok::LBracket => {
