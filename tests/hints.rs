@@ -16,6 +16,16 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
 }
 
+/// The hints `explain` prints for the test at `path` (one per finding of the execution it shows).
+fn explain_hints(path: &Path, model: &CatModel) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let file = SourceFile::new(path.display().to_string(), text);
+    let test = ptxmm::litmus::parse(&file).unwrap_or_else(|d| panic!("{}: {d:?}", path.display()));
+    let program = ptxmm::program::lower(&test, &file).unwrap_or_else(|d| panic!("{}: {d:?}", path.display()));
+    let x = Decider::new(&ptxmm::Config::new(model.clone(), model.title())).explain(&program).unwrap();
+    x.text.lines().filter_map(|l| l.trim_start().strip_prefix("hint: ")).map(str::to_string).collect()
+}
+
 fn outcome(path: &Path, model: &CatModel) -> Outcome {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let file = SourceFile::new(path.display().to_string(), text);
@@ -61,6 +71,12 @@ fn check(name: &str, rule: &str, keys: &[&str], not: &[&str]) {
     }
     assert!(!f.message.contains("hint"), "{name}: the hint is not part of the message");
     assert!(!f.sites.is_empty() && f.sites.iter().all(|s| s.line > 0 && s.thread.starts_with('P')), "{name}: sites {:?}", f.sites);
+    // explain gives the hints run gives (for the findings of the execution it shows), never
+    // another one: a user who reads either gets the same fix.
+    let run_hints: BTreeSet<&str> = all.iter().filter_map(|f| f.hint.as_deref()).collect();
+    for h in explain_hints(&dir().join(format!("hints/{name}.litmus")), &model) {
+        assert!(run_hints.contains(h.as_str()), "{name}: explain's hint is none of run's: {h}\nrun's: {run_hints:#?}");
+    }
     for fixed in fixed_files(name) {
         let after = outcome(&fixed, &model);
         let left: Vec<_> = findings(&after).into_iter().chain(&after.flag_findings).collect();
