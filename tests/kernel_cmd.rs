@@ -189,6 +189,25 @@ fn lanes_that_meet_are_checked_lane_by_lane() {
     assert!(out.contains("Liveness: may hang"), "{out}");
 }
 
+/// A kernel hint names what the thread ran in this execution, on the operation's own mbarrier,
+/// with the execution's byte counts: no placeholder, no wait of another branch (the threads of a
+/// kernel share one body; issue 44).
+#[test]
+fn kernel_hints_name_what_the_thread_ran() {
+    for p in PAIRS {
+        let file = format!("{}-bug.ptx", p.name);
+        let (_, out, _) = check(&file, p.flags);
+        for hint in out.lines().filter(|l| l.trim_start().starts_with("hint:")) {
+            assert!(!hint.contains("<bytes") && !hint.contains("`its mbarrier`"), "{file}: a placeholder: {hint}");
+        }
+    }
+    // tma_pipeline-bug: the two copies of the stage race; the producer's wait on `empty`
+    // (line 175) is no wait on the copy's `full`.
+    let (_, out, _) = check("tma_pipeline-bug.ptx", &["--block", "64"]);
+    let hint = out.lines().find(|l| l.contains("hint:") && l.contains("completes through the mbarrier")).unwrap_or_else(|| panic!("{out}"));
+    assert!(hint.contains("`_ZZ12tma_pipelinePKiPiE4full`: wait for that phase in P0") && !hint.contains("line 175"), "{hint}");
+}
+
 /// A count of one arrival per consumer warp (`mbarrier.init` 7 in an 8-warp block) is not met
 /// with consumer warps left out: the hang that check finds is checked again with every warp,
 /// which completes, so no hang is reported.
