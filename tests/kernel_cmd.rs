@@ -179,7 +179,8 @@ fn lanes_that_meet_are_checked_lane_by_lane() {
         ),
         "{out}"
     );
-    let (code, out, err) = run("cmd/lanes-bug.ptx", "_Z9divergentPi", "0-31");
+    // `--lanes all`: every lane of the warp.
+    let (code, out, err) = run("cmd/lanes-bug.ptx", "_Z9divergentPi", "all");
     assert_eq!(code, 3, "{err}\n{out}");
     assert!(
         out.contains("divergent aligned barrier: P0 at line 80 (lanes.cu:30) `bar.sync 0` reaches barrier 1 of warp 0, and P16 of the same warp finishes without reaching it"),

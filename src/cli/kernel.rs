@@ -40,7 +40,7 @@ pub(crate) struct KernelArgs {
     /// each group of warps that run the same lines, two where that code writes memory).
     #[arg(long, value_name = "LIST")]
     warps: Option<String>,
-    /// The lanes of each warp modelled (default: 0).
+    /// The lanes of each warp modelled, or `all` (every lane the launch has; default: 0).
     #[arg(long, value_name = "LIST")]
     lanes: Option<String>,
     /// A parameter's value: a number, `buffer:BYTES` (a zero-filled global buffer) or
@@ -97,7 +97,11 @@ impl KernelArgs {
                 Some(w) => Some(parse_list("--warps", w)?),
             },
             every_warp: self.warps.as_deref() == Some("all"),
-            lanes: dims("--lanes", &self.lanes)?,
+            // `all`: the lanes a warp has (a warp past the block's end keeps those below it).
+            lanes: match self.lanes.as_deref() {
+                Some("all") => Some((0..32).collect()),
+                _ => dims("--lanes", &self.lanes)?,
+            },
             dynamic_smem: self.dynamic_smem,
             params,
             tensor_maps,
