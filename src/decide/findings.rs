@@ -561,8 +561,8 @@ fn ordering_hint(s: &EventStructure, px: &At, po: &At, o: usize, role: Role, ten
     // The mbarrier object each of those instructions reads, and the one the copy signals.
     h.po_objects = mine[..before]
         .iter()
+        .filter(|&&e| s.events[e].location.is_some_and(|l| s.is_mbarrier(l)))
         .filter_map(|&e| Some((s.events[e].instr?, s.events[e].physical?)))
-        .filter(|&(_, p)| s.events.iter().any(|e| e.physical == Some(p) && e.location.is_some_and(|l| s.is_mbarrier(l))))
         .collect();
     h.signal_object = s
         .events
