@@ -64,7 +64,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("ptx-special-written.litmus", "5:10", "`%tid.x` is a special register: read-only"),
     ("ptx-tid-twice.litmus", "3:24", "P0 and P1 are both thread 5 of CTA 0"),
     ("ptx-tid-range.litmus", "3:20", "expected a thread id in [0, 1024)"),
-    ("ptx-warp-column.litmus", "3:16", "warp columns (`warp W`) are not supported yet"),
+    ("ptx-warp-column.litmus", "3:23", "P0 is a warp column: `tid` and `warp` both place it"),
     (
         "ptx-block-global-declaration.litmus",
         "5:2",

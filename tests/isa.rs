@@ -126,3 +126,68 @@ fn warp_exchanges_parse_in_every_documented_form() {
         assert!(err.contains(message) && !err.contains("not modelled"), "{line}: {err}");
     }
 }
+
+/// Warp columns (issue 39): `warp W` stands for the lanes of warp W, each a thread named
+/// `P0.7` in findings and hangs; a launch gives a warp fewer lanes; a condition names a lane.
+#[test]
+fn warp_columns_are_their_lanes() {
+    let config = Config::default_model();
+    let load = |file: &str| ptxmm::load_program(&dir().join(file)).unwrap();
+    let program = load("warp-column-neighbour.litmus");
+    assert_eq!(program.threads.len(), 32);
+    assert!(program.threads.iter().enumerate().all(|(l, t)| t.lane == Some(l) && t.specials.get("%laneid") == Some(&(l as i64))));
+    assert_eq!(program.threads[7].name(), "P0.7");
+    // Three neighbour reads race with the neighbour's store, each named by its lanes, and the
+    // hint is the warp's own barrier.
+    let outcome = Decider::new(&config).verdict(&load("warp-column-neighbour-race.litmus")).unwrap();
+    assert_eq!(outcome.races.len(), 3, "{:#?}", outcome.races);
+    for race in &outcome.races {
+        let threads: Vec<&str> = race.sites.iter().map(|s| s.thread.as_str()).collect();
+        assert!(threads.iter().all(|t| t.starts_with("P0.")), "{threads:?}");
+        assert!(race.hint.as_deref().is_some_and(|h| h.contains("`bar.warp.sync` (`__syncwarp()`)")), "{race:#?}");
+    }
+    // One arrival per lane: with one too many counted, the waiter hangs on b with one arrival
+    // left over (pending 1/5), and every lane of the warp column is a writer that finished.
+    let live = Decider::new(&config).liveness(&load("warp-column-arrive-count-hang.litmus")).unwrap();
+    let text = format!("{:?}", live.hang);
+    assert!(text.contains("pending 1/5") && text.contains("P1.0, P1.1, P1.2, P1.3"), "{text}");
+    // Named barriers count the lanes of both warp columns.
+    let live = Decider::new(&config).liveness(&load("warp-column-named-barrier-hang.litmus")).unwrap();
+    assert_eq!(live.hang.len(), 32, "{:#?}", live.hang);
+    let text = format!("{:?}", live.hang);
+    assert!(text.contains("P1.31") && text.contains("expects 96 threads, 64 can arrive"), "{text}");
+}
+
+/// What a warp column may not say, each a located error.
+#[test]
+fn warp_column_errors_are_located() {
+    let parse = |head: &str, init: &str, cond: &str| {
+        let text = format!("PTX t\n{{ {init} }}\n {head} ;\n mov.u32 %r0, %laneid | mov.u32 %r0, 1 ;\nexists ({cond})\n");
+        ptxmm::parse_program(ptxmm::diag::SourceFile::new("t.litmus", text)).err().map(|e| e.to_string())
+    };
+    let ok = "P0@cta 0,gpu 0,warp 0 | P1@cta 0,gpu 0,tid 40";
+    assert_eq!(parse(ok, "P0:%r0 = 1;", "P0.31:%r0 == 31 /\\ P1:%r0 == 1"), None);
+    for (head, init, cond, message) in [
+        (ok, "", "P0:%r0 == 0", "5:9: error: P0 is a warp column: name one of its lanes"),
+        (ok, "", "P1.3:%r0 == 0", "P1 is one thread, not a warp column: `P1.3` names no lane"),
+        (ok, "", "P0.32:%r0 == 0", "expected a lane in 0..=31 (`P1.7`), found `P0.32`"),
+        (ok, "k @ launch { block = 48; };", "P0.20:%r0 == 0 /\\ P1:%r0 == 1", ""),
+        ("P0@cta 0,gpu 0,warp 1 | P1@cta 0,gpu 0,tid 0", "k @ launch { block = 36; };", "P0.4:%r0 == 0", "warp column P0 has 4 lanes"),
+        (
+            "P0@cta 0,gpu 0,warp 2 | P1@cta 0,gpu 0,tid 0",
+            "k @ launch { block = 64; };",
+            "true",
+            "warp 2 starts at thread 64, past the 64 threads",
+        ),
+        ("P0@cta 0,gpu 0,warp 0,tid 3 | P1@cta 0,gpu 0,tid 40", "", "true", "P0 is a warp column: `tid` and `warp` both place it"),
+        ("P0@cta 0,gpu 0,warp 0 | P1@cta 0,gpu 0,tid 4", "", "true", "are both thread 4 of CTA 0"),
+    ] {
+        let err = parse(head, init, cond);
+        if message.is_empty() {
+            assert_eq!(err, None, "{head} {init} {cond}");
+        } else {
+            let err = err.unwrap_or_else(|| panic!("{head} {init} {cond}: parsed"));
+            assert!(err.contains(message), "{head} {init} {cond}: {err}");
+        }
+    }
+}

@@ -175,7 +175,7 @@ fn lanes_that_meet_are_checked_lane_by_lane() {
     assert_eq!(code, 3, "{err}\n{out}");
     assert!(
         out.contains(
-            "[data-race] `st.shared.u32 [%r7], %r3` (P0 line 38, lanes.cu:16) and `ld.shared.u32 %r11, [%r10]` (P1 line 43, lanes.cu:20)"
+            "[data-race] `st.shared.u32 [%r7], %r3` (P0 line 39, lanes.cu:16) and `ld.shared.u32 %r11, [%r10]` (P1 line 44, lanes.cu:20)"
         ),
         "{out}"
     );
@@ -183,11 +183,34 @@ fn lanes_that_meet_are_checked_lane_by_lane() {
     let (code, out, err) = run("cmd/lanes-bug.ptx", "_Z9divergentPi", "all");
     assert_eq!(code, 3, "{err}\n{out}");
     assert!(
-        out.contains("divergent aligned barrier: P0 at line 80 (lanes.cu:30) `bar.sync 0` reaches barrier 1 of warp 0, and P16 of the same warp finishes without reaching it"),
+        out.contains("divergent aligned barrier: P0 at line 81 (lanes.cu:30) `bar.sync 0` reaches barrier 1 of warp 0, and P16 of the same warp finishes without reaching it"),
         "{out}"
     );
     assert!(out.contains("hint: let every lane of the warp reach `bar.sync 0`"), "{out}");
     assert!(out.contains("Liveness: may hang"), "{out}");
+}
+
+/// A named barrier with a thread count across two warps (`cmd/lanes.cu`, `named`): lane 0 of
+/// each warp (the default) cannot make up its 64 threads, so the check runs again with every
+/// lane and says so; the correct kernel then has no finding, and the buggy one (96 threads)
+/// hangs with every lane too, so lane 0's shorter report stands, with a line that says so.
+#[test]
+fn a_count_of_lanes_is_checked_with_every_lane() {
+    let run = |file: &str| check(file, &["--entry", "_Z5namedPi", "--block", "64", "--param", "param_0=buffer:128", "--color", "never"]);
+    let (code, out, err) = run("cmd/lanes.ptx");
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("Lanes modelled: every lane: the check with lane 0 of each warp (the default) hangs"), "{out}");
+    assert!(out.contains("P63 = CTA 0 tid 63") && out.ends_with("Summary: no finding\n"), "{out}");
+    let (code, out, err) = run("cmd/lanes-bug.ptx");
+    assert_eq!(code, 3, "{err}\n{out}");
+    // Every lane hangs too: lane 0's report stands, and says so.
+    assert!(out.contains("Lanes modelled: lane 0 of each warp (the default); the check with every lane (--lanes all) hangs"), "{out}");
+    assert!(out.contains("P1 stuck at line 130 (lanes.cu:51) `bar.sync 1, 96`"), "{out}");
+    // `--lanes 0` asked for lane 0: no second check, and the hang of the two threads stands.
+    let (code, out, _) =
+        check("cmd/lanes.ptx", &["--entry", "_Z5namedPi", "--block", "64", "--lanes", "0", "--param", "param_0=buffer:128"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(!out.contains("Lanes modelled") && out.contains("expects 64 threads, 2 can arrive"), "{out}");
 }
 
 /// A kernel hint names what the thread ran in this execution, on the operation's own mbarrier,

@@ -173,12 +173,19 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
         }
     }
     let deadline = config.limits.timeout.map(|t| started + t);
+    let again = Again { ptx: &ptx, options: &options, config: &config, deadline, liveness: args.liveness };
     let (kernel, (outcome, live)) = match decide(&kernel, &name, &config, deadline, args.liveness) {
-        Ok(d) if kernel.warps_left_out && hangs_or_never_completes(&d) => {
-            recheck_with_every_warp(kernel, d, &ptx, &options, &config, deadline, args.liveness)
-        }
+        Ok(d) if kernel.warps_left_out && hangs_or_never_completes(&d) => recheck_with_every_warp(kernel, d, &again),
         Ok(d) => (kernel, d),
         Err(code) => return code,
+    };
+    // Lane 0 of each warp (the default) cannot meet a count of lanes (one arrival per lane, a
+    // named barrier's thread count): a hang there is checked again with every lane.
+    let first = (outcome, live);
+    let (kernel, (outcome, live)) = if options.lanes.is_none() && lanes_left_out(&kernel) && hangs_or_never_completes(&first) {
+        recheck_with_every_lane(kernel, first, &again)
+    } else {
+        (kernel, first)
     };
     if let Some(out) = &args.emit_litmus {
         if let Err(e) = std::fs::write(out, &kernel.litmus) {
@@ -254,15 +261,8 @@ fn hangs_or_never_completes(d: &Decision) -> bool {
 
 /// The check again with every warp, kept where it decides (no limit stopped it); otherwise the
 /// first decision, with a caution that the warps left out may be the cause.
-fn recheck_with_every_warp(
-    kernel: Kernel,
-    first: Decision,
-    ptx: &SourceFile,
-    options: &ptxmm::kernel::KernelOptions,
-    config: &ptxmm::config::Config,
-    deadline: Option<std::time::Instant>,
-    liveness: LivenessMode,
-) -> (Kernel, Decision) {
+fn recheck_with_every_warp(kernel: Kernel, first: Decision, again: &Again) -> (Kernel, Decision) {
+    let Again { options, .. } = *again;
     let every = ptxmm::kernel::KernelOptions { every_warp: true, ..options.clone() };
     // The warps the first check left out, named, so that "every warp" and "left out" do not
     // read as a contradiction.
@@ -272,20 +272,77 @@ fn recheck_with_every_warp(
         "the first check, with warps {} left out, hangs or never completes, which a count of the warps left out can cause",
         ptxmm::kernel::warps::compact(&left)
     );
-    let has_time = deadline.is_none_or(|d| d.saturating_duration_since(std::time::Instant::now()) >= std::time::Duration::from_millis(200));
-    if let Some(mut all) = has_time.then(|| ptxmm::kernel::build(ptx, &every, &config.input).ok()).flatten() {
-        if let Ok(d) = decide(&all, ptx.name(), config, deadline, liveness) {
-            let decided = d.0.as_ref().is_none_or(|o| o.incomplete.is_none()) && !matches!(&d.1, Some(Err(_)));
-            if decided {
-                all.warp_choice = Some(format!("every warp: {why}, so every warp was checked"));
-                return (all, d);
-            }
-        }
+    if let Some((mut all, d)) = again.decide(&every) {
+        all.warp_choice = Some(format!("every warp: {why}, so every warp was checked"));
+        return (all, d);
     }
     let mut kernel = kernel;
     if let Some(w) = &mut kernel.warp_choice {
         w.push_str(&format!("; caution: {why}, and the check with every warp (--warps all) did not finish within the limits"));
     }
+    (kernel, first)
+}
+
+/// What a second check of the kernel (every warp, every lane) is built and decided with.
+#[derive(Clone, Copy)]
+struct Again<'a> {
+    ptx: &'a SourceFile,
+    options: &'a ptxmm::kernel::KernelOptions,
+    config: &'a ptxmm::config::Config,
+    deadline: Option<std::time::Instant>,
+    liveness: LivenessMode,
+}
+
+impl Again<'_> {
+    /// The kernel built again with `options` and decided, where time is left and the decision
+    /// finishes (no limit stopped it).
+    fn decide(&self, options: &ptxmm::kernel::KernelOptions) -> Option<(Kernel, Decision)> {
+        let has_time =
+            self.deadline.is_none_or(|d| d.saturating_duration_since(std::time::Instant::now()) >= std::time::Duration::from_millis(200));
+        let kernel = has_time.then(|| ptxmm::kernel::build(self.ptx, options, &self.config.input).ok()).flatten()?;
+        let d = decide(&kernel, self.ptx.name(), self.config, self.deadline, self.liveness).ok()?;
+        let decided = d.0.as_ref().is_none_or(|o| o.incomplete.is_none()) && !matches!(&d.1, Some(Err(_)));
+        decided.then_some((kernel, d))
+    }
+}
+
+/// Whether a warp modelled has lanes of the launch that the threads modelled leave out.
+fn lanes_left_out(kernel: &Kernel) -> bool {
+    let modelled: std::collections::BTreeSet<(u64, u64)> = kernel.launch.threads.iter().map(|t| (t.cta, t.tid)).collect();
+    modelled.iter().any(|&(cta, tid)| {
+        let first = tid / 32 * 32;
+        (first..(first + 32).min(kernel.launch.block)).any(|lane| !modelled.contains(&(cta, lane)))
+    })
+}
+
+/// The check again with every lane of the warps modelled, kept where it decides (no limit
+/// stopped it); otherwise the first decision, with a caution that the lanes left out may be the
+/// cause.
+fn recheck_with_every_lane(kernel: Kernel, first: Decision, again: &Again) -> (Kernel, Decision) {
+    let Again { options, .. } = *again;
+    // The warps of the check kept: every warp when the warps' recheck chose them.
+    let every_warp =
+        options.every_warp || !kernel.warps_left_out && kernel.warp_choice.as_deref().is_some_and(|w| w.starts_with("every warp"));
+    let every = ptxmm::kernel::KernelOptions { lanes: Some((0..32).collect()), every_warp, ..options.clone() };
+    let why = "the check with lane 0 of each warp (the default) hangs or never completes, which a count of the lanes left out (one arrival per lane, a barrier's thread count) can cause";
+    match again.decide(&every) {
+        Some((mut all, d)) if !hangs_or_never_completes(&d) => {
+            all.warp_choice = kernel.warp_choice.clone();
+            all.lane_choice = Some(format!("every lane: {why}, so every lane was checked"));
+            return (all, d);
+        }
+        // Every lane hangs too: lane 0's report (its threads fewer, its names shorter) stands.
+        Some(_) => {
+            let mut kernel = kernel;
+            kernel.lane_choice =
+                Some("lane 0 of each warp (the default); the check with every lane (--lanes all) hangs or never completes too".to_string());
+            return (kernel, first);
+        }
+        None => {}
+    }
+    let mut kernel = kernel;
+    kernel.lane_choice =
+        Some(format!("lane 0 of each warp; caution: {why}, and the check with every lane (--lanes all) did not finish within the limits"));
     (kernel, first)
 }
 
@@ -297,6 +354,9 @@ fn report(k: &Kernel, o: Option<&ptxmm::decide::Outcome>, live: Option<&ptxmm::d
     let _ = writeln!(s, "Kernel {} of {}: {}", k.entry, k.file, k.launch.describe());
     if let Some(w) = &k.warp_choice {
         let _ = writeln!(s, "Warps modelled: {w}");
+    }
+    if let Some(l) = &k.lane_choice {
+        let _ = writeln!(s, "Lanes modelled: {l}");
     }
     let _ = writeln!(s, "Threads modelled: {}", threads.join(", "));
     for b in &k.bindings {

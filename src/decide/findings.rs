@@ -279,12 +279,7 @@ pub fn site(s: &EventStructure, e: usize) -> FindingSite {
         return FindingSite { thread: "init".into(), line: 0, instruction: format!("the initial state of `{name}`"), part: None };
     };
     let instr = &program.threads[t].code[i];
-    FindingSite {
-        thread: format!("P{}", program.threads[t].id),
-        line: instr.line,
-        instruction: instr.text.clone(),
-        part: part(ev).map(str::to_string),
-    }
+    FindingSite { thread: program.threads[t].name(), line: instr.line, instruction: instr.text.clone(), part: part(ev).map(str::to_string) }
 }
 
 /// `st.shared.u32 [x], 1` (P0 line 4), or for an async agent's event, the part of the operation:
@@ -299,7 +294,7 @@ pub fn describe(s: &EventStructure, e: usize) -> String {
     let instr = &program.threads[t].code[i];
     // One finding per instruction, not per word of a bulk access.
     let part = part(ev).map(|p| format!("the {p} of ")).unwrap_or_default();
-    format!("{part}`{}` (P{} line {})", instr.text, program.threads[t].id, instr.line)
+    format!("{part}`{}` ({} line {})", instr.text, program.threads[t].name(), instr.line)
 }
 
 /// What would have ordered two racing events: kept for `explain`, which shows every conflicting
@@ -320,7 +315,7 @@ fn at<'a>(s: &'a EventStructure, e: usize) -> Option<At<'a>> {
     let ev = &s.events[e];
     let (t, i) = (ev.thread?, ev.instr?);
     let instr = &s.program.threads[t].code[i];
-    Some(At { t, i, instr, name: format!("P{}", s.program.threads[t].id) })
+    Some(At { t, i, instr, name: s.program.threads[t].name() })
 }
 
 fn short(a: &At) -> String {
@@ -934,6 +929,16 @@ fn plain_race_hint(s: &EventStructure, rule: &str, a: usize, b: usize, pa: &At, 
                 short(second),
                 short(second)
             )
+        } else if same_cta && pa.t != pb.t && lanes_of_one_warp(s.program, pa.t, pb.t) {
+            // Lanes of one warp running one body (a warp column, a kernel): the warp's own
+            // barrier orders them (PTX ISA 9.7.13.2).
+            format!(
+                "order them: `bar.warp.sync` (`__syncwarp()`) with a membermask of both lanes in {} after {} and in {} before {}, or a release/acquire pair (.{common})",
+                first.name,
+                short(first),
+                second.name,
+                short(second)
+            )
         } else if same_cta && pa.t != pb.t {
             format!(
                 "order them: `bar.sync 0` in {} after {} and in {} before {}, or a release/acquire pair (.{common})",
@@ -1158,4 +1163,12 @@ fn copied_bytes(s: &EventStructure, e: usize) -> Option<i64> {
         }
     }
     (total > 0).then_some(total)
+}
+
+/// Threads `a` and `b` are lanes of one warp that run one body (the lanes of a warp column, or
+/// the threads of a kernel), where `__syncwarp()` is the barrier a programmer writes.
+fn lanes_of_one_warp(program: &crate::program::Program, a: usize, b: usize) -> bool {
+    let (x, y) = (&program.threads[a], &program.threads[b]);
+    let body = |t: &crate::program::Thread| t.code.first().map(|i| i.span);
+    x.warp == y.warp && body(x).is_some() && body(x) == body(y)
 }

@@ -270,8 +270,10 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
 /// their k-th such barrier, and an instance one of them passed has completed, so the other is
 /// not stuck at it. Checked on the first runs chosen, this keeps lanes that wait at the same
 /// barriers from multiplying the search (each lane's run stuck at its k-th barrier, or past it).
-/// Barriers with a thread count complete `count` at a time and other masks pair otherwise, so
-/// runs with those are not compared here: the barrier resolution decides them.
+/// Barriers with a thread count complete `count` at a time, so a run stuck at one is compared
+/// only where at most `count` threads of its CTA can arrive there (then a completed phase held
+/// them all); other masks pair otherwise and are not compared: the barrier resolution decides
+/// them.
 fn barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
     use crate::exec::trace::TraceOp;
     // Per run: the kind of barrier it is stuck at, its position among the run's barriers of that
@@ -280,9 +282,12 @@ fn barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
     enum Kind {
         Cta(i64, Option<i64>),
         Warp(u32),
+        /// `bar.sync`/`bar.arrive` of barrier `id` (its resource) counting `count` threads.
+        Counted(i64, i64),
     }
     let kind = |e: &crate::exec::trace::TraceEvent| match e.op {
         TraceOp::Barrier { instance, id, count: None, arrive: false } => Some(Some(Kind::Cta(instance, id))),
+        TraceOp::Barrier { instance, id, count: Some(c), .. } => Some(Some(Kind::Counted(id.unwrap_or(instance), c))),
         TraceOp::Barrier { .. } => Some(None),
         TraceOp::WarpBarrier { mask } => Some(Some(Kind::Warp(mask))),
         _ => None,
@@ -325,6 +330,20 @@ fn barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
             if kb != k {
                 return true;
             }
+            // A counted barrier's phase completes with exactly `count` arrivals: where at most
+            // `count` threads of the CTA can arrive at that barrier at all, the phase b passed
+            // holds every one of them, a's included. Otherwise a may be left over.
+            if let Kind::Counted(id, count) = k {
+                if counted_participants(program, a, id) > count as usize {
+                    return true;
+                }
+                // An arrive goes on whether or not its phase completes: only a sync that b
+                // went past says the phase completed.
+                let nth = tr.events.iter().filter(|e| kind(e).is_some()).nth(n - 1);
+                if !nth.is_some_and(|e| matches!(e.op, TraceOp::Barrier { arrive: false, .. })) {
+                    return true;
+                }
+            }
             if let Kind::Warp(mask) = k {
                 let lanes = (warp_lane(program, a), warp_lane(program, b));
                 let named = |l: Option<u32>| l.is_some_and(|l| mask & (1 << l) != 0);
@@ -337,6 +356,26 @@ fn barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
             !passed
         })
     })
+}
+
+/// The threads of thread `t`'s CTA whose code has a barrier that may be barrier `id` (its id,
+/// or an id only known at run time).
+fn counted_participants(program: &Program, t: usize, id: i64) -> usize {
+    use crate::program::{Op, Value};
+    let here = program.threads[t].placement;
+    program
+        .threads
+        .iter()
+        .filter(|th| th.placement.gpu == here.gpu && th.placement.cta == here.cta)
+        .filter(|th| {
+            th.code.iter().any(|i| match &i.op {
+                Op::Barrier { id: Some(Value::Const(c)), .. } => *c == id,
+                Op::Barrier { id: Some(_), .. } => true,
+                Op::Barrier { id: None, instance, .. } => *instance == id,
+                _ => false,
+            })
+        })
+        .count()
 }
 
 /// The lane of thread `t` in its warp, from its `bar.warp.sync`s (which know it).
@@ -356,7 +395,7 @@ fn describe(
     let mut out = Vec::new();
     for (t, tr) in traces.iter().enumerate() {
         let thread = &program.threads[t];
-        let name = format!("P{}", thread.id);
+        let name = thread.name();
         match &tr.stuck {
             None => {}
             Some(Stuck::Barrier { event }) => {
@@ -444,7 +483,7 @@ fn barrier_reason(program: &Program, instr: &crate::program::Instr, b: &BlockedB
                 Some(Stuck::Spin { .. }) => "is stuck in a loop",
                 None => "finishes without reaching it",
             };
-            format!("P{} {}", program.threads[t].id, state)
+            format!("{} {}", program.threads[t].name(), state)
         })
         .collect();
     if !missing.is_empty() {
@@ -464,7 +503,7 @@ fn writers_of(program: &Program, s: &EventStructure, traces: &[&Trace], written:
     } else {
         // In a hanging execution every other run has either finished or is stuck itself, so
         // nothing will change what the poll reads; say which, as that names where to look.
-        let name = |u: &usize| format!("P{}", program.threads[*u].id);
+        let name = |u: &usize| program.threads[*u].name();
         let (stuck, finished): (Vec<usize>, Vec<usize>) = writers.iter().partition(|&&u| traces[u].stuck.is_some());
         let list = |v: &[usize]| v.iter().map(name).collect::<Vec<_>>().join(", ");
         match (stuck.is_empty(), finished.is_empty()) {

@@ -462,12 +462,7 @@ pub(super) fn loop_reports(program: &Program, per_thread: &[ThreadTraces]) -> Ve
                 _ => back_edge,
             };
             let line = |i: usize| thread.code.get(i).map_or(0, |instr| instr.line);
-            out.push(LoopReport {
-                thread: format!("P{}", thread.id),
-                lines: (line(header), line(back_edge)),
-                iterations: l.iterations,
-                cut: l.cut,
-            });
+            out.push(LoopReport { thread: thread.name(), lines: (line(header), line(back_edge)), iterations: l.iterations, cut: l.cut });
         }
     }
     out
@@ -491,7 +486,7 @@ pub(super) fn unchecked_accesses(program: &Program, per_thread: &[ThreadTraces])
             let o = program.unknowns.get(origin as usize);
             let fix = o.and_then(|o| o.parameter_flag());
             out.push(UncheckedAccess {
-                thread: format!("P{}", thread.id),
+                thread: thread.name(),
                 line: instr.line,
                 instruction: instr.text.split_whitespace().next().unwrap_or("").to_string(),
                 access,

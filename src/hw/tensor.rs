@@ -136,7 +136,7 @@ pub fn check(test: &HwTest, config: &Config) -> Result<(), Rejection> {
         reject(p, stores[0].1, format!("the model cannot decide whether the store to a tensor map is in flight ({e}); not generated"))
     })?;
     if let Some(f) = outcome.undefined.iter().find(|f| f.rule == IN_FLIGHT_RULE) {
-        let span = stores.iter().find(|(t, _, _)| f.sites.iter().any(|s| s.thread == format!("P{}", p.threads[*t].id))).map(|s| s.1);
+        let span = stores.iter().find(|(t, _, _)| f.sites.iter().any(|s| s.thread == p.threads[*t].name())).map(|s| s.1);
         return Err(reject(
             p,
             span.unwrap_or(stores[0].1),

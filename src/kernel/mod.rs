@@ -69,6 +69,10 @@ pub struct Kernel {
     /// Whether warps were left out by default as running the code of a warp kept (a count of
     /// arrivals or of `bar.sync` threads that counts them can then make the check hang).
     pub warps_left_out: bool,
+    /// Why every lane is modelled where `--lanes` was not given (lane 0 of each warp hung or
+    /// never completed; `cli::kernel` checks every lane then), or a caution where that check
+    /// did not finish. None otherwise.
+    pub lane_choice: Option<String>,
     /// The CUDA source location of PTX lines (from `.loc`), by line: as reports name it.
     sources: BTreeMap<usize, String>,
     /// The whole inline chain of each PTX line's `.loc`, innermost frame first.
@@ -311,6 +315,7 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
         assertion,
         warp_choice: None,
         warps_left_out: false,
+        lane_choice: None,
         sources: chains.iter().map(|(&l, f)| (l, short_location(f, &module.files))).collect(),
         chains,
     })

@@ -59,10 +59,11 @@ pub enum InitItem {
     /// `y = x;` / `y = &x;`: a new location whose initial value is copied from `x`
     /// (`address_of` is true for `&x`, which makes y hold the address of x).
     LocationFromLocation { name: Spanned<String>, source: Spanned<String>, address_of: bool },
-    /// `P0:r0 = 1;` or `0:r0 = 1;`.
-    Register { thread: Spanned<usize>, reg: Spanned<String>, value: Spanned<i64> },
+    /// `P0:r0 = 1;` or `0:r0 = 1;` (`P1.7:r0 = 1;`: lane 7 of warp column P1; `P1:r0` there
+    /// stands for every lane).
+    Register { thread: Spanned<usize>, lane: Option<usize>, reg: Spanned<String>, value: Spanned<i64> },
     /// `P0:r1 = x;` / `P0:r1 = &x;`: the register holds the address of location x.
-    RegisterAddress { thread: Spanned<usize>, reg: Spanned<String>, location: Spanned<String> },
+    RegisterAddress { thread: Spanned<usize>, lane: Option<usize>, reg: Spanned<String>, location: Spanned<String> },
     /// `y @ generic aliases x;` (proxy ∈ generic | surface | texture | constant).
     Alias { name: Spanned<String>, proxy: Spanned<String>, target: Spanned<String> },
     /// A variable with a size, a state space or an mbarrier type:
@@ -176,6 +177,24 @@ pub struct ThreadHeader {
     pub id: Spanned<usize>,
     pub placement: Vec<(Spanned<String>, Spanned<i64>)>,
     pub span: Span,
+    /// The lane, for a thread that a warp column (`P1@cta 0,warp 1`) stands for: the parser
+    /// writes one header per lane (`litmus::warps`), each placed at its `tid`.
+    pub lane: Option<usize>,
+}
+
+impl ThreadHeader {
+    /// `P1`, or `P1.7` for lane 7 of warp column P1.
+    pub fn name(&self) -> String {
+        thread_name(self.id.node, self.lane)
+    }
+}
+
+/// `P1`, or `P1.7` for lane 7 of warp column P1.
+pub fn thread_name(id: usize, lane: Option<usize>) -> String {
+    match lane {
+        Some(l) => format!("P{id}.{l}"),
+        None => format!("P{id}"),
+    }
 }
 
 /// One statement of a thread's code (a cell of a table, or a statement of a block).
@@ -299,9 +318,10 @@ impl CmpOp {
 /// A value a condition can name.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CondValue {
-    /// `P1:r0` or `1:r0`.
+    /// `P1:r0` or `1:r0`; `P1.7:r0` names lane 7 of warp column P1.
     Register {
         thread: usize,
+        lane: Option<usize>,
         reg: String,
     },
     /// `x` (final value of a location); `s+4` names the word at byte offset 4 of `s`.

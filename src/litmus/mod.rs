@@ -5,12 +5,14 @@
 pub mod ast;
 pub mod lexer;
 pub mod parser;
+pub mod warps;
 
 use crate::diag::{Diagnostic, SourceFile};
 
 /// Parses one litmus file. Never panics, whatever the input.
+/// Warp columns come back as one thread per lane (`warps`).
 pub fn parse(file: &SourceFile) -> Result<ast::LitmusTest, Diagnostic> {
-    parser::parse(file)
+    parser::parse(file).and_then(warps::expand)
 }
 
 #[cfg(test)]

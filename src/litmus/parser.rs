@@ -111,6 +111,13 @@ fn thread_number(word: &str) -> Option<&str> {
     word.strip_prefix('P').filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// `P1.7`: warp column 1's lane 7 (the digits of both).
+fn lane_number(word: &str) -> Option<(&str, &str)> {
+    let (thread, lane) = word.split_once('.')?;
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    thread_number(thread).zip(Some(lane).filter(|l| digits(l)))
+}
+
 /// A name with no `.`/`::` parts: only opcodes are dotted.
 fn is_plain(word: &str) -> bool {
     !word.contains(['.', ':'])
@@ -357,7 +364,7 @@ impl<'a> Parser<'a> {
         let tok = self.raw(0);
         let is_thread = match tok.kind {
             Tok::Int => true,
-            Tok::Ident => thread_number(self.slice(tok)).is_some(),
+            Tok::Ident => thread_number(self.slice(tok)).is_some() || lane_number(self.slice(tok)).is_some(),
             _ => false,
         };
         is_thread && self.raw(1).kind == Tok::Colon
@@ -381,13 +388,13 @@ impl<'a> Parser<'a> {
             self.bump();
         }
         let item = if self.at_thread_prefix() {
-            let thread = self.thread_id()?;
+            let (thread, lane) = self.thread_ref()?;
             self.bump(); // the `:` checked by `at_thread_prefix`
             let reg = self.register("a register name after `:`")?;
             self.expect(Tok::Eq, "`=`")?;
             match self.init_value()? {
-                InitValue::Int(value) => InitItem::Register { thread, reg, value },
-                InitValue::Location { name, .. } => InitItem::RegisterAddress { thread, reg, location: name },
+                InitValue::Int(value) => InitItem::Register { thread, lane, reg, value },
+                InitValue::Location { name, .. } => InitItem::RegisterAddress { thread, lane, reg, location: name },
             }
         } else {
             let name = self.name("an init item (`x = 0`, `P0:r0 = 0` or `y @ generic aliases x`)")?;
@@ -576,7 +583,26 @@ impl<'a> Parser<'a> {
     }
 
     /// `P0` or `0` (the `:` that follows is the caller's).
-    fn thread_id(&mut self) -> PResult<Spanned<usize>> {
+    /// `P1`, `1` or `P1.7` (lane 7 of warp column P1): the thread and the lane.
+    fn thread_ref(&mut self) -> PResult<(Spanned<usize>, Option<usize>)> {
+        let tok = self.tok();
+        if tok.kind == Tok::Ident {
+            if let Some((thread, lane)) = lane_number(self.slice(tok)) {
+                let (Ok(id), Ok(lane)) = (thread.parse::<usize>(), lane.parse::<usize>()) else {
+                    return Err(self.unexpected("a thread like `P0` or a lane like `P1.7`"));
+                };
+                if lane >= 32 {
+                    return Err(Diagnostic::expected(tok.span, "a lane in 0..=31 (`P1.7`)", format!("`{}`", self.slice(tok)))
+                        .with_note("a warp has 32 lanes"));
+                }
+                self.bump();
+                return Ok((Spanned::new(id, tok.span), Some(lane)));
+            }
+        }
+        Ok((self.plain_thread_id()?, None))
+    }
+
+    fn plain_thread_id(&mut self) -> PResult<Spanned<usize>> {
         let tok = self.tok();
         let digits = match tok.kind {
             Tok::Int => Some(self.slice(tok)),
@@ -673,7 +699,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(ThreadHeader { id: Spanned::new(id, tok.span), placement, span: tok.span.to(self.prev_span()) })
+        Ok(ThreadHeader { id: Spanned::new(id, tok.span), placement, span: tok.span.to(self.prev_span()), lane: None })
     }
 
     /// The program after the thread header row: one kernel block `{ ... }`, one block per
@@ -1122,10 +1148,10 @@ impl<'a> Parser<'a> {
         let expected = "a register like `P0:r0`, a location or an integer";
         let tok = self.tok();
         if self.at_thread_prefix() {
-            let thread = self.thread_id()?;
+            let (thread, lane) = self.thread_ref()?;
             self.bump(); // `:`
             let reg = self.register("a register name after `:`")?;
-            let value = CondValue::Register { thread: thread.node, reg: reg.node };
+            let value = CondValue::Register { thread: thread.node, lane, reg: reg.node };
             return Ok(Spanned::new(value, tok.span.to(reg.span)));
         }
         match tok.kind {

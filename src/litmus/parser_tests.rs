@@ -65,7 +65,7 @@ fn parses_every_construct() {
     assert_eq!(t.init.len(), 10);
     assert!(matches!(&t.init[1].node, InitItem::Location { name, value } if name.node == "y" && value.node == -1));
     assert!(matches!(&t.init[2].node, InitItem::Location { value, .. } if value.node == 16));
-    assert!(matches!(&t.init[4].node, InitItem::Register { thread, reg, value }
+    assert!(matches!(&t.init[4].node, InitItem::Register { thread, reg, value, .. }
         if thread.node == 1 && reg.node == "r1" && value.node == 2));
     assert!(matches!(&t.init[5].node, InitItem::RegisterAddress { location, .. } if location.node == "x"));
     assert!(matches!(&t.init[6].node, InitItem::RegisterAddress { location, .. } if location.node == "y"));
@@ -108,7 +108,7 @@ fn parses_every_construct() {
     let Statement::Instr(add) = &p1[5] else { panic!() };
     assert_eq!(nodes(&add.operands), vec![name("r1"), name("r1"), Operand::AddressOf("x".into())]);
 
-    assert_eq!(nodes(&t.locations), vec![CondValue::Location("x".into()), CondValue::Register { thread: 0, reg: "r0".into() }]);
+    assert_eq!(nodes(&t.locations), vec![CondValue::Location("x".into()), CondValue::Register { thread: 0, lane: None, reg: "r0".into() }]);
     assert!(t.filter.is_some());
     let cond = t.condition.expect("condition");
     assert_eq!(cond.quantifier.node, Quantifier::Exists);
@@ -121,7 +121,7 @@ fn parses_every_construct() {
     assert!(matches!(&not_c.node, Prop::Not(c) if matches!(c.node, Prop::Cmp(_, CmpOp::Eq, _))));
     assert!(matches!(&not_d.node, Prop::Not(d) if matches!(&d.node,
         Prop::Cmp(l, CmpOp::Ge, r) if l.node == CondValue::Location("y".into())
-            && r.node == CondValue::Register { thread: 1, reg: "r0".into() })));
+            && r.node == CondValue::Register { thread: 1, lane: None, reg: "r0".into() })));
 }
 
 #[test]

@@ -850,6 +850,8 @@ pub struct Instr {
 pub struct Thread {
     /// The `N` of `PN`.
     pub id: usize,
+    /// The lane, for a thread of a warp column (`P1.7`: lane 7 of column P1).
+    pub lane: Option<usize>,
     pub placement: Placement,
     pub code: Vec<Instr>,
     /// Register names; a register's index is its position here.
@@ -861,6 +863,21 @@ pub struct Thread {
     pub span: Span,
     /// The warp of the thread in its CTA (its linear tid / 32).
     pub warp: i64,
+}
+
+impl Thread {
+    /// `P1`, or `P1.7` for lane 7 of warp column P1: how reports name the thread.
+    pub fn name(&self) -> String {
+        crate::litmus::ast::thread_name(self.id, self.lane)
+    }
+
+    /// The thread as herd7's state lists prefix a register: `1`, or `1.7` for a lane.
+    pub fn log_id(&self) -> String {
+        match self.lane {
+            Some(l) => format!("{}.{l}", self.id),
+            None => self.id.to_string(),
+        }
+    }
 }
 
 /// A value named by a condition.
@@ -1182,7 +1199,7 @@ impl Program {
     /// How an observable is printed in states (`1:r0`, `x`).
     pub fn observable_name(&self, o: &Observable) -> String {
         match o {
-            Observable::Register(t, r) => format!("{}:{}", self.threads[*t].id, self.threads[*t].registers[*r]),
+            Observable::Register(t, r) => format!("{}:{}", self.threads[*t].log_id(), self.threads[*t].registers[*r]),
             Observable::Location(p) => self.physical_name(*p),
         }
     }

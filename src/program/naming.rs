@@ -39,7 +39,7 @@ pub fn observable_log_name(program: &Program, o: &Observable) -> String {
     match o {
         Observable::Register(t, r) => {
             let thread = &program.threads[*t];
-            format!("{}:{}", thread.id, register_log_name(&thread.registers, &thread.registers[*r]))
+            format!("{}:{}", thread.log_id(), register_log_name(&thread.registers, &thread.registers[*r]))
         }
         Observable::Location(p) => location_log_name(&program.physical_name(*p)),
     }

@@ -279,7 +279,7 @@ pub(super) fn describe_events(program: &Program, s: &EventStructure) -> Vec<Even
                         name,
                         action,
                         float: float.map(|t| float_text(t, e.value)),
-                        thread: Some(format!("P{}", program.threads[t].id)),
+                        thread: Some(program.threads[t].name()),
                         line: Some(instr.line),
                         instruction: Some(instr.text.clone()),
                     }
@@ -412,7 +412,7 @@ fn build_graph(program: &Program, s: &EventStructure, cand: &Candidate, events: 
         .thread_events
         .iter()
         .enumerate()
-        .map(|(t, ids)| GraphThread { name: format!("P{}", program.threads[t].id), nodes: ids.iter().map(|&i| node(i)).collect() })
+        .map(|(t, ids)| GraphThread { name: program.threads[t].name(), nodes: ids.iter().map(|&i| node(i)).collect() })
         .collect();
     let mut edges = Vec::new();
     let on_cycle = |a: usize, b: usize| cycle.is_some_and(|c| c.iter().any(|st| st.from == a && st.to == b));

@@ -35,7 +35,7 @@ pub(super) fn undefined(program: &Program, traces: &[&Trace], bases: &[usize], e
             let (t0, (k0, i0)) = (lanes[first], seq[first][k]);
             let at = |t: usize, i: usize| {
                 let ins = &program.threads[t].code[i];
-                format!("P{} at line {} `{}`", program.threads[t].id, ins.line, ins.text)
+                format!("{} at line {} `{}`", program.threads[t].name(), ins.line, ins.text)
             };
             for (l, &t) in lanes.iter().enumerate() {
                 let why = match seq[l].get(k) {
@@ -53,11 +53,11 @@ pub(super) fn undefined(program: &Program, traces: &[&Trace], bases: &[usize], e
                     None if traces[t].stuck.is_none() => Some((
                         bases[t0] + k0,
                         format!(
-                            "{} reaches barrier {} of warp {}, and P{} of the same warp finishes without reaching it",
+                            "{} reaches barrier {} of warp {}, and {} of the same warp finishes without reaching it",
                             at(t0, i0),
                             k + 1,
                             program.threads[t0].warp,
-                            program.threads[t].id
+                            program.threads[t].name()
                         ),
                     )),
                     _ => None,

@@ -149,6 +149,14 @@ pub fn resolve_barriers(s: &EventStructure, readings: &Readings) -> Vec<BarrierR
                     blocked.extend(blocking(evs));
                     continue;
                 }
+                // Exactly `count` arrivals (one per lane of the warps a named barrier counts) are
+                // one phase: no choice to enumerate, however many they are.
+                if evs.len() as i64 == count && !readings.dat3m_barriers {
+                    for (a, b) in sync_edges(s, evs) {
+                        syncbar.insert(a, b);
+                    }
+                    continue;
+                }
                 let m = evs.len().min(20);
                 let alts = if readings.dat3m_barriers {
                     // Every subset of at least `count` arrivals may be the one that synchronizes.
@@ -193,7 +201,15 @@ pub fn resolve_barriers(s: &EventStructure, readings: &Readings) -> Vec<BarrierR
         }
         out = next;
     }
-    out.into_iter().map(|(syncbar, blocked)| BarrierResolution { syncbar, syncclu: syncclu.clone(), blocked }).collect()
+    // An arrive left over in an instance that never completes does not wait (PTX ISA
+    // 9.7.13.1: "bar.arrive does not cause any waiting by the executing threads"): its thread
+    // goes on, and only the instance's waiting barriers block.
+    out.into_iter()
+        .map(|(syncbar, mut blocked)| {
+            blocked.retain(|b| !is_arrive(&s.events[b.event]));
+            BarrierResolution { syncbar, syncclu: syncclu.clone(), blocked }
+        })
+        .collect()
 }
 
 /// The `syncbar` edges of one completed instance: every event to every event that waits.

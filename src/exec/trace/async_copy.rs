@@ -134,7 +134,7 @@ impl Cx<'_> {
         let size = val(st, size).0;
         let (src_addr, _) = self.address_value(st, src);
         let Some((var, off)) = self.program.decode_address(src_addr) else {
-            return Err(bad_address(self.program, self.thread.id, line, src_addr));
+            return Err(bad_address(self.program, self.thread, line, src_addr));
         };
         let v = &self.program.variables[var];
         let ub = if size % 16 != 0 {
@@ -158,7 +158,7 @@ impl Cx<'_> {
     fn descriptor_words(&self, desc: i64, rows: i64, mn_major: bool, pc: usize, line: usize) -> Result<Vec<(i64, i64, i64)>, ExploreError> {
         let limit = |detail: String| self.limit_at(pc, line, detail);
         if crate::program::unknown::is_unknown(desc) {
-            return Err(super::error::unknown_value(self.program, self.thread.id, &self.thread.code[pc], "the matrix descriptor", desc));
+            return Err(super::error::unknown_value(self.program, self.thread, &self.thread.code[pc], "the matrix descriptor", desc));
         }
         let chunks = crate::program::matrix::descriptor_chunks(desc, rows, mn_major).map_err(&limit)?;
         let (lo, hi) = (chunks.iter().min().copied().unwrap_or(0), chunks.iter().max().copied().unwrap_or(0) + 16);
@@ -188,7 +188,7 @@ impl Cx<'_> {
     /// aligned, or an mbarrier object.
     fn check_copy_range(&self, addr: i64, what: &str, size: i64, bulk: bool, line: usize) -> Result<Option<String>, ExploreError> {
         let Some((var, off)) = self.program.decode_address(addr) else {
-            return Err(bad_address(self.program, self.thread.id, line, addr));
+            return Err(bad_address(self.program, self.thread, line, addr));
         };
         let v = &self.program.variables[var];
         let align = if bulk { 16 } else { size };
@@ -386,7 +386,7 @@ impl Cx<'_> {
                     let mut partial = vec![s];
                     for &(d_addr, b_addr) in dests {
                         let b_addr = b_addr.expect("an mbarrier completion has an mbarrier");
-                        let bad = || bad_address(self.program, self.thread.id, line, b_addr);
+                        let bad = || bad_address(self.program, self.thread, line, b_addr);
                         let loc = self.program.location_at(b_addr).ok_or_else(bad)?;
                         // The object's bytes in its variable (an array of mbarriers holds several).
                         let off = self.program.locations[loc].offset;

@@ -5,22 +5,22 @@ use crate::program::Program;
 /// An error of exploration (a limit was hit, or the program did something meaningless).
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ExploreError {
-    #[error("thread P{thread}: more than {limit} distinct traces; the test is too large to explore (raise --max-traces)")]
-    TooManyTraces { thread: usize, limit: usize },
+    #[error("thread {thread}: more than {limit} distinct traces; the test is too large to explore (raise --max-traces)")]
+    TooManyTraces { thread: String, limit: usize },
     #[error("location `{location}` can hold more than {limit} distinct values; values keep growing (is there an unbounded counter? raise --max-values)")]
     DomainTooLarge { location: String, limit: usize },
     /// `at`: where the run passed the limit, `line N (`instruction`), which adds K events`.
     #[error(
-        "thread P{thread}: a trace has more than {limit} memory events, at {at} (raise --max-events, lower --unroll, or shorten the test)"
+        "thread {thread}: a trace has more than {limit} memory events, at {at} (raise --max-events, lower --unroll, or shorten the test)"
     )]
-    TraceTooLong { thread: usize, limit: usize, at: String },
+    TraceTooLong { thread: String, limit: usize, at: String },
     /// Printed after the file name and a colon: `file:line:col: error: ...`.
-    #[error("{line}:{col}: error: thread P{thread}: {detail} (addresses must point to a word inside a declared variable)")]
-    BadAddress { thread: usize, line: usize, col: usize, detail: String },
+    #[error("{line}:{col}: error: thread {thread}: {detail} (addresses must point to a word inside a declared variable)")]
+    BadAddress { thread: String, line: usize, col: usize, detail: String },
     /// An unknown value (`program::unknown`) where the run must know it; printed after the file
     /// name and a colon, as [`ExploreError::BadAddress`].
-    #[error("{line}:{col}: error: thread P{thread}: {detail}")]
-    Unknown { thread: usize, line: usize, col: usize, detail: String },
+    #[error("{line}:{col}: error: thread {thread}: {detail}")]
+    Unknown { thread: String, line: usize, col: usize, detail: String },
     #[error("location `{location}` has {writes} writes in one execution, hence {orders} possible coherence orders, more than the candidate budget (lower --unroll, or raise --max-candidates)")]
     TooManyCoherenceOrders { location: String, writes: usize, orders: u64 },
     #[error(
@@ -66,19 +66,18 @@ impl ExploreError {
 }
 
 /// The column of the instruction of `thread` on `line`, for a `file:line:col` message.
-fn column(program: &Program, thread: usize, line: usize) -> usize {
-    program
-        .threads
-        .iter()
-        .filter(|t| t.id == thread)
-        .flat_map(|t| &t.code)
-        .find(|i| i.line == line)
-        .map(|i| program.source.line_col(i.span.start).1)
-        .unwrap_or(1)
+fn column(program: &Program, thread: &crate::program::Thread, line: usize) -> usize {
+    thread.code.iter().find(|i| i.line == line).map(|i| program.source.line_col(i.span.start).1).unwrap_or(1)
 }
 
 /// An instruction that needs the value of `register` known, which holds the unknown value `value`.
-pub(super) fn unknown_value(program: &Program, thread: usize, instr: &crate::program::Instr, register: &str, value: i64) -> ExploreError {
+pub(super) fn unknown_value(
+    program: &Program,
+    thread: &crate::program::Thread,
+    instr: &crate::program::Instr,
+    register: &str,
+    value: i64,
+) -> ExploreError {
     let origin = crate::program::unknown::origin(value).and_then(|o| program.unknowns.get(o as usize));
     let from = origin.map_or_else(|| "an unknown value".to_string(), |o| o.describe());
     let how = match origin.and_then(|o| o.parameter_flag()) {
@@ -91,11 +90,11 @@ pub(super) fn unknown_value(program: &Program, thread: usize, instr: &crate::pro
         "`{register}` is unknown here: its value comes from {from}; `{}` needs it known ({how})",
         instr.text.split_whitespace().next().unwrap_or("")
     );
-    ExploreError::Unknown { thread, line: instr.line, col: program.source.line_col(instr.span.start).1, detail }
+    ExploreError::Unknown { thread: thread.name(), line: instr.line, col: program.source.line_col(instr.span.start).1, detail }
 }
 
 /// What a bad address is, in the program's terms.
-pub(super) fn bad_address(program: &Program, thread: usize, line: usize, value: i64) -> ExploreError {
+pub(super) fn bad_address(program: &Program, thread: &crate::program::Thread, line: usize, value: i64) -> ExploreError {
     let detail = match crate::program::slot_of(&program.variables, value) {
         Some((v, byte)) => {
             let v = &program.variables[v];
@@ -107,7 +106,7 @@ pub(super) fn bad_address(program: &Program, thread: usize, line: usize, value: 
         }
         _ => format!("the value {value} used as an address is not the address of any variable"),
     };
-    ExploreError::BadAddress { thread, line, col: column(program, thread, line), detail }
+    ExploreError::BadAddress { thread: thread.name(), line, col: column(program, thread, line), detail }
 }
 
 #[cfg(test)]

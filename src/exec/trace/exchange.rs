@@ -208,7 +208,7 @@ pub fn domains(program: &Program, lanes: &Lanes, all: &[ThreadTraces], limit: us
             for &(instr, own) in sources {
                 let Some(x) = exchange_of(&code[instr].op) else { continue };
                 let too_many = || ExploreError::DomainTooLarge {
-                    location: format!("the result of `{}` (line {}) in P{}", code[instr].text, code[instr].line, program.threads[t].id),
+                    location: format!("the result of `{}` (line {}) in {}", code[instr].text, code[instr].line, program.threads[t].name()),
                     limit,
                 };
                 // Per needed lane: what it can give at its k-th exchange.

@@ -438,7 +438,7 @@ impl Cx<'_> {
             }
             None => None,
         };
-        let mut e = bad_address(self.program, self.thread.id, line, value);
+        let mut e = bad_address(self.program, self.thread, line, value);
         if let (ExploreError::BadAddress { detail: d, .. }, Some(detail)) = (&mut e, detail) {
             *d = detail;
         }
@@ -455,7 +455,7 @@ impl Cx<'_> {
         space: AccessSpace,
         line: usize,
     ) -> Result<Access, ExploreError> {
-        let bad = || bad_address(self.program, self.thread.id, line, addr);
+        let bad = || bad_address(self.program, self.thread, line, addr);
         let (var, _) = self.program.decode_address(addr).ok_or_else(bad)?;
         let loc = self.program.location_at(addr).ok_or_else(bad)?;
         let (_, off) = self.program.decode_address(base).ok_or_else(bad)?;

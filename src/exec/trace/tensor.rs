@@ -68,7 +68,7 @@ impl Cx<'_> {
         let (shared_addr, shared_deps) = self.address_value(&st, shared_op);
         // The shared-memory box: inside its variable and 16-byte aligned (§9.7.9.25: bulk copies).
         let Some((var, off)) = self.program.decode_address(shared_addr) else {
-            return Err(bad_address(self.program, self.thread.id, line, shared_addr));
+            return Err(bad_address(self.program, self.thread, line, shared_addr));
         };
         let v = &self.program.variables[var];
         let mut ub = if v.kind == VariableKind::Mbarrier {
@@ -108,7 +108,7 @@ impl Cx<'_> {
         // (a map in the read-only parameter space cannot change: nothing to read).
         if self.program.variables[map.variable].space != Space::Param {
             let map_addr = self.program.address(map.variable, map.offset);
-            let loc = self.program.location_at(map_addr).ok_or_else(|| bad_address(self.program, self.thread.id, line, map_addr))?;
+            let loc = self.program.location_at(map_addr).ok_or_else(|| bad_address(self.program, self.thread, line, map_addr))?;
             let tmap = Access { loc, range: (map.offset, map.offset + 4), deps: DepMask::none(), ub: None };
             let mut e = s.access_event(TraceOp::Read, pc, &tmap, Role::Source, Some(agent));
             e.symbolic = true;
@@ -124,7 +124,7 @@ impl Cx<'_> {
                 Some(_) if unknown_coords.is_some() => None,
                 Some(o) => {
                     let a = base + o;
-                    let loc = self.program.location_at(a).ok_or_else(|| bad_address(self.program, self.thread.id, line, a))?;
+                    let loc = self.program.location_at(a).ok_or_else(|| bad_address(self.program, self.thread, line, a))?;
                     let first = o - o.rem_euclid(4 * element_words);
                     Some(Access {
                         loc,
@@ -183,10 +183,10 @@ impl Cx<'_> {
                 crate::program::Value::Reg(r) => self.thread.registers[r].clone(),
                 _ => "the tensor map operand".into(),
             };
-            return Err(unknown_value(self.program, self.thread.id, instr, &reg, addr));
+            return Err(unknown_value(self.program, self.thread, instr, &reg, addr));
         }
         let Some((var, off)) = self.program.decode_address(addr) else {
-            return Err(bad_address(self.program, self.thread.id, line, addr));
+            return Err(bad_address(self.program, self.thread, line, addr));
         };
         let found = self.program.tensor_maps.iter().position(|m| !m.named && m.variable == var && m.offset == off);
         let v = &self.program.variables[var];
@@ -230,6 +230,6 @@ impl Cx<'_> {
     /// descriptor it does not read): an error at its line, as an unknown value's.
     pub(super) fn limit_at(&self, pc: usize, line: usize, detail: String) -> ExploreError {
         let instr = &self.thread.code[pc];
-        ExploreError::Unknown { thread: self.thread.id, line, col: self.program.source.line_col(instr.span.start).1, detail }
+        ExploreError::Unknown { thread: self.thread.name(), line, col: self.program.source.line_col(instr.span.start).1, detail }
     }
 }

@@ -124,14 +124,14 @@ pub fn thread_traces(
                 trace.counter_claims = cx.counter_claims(&trace.events);
                 out.traces.push(trace);
                 if out.traces.len() > limits.max_traces {
-                    return Err(ExploreError::TooManyTraces { thread: thread.id, limit: limits.max_traces });
+                    return Err(ExploreError::TooManyTraces { thread: thread.name(), limit: limits.max_traces });
                 }
                 break;
             }
             let before = st.events.len();
             if before + 2 > limits.max_trace_events {
                 let at = format!("the run's arrival at line {} (`{}`)", thread.code[st.pc].line, short_text(&thread.code[st.pc].text));
-                return Err(ExploreError::TraceTooLong { thread: thread.id, limit: limits.max_trace_events, at });
+                return Err(ExploreError::TraceTooLong { thread: thread.name(), limit: limits.max_trace_events, at });
             }
             let pc = st.pc;
             st.path.push(pc);
@@ -145,7 +145,7 @@ pub fn thread_traces(
                     let instr = &thread.code[pc];
                     let at =
                         format!("line {} (`{}`), which adds {} events", instr.line, short_text(&instr.text), next.events.len() - before);
-                    return Err(ExploreError::TraceTooLong { thread: thread.id, limit: limits.max_trace_events, at });
+                    return Err(ExploreError::TraceTooLong { thread: thread.name(), limit: limits.max_trace_events, at });
                 }
                 Some(next) => st = next,
                 None => break,
@@ -302,7 +302,9 @@ impl Cx<'_> {
                 let count = count.map(|v| val(&st, &v).0);
                 let e = st.event(TraceOp::Barrier { instance: *instance, id, count, arrive: *arrive }, pc);
                 st.events.push(e);
-                if self.liveness {
+                // "bar.arrive does not cause any waiting by the executing threads" (PTX ISA
+                // 9.7.13.1): only a waiting barrier may stop the run.
+                if self.liveness && !*arrive {
                     // The run may also stop here forever, if this barrier never completes.
                     let event = st.events.len() - 1;
                     out.stuck.push(st.clone().finish(Some(Stuck::Barrier { event })));
@@ -825,7 +827,7 @@ impl Cx<'_> {
             let Value::Reg(r) = v else { continue };
             if let (RegVal::Known(x), _) = &st.regs[r] {
                 if unknown::is_unknown(*x) {
-                    return Err(super::error::unknown_value(self.program, self.thread.id, instr, &self.thread.registers[r], *x));
+                    return Err(super::error::unknown_value(self.program, self.thread, instr, &self.thread.registers[r], *x));
                 }
             }
         }
@@ -845,7 +847,7 @@ impl Cx<'_> {
         let bytes = i64::from(ty.bits / 8).max(1);
         for (k, &d) in dsts.iter().enumerate() {
             let at = a + k as i64 * bytes;
-            let v = self.program.param_bytes(at, bytes).ok_or_else(|| bad_address(self.program, self.thread.id, line, at))?;
+            let v = self.program.param_bytes(at, bytes).ok_or_else(|| bad_address(self.program, self.thread, line, at))?;
             st.regs[d] = (RegVal::Known(ty.norm(v)), deps.clone());
         }
         Ok(())

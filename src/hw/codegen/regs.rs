@@ -190,8 +190,8 @@ fn address_registers(test: &HwTest, thread: usize, register: &dyn Fn(&str) -> Op
     let p = test.program;
     let mut held = BTreeMap::new();
     for item in &test.ast.init {
-        if let InitItem::RegisterAddress { thread: t, reg, .. } = &item.node {
-            if let Some(r) = register(&reg.node).filter(|_| t.node == p.threads[thread].id) {
+        if let InitItem::RegisterAddress { thread: t, lane, reg, .. } = &item.node {
+            if let Some(r) = register(&reg.node).filter(|_| t.node == p.threads[thread].id && *lane == p.threads[thread].lane) {
                 held.insert(r, item.span);
             }
         }

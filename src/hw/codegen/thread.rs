@@ -241,8 +241,8 @@ fn prologue(gen: &mut ThreadGen) -> Vec<String> {
     // Registers initialised with an address (`P0:r1 = &x;`).
     let test = gen.test;
     for item in &test.ast.init {
-        if let InitItem::RegisterAddress { thread: t, reg, location } = &item.node {
-            if t.node == th.id {
+        if let InitItem::RegisterAddress { thread: t, lane, reg, location } = &item.node {
+            if t.node == th.id && *lane == th.lane {
                 let Some(v) = gen.variable(&location.node) else { continue };
                 let k = gen.operand_index(v, AddrForm::Generic);
                 body.push(format!("mov.b64 {}, %{k};", ThreadGen::reg_name(&reg.node)));

@@ -12,7 +12,7 @@ pub(super) struct CondResolver<'p> {
     /// The instances of each PTX `.shared`/`.local` declaration (`s` → `s@cta0`, `s@cta1`).
     pub(super) instances: &'p HashMap<String, Vec<(String, String)>>,
     pub(super) program: &'p Program,
-    pub(super) thread_index: &'p HashMap<usize, usize>,
+    pub(super) thread_index: &'p HashMap<(usize, Option<usize>), usize>,
     pub(super) source: &'p SourceFile,
 }
 
@@ -66,13 +66,14 @@ impl CondResolver<'_> {
                 };
                 Ok(CondTerm::Obs(Observable::Location(self.program.locations[loc].physical)))
             }
-            CondValue::Register { thread, reg } => {
-                let Some(&t) = self.thread_index.get(thread) else {
-                    return Err(Diagnostic::error(v.span, format!("unknown thread P{thread} in the condition")));
+            CondValue::Register { thread, lane, reg } => {
+                let name = ast::thread_name(*thread, *lane);
+                let Some(&t) = self.thread_index.get(&(*thread, *lane)) else {
+                    return Err(Diagnostic::error(v.span, format!("unknown thread {name} in the condition")));
                 };
                 let th = &self.program.threads[t];
                 let Some(r) = th.registers.iter().position(|n| n == reg) else {
-                    return Err(Diagnostic::error(v.span, format!("unknown register `{reg}` of thread P{thread} in the condition"))
+                    return Err(Diagnostic::error(v.span, format!("unknown register `{reg}` of thread {name} in the condition"))
                         .with_note("the register is neither initialised nor written by that thread"));
                 };
                 Ok(CondTerm::Obs(Observable::Register(t, r)))
@@ -86,7 +87,8 @@ impl CondResolver<'_> {
 pub fn format_prop(p: &ast::Prop, instances: &HashMap<String, Vec<(String, String)>>) -> String {
     let val = |v: &CondValue| -> String {
         match v {
-            CondValue::Register { thread, reg } => format!("{thread}:{reg}"),
+            CondValue::Register { thread, lane: None, reg } => format!("{thread}:{reg}"),
+            CondValue::Register { thread, lane: Some(l), reg } => format!("{thread}.{l}:{reg}"),
             CondValue::Location(l) => canonical_location(instances, l).unwrap_or_else(|| l.clone()),
             CondValue::Const(c) => c.to_string(),
         }

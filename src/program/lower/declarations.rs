@@ -133,8 +133,9 @@ fn mbarrier_uses(test: &ast::LitmusTest, declared: &BTreeSet<String>) -> Uses {
         // The declared variables whose address each register may hold.
         let mut holds: HashMap<String, BTreeSet<String>> = HashMap::new();
         for item in &test.init {
-            if let InitItem::RegisterAddress { thread, reg, location } = &item.node {
-                let ours = test.form == ast::CodeForm::Kernel || test.threads.get(t).is_some_and(|h| h.id.node == thread.node);
+            if let InitItem::RegisterAddress { thread, lane, reg, location } = &item.node {
+                let ours =
+                    test.form == ast::CodeForm::Kernel || test.threads.get(t).is_some_and(|h| h.id.node == thread.node && h.lane == *lane);
                 if ours && declared.contains(&location.node) {
                     holds.entry(reg.node.clone()).or_default().insert(location.node.clone());
                 }

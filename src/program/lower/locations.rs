@@ -241,7 +241,7 @@ impl Lowerer<'_> {
     pub(super) fn declare_implicit(&mut self, test: &ast::LitmusTest) {
         let mut wanted: Vec<Spanned<String>> = Vec::new();
         // Each thread's register names, for a condition that names one without its thread.
-        let mut thread_registers: Vec<(usize, Vec<String>)> = Vec::new();
+        let mut thread_registers: Vec<(String, Vec<String>)> = Vec::new();
         for item in &test.init {
             if let InitItem::RegisterAddress { location, .. } = &item.node {
                 wanted.push(location.clone());
@@ -250,12 +250,14 @@ impl Lowerer<'_> {
         for t in 0..test.threads.len() {
             let stmts = test.column(t);
             // Names a thread writes, initialises or declares (`.reg`) are its registers.
-            let id = test.threads.get(t).map(|h| h.id.node);
+            let id = test.threads.get(t).map(|h| (h.id.node, h.lane));
             let mut registers: Vec<&str> = test
                 .init
                 .iter()
                 .filter_map(|i| match &i.node {
-                    InitItem::Register { thread, reg, .. } | InitItem::RegisterAddress { thread, reg, .. } if Some(thread.node) == id => {
+                    InitItem::Register { thread, lane, reg, .. } | InitItem::RegisterAddress { thread, lane, reg, .. }
+                        if Some((thread.node, *lane)) == id =>
+                    {
                         Some(reg.node.as_str())
                     }
                     _ => None,
@@ -277,7 +279,8 @@ impl Lowerer<'_> {
                     registers.push(n.as_str());
                 }
             }
-            thread_registers.push((id.unwrap_or(t), registers.iter().map(|r| r.to_string()).collect()));
+            thread_registers
+                .push((test.threads.get(t).map_or(format!("P{t}"), |h| h.name()), registers.iter().map(|r| r.to_string()).collect()));
             for i in instrs() {
                 let head = i.opcode[0].node.as_str();
                 // Dat3M's bare `ld r, v` is a move of a value, not a load.
@@ -364,7 +367,7 @@ impl Lowerer<'_> {
                 let owners: Vec<String> = thread_registers
                     .iter()
                     .filter(|(_, regs)| regs.contains(&name.node))
-                    .map(|(id, _)| format!("`P{id}:{}`", name.node))
+                    .map(|(id, _)| format!("`{id}:{}`", name.node))
                     .collect();
                 if owners.is_empty() {
                     // herd7's meaning, kept (tests rely on it), with a word that it is one.

@@ -81,9 +81,10 @@ impl Lowerer<'_> {
             return Err(Diagnostic::expected(test.arch.span, "the architecture `PTX`", format!("`{}`", test.arch.node)));
         }
         // Threads, indexed by their header id.
-        let mut thread_index: HashMap<usize, usize> = HashMap::new();
+        // A warp column's lanes share its id (`litmus::warps`).
+        let mut thread_index: HashMap<(usize, Option<usize>), usize> = HashMap::new();
         for (i, h) in test.threads.iter().enumerate() {
-            if thread_index.insert(h.id.node, i).is_some() {
+            if thread_index.insert((h.id.node, h.lane), i).is_some() {
                 return Err(Diagnostic::error(h.id.span, format!("thread P{} is declared twice", h.id.node)));
             }
         }
@@ -149,20 +150,19 @@ impl Lowerer<'_> {
                     continue;
                 }
                 if !table.written[*r] && !table.init.contains_key(r) {
-                    return Err(Diagnostic::error(
-                        *span,
-                        format!("undefined register `{}` in thread P{}", table.names[*r], header.id.node),
-                    )
-                    .with_note(format!(
-                        "initialise it in the init block (`P{}:{}=0;`) or write it before reading it",
-                        header.id.node, table.names[*r]
-                    )));
+                    return Err(Diagnostic::error(*span, format!("undefined register `{}` in thread {}", table.names[*r], header.name()))
+                        .with_note(format!(
+                            "initialise it in the init block (`{}:{}=0;`) or write it before reading it",
+                            header.name(),
+                            table.names[*r]
+                        )));
                 }
             }
             let reg_init = (0..table.names.len()).map(|r| table.init.get(&r).or(uninitialized.get(&r)).copied().unwrap_or(0)).collect();
             let specials = std::mem::take(&mut *self.special_reads.borrow_mut());
             threads.push(Thread {
                 id: header.id.node,
+                lane: header.lane,
                 placement,
                 code,
                 registers: table.names.clone(),
@@ -224,18 +224,18 @@ impl Lowerer<'_> {
     fn init_registers(
         &mut self,
         test: &ast::LitmusTest,
-        thread_index: &HashMap<usize, usize>,
+        thread_index: &HashMap<(usize, Option<usize>), usize>,
         regs: &mut [RegTable],
     ) -> Result<(), Diagnostic> {
         for item in &test.init {
             match &item.node {
-                InitItem::Register { thread, reg, value } => {
-                    let t = self.thread_of(thread_index, thread)?;
+                InitItem::Register { thread, lane, reg, value } => {
+                    let t = self.thread_of(thread_index, thread, *lane)?;
                     let r = regs[t].get(&reg.node);
                     regs[t].init.insert(r, value.node);
                 }
-                InitItem::RegisterAddress { thread, reg, location } => {
-                    let t = self.thread_of(thread_index, thread)?;
+                InitItem::RegisterAddress { thread, lane, reg, location } => {
+                    let t = self.thread_of(thread_index, thread, *lane)?;
                     // `P1:r = &s` is the address of P1's own instance of `s`.
                     let saved = self.enter_view(t);
                     let loc = self.location(location);
@@ -249,9 +249,14 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn thread_of(&self, index: &HashMap<usize, usize>, t: &Spanned<usize>) -> Result<usize, Diagnostic> {
-        index.get(&t.node).copied().ok_or_else(|| {
-            Diagnostic::error(t.span, format!("unknown thread P{}", t.node))
+    fn thread_of(
+        &self,
+        index: &HashMap<(usize, Option<usize>), usize>,
+        t: &Spanned<usize>,
+        lane: Option<usize>,
+    ) -> Result<usize, Diagnostic> {
+        index.get(&(t.node, lane)).copied().ok_or_else(|| {
+            Diagnostic::error(t.span, format!("unknown thread {}", ast::thread_name(t.node, lane)))
                 .with_note("threads are declared in the header row, e.g. `P0@cta 0,gpu 0`")
         })
     }

@@ -29,15 +29,10 @@ impl Lowerer<'_> {
                 "cluster" => cluster = Some(id.node),
                 // Checked with the other threads' (`special::positions`).
                 "tid" => {}
-                "warp" => {
-                    return Err(Diagnostic::error(level.span, "warp columns (`warp W`) are not supported yet").with_note(
-                        "write one column per thread, placed with `tid N`; counts (`mbarrier.init`, `bar.sync`) then count those threads",
-                    ))
-                }
                 other => {
                     return Err(Diagnostic::expected(
                         level.span,
-                        "a placement level `cta`, `cluster`, `gpu` or `tid`",
+                        "a placement level `cta`, `cluster`, `gpu`, `tid` or `warp`",
                         format!("`{other}`"),
                     ))
                 }

@@ -30,3 +30,25 @@ __global__ void divergent(int* out) {
     __syncthreads();
   out[lane] = word[(lane + 1) % 32];
 }
+
+// named (added after the two above, which keep their lines): a named barrier with a thread
+// count across two warps (CUTLASS's NamedBarrier). The 32 lanes of warp 0 store their words and
+// arrive (`bar.arrive 1, 64`); the 32 lanes of warp 1 wait (`bar.sync 1, 64`) and read them.
+// -DBUG: the barrier counts 96 threads, which never come: warp 1 waits forever.
+#ifdef BUG
+#define NAMED_THREADS "96"
+#else
+#define NAMED_THREADS "64"
+#endif
+
+__global__ void named(int* out) {
+  __shared__ int word[32];
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp == 0) {
+    word[lane] = lane + 1;
+    asm volatile("bar.arrive 1, " NAMED_THREADS ";" ::: "memory");
+  } else {
+    asm volatile("bar.sync 1, " NAMED_THREADS ";" ::: "memory");
+    out[lane] = word[lane];
+  }
+}
