@@ -128,7 +128,9 @@ fn warp_exchanges_parse_in_every_documented_form() {
 }
 
 /// Warp columns (issue 39): `warp W` stands for the lanes of warp W, each a thread named
-/// `P0.7` in findings and hangs; a launch gives a warp fewer lanes; a condition names a lane.
+/// `P0.7` in findings and hangs; a launch gives a warp fewer lanes; a condition names a lane;
+/// races between lanes, a proxy fence after per-lane stmatrix, per-lane arrivals and named
+/// barriers across warp columns.
 #[test]
 fn warp_columns_are_their_lanes() {
     let config = Config::default_model();
@@ -151,6 +153,16 @@ fn warp_columns_are_their_lanes() {
     let live = Decider::new(&config).liveness(&load("warp-column-arrive-count-hang.litmus")).unwrap();
     let text = format!("{:?}", live.hang);
     assert!(text.contains("pending 1/5") && text.contains("P1.0, P1.1, P1.2, P1.3"), "{text}");
+    // stmatrix rows (generic proxy) read by a bulk copy (async proxy): without a proxy fence,
+    // each lane's row is a finding whose hint is the fence; with one, no finding.
+    let outcome = Decider::new(&config).verdict(&load("warp-column-stmatrix-tma-store.litmus")).unwrap();
+    assert_eq!(outcome.undefined.len(), 2, "{:#?}", outcome.undefined);
+    for f in &outcome.undefined {
+        assert!(f.sites.iter().any(|s| s.thread == "P0.0") && f.sites.iter().any(|s| s.instruction.starts_with("stmatrix")), "{f:#?}");
+        assert!(f.hint.as_deref().is_some_and(|h| h.contains("fence.proxy.async")), "{f:#?}");
+    }
+    let outcome = Decider::new(&config).verdict(&load("warp-column-stmatrix-tma-store-fenced.litmus")).unwrap();
+    assert!(outcome.undefined.is_empty() && outcome.races.is_empty(), "{:#?} {:#?}", outcome.undefined, outcome.races);
     // Named barriers count the lanes of both warp columns.
     let live = Decider::new(&config).liveness(&load("warp-column-named-barrier-hang.litmus")).unwrap();
     assert_eq!(live.hang.len(), 32, "{:#?}", live.hang);

@@ -871,6 +871,14 @@ impl Thread {
         crate::litmus::ast::thread_name(self.id, self.lane)
     }
 
+    /// A name for generated code: `P1`, or `P1_7` for lane 7 of warp column P1.
+    pub fn ident(&self) -> String {
+        match self.lane {
+            Some(l) => format!("P{}_{l}", self.id),
+            None => format!("P{}", self.id),
+        }
+    }
+
     /// The thread as herd7's state lists prefix a register: `1`, or `1.7` for a lane.
     pub fn log_id(&self) -> String {
         match self.lane {

@@ -277,7 +277,7 @@ fn kernel(
     let _ = writeln!(s, "    if (L.start_barrier) start_barrier(L.start + inst, kThreads, L.bound);");
     let _ = writeln!(s, "    switch (role) {{");
     for (t, th) in p.threads.iter().enumerate() {
-        let _ = writeln!(s, "      case {t}: thread_P{}(gbase, smem, res, L.hang + inst, L.bound); break;", th.id);
+        let _ = writeln!(s, "      case {t}: thread_{}(gbase, smem, res, L.hang + inst, L.bound); break;", th.ident());
     }
     let _ = writeln!(s, "    }}");
     let _ = writeln!(s, "  }}");

@@ -58,7 +58,7 @@ pub(super) fn reg_name(name: &str) -> String {
 /// named.
 pub(super) fn variable_of(p: &Program, thread: usize, name: &str) -> Option<usize> {
     let th = &p.threads[thread];
-    let own = [format!("{name}@cta{}", th.placement.cta), format!("{name}@P{}", th.id)];
+    let own = [format!("{name}@cta{}", th.placement.cta), format!("{name}@{}", th.name())];
     own.iter().chain(std::iter::once(&name.to_string())).find_map(|n| p.variables.iter().position(|v| &v.name == n))
 }
 

@@ -349,8 +349,8 @@ pub(super) fn thread_function(
         });
     }
     let mut out = String::new();
-    let _ = writeln!(out, "// P{} @ cta {}, cluster {}, gpu {}", th.id, th.placement.cta, th.placement.cluster, th.placement.gpu);
-    let _ = writeln!(out, "__device__ __noinline__ void thread_P{}(unsigned char* gbase, unsigned char* smem, unsigned long long* res, unsigned* hang, unsigned bound) {{", th.id);
+    let _ = writeln!(out, "// {} @ cta {}, cluster {}, gpu {}", th.name(), th.placement.cta, th.placement.cluster, th.placement.gpu);
+    let _ = writeln!(out, "__device__ __noinline__ void thread_{}(unsigned char* gbase, unsigned char* smem, unsigned long long* res, unsigned* hang, unsigned bound) {{", th.ident());
     for (k, _) in &outputs {
         let _ = writeln!(out, "  unsigned long long out{k};");
     }

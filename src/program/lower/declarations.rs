@@ -19,8 +19,8 @@ use std::collections::{BTreeSet, HashMap};
 pub(super) struct DeclPlan<'t> {
     /// The placement of each thread, by index.
     pub(super) placements: Vec<Placement>,
-    /// The header id of each thread, by index.
-    pub(super) ids: Vec<usize>,
+    /// Each thread's name (`P1`, `P1.7` for a lane), as per-thread instances are suffixed.
+    pub(super) ids: Vec<String>,
     /// The `.shared`/`.local` declarations of code blocks, each once (a kernel block's, or the
     /// same declaration repeated in per-thread blocks), with the threads whose code declares it.
     pub(super) block_decls: Vec<(&'t Declaration, Span, Vec<usize>)>,
@@ -54,7 +54,7 @@ const MAX_PARAM_BYTES: i64 = 32_764;
 
 impl<'t> DeclPlan<'t> {
     pub(super) fn new(test: &'t ast::LitmusTest, source: &SourceFile, placements: Vec<Placement>) -> Result<Self, Diagnostic> {
-        let ids = test.threads.iter().map(|h| h.id.node).collect();
+        let ids = test.threads.iter().map(|h| h.name()).collect();
         let mut block_decls: Vec<(&Declaration, Span, Vec<usize>)> = Vec::new();
         for t in 0..test.threads.len() {
             for s in test.column(t) {
@@ -338,7 +338,7 @@ impl Lowerer<'_> {
                     })
                     .collect()
             }
-            DeclSpace::Local => running.iter().map(|&t| (format!("P{}", plan.ids[t]), Space::Global, vec![t])).collect(),
+            DeclSpace::Local => running.iter().map(|&t| (plan.ids[t].clone(), Space::Global, vec![t])).collect(),
             _ => vec![(String::new(), Space::Global, Vec::new())],
         };
         let single = owners.len() == 1;
