@@ -163,6 +163,10 @@ fn warp_columns_are_their_lanes() {
     }
     let outcome = Decider::new(&config).verdict(&load("warp-column-stmatrix-tma-store-fenced.litmus")).unwrap();
     assert!(outcome.undefined.is_empty() && outcome.races.is_empty(), "{:#?} {:#?}", outcome.undefined, outcome.races);
+    // A `.local` declaration has an instance per lane, named by the lane.
+    let text = "PTX t\n{ k @ launch { block = 2; }; }\n P0@cta 0,gpu 0,warp 0 ;\n {\n .local .b32 buf[2];\n mov.u32 %r0, %laneid ;\n st.u32 [buf], %r0 ;\n }\nexists (buf@P0.1 == 1 /\\ buf@P0.0 == 0)\n";
+    let program = ptxmm::parse_program(ptxmm::diag::SourceFile::new("t.litmus", text)).unwrap();
+    assert_eq!(Decider::new(&config).verdict(&program).unwrap().verdict(), ptxmm::decide::Verdict::Allowed);
     // Named barriers count the lanes of both warp columns.
     let live = Decider::new(&config).liveness(&load("warp-column-named-barrier-hang.litmus")).unwrap();
     assert_eq!(live.hang.len(), 32, "{:#?}", live.hang);

@@ -1196,10 +1196,18 @@ impl Parser<'_> {
         let mut name = self.name(expected)?;
         if self.at(Tok::At) {
             self.bump();
-            let instance = self.name("an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`")?;
+            let tok = self.tok();
+            if tok.kind != Tok::Ident {
+                return Err(self.unexpected("an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`"));
+            }
+            self.bump();
+            let instance = Spanned::new(self.slice(tok).to_string(), tok.span);
             let word = instance.node.as_str();
             let digits = word.strip_prefix("cta").or_else(|| word.strip_prefix('P'));
-            if !digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
+            let number = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+            // `buf@P1.7`: the instance of lane 7 of warp column P1.
+            let lane = |d: &str| word.starts_with('P') && d.split_once('.').is_some_and(|(t, l)| number(t) && number(l));
+            if !digits.is_some_and(|d| number(d) || lane(d)) {
                 return Err(Diagnostic::expected(
                     instance.span,
                     "an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`",
