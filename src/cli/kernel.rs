@@ -320,10 +320,10 @@ fn lanes_left_out(kernel: &Kernel) -> bool {
 /// cause.
 fn recheck_with_every_lane(kernel: Kernel, first: Decision, again: &Again) -> (Kernel, Decision) {
     let Again { options, .. } = *again;
-    // The warps of the check kept: every warp when the warps' recheck chose them.
-    let every_warp =
-        options.every_warp || !kernel.warps_left_out && kernel.warp_choice.as_deref().is_some_and(|w| w.starts_with("every warp"));
-    let every = ptxmm::kernel::KernelOptions { lanes: Some((0..32).collect()), every_warp, ..options.clone() };
+    // The warps the first check modelled, each with every lane.
+    let warps: std::collections::BTreeSet<u64> = kernel.launch.threads.iter().map(|t| t.tid / 32).collect();
+    let every =
+        ptxmm::kernel::KernelOptions { warps: Some(warps.into_iter().collect()), lanes: Some((0..32).collect()), ..options.clone() };
     let why = "the check with lane 0 of each warp (the default) hangs or never completes, which a count of the lanes left out (one arrival per lane, a barrier's thread count) can cause";
     match again.decide(&every) {
         Some((mut all, d)) if !hangs_or_never_completes(&d) => {

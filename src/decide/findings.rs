@@ -1169,6 +1169,5 @@ fn copied_bytes(s: &EventStructure, e: usize) -> Option<i64> {
 /// the threads of a kernel), where `__syncwarp()` is the barrier a programmer writes.
 fn lanes_of_one_warp(program: &crate::program::Program, a: usize, b: usize) -> bool {
     let (x, y) = (&program.threads[a], &program.threads[b]);
-    let body = |t: &crate::program::Thread| t.code.first().map(|i| i.span);
-    x.warp == y.warp && body(x).is_some() && body(x) == body(y)
+    x.warp == y.warp && x.body_start().is_some() && x.body_start() == y.body_start()
 }

@@ -321,6 +321,14 @@ fn barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
         return true;
     }
     stuck.iter().all(|&(a, k, n)| {
+        // A counted barrier's phase completes with exactly `count` arrivals: where at most
+        // `count` threads of the CTA can arrive at that barrier at all, the phase another run
+        // passed holds every one of them, a's included. Otherwise a may be left over.
+        if let Kind::Counted(id, count) = k {
+            if counted_participants(program, a, id) > count as usize {
+                return true;
+            }
+        }
         traces.iter().enumerate().all(|(b, tr)| {
             let (x, y) = (&program.threads[a], &program.threads[b]);
             if b == a || x.placement.gpu != y.placement.gpu || x.placement.cta != y.placement.cta {
@@ -330,13 +338,7 @@ fn barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
             if kb != k {
                 return true;
             }
-            // A counted barrier's phase completes with exactly `count` arrivals: where at most
-            // `count` threads of the CTA can arrive at that barrier at all, the phase b passed
-            // holds every one of them, a's included. Otherwise a may be left over.
-            if let Kind::Counted(id, count) = k {
-                if counted_participants(program, a, id) > count as usize {
-                    return true;
-                }
+            if let Kind::Counted(..) = k {
                 // An arrive goes on whether or not its phase completes: only a sync that b
                 // went past says the phase completed.
                 let nth = tr.events.iter().filter(|e| kind(e).is_some()).nth(n - 1);

@@ -108,14 +108,18 @@ fn lexical_error(tok: Token) -> Option<Diagnostic> {
 
 /// `P0`, `P12`: the spelling of a thread in headers, init items and conditions.
 fn thread_number(word: &str) -> Option<&str> {
-    word.strip_prefix('P').filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+    word.strip_prefix('P').filter(|d| is_number(d))
 }
 
 /// `P1.7`: warp column 1's lane 7 (the digits of both).
 fn lane_number(word: &str) -> Option<(&str, &str)> {
     let (thread, lane) = word.split_once('.')?;
-    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
-    thread_number(thread).zip(Some(lane).filter(|l| digits(l)))
+    thread_number(thread).zip(Some(lane).filter(|l| is_number(l)))
+}
+
+/// Decimal digits, at least one.
+fn is_number(word: &str) -> bool {
+    !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A name with no `.`/`::` parts: only opcodes are dotted.
@@ -582,8 +586,8 @@ impl<'a> Parser<'a> {
         self.name(expected)
     }
 
-    /// `P0` or `0` (the `:` that follows is the caller's).
-    /// `P1`, `1` or `P1.7` (lane 7 of warp column P1): the thread and the lane.
+    /// `P1`, `1` or `P1.7` (lane 7 of warp column P1): the thread and the lane (the `:` that
+    /// follows is the caller's).
     fn thread_ref(&mut self) -> PResult<(Spanned<usize>, Option<usize>)> {
         let tok = self.tok();
         if tok.kind == Tok::Ident {
@@ -602,6 +606,7 @@ impl<'a> Parser<'a> {
         Ok((self.plain_thread_id()?, None))
     }
 
+    /// `P0` or `0`.
     fn plain_thread_id(&mut self) -> PResult<Spanned<usize>> {
         let tok = self.tok();
         let digits = match tok.kind {
@@ -1204,10 +1209,8 @@ impl Parser<'_> {
             let instance = Spanned::new(self.slice(tok).to_string(), tok.span);
             let word = instance.node.as_str();
             let digits = word.strip_prefix("cta").or_else(|| word.strip_prefix('P'));
-            let number = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
             // `buf@P1.7`: the instance of lane 7 of warp column P1.
-            let lane = |d: &str| word.starts_with('P') && d.split_once('.').is_some_and(|(t, l)| number(t) && number(l));
-            if !digits.is_some_and(|d| number(d) || lane(d)) {
+            if !(digits.is_some_and(is_number) || lane_number(word).is_some()) {
                 return Err(Diagnostic::expected(
                     instance.span,
                     "an instance (`cta1` for a CTA's, `P0` for a thread's) after `@`",

@@ -49,11 +49,10 @@ pub fn expand(mut test: LitmusTest) -> Result<LitmusTest, Diagnostic> {
         }
         lanes_of.push(Some(lanes));
     }
+    check_references(&test, &lanes_of)?;
     if lanes_of.iter().all(Option::is_none) {
-        check_references(&test, &lanes_of)?;
         return Ok(test);
     }
-    check_references(&test, &lanes_of)?;
 
     let mut threads = Vec::new();
     let mut code = Vec::new();

@@ -871,6 +871,12 @@ impl Thread {
         crate::litmus::ast::thread_name(self.id, self.lane)
     }
 
+    /// Where the thread's code starts in the source: threads that run one body (a kernel's,
+    /// the lanes of a warp column) start at one place; None for a thread without code.
+    pub fn body_start(&self) -> Option<usize> {
+        self.code.first().map(|i| i.span.start)
+    }
+
     /// A name for generated code: `P1`, or `P1_7` for lane 7 of warp column P1.
     pub fn ident(&self) -> String {
         match self.lane {

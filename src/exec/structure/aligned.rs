@@ -20,8 +20,8 @@ pub(super) fn undefined(program: &Program, traces: &[&Trace], bases: &[usize], e
     // The threads of each warp that run one body: the same CTA, warp and first instruction.
     let mut warps: BTreeMap<(i64, i64, i64, usize), Vec<usize>> = BTreeMap::new();
     for (t, th) in program.threads.iter().enumerate() {
-        let Some(first) = th.code.first() else { continue };
-        warps.entry((th.placement.gpu, th.placement.cta, th.warp, first.span.start)).or_default().push(t);
+        let Some(body) = th.body_start() else { continue };
+        warps.entry((th.placement.gpu, th.placement.cta, th.warp, body)).or_default().push(t);
     }
     for lanes in warps.values().filter(|l| l.len() > 1) {
         // Each lane's aligned barriers, in program order: (trace event index, instruction).
