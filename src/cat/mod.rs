@@ -28,6 +28,7 @@
 
 mod analysis;
 pub mod ast;
+mod free_reads;
 mod interp;
 pub mod lexer;
 pub mod parser;
@@ -193,6 +194,34 @@ pub struct ReadComposition {
     pub after_name: String,
     /// How `S` varies as each environment name it depends on grows.
     pub after_polarity: BTreeMap<String, Polarity>,
+}
+
+/// A name of a model whose value is the same in every candidate of an event structure.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum StaticName {
+    /// An environment name (a set or relation of the structure).
+    Env(String),
+    /// A definition, for [`Prepared::static_definition`].
+    Def(DefId),
+}
+
+/// What a set `X` of reads must satisfy on an event structure for the model's findings not to
+/// depend on which writes the reads of `X` read (see `free_reads.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ReadGuard {
+    /// No pair of the relation ends in a read of `X` (no read of `X` is in it, for a set).
+    Pairs(StaticName),
+    /// No read of `X` is in the set.
+    Targets(StaticName),
+}
+
+/// The model's conditions under which its findings do not see the sources of a set of reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FreeReads {
+    pub guards: Vec<ReadGuard>,
+    /// Some finding depends on `sync_fence`: the findings are then the same only where the order
+    /// of SC fences has one choice.
+    pub on_fence_order: bool,
 }
 
 /// A definition of a model (shadowed ones included), as [`Prepared::definition_on`] takes it.
@@ -365,6 +394,25 @@ impl CatModel {
                 }
             })
             .collect()
+    }
+
+    /// The conditions under which no finding of the model (`flag`, `undefined_unless`) depends
+    /// on the writes a set of reads reads; None when the analysis cannot show it for any set.
+    pub(crate) fn free_reads(&self) -> Option<FreeReads> {
+        let f = free_reads::free_reads(&self.prog)?;
+        let name = |slot: free_reads::StaticSlot| match slot {
+            free_reads::StaticSlot::Env(s) => StaticName::Env(self.prog.env[s as usize].name.clone()),
+            free_reads::StaticSlot::Def(d) => StaticName::Def(DefId(d)),
+        };
+        let guards = f
+            .guards
+            .into_iter()
+            .map(|g| match g {
+                free_reads::Guard::Pairs(s) => ReadGuard::Pairs(name(s)),
+                free_reads::Guard::Targets(s) => ReadGuard::Targets(name(s)),
+            })
+            .collect();
+        Some(FreeReads { guards, on_fence_order: f.on_fence_order })
     }
 
     /// How the expression of check `check_index` (in [`CatModel::checks`] order) varies as

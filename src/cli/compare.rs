@@ -78,6 +78,7 @@ pub(crate) fn compare_side(
         set_libdir: args.set_libdir.clone(),
         through: Through::None,
         skipchecks: Vec::new(),
+        every_source: false,
     };
     let config = margs.config(&args.limits)?;
     let results: Vec<Result<ptxmm::herd::log::LogTest, String>> = tests

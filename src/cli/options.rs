@@ -142,6 +142,12 @@ pub(crate) struct ModelArgs {
     /// herd7's `-skipchecks`).
     #[arg(long, value_name = "NAME[,NAME]", value_delimiter = ',')]
     pub(crate) skipchecks: Vec<String>,
+    /// Try every write each read may read, also for reads whose value nothing looks at and whose
+    /// sources no finding of the model sees (without it, when no value is observed, one
+    /// consistent choice of those is enough: docs/performance.md). Slower, the same findings;
+    /// for checking the engine.
+    #[arg(long)]
+    pub(crate) every_source: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -173,7 +179,7 @@ impl ModelArgs {
         let config = Config::new(model, name.clone())
             .with_readings(&self.readings)
             .map_err(|e| ModelError::plain(&name, format!("error: --reading: {e}")))?;
-        Ok(config.with_limit_options(&limits.options()))
+        Ok(Config { every_source: self.every_source, ..config.with_limit_options(&limits.options()) })
     }
 }
 

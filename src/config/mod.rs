@@ -224,6 +224,10 @@ pub struct Config {
     /// (`decide::directed`; default [`ENUMERATION_BUDGET`]); None
     /// (`--all-states`): enumerate every final state whatever it costs.
     pub enumeration_budget: Option<u64>,
+    /// Try every source of every read (`--every-source`). Without it, where the verdict looks
+    /// at no value (no observable), a read whose value decides nothing and whose sources no
+    /// finding of the model sees gets one consistent source (`exec::search`'s `free.rs`).
+    pub every_source: bool,
 }
 
 impl Config {
@@ -237,6 +241,7 @@ impl Config {
             input: InputLimits::default(),
             speedcheck: false,
             enumeration_budget: Some(ENUMERATION_BUDGET),
+            every_source: false,
         }
     }
 

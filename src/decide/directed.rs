@@ -142,7 +142,11 @@ impl<'p> Hooks<'p> for DirectedHooks<'p> {
         }
         let open_writes = site.structure.events.iter().any(|e| e.sym.is_some());
         for disjunct in &self.disjuncts {
-            let goal = SearchGoal { final_reads: site.goal.final_reads.clone(), first_reads: reads_of(disjunct, site.structure) };
+            let goal = SearchGoal {
+                final_reads: site.goal.final_reads.clone(),
+                first_reads: reads_of(disjunct, site.structure),
+                values_unobserved: false,
+            };
             let mut ex = DisjunctExplorer { program: self.program, disjunct, observables: &self.observables, open_writes, witness: None };
             search(site.statics, site.model, site.plan, &goal, budget, &mut ex)?;
             if let Some(w) = ex.witness {

@@ -5,8 +5,10 @@ use super::driver::{AtResolution, Hooks, RunError, SearchSite};
 use crate::cat::CatModel;
 use crate::config::Config;
 use crate::decide::findings::Finding;
-use crate::exec::search::{search, Budget, Candidate, SearchStats, Visit};
+use crate::exec::search::{search, Budget, Candidate, SearchGoal, SearchStats, Visit};
 use crate::exec::structure::BarrierResolution;
+use crate::exec::structure::EventStructure;
+use crate::exec::trace::Trace;
 use crate::exec::trace::{advance, ExploreError, ThreadTraces};
 use crate::litmus::ast::Quantifier;
 use crate::program::{Observable, Program};
@@ -282,6 +284,8 @@ pub(super) struct VerdictHooks<'p> {
     outcome: Outcome,
     flags: BTreeSet<String>,
     max_states: usize,
+    /// `Config::every_source`.
+    every_source: bool,
     speedcheck: bool,
     /// The consistent executions the enumeration may still tally before it stops (None: no such
     /// budget: `--all-states`, `--speedcheck`, or no directed search for the condition).
@@ -332,6 +336,7 @@ impl<'p> VerdictHooks<'p> {
             outcome,
             flags: BTreeSet::new(),
             max_states: config.limits.max_states,
+            every_source: config.every_source,
             speedcheck: config.speedcheck,
             enumeration_left: config.enumeration_budget.filter(|_| !config.speedcheck && crate::decide::target::target(program).is_some()),
             settled: false,
@@ -396,6 +401,12 @@ impl<'p> VerdictHooks<'p> {
 }
 
 impl<'p> Hooks<'p> for VerdictHooks<'p> {
+    fn structure(&mut self, _traces: &[&Trace], _structure: &EventStructure<'p>) -> Result<SearchGoal, RunError> {
+        // Without observables the condition is constant and every final state the same: only
+        // the findings of the executions are looked at.
+        Ok(SearchGoal { values_unobserved: self.outcome.observables.is_empty() && !self.every_source, ..SearchGoal::default() })
+    }
+
     fn explored(&mut self, per_thread: &[ThreadTraces]) {
         self.outcome.loop_cut = per_thread.iter().any(|t| t.cut);
         self.outcome.loops = loop_reports(self.program, per_thread);

@@ -498,6 +498,12 @@ impl<'m> Prepared<'m> {
         })
     }
 
+    /// The value of a definition that is the same in every candidate (None for one that
+    /// depends on a name supplied per candidate).
+    pub(crate) fn static_definition(&self, def: crate::cat::DefId) -> Option<Value> {
+        self.statics.defs.get(def.0 as usize)?.clone().map(|v| v.into_value(self.n))
+    }
+
     /// The value of a name as the end of the model sees it (a definition such as `cause`, or an
     /// environment name such as `po`) for one candidate; `None` for names the model does not
     /// know and for functions.

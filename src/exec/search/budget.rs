@@ -21,6 +21,9 @@ pub struct SearchStats {
     /// Sources denied to reads by the model's causality check on bounds (`causal.rs`), before
     /// any was tried.
     pub causal_denied: u64,
+    /// Choices of reads whose sources no finding sees, left unvisited once another choice had
+    /// a consistent execution below it (`free.rs`).
+    pub free_left: u64,
 }
 
 impl SearchStats {
@@ -31,6 +34,7 @@ impl SearchStats {
         self.dead_ends += o.dead_ends;
         self.consistent += o.consistent;
         self.causal_denied += o.causal_denied;
+        self.free_left += o.free_left;
     }
 }
 

@@ -76,6 +76,9 @@ pub(super) struct Engine<'e, 'a, 'm, 's> {
     // Search state.
     pub(super) rf: Relation,
     pub(super) decided: Vec<bool>,
+    /// Per data read: whether its sources no finding sees (`free.rs`); decided last, and
+    /// left once one choice of them completes consistently.
+    pub(super) free: Vec<bool>,
     pub(super) state: Vec<ObjectState>,
     /// Each object's narrowed options per its choices (`Engine::narrowed_object_options`).
     pub(super) narrowed_memo: NarrowedMemo,
@@ -136,8 +139,10 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             reads.push(r);
             sources.push(cands);
         }
-        let Some(decisions) = decision_order(s, &objects, &reads, goal) else { return Ok(None) };
 
+        let sc_fences: Vec<usize> = (0..n).filter(|&i| s.events[i].kind == EventKind::Fence && s.events[i].has_tag("SC")).collect();
+        let free = super::free::free_reads(s, statics, model, plan, goal, &reads, &sources, sc_fences.len())?;
+        let Some(decisions) = decision_order(s, &objects, &reads, &free, goal) else { return Ok(None) };
         let depths = decisions.len();
         let mut init_first = Relation::empty(n);
         let mut co_full = Relation::empty(n);
@@ -156,7 +161,6 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                 }
             }
         }
-        let sc_fences: Vec<usize> = (0..n).filter(|&i| s.events[i].kind == EventKind::Fence && s.events[i].has_tag("SC")).collect();
         let sr = &s.relations["sr"];
         let mut sync_full = Relation::empty(n);
         for &a in &sc_fences {
@@ -188,6 +192,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
             n,
             rf: Relation::empty(n),
             decided: vec![false; reads.len()],
+            free,
             reads,
             sources,
             objects,
@@ -245,6 +250,12 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
                     if let Choices::Data { k, r, ref writes } = top.choices {
                         self.decided[k] = false;
                         self.rf.remove(writes[top.next - 1], r);
+                        // Every decision below a free read is free: the choices of this
+                        // assignment of the others have their findings.
+                        if top.found && self.free[k] {
+                            self.budget.stats.free_left += (top.choices.len() - top.next) as u64;
+                            top.next = top.choices.len();
+                        }
                     }
                     self.state = saved;
                 }
@@ -444,7 +455,7 @@ fn build_objects(
 /// first. Within each group, by source line: litmus rows run roughly in time order across
 /// threads, so causal chains close (and doomed prefixes die) early. None when some mbarrier read
 /// the goal wants final can read no final state.
-fn decision_order(s: &EventStructure, objects: &[ObjectGraph], reads: &[usize], goal: &SearchGoal) -> Option<Vec<Decision>> {
+fn decision_order(s: &EventStructure, objects: &[ObjectGraph], reads: &[usize], free: &[bool], goal: &SearchGoal) -> Option<Vec<Decision>> {
     let program = s.program;
     let line = |e: usize| s.events[e].instr.zip(s.events[e].thread).map(|(i, t)| program.threads[t].code[i].line).unwrap_or(0);
     let mut mb_reads: Vec<(usize, usize, usize)> = Vec::new();
@@ -460,7 +471,7 @@ fn decision_order(s: &EventStructure, objects: &[ObjectGraph], reads: &[usize], 
     decisions.extend((0..objects.len()).map(Decision::MbFinal));
     let mut order: Vec<usize> = (0..reads.len()).collect();
     let first = |e: usize| goal.first_reads.iter().position(|&x| x == e).unwrap_or(usize::MAX);
-    order.sort_by_key(|&k| (first(reads[k]), line(reads[k]), k));
+    order.sort_by_key(|&k| (free[k], first(reads[k]), line(reads[k]), k));
     decisions.extend(order.into_iter().map(Decision::Read));
     Some(decisions)
 }

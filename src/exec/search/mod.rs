@@ -42,7 +42,9 @@
 //! - `coherence.rs`: branch and bound over coherence once reads-from is complete;
 //! - `flag_bounds.rs`: whether any candidate may fire a flag of the model (before a search that
 //!   stops early);
-//! - `fence_sc.rs`: the search for a fence-SC order, and the evaluation of complete candidates.
+//! - `fence_sc.rs`: the search for a fence-SC order, and the evaluation of complete candidates;
+//! - `free.rs`: the reads whose sources no finding sees, decided once (where the caller looks at
+//!   no value).
 
 mod budget;
 mod causal;
@@ -52,6 +54,7 @@ mod env;
 mod fence_sc;
 mod flag_bounds;
 mod forcing;
+mod free;
 mod own_order;
 mod plan;
 mod propagate;
@@ -82,6 +85,10 @@ pub struct SearchGoal {
     /// search's target depends on, so that a branch that cannot reach it is cut early); the
     /// others follow in program line order.
     pub first_reads: Vec<usize>,
+    /// The caller looks at no value of an execution (no observable: the condition is constant
+    /// and the final states are empty), only at its findings: reads whose sources no finding of
+    /// the model sees need one consistent choice, not every one (`free.rs`).
+    pub values_unobserved: bool,
 }
 
 /// What a search reports to, and how it can be steered.

@@ -56,6 +56,9 @@ pub struct PrunePlan {
     /// the search fixes: the search denies a read the writes `S` on the lower bounds already
     /// rules out, without trying each (see `causal.rs`).
     pub(super) causal: Option<CausalFilter>,
+    /// The model's conditions under which its findings do not see the sources of a set of
+    /// reads (`free.rs`); None: every source of every read is tried.
+    pub(super) free_reads: Option<crate::cat::FreeReads>,
 }
 
 /// How the search uses a check `irreflexive (D ; S)` with reads-from or from-read in `D`.
@@ -86,7 +89,7 @@ impl PrunePlan {
 
     /// Classify the model's checks by how they vary with each dynamic name.
     pub fn for_model(model: &CatModel) -> Self {
-        let mut plan = PrunePlan::default();
+        let mut plan = PrunePlan { free_reads: model.free_reads(), ..PrunePlan::default() };
         for (i, c) in model.checks().iter().enumerate() {
             if c.flag.is_some() {
                 continue;
