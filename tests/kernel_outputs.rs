@@ -149,6 +149,27 @@ fn a_check_that_does_not_finish_claims_nothing_past_it() {
     assert!(inv["toolExecutionNotifications"][0]["message"]["text"].as_str().unwrap().starts_with("not decided: "), "{inv:#}");
 }
 
+/// Accesses at unknown global addresses: `note` results at their lines, a warning, and an
+/// invocation that did not establish its answer (exit status 1).
+#[test]
+fn accesses_not_checked_are_notes_not_findings() {
+    let (code, v) = document(&["kernel", "cmd/launch2d.ptx", "--block", "32,2", "--grid", "1,2", "--dynamic-smem", "64", "--sarif"]);
+    assert_eq!(code, 1, "{v:#}");
+    let run = &v["runs"][0];
+    let results = run["results"].as_array().unwrap();
+    assert!(!results.is_empty() && results.iter().all(|r| r["ruleId"] == "not-checked" && r["level"] == "note"), "{v:#}");
+    let lines: Vec<u64> = results.iter().map(|r| r["properties"]["ptxLine"].as_u64().unwrap()).collect();
+    assert_eq!(lines, vec![37, 42, 43]);
+    assert!(results[0]["properties"]["hint"].as_str().unwrap().contains("--param param_0+0=VALUE"), "{v:#}");
+    let inv = &run["invocations"][0];
+    assert_eq!((inv["executionSuccessful"].as_bool(), inv["exitCode"].as_u64()), (Some(false), Some(1)));
+    assert!(inv["toolExecutionNotifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["message"]["text"].as_str().unwrap().starts_with("3 instruction(s) with unknown global addresses not checked")));
+}
+
 #[test]
 fn a_launch_file_decides_as_the_same_flags() {
     let given = ["--param", "param_0=buffer:64", "--param", "_Z6splitkPiPjS__param_1=buffer:64"];

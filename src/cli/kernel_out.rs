@@ -410,6 +410,13 @@ pub(crate) fn sarif(c: &Checked, readings_given: &[String]) -> Value {
         .iter()
         .map(|o| json!({ "level": "warning", "message": { "text": format!("not decided: {o}; no result is claimed past it") } }))
         .collect();
+    let unchecked: std::collections::BTreeSet<usize> = c.outcome.iter().flat_map(|o| o.unchecked.iter().map(|u| u.line)).collect();
+    if !unchecked.is_empty() {
+        notifications.push(json!({ "level": "warning", "message": { "text": format!(
+            "{} instruction(s) with unknown global addresses not checked (the `not-checked` results): no finding there is no proof of none",
+            unchecked.len()
+        ) } }));
+    }
     for caution in [&k.warp_choice, &k.lane_choice].into_iter().flatten().filter(|w| w.contains("caution")) {
         notifications.push(json!({ "level": "warning", "message": { "text": caution } }));
     }

@@ -56,6 +56,8 @@ done
 # An error document of each kind, and a launch file.
 "$PTXMM" kernel tests/kernels/splitk.ptx --json >"$OUT/error-no-block.json" 2>/dev/null || true
 "$PTXMM" kernel tests/kernels/splitk.ptx --sarif >"$OUT/error-no-block.sarif" 2>/dev/null || true
+"$PTXMM" kernel tests/kernels/cmd/launch2d.ptx --block 32,2 --grid 1,2 --dynamic-smem 64 --sarif >"$OUT/unchecked.sarif" || true
+"$PTXMM" kernel tests/kernels/cmd/launch2d.ptx --block 32,2 --grid 1,2 --dynamic-smem 64 --json >"$OUT/unchecked.json" || true
 "$PTXMM" kernel tests/kernels/tma_pipeline-bug.ptx --block 64 --liveness only --json >"$OUT/liveness-only.json" || true
 "$PTXMM" kernel tests/kernels/splitk-bug.ptx --launch tests/schemas/splitk.launch.json --json >"$OUT/splitk-launch.json" || true
 "$PTXMM" kernel tests/kernels/cmd/launch2d.ptx --launch tests/schemas/launch2d.launch.json --sarif >"$OUT/launch2d-launch.sarif" || true
