@@ -2,9 +2,11 @@
 //! The kernel becomes a litmus test (`ptxmm::kernel`), decided by the one driver as `run`
 //! decides a test; the report names PTX lines and, from `-lineinfo`, CUDA lines.
 
+use crate::cli::kernel_out::{self, Checked, Format, Summary};
 use crate::cli::options::{LimitArgs, LivenessMode, ModelArgs};
 use crate::color;
 use ptxmm::decide::liveness::LivenessOutcome;
+use ptxmm::decide::report::JsonError;
 use ptxmm::decide::{Decider, RunError, Verdict};
 use ptxmm::diag::SourceFile;
 use ptxmm::kernel::{launch::parse_list, Kernel, KernelOptions};
@@ -64,6 +66,19 @@ pub(crate) struct KernelArgs {
     /// Check whether some fair execution can hang (check), skip that check, or run only it.
     #[arg(long, value_enum, default_value_t = LivenessMode::Check)]
     liveness: LivenessMode,
+    /// A launch file (JSON: entry, block, grid, cluster, dynamic_smem, params, tensor_maps, ctas,
+    /// warps, lanes, assert; docs/ptxmm-launch.schema.json). A flag given too overrides the
+    /// file's setting; a --param or --tensor-map the file's entry for the same parameter and offset.
+    #[arg(long, value_name = "FILE.json")]
+    launch: Option<PathBuf>,
+    /// Print one JSON document instead of the report: the record of `run --json` with the
+    /// launch, what was abstracted and the CUDA lines (docs/json.md, docs/ptxmm-kernel.schema.json).
+    #[arg(long, conflicts_with = "sarif")]
+    json: bool,
+    /// Print a SARIF 2.1.0 log instead of the report: one result per finding at its CUDA line,
+    /// for code scanning (docs/ci.md).
+    #[arg(long)]
+    sarif: bool,
     #[command(flatten)]
     model: ModelArgs,
     #[command(flatten)]
@@ -71,7 +86,33 @@ pub(crate) struct KernelArgs {
 }
 
 impl KernelArgs {
-    fn options(&self) -> Result<KernelOptions, String> {
+    fn format(&self) -> Format {
+        match (self.json, self.sarif) {
+            (true, _) => Format::Json,
+            (_, true) => Format::Sarif,
+            _ => Format::Text,
+        }
+    }
+
+    /// The flags' options over the launch file's, if one is given.
+    fn options(&self, max_file_bytes: u64) -> Result<KernelOptions, Failure> {
+        let flags = self.flag_options().map_err(|e| Failure::plain(2, format!("error: {e}")))?;
+        let Some(path) = &self.launch else { return Ok(flags) };
+        let name = path.display().to_string();
+        let text = ptxmm::open_regular(path)
+            .map_err(|source| ptxmm::LoadError::Io { path: name.clone(), source })
+            .and_then(|f| ptxmm::read_text(f, &name, max_file_bytes, "--max-file-size"))
+            .map_err(|e| Failure { file: Some(name.clone()), ..Failure::plain(2, format!("error: {e}")) })?;
+        let file = ptxmm::kernel::launch_file::parse(&name, &text).map_err(|e| Failure {
+            code: 2,
+            file: Some(name.clone()),
+            rendered: format!("{e}"),
+            error: Box::new(JsonError { message: e.message.clone(), line: Some(e.line), column: Some(e.column), rendered: e.to_string() }),
+        })?;
+        Ok(file.overridden_by(&flags))
+    }
+
+    fn flag_options(&self) -> Result<KernelOptions, String> {
         let dims = |flag: &str, v: &Option<String>| v.as_deref().map(|s| parse_list(flag, s)).transpose();
         // `NAME=VALUE` pairs of a repeated flag (split at the first `=`).
         let pairs = |flag: &str, shape: &str, given: &[String]| -> Result<Vec<(String, String)>, String> {
@@ -114,70 +155,102 @@ impl KernelArgs {
 /// assertion), so that a script or CI job can fail on it as it would on a sanitizer's report.
 const FINDINGS_STATUS: u8 = 3;
 
+/// Why a check ended without a report: its exit status, the diagnostic as printed on stderr,
+/// the same for a JSON error record, and the file it is about when that is not the PTX (a
+/// launch file).
+struct Failure {
+    code: u8,
+    file: Option<String>,
+    rendered: String,
+    /// Boxed: a failure is rare, and the results that carry one stay small.
+    error: Box<JsonError>,
+}
+
+impl Failure {
+    fn plain(code: u8, rendered: String) -> Failure {
+        let message = rendered.trim_end().strip_prefix("error: ").unwrap_or(rendered.trim_end()).to_string();
+        let error = Box::new(JsonError { rendered: rendered.trim_end().to_string(), ..JsonError::plain(message) });
+        Failure { code, file: None, error, rendered }
+    }
+}
+
 /// Build, decide and report one kernel. Exit status: 0 decided with no finding, 1 no result (a
 /// kernel that cannot be checked, an inconclusive or incomplete answer, accesses not checked), 2 a bad model or
-/// option, [`FINDINGS_STATUS`] a finding.
+/// option, [`FINDINGS_STATUS`] a finding. `--json` and `--sarif` exit the same way.
 pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
-    let config = match args.model.config_or_error(&args.limits) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{}", e.rendered);
-            return ExitCode::from(2);
+    let format = args.format();
+    let model = args.model.model.clone().or_else(|| args.model.cat.as_ref().map(|p| p.display().to_string()));
+    let model = model.unwrap_or_else(|| ptxmm::config::models::DEFAULT_MODEL.to_string());
+    match check(args, format, &model) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("{}", f.rendered.trim_end());
+            let file = f.file.unwrap_or_else(|| args.file.display().to_string());
+            if let Some(doc) = kernel_out::error_document(format, &file, &model, f.code, &f.error) {
+                outln!("{doc}");
+            }
+            ExitCode::from(f.code)
         }
-    };
+    }
+}
+
+fn check(args: &KernelArgs, format: Format, model: &str) -> Result<u8, Failure> {
+    let config = args.model.config_or_error(&args.limits).map_err(|e| Failure {
+        code: 2,
+        file: Some(e.file.clone()),
+        rendered: e.rendered.clone(),
+        error: Box::new(e.json.clone()),
+    })?;
     let name = args.file.display().to_string();
     // Writing the test over the module it came from would lose the module.
     if let Some(out) = &args.emit_litmus {
         let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
         if same(out, &args.file) {
-            eprintln!("error: --emit-litmus {}: that is the kernel's own PTX file; name another file for the litmus test", out.display());
-            return ExitCode::from(2);
+            return Err(Failure::plain(
+                2,
+                format!("error: --emit-litmus {}: that is the kernel's own PTX file; name another file for the litmus test", out.display()),
+            ));
         }
     }
     // The module is charged to --max-file-size as a test is: reading one costs memory in
     // proportion to its bytes.
-    let text = match ptxmm::open_regular(&args.file)
+    let text = ptxmm::open_regular(&args.file)
         .map_err(|source| ptxmm::LoadError::Io { path: name.clone(), source })
         .and_then(|f| ptxmm::read_text(f, &name, config.input.max_file_bytes, "--max-file-size"))
-    {
-        Ok(t) => t,
-        Err(e) => {
+        .map_err(|e| {
             let text = e.to_string();
-            eprintln!("{}", if text.contains(": error: ") { text } else { format!("error: {text}") });
-            return ExitCode::from(1);
-        }
-    };
-    let options = match args.options() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+            let rendered = if text.contains(": error: ") { text } else { format!("error: {text}") };
+            Failure { error: Box::new(JsonError::of_load(&e)), ..Failure::plain(1, rendered) }
+        })?;
+    let options = args.options(config.input.max_file_bytes)?;
     let ptx = SourceFile::new(name.clone(), text);
     // The grouping of warps and both checks share one --timeout.
     let started = std::time::Instant::now();
-    let kernel = match ptxmm::kernel::build(&ptx, &options, &config.input) {
-        Ok(k) => k,
-        Err(e) => {
-            eprint!("{}", e.render(color()));
-            return ExitCode::from(e.exit_status());
+    let kernel = ptxmm::kernel::build(&ptx, &options, &config.input).map_err(|e| Failure {
+        code: e.exit_status(),
+        file: None,
+        rendered: e.render(color()),
+        error: Box::new(match &e {
+            ptxmm::kernel::KernelError::Ptx(d) => JsonError::of_diagnostic(d),
+            _ => JsonError::plain(e.render(false).trim_end().trim_start_matches("error: ")),
+        }),
+    })?;
+    let write_litmus = |kernel: &Kernel| -> Result<(), Failure> {
+        match &args.emit_litmus {
+            Some(out) => {
+                std::fs::write(out, &kernel.litmus).map_err(|e| Failure::plain(1, format!("error: {}: cannot write: {e}", out.display())))
+            }
+            None => Ok(()),
         }
     };
     // Written before the decision, so that a kernel that stops can be read as the test it became
     // (and written again below when every warp had to be modelled).
-    if let Some(out) = &args.emit_litmus {
-        if let Err(e) = std::fs::write(out, &kernel.litmus) {
-            eprintln!("error: {}: cannot write: {e}", out.display());
-            return ExitCode::from(1);
-        }
-    }
+    write_litmus(&kernel)?;
     let deadline = config.limits.timeout.map(|t| started + t);
     let again = Again { ptx: &ptx, options: &options, config: &config, deadline, liveness: args.liveness };
-    let (kernel, (outcome, live)) = match decide(&kernel, &name, &config, deadline, args.liveness) {
-        Ok(d) if kernel.warps_left_out && hangs_or_never_completes(&d) => recheck_with_every_warp(kernel, d, &again),
-        Ok(d) => (kernel, d),
-        Err(code) => return code,
+    let (kernel, (outcome, live)) = match decide(&kernel, &name, &config, deadline, args.liveness)? {
+        d if kernel.warps_left_out && hangs_or_never_completes(&d) => recheck_with_every_warp(kernel, d, &again),
+        d => (kernel, d),
     };
     // Lane 0 of each warp (the default) cannot meet a count of lanes (one arrival per lane, a
     // named barrier's thread count): a hang there is checked again with every lane.
@@ -187,12 +260,7 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
     } else {
         (kernel, first)
     };
-    if let Some(out) = &args.emit_litmus {
-        if let Err(e) = std::fs::write(out, &kernel.litmus) {
-            eprintln!("error: {}: cannot write: {e}", out.display());
-            return ExitCode::from(1);
-        }
-    }
+    write_litmus(&kernel)?;
     let mut status = 0u8;
     let (live, live_error) = match live.transpose() {
         Ok(l) => (l, None),
@@ -207,12 +275,28 @@ pub(crate) fn cmd_kernel(args: &KernelArgs) -> ExitCode {
     if outcome.as_ref().is_some_and(|o| o.incomplete.is_some() || o.inconclusive().is_some() || !o.unchecked.is_empty()) {
         status = 1;
     }
-    let mut text = report(&kernel, outcome.as_ref(), live.as_ref());
-    let (line, found) = summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some());
-    text.push_str(&line);
-    out!("{text}");
+    let summary = summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some());
     // A finding is established even where another check stopped early, so it wins over 1.
-    ExitCode::from(if found { FINDINGS_STATUS } else { status })
+    let status = if summary.found { FINDINGS_STATUS } else { status };
+    let checked = Checked {
+        kernel: &kernel,
+        outcome: outcome.as_ref(),
+        live: live.as_ref(),
+        live_error: live_error.as_deref(),
+        model,
+        summary: &summary,
+        status,
+    };
+    match format {
+        Format::Text => {
+            let mut text = report(&kernel, outcome.as_ref(), live.as_ref());
+            text.push_str(&summary.text);
+            out!("{text}");
+        }
+        Format::Json => outln!("{}", kernel_out::json_record(&checked)),
+        Format::Sarif => outln!("{:#}", kernel_out::sarif(&checked, &args.model.readings)),
+    }
+    Ok(status)
 }
 
 type Decision = (Option<ptxmm::decide::Outcome>, Option<Result<LivenessOutcome, RunError>>);
@@ -225,14 +309,9 @@ fn decide(
     config: &ptxmm::config::Config,
     deadline: Option<std::time::Instant>,
     liveness: LivenessMode,
-) -> Result<Decision, ExitCode> {
-    let program = match ptxmm::parse_program_with(SourceFile::new(name.to_string(), kernel.litmus.clone()), &config.input) {
-        Ok(p) => p,
-        Err(e) => {
-            eprint!("{}", e.render(color()));
-            return Err(ExitCode::from(1));
-        }
-    };
+) -> Result<Decision, Failure> {
+    let program = ptxmm::parse_program_with(SourceFile::new(name.to_string(), kernel.litmus.clone()), &config.input)
+        .map_err(|e| Failure { error: Box::new(JsonError::of_load(&e)), ..Failure::plain(1, e.render(color())) })?;
     let decider = Decider::until(config, deadline);
     let outcome = if liveness == LivenessMode::Only { None } else { Some(decider.verdict(&program)) };
     let live = if liveness == LivenessMode::Skip { None } else { Some(decider.liveness(&program)) };
@@ -241,15 +320,27 @@ fn decide(
         Err(e) => {
             // An address error carries its own `line:col: ` prefix (as in `run`).
             let sep = if matches!(&e, RunError::Explore(x) if x.is_located()) { ":" } else { ": " };
-            eprintln!("{name}{sep}{e}");
+            let mut rendered = format!("{name}{sep}{e}");
             if matches!(e, RunError::Explore(ptxmm::exec::trace::ExploreError::BadAddress { .. })) {
-                eprintln!(
-                    "note: a pointer parameter is a buffer of {} bytes unless --param NAME=buffer:BYTES gives its size",
+                rendered.push_str(&format!(
+                    "\nnote: a pointer parameter is a buffer of {} bytes unless --param NAME=buffer:BYTES gives its size",
                     ptxmm::kernel::params::DEFAULT_BUFFER_BYTES
-                );
+                ));
             }
-            Err(ExitCode::from(if matches!(e, RunError::Model(_)) { 2 } else { 1 }))
+            let error = located_error(&e.to_string(), &rendered);
+            Err(Failure { code: if matches!(e, RunError::Model(_)) { 2 } else { 1 }, file: None, rendered, error: Box::new(error) })
         }
+    }
+}
+
+/// The JSON error of a search error, with the `line:col: ` its message starts with when it has one.
+fn located_error(message: &str, rendered: &str) -> JsonError {
+    let mut parts = message.splitn(3, ':');
+    match (parts.next().map(str::parse::<usize>), parts.next().map(str::parse::<usize>), parts.next()) {
+        (Some(Ok(line)), Some(Ok(column)), Some(rest)) => {
+            JsonError { message: rest.trim_start().to_string(), line: Some(line), column: Some(column), rendered: rendered.to_string() }
+        }
+        _ => JsonError { message: message.to_string(), line: None, column: None, rendered: rendered.to_string() },
     }
 }
 
@@ -466,7 +557,7 @@ fn summary(
     live: Option<&ptxmm::decide::liveness::LivenessOutcome>,
     live_error: Option<&str>,
     asserted: bool,
-) -> (String, bool) {
+) -> Summary {
     let mut parts = Vec::new();
     let mut open = Vec::new();
     if let Some(o) = o {
@@ -521,5 +612,5 @@ fn summary(
         format!("Summary: {found}{unchecked}; not decided: {}\n", open.join("; "))
     };
     line.push_str(&readings_note(o));
-    (line, !parts.is_empty())
+    Summary { text: line, found: !parts.is_empty(), open }
 }

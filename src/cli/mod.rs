@@ -8,5 +8,6 @@ pub(crate) mod hw;
 pub(crate) mod hw_campaign;
 pub(crate) mod inputs;
 pub(crate) mod kernel;
+pub(crate) mod kernel_out;
 pub(crate) mod options;
 pub(crate) mod serve;

@@ -204,13 +204,7 @@ impl ModelError {
     }
 
     fn of_diagnostic(model: &str, d: &ptxmm::diag::FileDiagnostic) -> Box<ModelError> {
-        let (line, column) = d.file.line_col(d.diagnostic.span.start);
-        let json = ptxmm::decide::report::JsonError {
-            message: d.diagnostic.message.clone(),
-            line: Some(line),
-            column: Some(column),
-            rendered: d.render(false),
-        };
+        let json = ptxmm::decide::report::JsonError::of_diagnostic(d);
         Box::new(ModelError { model: model.to_string(), file: d.file.name().to_string(), rendered: d.render(color()), json })
     }
 

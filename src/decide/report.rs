@@ -508,11 +508,14 @@ impl JsonError {
             crate::LoadError::NotText { line, column, .. } => {
                 JsonError { message: e.to_string(), line: Some(*line), column: Some(*column), rendered: e.to_string() }
             }
-            crate::LoadError::Syntax(d) => {
-                let (line, column) = d.file.line_col(d.diagnostic.span.start);
-                JsonError { message: d.diagnostic.message.clone(), line: Some(line), column: Some(column), rendered: d.render(false) }
-            }
+            crate::LoadError::Syntax(d) => JsonError::of_diagnostic(d),
         }
+    }
+
+    /// A diagnostic at its place in a file.
+    pub fn of_diagnostic(d: &crate::diag::FileDiagnostic) -> JsonError {
+        let (line, column) = d.file.line_col(d.diagnostic.span.start);
+        JsonError { message: d.diagnostic.message.clone(), line: Some(line), column: Some(column), rendered: d.render(false) }
     }
 }
 

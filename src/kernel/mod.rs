@@ -10,6 +10,7 @@
 //! are then abstracted, or rejected where their values matter (`slice`).
 
 pub mod launch;
+pub mod launch_file;
 pub mod module;
 pub mod params;
 pub mod slice;
@@ -77,6 +78,9 @@ pub struct Kernel {
     sources: BTreeMap<usize, String>,
     /// The whole inline chain of each PTX line's `.loc`, innermost frame first.
     chains: BTreeMap<usize, Vec<String>>,
+    /// The module's `.file` table (number, path as nvcc wrote it), for the paths of
+    /// [`Kernel::source_path_of`].
+    files: Vec<(u64, String)>,
 }
 
 impl Kernel {
@@ -89,6 +93,17 @@ impl Kernel {
     /// (`cuda_pipeline_helpers.h:219`, `k3.cu:43`).
     pub fn chain_of(&self, ptx_line: usize) -> &[String] {
         self.chains.get(&ptx_line).map_or(&[], Vec::as_slice)
+    }
+
+    /// The CUDA file (its path as the `.file` table has it) and line that [`Kernel::source_of`]
+    /// names, for tools that open the file (SARIF): the path is the first in the table whose
+    /// file name is that frame's.
+    pub fn source_path_of(&self, ptx_line: usize) -> Option<(&str, u64)> {
+        let frames = self.chains.get(&ptx_line)?;
+        let frame = &frames[primary_frame(frames, &self.files)];
+        let (name, line) = frame.rsplit_once(':')?;
+        let path = self.files.iter().map(|(_, p)| p.as_str()).find(|p| p.rsplit(['/', '\\']).next() == Some(name))?;
+        Some((path, line.parse().ok()?))
     }
 
     /// A report's text with the CUDA location added to each mention of one PTX line whose
@@ -318,6 +333,7 @@ fn build_launch(ptx: &SourceFile, options: &KernelOptions, limits: &crate::Input
         lane_choice: None,
         sources: chains.iter().map(|(&l, f)| (l, short_location(f, &module.files))).collect(),
         chains,
+        files: module.files.clone(),
     })
 }
 
@@ -490,16 +506,21 @@ fn is_toolkit(path: &str) -> bool {
 /// (`sm90_pipeline.hpp:420, inlined at device_kernel.h:123`). `Lines of the findings` shows the
 /// whole chain.
 fn short_location(frames: &[String], files: &[(u64, String)]) -> String {
-    let toolkit = |f: &String| {
-        let file = f.rsplit_once(':').map_or(f.as_str(), |(n, _)| n);
-        files.iter().any(|(_, p)| p.ends_with(file) && is_toolkit(p))
-    };
-    let primary = frames.iter().position(|f| !toolkit(f)).unwrap_or(0);
+    let primary = primary_frame(frames, files);
     let mut s = frames[primary].clone();
     if frames.len() > primary + 1 {
         s.push_str(&format!(", inlined at {}", frames[frames.len() - 1]));
     }
     s
+}
+
+/// The frame a finding names: the innermost one outside the toolkit's headers (else the first).
+fn primary_frame(frames: &[String], files: &[(u64, String)]) -> usize {
+    let toolkit = |f: &String| {
+        let file = f.rsplit_once(':').map_or(f.as_str(), |(n, _)| n);
+        files.iter().any(|(_, p)| p.ends_with(file) && is_toolkit(p))
+    };
+    frames.iter().position(|f| !toolkit(f)).unwrap_or(0)
 }
 
 fn one_line(s: &str) -> String {

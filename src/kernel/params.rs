@@ -28,9 +28,17 @@ pub struct Binding {
 /// The name of the buffer of a pointer parameter: `param_N` for nvcc's `..._param_N`, else the
 /// parameter's name with `_buf`.
 pub fn buffer_name(param: &str) -> String {
-    match param.rfind("_param_") {
-        Some(i) if param[i + 7..].bytes().all(|b| b.is_ascii_digit()) && i + 7 < param.len() => param[i + 1..].to_string(),
+    match short_name(param) {
+        short if short.len() < param.len() => short.to_string(),
         _ => format!("{param}_buf"),
+    }
+}
+
+/// `param_N` for nvcc's `..._param_N`, else the name itself: the name a flag may give it.
+pub fn short_name(param: &str) -> &str {
+    match param.rfind("_param_") {
+        Some(i) if param[i + 7..].bytes().all(|b| b.is_ascii_digit()) && i + 7 < param.len() => &param[i + 1..],
+        _ => param,
     }
 }
 
