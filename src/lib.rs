@@ -15,6 +15,9 @@
 //! for the map and the invariants between stages.
 
 pub mod cat;
+/// The command line (not in the web playground's wasm32 build, which has no clap).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod decide;

@@ -1,6 +1,6 @@
 //! `ptxmm bench`: the benchmark families, each point measured in its own process.
 
-use std::process::ExitCode;
+use crate::cli::ExitCode;
 
 /// The machine, for the context of a table: cores and CPU model.
 pub(crate) fn machine_line() -> String {
@@ -28,7 +28,7 @@ pub(crate) fn command_line() -> String {
 
 /// `ptxmm bench`: measure each point in a child process (`bench-point`) and print the table.
 pub(crate) fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f64, no_explain: bool) -> ExitCode {
-    use ptxmm::families::{self, Measurement};
+    use crate::families::{self, Measurement};
     let mut wanted = Vec::new();
     for f in families {
         match families::family_name(f) {
@@ -50,7 +50,7 @@ pub(crate) fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f
             return ExitCode::from(2);
         }
     };
-    let limit = ptxmm::Limits::timeout_from_secs(timeout);
+    let limit = crate::Limits::timeout_from_secs(timeout);
     let started = std::time::Instant::now();
     if json {
         eprintln!("Machine: {}", machine_line());
@@ -80,7 +80,7 @@ pub(crate) fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f
         );
         if json {
             let mut v = serde_json::to_value(&row).expect("measurements serialise");
-            v["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
+            v["schema_version"] = crate::decide::report::SCHEMA_VERSION.into();
             outln!("{v}");
         }
         rows.push(row);
@@ -91,7 +91,7 @@ pub(crate) fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f
         outln!(
             "Limits: --timeout {timeout} s for each of verdict, liveness{} per point; --unroll per point; model {}",
             if no_explain { "" } else { ", explanation" },
-            ptxmm::config::models::DEFAULT_MODEL
+            crate::config::models::DEFAULT_MODEL
         );
         outln!("Peak MB: the child process's VmHWM (MiB). The verdict's search statistics: evaluations (of the model, on partial and complete candidates), partial (candidates built a choice at a time), dead ends (partial candidates with nothing consistent below), candidates (complete ones evaluated), consistent");
         outln!();
@@ -128,12 +128,12 @@ pub(crate) fn cmd_bench(quick: bool, families: &[String], json: bool, timeout: f
 /// with the reason; the flag says whether the child crashed (rather than ran past its limits).
 pub(crate) fn measure_in_child(
     exe: &std::path::Path,
-    point: &ptxmm::families::FamilyPoint,
+    point: &crate::families::FamilyPoint,
     timeout: f64,
     limit: Option<std::time::Duration>,
     no_explain: bool,
-) -> (ptxmm::families::Measurement, bool) {
-    use ptxmm::families::Measurement;
+) -> (crate::families::Measurement, bool) {
+    use crate::families::Measurement;
     use std::io::Read as _;
     use std::process::{Command as Process, Stdio};
     let mut cmd = Process::new(exe);
@@ -199,7 +199,7 @@ pub(crate) fn measure_in_child(
 /// `ptxmm bench-point`: measure one point in this process and print its JSON object, or (with
 /// `source`) print the point's litmus text.
 pub(crate) fn cmd_bench_point(family: &str, params: &[String], timeout: f64, no_explain: bool, source: bool) -> ExitCode {
-    let point = match ptxmm::families::point(family, &params.join(" ")) {
+    let point = match crate::families::point(family, &params.join(" ")) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
@@ -211,8 +211,8 @@ pub(crate) fn cmd_bench_point(family: &str, params: &[String], timeout: f64, no_
         return ExitCode::SUCCESS;
     }
     // The families' expected verdicts are the default model's.
-    let config = ptxmm::Config::default_model().with_timeout(ptxmm::Limits::timeout_from_secs(timeout));
-    let m = ptxmm::families::measure(&point, &config, !no_explain);
+    let config = crate::Config::default_model().with_timeout(crate::Limits::timeout_from_secs(timeout));
+    let m = crate::families::measure(&point, &config, !no_explain);
     outln!("{}", serde_json::to_string(&m).expect("measurements serialise"));
     ExitCode::SUCCESS
 }

@@ -3,9 +3,9 @@
 use crate::cli::inputs::{expand_inputs, load_input};
 use crate::cli::options::{LimitArgs, ModelArgs, Through};
 use clap::Args;
-use ptxmm::decide::Decider;
+use crate::decide::Decider;
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::cli::ExitCode;
 
 /// `ptxmm compare`'s arguments: a left and a right side, each a model (built-in or cat
 /// file, with readings) or a log.
@@ -61,13 +61,13 @@ pub(crate) fn compare_side(
     model: &Option<String>,
     readings: &[String],
     log: &Option<PathBuf>,
-    tests: &[(String, ptxmm::program::Program)],
+    tests: &[(String, crate::program::Program)],
     by_file: bool,
-) -> Result<(String, Vec<ptxmm::herd::log::LogTest>, usize), String> {
+) -> Result<(String, Vec<crate::herd::log::LogTest>, usize), String> {
     use rayon::prelude::*;
     if let Some(log) = log {
-        let text = ptxmm::read_regular(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
-        let tests = ptxmm::herd::log::parse_log(&text).map_err(|e| format!("{}:{e}", log.display()))?;
+        let text = crate::read_regular(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
+        let tests = crate::herd::log::parse_log(&text).map_err(|e| format!("{}:{e}", log.display()))?;
         return Ok((format!("log {}", log.display()), tests, 0));
     }
     let margs = ModelArgs {
@@ -81,13 +81,13 @@ pub(crate) fn compare_side(
         every_source: false,
     };
     let config = margs.config(&args.limits)?;
-    let results: Vec<Result<ptxmm::herd::log::LogTest, String>> = tests
+    let results: Vec<Result<crate::herd::log::LogTest, String>> = tests
         .par_iter()
         .map(|(file, program)| {
             let o = Decider::new(&config).verdict(program).map_err(|e| format!("{file}: {e}"))?;
-            let text = format!("{}{}", ptxmm::decide::report::headline(&o, None), ptxmm::decide::report::herd_block(&o));
+            let text = format!("{}{}", crate::decide::report::headline(&o, None), crate::decide::report::herd_block(&o));
             let mut parsed =
-                ptxmm::herd::log::parse_log(&text).map_err(|e| format!("{file}: ptxmm's own block does not read back: {e}"))?;
+                crate::herd::log::parse_log(&text).map_err(|e| format!("{file}: ptxmm's own block does not read back: {e}"))?;
             let mut t = parsed.pop().ok_or_else(|| format!("{file}: ptxmm's own block has no test"))?;
             if by_file {
                 // Two models decide the same files: match them by file, as test names repeat.
@@ -143,10 +143,10 @@ pub(crate) fn cmd_compare(args: &CompareArgs) -> ExitCode {
     if lerr + rerr > 0 {
         status = ExitCode::from(1);
     }
-    let c = ptxmm::herd::compare::compare(&l, &r);
+    let c = crate::herd::compare::compare(&l, &r);
     if args.json {
         let mut v = serde_json::to_value(&c).expect("comparison serialises");
-        v["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
+        v["schema_version"] = crate::decide::report::SCHEMA_VERSION.into();
         v["left"] = lname.into();
         v["right"] = rname.into();
         v["errors"] = (lerr + rerr).into();

@@ -2,15 +2,15 @@
 
 use crate::cli::inputs::{expand_inputs, load_input, report_failure};
 use crate::cli::options::{DrawFormat, HerdRun, LivenessMode};
-use crate::color;
+use crate::cli::color;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ptxmm::config::Config;
-use ptxmm::decide::suite::{self, RowResult};
-use ptxmm::decide::Decider;
-use ptxmm::diag::SourceFile;
+use crate::config::Config;
+use crate::decide::suite::{self, RowResult};
+use crate::decide::Decider;
+use crate::diag::SourceFile;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::cli::ExitCode;
 
 /// `suite`'s CSV and liveness mode. `--liveness` takes `check|skip|only` as `run`'s does; the
 /// older bare flag means `only`, and in `suite --liveness CSV` the word after it is the CSV.
@@ -56,8 +56,8 @@ impl Status {
 
     /// The status of a test whose run failed with `e`: a model that cannot be applied is a bad
     /// model (README: status 2), anything else a test without a result.
-    fn of_run_error(e: &ptxmm::decide::RunError) -> Status {
-        if matches!(e, ptxmm::decide::RunError::Model(_)) {
+    fn of_run_error(e: &crate::decide::RunError) -> Status {
+        if matches!(e, crate::decide::RunError::Model(_)) {
             Status::BAD_MODEL
         } else {
             Status::FAILED
@@ -89,7 +89,7 @@ fn guarded(json: bool, file: &str, test: &str, model: Option<&str>, decide: impl
                 Some(test),
                 model,
                 &format!("{file}: {message}"),
-                ptxmm::decide::report::JsonError::plain(message.clone()),
+                crate::decide::report::JsonError::plain(message.clone()),
             );
             Status::FAILED
         }
@@ -97,7 +97,7 @@ fn guarded(json: bool, file: &str, test: &str, model: Option<&str>, decide: impl
 }
 
 pub(crate) fn cmd_run(tests: &[PathBuf], config: &Config, json: bool, timing: bool, liveness: LivenessMode, herd: &HerdRun) -> ExitCode {
-    use ptxmm::decide::report::JsonError;
+    use crate::decide::report::JsonError;
     let config = &Config { speedcheck: herd.speedcheck, ..config.clone() };
     let model_name = &config.model_name;
     let mut status = Status::default();
@@ -111,9 +111,9 @@ pub(crate) fn cmd_run(tests: &[PathBuf], config: &Config, json: bool, timing: bo
             continue;
         }
         if let Some(cond) = herd.conds.get(&program.name) {
-            let replaced = ptxmm::herd::options::with_condition(&program.source, cond)
-                .map_err(|d| ptxmm::LoadError::Syntax(ptxmm::diag::FileDiagnostic::new(&program.source, d)))
-                .and_then(|f| ptxmm::parse_program_with(f, &config.input));
+            let replaced = crate::herd::options::with_condition(&program.source, cond)
+                .map_err(|d| crate::LoadError::Syntax(crate::diag::FileDiagnostic::new(&program.source, d)))
+                .and_then(|f| crate::parse_program_with(f, &config.input));
             match replaced {
                 Ok(p) => program = p,
                 Err(e) => {
@@ -131,7 +131,7 @@ pub(crate) fn cmd_run(tests: &[PathBuf], config: &Config, json: bool, timing: bo
 
 /// One test of `ptxmm run`, loaded, with the options that decide and print it.
 struct RunTest<'a> {
-    program: &'a ptxmm::program::Program,
+    program: &'a crate::program::Program,
     file: &'a str,
     config: &'a Config,
     json: bool,
@@ -143,11 +143,11 @@ struct RunTest<'a> {
 impl RunTest<'_> {
     /// Decide the test and print its report; `drawn` counts the drawings made so far.
     fn run(&self, drawn: &mut usize) -> Status {
-        use ptxmm::decide::report::JsonError;
+        use crate::decide::report::JsonError;
         let RunTest { program, file, config, json, timing, liveness, herd } = *self;
         let model_name = &config.model_name;
         let mut status = Status::default();
-        if let Some(w) = ptxmm::decide::model_mismatch(program, &config.model) {
+        if let Some(w) = crate::decide::model_mismatch(program, &config.model) {
             eprintln!("{w}");
         }
         for w in &program.warnings {
@@ -161,7 +161,7 @@ impl RunTest<'_> {
             Ok(o) => o,
             Err(e) => {
                 // An address error carries its own `line:col: ` prefix.
-                let sep = if matches!(&e, ptxmm::decide::RunError::Explore(x) if x.is_located()) { ":" } else { ": " };
+                let sep = if matches!(&e, crate::decide::RunError::Explore(x) if x.is_located()) { ":" } else { ": " };
                 report_failure(
                     json,
                     file,
@@ -207,9 +207,9 @@ impl RunTest<'_> {
         }
         if json {
             let mut v = match &outcome {
-                Some(o) => ptxmm::decide::report::json_streamed(o, file, model_name, ptxmm::decide::report::JsonOptions { timing }),
+                Some(o) => crate::decide::report::json_streamed(o, file, model_name, crate::decide::report::JsonOptions { timing }),
                 None => serde_json::json!({
-                    "schema_version": ptxmm::decide::report::SCHEMA_VERSION,
+                    "schema_version": crate::decide::report::SCHEMA_VERSION,
                     "test": program.name,
                     "file": file,
                     "model": model_name,
@@ -225,7 +225,7 @@ impl RunTest<'_> {
                 use std::io::Write as _;
                 let mut out = std::io::BufWriter::new(std::io::stdout().lock());
                 match &outcome {
-                    Some(o) => ptxmm::decide::report::write_json(o, &v, &mut out),
+                    Some(o) => crate::decide::report::write_json(o, &v, &mut out),
                     None => write!(out, "{v}"),
                 }
                 .and_then(|()| writeln!(out))
@@ -237,7 +237,7 @@ impl RunTest<'_> {
         } else {
             match &outcome {
                 Some(o) => {
-                    out!("{}", ptxmm::decide::report::run_text(o, live.as_ref()))
+                    out!("{}", crate::decide::report::run_text(o, live.as_ref()))
                 }
                 None => outln!("Test {}", program.name),
             }
@@ -252,7 +252,7 @@ impl RunTest<'_> {
 
 /// `--show`: the execution `explain` shows, drawn into `dir` as `STEM.dot` or `STEM.svg`.
 pub(crate) fn draw(
-    program: &ptxmm::program::Program,
+    program: &crate::program::Program,
     decider: &Decider,
     file: &str,
     dir: &std::path::Path,
@@ -261,8 +261,8 @@ pub(crate) fn draw(
     let x = decider.explain(program).map_err(|e| e.to_string())?;
     let stem = std::path::Path::new(file).file_stem().map_or_else(|| program.name.clone(), |s| s.to_string_lossy().into_owned());
     let (text, ext) = match format {
-        DrawFormat::Dot => (ptxmm::decide::explain::dot::to_dot(&x.graph), "dot"),
-        DrawFormat::Svg => (ptxmm::decide::explain::svg::to_svg(&x.graph), "svg"),
+        DrawFormat::Dot => (crate::decide::explain::dot::to_dot(&x.graph), "dot"),
+        DrawFormat::Svg => (crate::decide::explain::svg::to_svg(&x.graph), "svg"),
     };
     let path = dir.join(format!("{stem}.{ext}"));
     std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
@@ -281,7 +281,7 @@ pub(crate) enum Drawing {
 }
 
 pub(crate) fn cmd_explain(tests: &[PathBuf], config: &Config, json: bool, draw: Drawing) -> ExitCode {
-    use ptxmm::decide::report::JsonError;
+    use crate::decide::report::JsonError;
     let inputs = expand_inputs(tests);
     if draw != Drawing::None && inputs.len() != 1 {
         eprintln!("error: --dot and --svg draw one test; {} were given", inputs.len());
@@ -298,15 +298,15 @@ pub(crate) fn cmd_explain(tests: &[PathBuf], config: &Config, json: bool, draw: 
                 if json {
                     let mut v = serde_json::to_value(&x).expect("explanation serialises");
                     v["graph"] = serde_json::to_value(&x.graph).expect("graph serialises");
-                    v["schema_version"] = ptxmm::decide::report::SCHEMA_VERSION.into();
+                    v["schema_version"] = crate::decide::report::SCHEMA_VERSION.into();
                     v["file"] = file.clone().into();
                     outln!("{v}");
                 } else if draw == Drawing::Dot {
-                    out!("{}", ptxmm::decide::explain::dot::to_dot(&x.graph));
+                    out!("{}", crate::decide::explain::dot::to_dot(&x.graph));
                 } else if draw == Drawing::Svg {
-                    out!("{}", ptxmm::decide::explain::svg::to_svg(&x.graph));
+                    out!("{}", crate::decide::explain::svg::to_svg(&x.graph));
                 } else if draw == Drawing::SvgAll {
-                    out!("{}", ptxmm::decide::explain::svg::to_svg_all(&x.graph));
+                    out!("{}", crate::decide::explain::svg::to_svg_all(&x.graph));
                 } else {
                     if i > 0 {
                         outln!();
@@ -366,7 +366,7 @@ pub(crate) fn cmd_suite(
             return ExitCode::from(2);
         }
     };
-    let text = match ptxmm::read_regular(csv) {
+    let text = match crate::read_regular(csv) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{}: cannot read: {e}", csv.display());

@@ -2,7 +2,7 @@
 
 use crate::cli::options::{LimitArgs, ModelArgs};
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::cli::ExitCode;
 
 /// `ptxmm gen`'s arguments.
 pub(crate) struct GenRequest {
@@ -20,7 +20,7 @@ pub(crate) struct GenRequest {
 }
 
 pub(crate) fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -> ExitCode {
-    use ptxmm::gen::{edges, emit::EmitOptions};
+    use crate::gen::{edges, emit::EmitOptions};
     let fail = |msg: String| {
         eprintln!("error: {msg}");
         ExitCode::from(2)
@@ -37,7 +37,7 @@ pub(crate) fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -
             Ok(c) => c,
             Err(e) => return fail(e),
         };
-        let test = match ptxmm::gen::generate(&cycle, req.nprocs, &opts) {
+        let test = match crate::gen::generate(&cycle, req.nprocs, &opts) {
             Ok(t) => t,
             Err(why) => return fail(format!("the cycle `{}` gives no test: {why}", req.cycle.join(" "))),
         };
@@ -46,7 +46,7 @@ pub(crate) fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -
                 out!("{}", test.text);
                 ExitCode::SUCCESS
             }
-            Some(dir) => match ptxmm::gen::write_family(dir, std::slice::from_ref(&test), None) {
+            Some(dir) => match crate::gen::write_family(dir, std::slice::from_ref(&test), None) {
                 Ok(_) => {
                     eprintln!("wrote {}", dir.join(format!("{}.litmus", test.name)).display());
                     ExitCode::SUCCESS
@@ -66,16 +66,16 @@ pub(crate) fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -
         Ok(v) => v,
         Err(e) => return fail(format!("--edges: {e}")),
     };
-    let timeout = ptxmm::Limits::timeout_from_secs(limits.timeout);
-    let bounds = ptxmm::gen::FamilyBounds {
+    let timeout = crate::Limits::timeout_from_secs(limits.timeout);
+    let bounds = crate::gen::FamilyBounds {
         size: req.size,
         nprocs: req.nprocs,
         max_tests: req.max_tests,
-        deadline: timeout.and_then(|t| ptxmm::clock::Instant::now().checked_add(t)),
+        deadline: timeout.and_then(|t| crate::clock::Instant::now().checked_add(t)),
         timeout_seconds: limits.timeout,
         max_bytes: limits.max_memory.saturating_mul(1 << 20),
     };
-    let family = match ptxmm::gen::family(&vocab, &bounds, &opts) {
+    let family = match crate::gen::family(&vocab, &bounds, &opts) {
         Ok(f) => f,
         Err(e) => return fail(e),
     };
@@ -90,7 +90,7 @@ pub(crate) fn cmd_gen(req: &GenRequest, model: &ModelArgs, limits: &LimitArgs) -
             }
         }
     };
-    match ptxmm::gen::write_family(dir, &family.tests, config.as_ref()) {
+    match crate::gen::write_family(dir, &family.tests, config.as_ref()) {
         Ok(counts) => {
             let verdicts: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
             eprintln!(

@@ -3,12 +3,12 @@
 use crate::cli::hw_campaign::csv_paths;
 use crate::cli::options::{LimitArgs, ModelArgs};
 use clap::{Args, Subcommand};
-use ptxmm::config::{Config, InputLimits};
-use ptxmm::decide::Decider;
-use ptxmm::hw::report::{self, HwOutput, Judged};
-use ptxmm::hw::{codegen, runner, Incantations, LoadedTest};
+use crate::config::{Config, InputLimits};
+use crate::decide::Decider;
+use crate::hw::report::{self, HwOutput, Judged};
+use crate::hw::{codegen, runner, Incantations, LoadedTest};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use crate::cli::ExitCode;
 
 #[derive(Subcommand)]
 pub enum HwCommand {
@@ -267,14 +267,14 @@ pub fn cmd_hw(cmd: HwCommand) -> ExitCode {
 
 /// Load every test; a test the model rejects stops here (its message names file:line:col).
 fn load_all(paths: &[PathBuf], limits: &InputLimits) -> Result<Vec<LoadedTest>, ExitCode> {
-    let files = ptxmm::hw::expand_paths(paths).map_err(|e| {
+    let files = crate::hw::expand_paths(paths).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
     let mut out = Vec::new();
     let mut failed = false;
     for f in files {
-        match ptxmm::hw::load(&f, limits) {
+        match crate::hw::load(&f, limits) {
             Ok(t) => out.push(t),
             Err(e) => {
                 eprintln!("{e}");
@@ -292,7 +292,7 @@ fn load_all(paths: &[PathBuf], limits: &InputLimits) -> Result<Vec<LoadedTest>, 
 }
 
 fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: bool, harness: &HarnessArgs, config: &Config) -> ExitCode {
-    let files = match ptxmm::hw::expand_paths(paths) {
+    let files = match crate::hw::expand_paths(paths) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
@@ -307,7 +307,7 @@ fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: boo
     let mut loaded = Vec::new();
     let mut model_rejected = 0usize;
     for f in &files {
-        match ptxmm::hw::load(f, &config.input) {
+        match crate::hw::load(f, &config.input) {
             Ok(t) => loaded.push(t),
             Err(e) => {
                 eprintln!("{e}");
@@ -328,7 +328,7 @@ fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: boo
     let mut rejected = Vec::new();
     let mut written = 0usize;
     for (name, tests) in &groups {
-        let hw: Vec<ptxmm::hw::HwTest> = tests.iter().map(|t| t.hw()).collect();
+        let hw: Vec<crate::hw::HwTest> = tests.iter().map(|t| t.hw()).collect();
         let g = codegen::generate(&hw, &inc, &harness.arch, name, config);
         generated += g.included.len();
         rejected.extend(g.rejected);
@@ -360,7 +360,7 @@ fn cmd_gen(paths: &[PathBuf], out: &Path, chunks: Option<usize>, keep_going: boo
 /// Give every test a name of its own (`3_simple`, `3_simple~2`, …): a program selects its tests
 /// by name, and a report must tell them apart.
 pub(crate) fn name_uniquely(tests: &mut [LoadedTest]) {
-    let ids = ptxmm::hw::campaign::unique_ids(tests.iter().map(|t| t.program.name.as_str()));
+    let ids = crate::hw::campaign::unique_ids(tests.iter().map(|t| t.program.name.as_str()));
     for (t, id) in tests.iter_mut().zip(ids) {
         t.program.name = id;
     }
@@ -377,7 +377,7 @@ fn file_stem(p: &Path) -> String {
 fn execute(mut tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArgs, config: &Config, json: bool) -> ExitCode {
     name_uniquely(&mut tests);
     let inc = harness.incantations();
-    let hw: Vec<ptxmm::hw::HwTest> = tests.iter().map(|t| t.hw()).collect();
+    let hw: Vec<crate::hw::HwTest> = tests.iter().map(|t| t.hw()).collect();
     let g = codegen::generate(&hw, &inc, &harness.arch, "ptxmm_hw.cu", config);
     for r in &g.rejected {
         eprintln!("{r}");
@@ -387,7 +387,7 @@ fn execute(mut tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArg
         return ExitCode::from(2);
     }
     let text = match &device.harness_output {
-        Some(path) => match ptxmm::read_regular(path) {
+        Some(path) => match crate::read_regular(path) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {}: {e}", path.display());
@@ -419,7 +419,7 @@ fn execute(mut tests: Vec<LoadedTest>, harness: &HarnessArgs, device: &DeviceArg
     let mut failed = false;
     // The model decides each test once, however often the output repeats its block; a name
     // reported more often than tests have it is an error (a forged or mixed-up output).
-    let mut seen: std::collections::HashMap<&str, (usize, Option<ptxmm::decide::Outcome>)> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<&str, (usize, Option<crate::decide::Outcome>)> = std::collections::HashMap::new();
     for h in &output.tests {
         let Some(t) = tests.iter().find(|t| t.program.name == h.test) else {
             eprintln!("error: the harness reports an unknown test {}", h.test);

@@ -2,17 +2,17 @@
 //! (judge what such a machine, or any harness run, recorded), on `ptxmm::hw::campaign` and
 //! `ptxmm::hw::judge`.
 
-use ptxmm::config::Config;
-use ptxmm::decide::suite::RowPaths;
-use ptxmm::decide::Decider;
-use ptxmm::hw::campaign::{self, Entry};
-use ptxmm::hw::judge::{self, Class, Evidence, ModelFacts, Summary, TestJudgement};
-use ptxmm::hw::report::{self, HwOutput};
-use ptxmm::hw::{codegen, runner, Incantations, LoadedTest};
+use crate::config::Config;
+use crate::decide::suite::RowPaths;
+use crate::decide::Decider;
+use crate::hw::campaign::{self, Entry};
+use crate::hw::judge::{self, Class, Evidence, ModelFacts, Summary, TestJudgement};
+use crate::hw::report::{self, HwOutput};
+use crate::hw::{codegen, runner, Incantations, LoadedTest};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use crate::cli::ExitCode;
 
 /// The test files named: `.csv` files as suites (`ptxmm suite`'s format), folders searched for
 /// `*.litmus`, other files as tests.
@@ -22,7 +22,7 @@ pub(crate) fn test_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         if p.is_file() && p.extension().is_some_and(|e| e == "csv") {
             out.extend(csv_paths(p, None, false)?);
         } else {
-            out.extend(ptxmm::hw::expand_paths(std::slice::from_ref(p)).map_err(|e| format!("error: {e}"))?);
+            out.extend(crate::hw::expand_paths(std::slice::from_ref(p)).map_err(|e| format!("error: {e}"))?);
         }
     }
     Ok(out)
@@ -30,17 +30,17 @@ pub(crate) fn test_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 /// The test files of a suite CSV (`ptxmm suite`'s format), resolved as `ptxmm suite` does.
 pub(crate) fn csv_paths(csv: &Path, root: Option<PathBuf>, allow_outside_root: bool) -> Result<Vec<PathBuf>, String> {
-    let text = ptxmm::read_regular(csv).map_err(|e| format!("error: {}: {e}", csv.display()))?;
-    let file = ptxmm::diag::SourceFile::new(csv.display().to_string(), text);
-    let rows = ptxmm::decide::suite::parse_csv(&file).map_err(|d| d.render(false))?;
+    let text = crate::read_regular(csv).map_err(|e| format!("error: {}: {e}", csv.display()))?;
+    let file = crate::diag::SourceFile::new(csv.display().to_string(), text);
+    let rows = crate::decide::suite::parse_csv(&file).map_err(|d| d.render(false))?;
     if rows.is_empty() {
         return Err(format!("{}: error: no test rows: a suite of no test checks nothing", csv.display()));
     }
-    let root = root.unwrap_or_else(|| ptxmm::decide::suite::default_root(csv, &rows));
+    let root = root.unwrap_or_else(|| crate::decide::suite::default_root(csv, &rows));
     let allowed = if allow_outside_root { RowPaths::Anywhere } else { RowPaths::BelowRoot };
     rows.iter()
         .map(|r| {
-            ptxmm::decide::suite::row_file(&root, &r.path, allowed)
+            crate::decide::suite::row_file(&root, &r.path, allowed)
                 .map_err(|e| format!("error: {}:{}: {}: {e}", csv.display(), r.line, r.path))
         })
         .collect()
@@ -85,7 +85,7 @@ fn campaign(plan: &CampaignPlan<'_>, config: &Config) -> Result<ExitCode, String
     for (index, f) in files.iter().enumerate() {
         let source = f.display().to_string();
         std::fs::copy(f, plan.out.join("tests").join(format!("{index}.litmus"))).map_err(|e| format!("error: {source}: {e}"))?;
-        let (name, status) = match ptxmm::hw::load(f, &config.input) {
+        let (name, status) = match crate::hw::load(f, &config.input) {
             Ok(t) => {
                 let name = t.program.name.clone();
                 loaded.push((index, t));
@@ -110,7 +110,7 @@ fn campaign(plan: &CampaignPlan<'_>, config: &Config) -> Result<ExitCode, String
     let mut builds: Vec<(String, Vec<usize>)> = Vec::new();
     for (p, group) in tests.chunks(per).enumerate() {
         let program = format!("prog_{p}");
-        let hw: Vec<ptxmm::hw::HwTest> = group.iter().map(|t| t.hw()).collect();
+        let hw: Vec<crate::hw::HwTest> = group.iter().map(|t| t.hw()).collect();
         let g = codegen::generate(&hw, &plan.inc, plan.arch, &format!("{program}.cu"), config);
         let members: Vec<usize> = (p * per..p * per + group.len()).map(|k| index_of[k]).collect();
         for &m in &members {
@@ -224,13 +224,13 @@ pub(crate) fn cmd_judge(plan: &JudgePlan<'_>, config: &Config) -> ExitCode {
 type JudgeResult = Result<(Vec<TestJudgement>, usize, Option<String>), String>;
 
 fn read_output(path: &Path) -> Result<HwOutput, String> {
-    let text = ptxmm::read_regular(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::read_regular(path).map_err(|e| format!("{}: {e}", path.display()))?;
     report::parse_output(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn judge_bundle(bundle: &Path, plan: &JudgePlan<'_>, config: &Config) -> JudgeResult {
     let manifest = bundle.join("manifest.tsv");
-    let text = ptxmm::read_regular(&manifest).map_err(|e| format!("error: {}: {e}", manifest.display()))?;
+    let text = crate::read_regular(&manifest).map_err(|e| format!("error: {}: {e}", manifest.display()))?;
     let entries = campaign::parse_manifest(&text, &manifest.display().to_string()).map_err(|e| format!("error: {e}"))?;
     let outputs = plan.outputs.map(Path::to_path_buf).unwrap_or_else(|| bundle.join("out"));
     let runnable: Vec<&Entry> = entries.iter().filter(|e| e.runnable()).collect();
@@ -238,7 +238,7 @@ fn judge_bundle(bundle: &Path, plan: &JudgePlan<'_>, config: &Config) -> JudgeRe
     let judged: Vec<TestJudgement> = runnable
         .par_iter()
         .map(|e| {
-            let mut test = match ptxmm::hw::load(&e.test_file(bundle), &config.input) {
+            let mut test = match crate::hw::load(&e.test_file(bundle), &config.input) {
                 Ok(t) => t,
                 Err(err) => return error_judgement(&e.id, &e.source, format!("the bundle's copy of the test does not load: {err}")),
             };
@@ -279,7 +279,7 @@ fn judge_outputs(plan: &JudgePlan<'_>, config: &Config) -> JudgeResult {
     let files = test_files(plan.tests)?;
     let mut tests: Vec<LoadedTest> = Vec::new();
     for f in &files {
-        match ptxmm::hw::load(f, &config.input) {
+        match crate::hw::load(f, &config.input) {
             Ok(t) => tests.push(t),
             Err(e) => eprintln!("{e} (not judged)"),
         }
@@ -291,7 +291,7 @@ fn judge_outputs(plan: &JudgePlan<'_>, config: &Config) -> JudgeResult {
     let mut outputs: Vec<PathBuf> = Vec::new();
     for p in plan.inputs {
         if p.is_dir() {
-            let (found, errors) = ptxmm::files_below(p, &|_| true);
+            let (found, errors) = crate::files_below(p, &|_| true);
             if let Some(e) = errors.into_iter().next() {
                 return Err(format!("error: {e}"));
             }

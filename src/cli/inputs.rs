@@ -1,7 +1,7 @@
 //! Test inputs of `run` and `explain`: files, folders, `@INDEX` lists and standard input.
 
-use crate::color;
-use ptxmm::diag::SourceFile;
+use crate::cli::color;
+use crate::diag::SourceFile;
 use std::path::PathBuf;
 
 /// One test named on the command line: a file, or standard input (`-`).
@@ -19,12 +19,12 @@ impl Input {
         }
     }
 
-    pub(crate) fn load(&self, limits: &ptxmm::config::InputLimits) -> Result<ptxmm::program::Program, ptxmm::LoadError> {
+    pub(crate) fn load(&self, limits: &crate::config::InputLimits) -> Result<crate::program::Program, crate::LoadError> {
         match self {
-            Input::File(p) => ptxmm::load_program_with(p, limits),
+            Input::File(p) => crate::load_program_with(p, limits),
             Input::Stdin => {
-                let text = ptxmm::read_limited(std::io::stdin(), &self.name(), limits)?;
-                ptxmm::parse_program_with(SourceFile::new(self.name(), text), limits)
+                let text = crate::read_limited(std::io::stdin(), &self.name(), limits)?;
+                crate::parse_program_with(SourceFile::new(self.name(), text), limits)
             }
         }
     }
@@ -37,14 +37,14 @@ pub(crate) fn expand_inputs(paths: &[PathBuf]) -> Vec<Result<Input, String>> {
     for p in paths {
         if let Some(index) = p.to_str().and_then(|s| s.strip_prefix('@')).filter(|_| !p.exists()) {
             // herd7's index file: a list of tests (`docs/herd-options.md`).
-            match ptxmm::herd::options::read_index(std::path::Path::new(index)) {
+            match crate::herd::options::read_index(std::path::Path::new(index)) {
                 Ok(listed) => inputs.extend(expand_inputs(&listed)),
                 Err(e) => inputs.push(Err(e)),
             }
         } else if p.as_os_str() == "-" {
             inputs.push(Ok(Input::Stdin));
         } else if p.is_dir() {
-            let (found, errors) = ptxmm::litmus_files(p);
+            let (found, errors) = crate::litmus_files(p);
             inputs.extend(errors.into_iter().map(Err));
             if found.is_empty() {
                 inputs.push(Err(format!("{}: no `*.litmus` file in this folder", p.display())));
@@ -64,11 +64,11 @@ pub(crate) fn report_failure(
     test: Option<&str>,
     model: Option<&str>,
     rendered: &str,
-    error: ptxmm::decide::report::JsonError,
+    error: crate::decide::report::JsonError,
 ) {
     eprintln!("{rendered}");
     if json {
-        outln!("{}", ptxmm::decide::report::json_error(file, test, model, error));
+        outln!("{}", crate::decide::report::json_error(file, test, model, error));
     }
 }
 
@@ -76,11 +76,11 @@ pub(crate) fn report_failure(
 /// record in JSON mode) and gives None.
 pub(crate) fn load_input(
     input: Result<Input, String>,
-    limits: &ptxmm::config::InputLimits,
+    limits: &crate::config::InputLimits,
     json: bool,
     model: Option<&str>,
-) -> Option<(String, ptxmm::program::Program)> {
-    use ptxmm::decide::report::JsonError;
+) -> Option<(String, crate::program::Program)> {
+    use crate::decide::report::JsonError;
     let input = match input {
         Ok(i) => i,
         Err(why) => {

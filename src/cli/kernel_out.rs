@@ -4,10 +4,9 @@
 //! (`docs/ptxmm-kernel.schema.json`); the SARIF log (2.1.0) has one result per finding, located at
 //! its CUDA line (docs/ci.md).
 
-use ptxmm::decide::liveness::LivenessOutcome;
-use ptxmm::decide::report::{self, JsonError};
-use ptxmm::decide::Outcome;
-use ptxmm::kernel::Kernel;
+use crate::decide::report::{self, JsonError};
+use crate::kernel::check::Checked;
+use crate::kernel::Kernel;
 use serde_json::{json, Value};
 
 /// What `ptxmm kernel` prints on stdout.
@@ -16,157 +15,6 @@ pub(crate) enum Format {
     Text,
     Json,
     Sarif,
-}
-
-/// The summary of a check: the findings counted and what was not decided.
-pub(crate) struct Summary {
-    /// The lines the text report ends with (`Summary: ...`, then a line per reading).
-    pub(crate) text: String,
-    /// Whether a finding was established (exit status 3).
-    pub(crate) found: bool,
-    /// What was not decided (a limit, no execution completes, the liveness check unfinished).
-    pub(crate) open: Vec<String>,
-}
-
-/// A finished check, as both formats read it.
-pub(crate) struct Checked<'a> {
-    pub(crate) kernel: &'a Kernel,
-    pub(crate) outcome: Option<&'a Outcome>,
-    pub(crate) live: Option<&'a LivenessOutcome>,
-    pub(crate) live_error: Option<&'a str>,
-    pub(crate) model: &'a str,
-    pub(crate) summary: &'a Summary,
-    pub(crate) status: u8,
-}
-
-/// The `source*` fields of something at a PTX line: its CUDA location as the report names it,
-/// the file and line of that frame, and the whole inline chain.
-fn add_source(k: &Kernel, at: &mut Value) {
-    let Some(line) = at.get("line").and_then(Value::as_u64) else { return };
-    let line = line as usize;
-    let path = k.source_path_of(line);
-    at["source"] = k.source_of(line).into();
-    at["source_file"] = path.map(|(p, _)| p).into();
-    at["source_line"] = path.map(|(_, l)| l).into();
-    at["inline_chain"] = k.chain_of(line).into();
-}
-
-/// A list of findings of the record with their messages and hints naming CUDA lines, as the text
-/// report prints them, and each site's CUDA location.
-fn annotate_findings(k: &Kernel, list: Option<&mut Value>) {
-    for f in list.and_then(Value::as_array_mut).into_iter().flatten() {
-        for key in ["message", "hint"] {
-            if let Some(text) = f.get(key).and_then(Value::as_str) {
-                f[key] = k.with_sources(text).into();
-            }
-        }
-        for site in f.get_mut("sites").and_then(Value::as_array_mut).into_iter().flatten() {
-            add_source(k, site);
-        }
-    }
-}
-
-fn launch(k: &Kernel) -> Value {
-    let l = &k.launch;
-    let set = |f: &dyn Fn(&ptxmm::kernel::launch::LaunchThread) -> u64| {
-        let s: std::collections::BTreeSet<u64> = l.threads.iter().map(f).collect();
-        s.into_iter().collect::<Vec<_>>()
-    };
-    json!({
-        "block": l.block_dims,
-        "grid": l.grid_dims,
-        "cluster": l.cluster_dims,
-        "dynamic_smem": l.dynamic_smem,
-        "block_from": l.block_from,
-        "description": l.describe(),
-        "threads": l.threads.iter().enumerate().map(|(i, t)| json!({
-            "thread": format!("P{i}"), "cta": t.cta, "cluster": t.cluster, "tid": t.tid, "warp": t.tid / 32, "lane": t.tid % 32,
-        })).collect::<Vec<_>>(),
-        "ctas": set(&|t| t.cta),
-        "warps": set(&|t| t.tid / 32),
-        "lanes": set(&|t| t.tid % 32),
-        "warp_choice": k.warp_choice,
-        "lane_choice": k.lane_choice,
-    })
-}
-
-/// The `kernel --json` document.
-pub(crate) fn json_record(c: &Checked) -> Value {
-    let k = c.kernel;
-    let mut v = match c.outcome {
-        Some(o) => report::json(o, &k.file, c.model, report::JsonOptions::default()),
-        None => json!({ "schema_version": report::SCHEMA_VERSION, "test": k.entry, "file": k.file, "model": c.model }),
-    };
-    if let Some(l) = c.live {
-        v["liveness"] = serde_json::to_value(l).expect("liveness serialises");
-    }
-    if let Some(e) = c.live_error {
-        v["liveness_error"] = e.into();
-    }
-    for key in ["undefined", "races", "flag_findings"] {
-        annotate_findings(k, v.get_mut(key));
-    }
-    if let Some(l) = v.get_mut("liveness") {
-        annotate_findings(k, l.get_mut("undefined"));
-        for t in l.get_mut("hang").and_then(Value::as_array_mut).into_iter().flatten() {
-            add_source(k, t);
-        }
-    }
-    // Every PTX line the record names, with its CUDA location (the `unchecked` entries keep the
-    // fields of `run --json`, so their lines are looked up here).
-    let mut lines = std::collections::BTreeSet::new();
-    let sites = |v: &Value, key: &str| -> Vec<u64> {
-        v.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(|x| x.get("line").and_then(Value::as_u64)).collect()
-    };
-    for key in ["undefined", "races", "flag_findings"] {
-        for f in v.get(key).and_then(Value::as_array).into_iter().flatten() {
-            lines.extend(sites(f, "sites"));
-        }
-    }
-    lines.extend(sites(&v, "unchecked"));
-    if let Some(l) = v.get("liveness") {
-        lines.extend(sites(l, "hang"));
-        for f in l.get("undefined").and_then(Value::as_array).into_iter().flatten() {
-            lines.extend(sites(f, "sites"));
-        }
-    }
-    lines.extend(k.abstracted.iter().map(|a| a.line as u64));
-    let mut source_lines = serde_json::Map::new();
-    for line in lines {
-        let mut at = json!({ "line": line });
-        add_source(k, &mut at);
-        at.as_object_mut().expect("an object").remove("line");
-        source_lines.insert(line.to_string(), at);
-    }
-    v["source_lines"] = source_lines.into();
-    v["entry"] = k.entry.clone().into();
-    v["launch"] = launch(k);
-    v["parameters"] = k.bindings.clone().into();
-    v["abstracted"] = k
-        .abstracted
-        .iter()
-        .map(|a| {
-            let mut x = json!({ "line": a.line, "instruction": a.instruction, "why": a.why });
-            add_source(k, &mut x);
-            x
-        })
-        .collect::<Vec<_>>()
-        .into();
-    v["kernel_condition"] = k.condition.clone().into();
-    v["assertion"] = match (&k.assertion, c.outcome) {
-        (Some(a), Some(o)) => json!({ "condition": a, "holds": match o.verdict() {
-            ptxmm::decide::Verdict::Forbidden => Value::Bool(true),
-            ptxmm::decide::Verdict::Allowed => Value::Bool(false),
-            _ => Value::Null,
-        }}),
-        (Some(a), None) => json!({ "condition": a, "holds": null }),
-        (None, _) => Value::Null,
-    };
-    v["summary"] = c.summary.text.lines().next().unwrap_or("").trim_start_matches("Summary: ").into();
-    v["found"] = c.summary.found.into();
-    v["not_decided"] = c.summary.open.clone().into();
-    v["exit_status"] = c.status.into();
-    v
 }
 
 /// One SARIF result before it is written: a finding, a hang, a failing assertion, or accesses
@@ -179,14 +27,14 @@ struct Issue {
     hint: Option<String>,
     /// Thread, PTX line, instruction, part.
     sites: Vec<(String, usize, String, Option<String>)>,
-    readings: Vec<ptxmm::config::readings::ReadingDependence>,
+    readings: Vec<crate::config::readings::ReadingDependence>,
 }
 
 fn issues(c: &Checked) -> Vec<Issue> {
-    let k = c.kernel;
+    let k = &c.kernel;
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
-    let mut finding = |out: &mut Vec<Issue>, f: &ptxmm::decide::findings::Finding, kind: &'static str, level: &'static str| {
+    let mut finding = |out: &mut Vec<Issue>, f: &crate::decide::findings::Finding, kind: &'static str, level: &'static str| {
         if !seen.insert((f.rule.clone(), f.sites.clone())) {
             return;
         }
@@ -200,13 +48,13 @@ fn issues(c: &Checked) -> Vec<Issue> {
             readings: f.readings.clone(),
         });
     };
-    if let Some(o) = c.outcome {
+    if let Some(o) = &c.outcome {
         o.undefined.iter().for_each(|f| finding(&mut out, f, "undefined", "error"));
         o.races.iter().for_each(|f| finding(&mut out, f, "race", "error"));
         // A user model's other flags name what it was asked to flag: no bug in themselves.
         o.flag_findings.iter().for_each(|f| finding(&mut out, f, "flag", "warning"));
     }
-    if let Some(l) = c.live {
+    if let Some(l) = &c.live {
         l.undefined.iter().for_each(|f| finding(&mut out, f, "undefined", "error"));
         if !l.hang.is_empty() {
             let stuck: Vec<String> =
@@ -222,8 +70,8 @@ fn issues(c: &Checked) -> Vec<Issue> {
             });
         }
     }
-    if let (Some(a), Some(o)) = (&k.assertion, c.outcome) {
-        if o.verdict() == ptxmm::decide::Verdict::Allowed {
+    if let (Some(a), Some(o)) = (&k.assertion, &c.outcome) {
+        if o.verdict() == crate::decide::Verdict::Allowed {
             let states: Vec<String> = o.states.iter().filter(|(_, &fails)| fails).map(|(s, _)| report::state_line(o, s)).take(8).collect();
             out.push(Issue {
                 rule: "assertion-fails".to_string(),
@@ -236,9 +84,9 @@ fn issues(c: &Checked) -> Vec<Issue> {
             });
         }
     }
-    if let Some(o) = c.outcome {
+    if let Some(o) = &c.outcome {
         // One note per instruction: its global accesses were not checked, which is no finding.
-        let mut by_line: std::collections::BTreeMap<usize, &ptxmm::decide::verdict::UncheckedAccess> = Default::default();
+        let mut by_line: std::collections::BTreeMap<usize, &crate::decide::verdict::UncheckedAccess> = Default::default();
         for u in &o.unchecked {
             by_line.entry(u.line).or_insert(u);
         }
@@ -330,7 +178,7 @@ fn physical(uri: String, line: Option<u64>) -> Value {
 
 /// The `kernel --sarif` log.
 pub(crate) fn sarif(c: &Checked, readings_given: &[String]) -> Value {
-    let k = c.kernel;
+    let k = &c.kernel;
     let issues = issues(c);
     let mut rules: Vec<(String, &'static str, &'static str)> = Vec::new();
     for i in &issues {
@@ -438,7 +286,7 @@ pub(crate) fn sarif(c: &Checked, readings_given: &[String]) -> Value {
         vec![invocation],
         results,
         rules,
-        json!({ "entry": k.entry, "launch": k.launch.describe(), "parameters": k.bindings, "model": c.model, "readingFlags": readings_given }),
+        json!({ "entry": k.entry, "launch": k.launch.describe(), "parameters": k.bindings, "model": &c.model, "readingFlags": readings_given }),
     )
 }
 

@@ -1,9 +1,9 @@
 //! The options shared by the commands: the model and readings, limits, herd7's run options.
 
-use crate::color;
+use crate::cli::color;
 use clap::Args;
-use ptxmm::cat::CatModel;
-use ptxmm::config::{Config, LimitOptions};
+use crate::cat::CatModel;
+use crate::config::{Config, LimitOptions};
 use std::path::PathBuf;
 
 /// herd7's options of `run` (`docs/herd-options.md`).
@@ -68,7 +68,7 @@ pub(crate) struct HerdRun {
     pub(crate) nshow: Option<usize>,
     pub(crate) names: Option<std::collections::BTreeSet<String>>,
     pub(crate) excl: std::collections::BTreeSet<String>,
-    pub(crate) conds: std::collections::BTreeMap<String, ptxmm::herd::options::CondOverride>,
+    pub(crate) conds: std::collections::BTreeMap<String, crate::herd::options::CondOverride>,
 }
 
 impl HerdRunArgs {
@@ -82,15 +82,15 @@ impl HerdRunArgs {
         };
         let mut names = None;
         for f in &self.names {
-            names.get_or_insert_with(std::collections::BTreeSet::new).extend(ptxmm::herd::options::read_names(f)?);
+            names.get_or_insert_with(std::collections::BTreeSet::new).extend(crate::herd::options::read_names(f)?);
         }
         let mut excl = std::collections::BTreeSet::new();
         for f in &self.excl {
-            excl.extend(ptxmm::herd::options::read_names(f)?);
+            excl.extend(crate::herd::options::read_names(f)?);
         }
         let mut conds = std::collections::BTreeMap::new();
         for f in &self.conds {
-            conds.extend(ptxmm::herd::options::read_conds(f)?);
+            conds.extend(crate::herd::options::read_conds(f)?);
         }
         Ok(HerdRun { speedcheck: self.speedcheck != Speedcheck::False, draw, nshow: self.nshow, names, excl, conds })
     }
@@ -163,8 +163,8 @@ impl ModelArgs {
         self.include.iter().cloned().chain(self.set_libdir.clone()).collect()
     }
 
-    pub(crate) fn skip(&self) -> ptxmm::cat::Skip {
-        ptxmm::cat::Skip { all_consistency: self.through != Through::None, names: self.skipchecks.clone() }
+    pub(crate) fn skip(&self) -> crate::cat::Skip {
+        crate::cat::Skip { all_consistency: self.through != Through::None, names: self.skipchecks.clone() }
     }
 
     /// The model with its readings and `limits`: the one configuration every command that
@@ -190,7 +190,7 @@ pub(crate) struct ModelError {
     pub(crate) model: String,
     pub(crate) file: String,
     pub(crate) rendered: String,
-    pub(crate) json: ptxmm::decide::report::JsonError,
+    pub(crate) json: crate::decide::report::JsonError,
 }
 
 impl ModelError {
@@ -198,19 +198,19 @@ impl ModelError {
         Box::new(ModelError {
             model: model.to_string(),
             file: model.to_string(),
-            json: ptxmm::decide::report::JsonError::plain(message.clone()),
+            json: crate::decide::report::JsonError::plain(message.clone()),
             rendered: message,
         })
     }
 
-    fn of_diagnostic(model: &str, d: &ptxmm::diag::FileDiagnostic) -> Box<ModelError> {
-        let json = ptxmm::decide::report::JsonError::of_diagnostic(d);
+    fn of_diagnostic(model: &str, d: &crate::diag::FileDiagnostic) -> Box<ModelError> {
+        let json = crate::decide::report::JsonError::of_diagnostic(d);
         Box::new(ModelError { model: model.to_string(), file: d.file.name().to_string(), rendered: d.render(color()), json })
     }
 
     /// The JSON error record: `file` is the model's file (or name), `test` null.
     pub(crate) fn record(&self) -> serde_json::Value {
-        ptxmm::decide::report::json_error(&self.file, None, Some(&self.model), self.json.clone())
+        crate::decide::report::json_error(&self.file, None, Some(&self.model), self.json.clone())
     }
 }
 
@@ -291,17 +291,17 @@ pub(crate) fn load_model(args: &ModelArgs) -> Result<(CatModel, String), Box<Mod
     let (model, name) = match (&args.cat, &args.model) {
         (Some(path), _) => {
             let name = path.display().to_string();
-            ptxmm::config::models::from_file_with(path, &args.search_dirs())
+            crate::config::models::from_file_with(path, &args.search_dirs())
                 .map(|m| (m, name.clone()))
                 .map_err(|d| ModelError::of_diagnostic(&name, &d))
         }
         (None, name) => {
-            let name = name.clone().unwrap_or_else(|| ptxmm::config::models::DEFAULT_MODEL.to_string());
-            ptxmm::config::models::builtin(&name).map(|m| (m, name.clone())).map_err(|d| ModelError::of_diagnostic(&name, &d))
+            let name = name.clone().unwrap_or_else(|| crate::config::models::DEFAULT_MODEL.to_string());
+            crate::config::models::builtin(&name).map(|m| (m, name.clone())).map_err(|d| ModelError::of_diagnostic(&name, &d))
         }
     }?;
     let skip = args.skip();
-    if skip == ptxmm::cat::Skip::default() {
+    if skip == crate::cat::Skip::default() {
         return Ok((model, name));
     }
     model.skipping(&skip).map(|m| (m, name.clone())).map_err(|e| ModelError::plain(&name, format!("error: {e}")))

@@ -1,16 +1,16 @@
 //! `ptxmm serve`: the web playground on localhost.
 
-use std::process::ExitCode;
+use crate::cli::ExitCode;
 
 pub(crate) fn cmd_serve(port: u16, dir: Option<&std::path::Path>) -> ExitCode {
-    let root = match ptxmm::serve::page_dir(dir) {
+    let root = match crate::serve::page_dir(dir) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let listener = match ptxmm::serve::bind(port) {
+    let listener = match crate::serve::bind(port) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: cannot listen on 127.0.0.1:{port}: {e}");
@@ -19,7 +19,7 @@ pub(crate) fn cmd_serve(port: u16, dir: Option<&std::path::Path>) -> ExitCode {
     };
     let addr = listener.local_addr().map_or_else(|_| format!("127.0.0.1:{port}"), |a| a.to_string());
     outln!("Serving the ptxmm playground ({}) at http://{addr}/ (Ctrl-C stops)", root.display());
-    match ptxmm::serve::serve(listener, root) {
+    match crate::serve::serve(listener, root) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -9,10 +9,12 @@
 //! line of each (`Kernel::source_of`). Register-only instructions the model does not interpret
 //! are then abstracted, or rejected where their values matter (`slice`).
 
+pub mod check;
 pub mod launch;
 pub mod launch_file;
 pub mod module;
 pub mod params;
+pub mod record;
 pub mod slice;
 pub mod tensor_maps;
 pub mod warps;
