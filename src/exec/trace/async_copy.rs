@@ -51,16 +51,20 @@ impl Cx<'_> {
         let dests = self.copy_destinations(&st, copy, dst_addr, &mut ub);
         for &(d, _) in &dests {
             if ub.is_none() {
-                ub = self.check_copy_range(d, "destination", size, bulk, line)?;
+                ub = self.check_copy_range(d, "destination", size, size, bulk, line)?;
             }
-        }
-        if ub.is_none() && unknown_src.is_none() {
-            ub = self.check_copy_range(src_addr, "source", size, bulk, line)?;
         }
         // From an unknown source every byte is unknown, read or zero-filled alike: src-size and
         // ignore-src decide nothing then (they may be unknown too).
         let src_size = copy.src_size.as_ref().filter(|_| unknown_src.is_none()).map(|v| val(&st, v).0).unwrap_or(size);
         let ignore = copy.ignore_src.as_ref().filter(|_| unknown_src.is_none()).map(|v| val(&st, v).0 != 0).unwrap_or(false);
+        // Only the first src-size bytes of the source are read (§9.7.9.25.3.1: "the size of the
+        // data in bytes to be copied from src"): a copy that reads none (src-size 0, ignore-src
+        // set: Triton's masked-off loads) does not access its source, which may point anywhere.
+        let read_bytes = if ignore { 0 } else { src_size.clamp(0, size) };
+        if ub.is_none() && unknown_src.is_none() && read_bytes > 0 {
+            ub = self.check_copy_range(src_addr, "source", read_bytes, size, bulk, line)?;
+        }
         if ub.is_none() && src_size > size {
             ub = Some(format!("U4: src-size {src_size} is larger than cp-size {size} (PTX ISA §9.7.9.25.3.1)"));
         }
@@ -75,7 +79,6 @@ impl Cx<'_> {
             s.events.push(e);
             return Ok(vec![s]);
         }
-        let read_bytes = if ignore { 0 } else { src_size.max(0) };
         let agent = st.ops.len();
         let mut st = st;
         st.ops.push(AsyncOp { instr: pc, kind: AsyncKind::Copy(copy.kind), events: Vec::new(), tracked: Vec::new(), group: None });
@@ -92,11 +95,15 @@ impl Cx<'_> {
                 }
                 continue;
             }
-            let src = self.access_at(src_addr + byte, src_addr, size, src_deps.clone(), copy.src_space, line)?;
             // Bytes past src-size are zero-filled, not read (§9.7.9.25.3.1). An elided source
             // word feeds only an elided or unobservable destination word: its value is moot. The
             // value read is left open: it only flows into the destination.
-            let (value, dep) = if byte < read_bytes && !self.elided[src.loc] {
+            let src = if byte < read_bytes {
+                Some(self.access_at(src_addr + byte, src_addr, size, src_deps.clone(), copy.src_space, line)?)
+            } else {
+                None
+            };
+            let (value, dep) = if let Some(src) = src.filter(|s| !self.elided[s.loc]) {
                 let i = s.events.len();
                 let mut e = s.access_event(TraceOp::Read, pc, &src, Role::Source, Some(agent));
                 e.symbolic = true;
@@ -186,7 +193,16 @@ impl Cx<'_> {
 
     /// Whether the copy's range at `addr` (its `what`) is undefined: past its variable, not
     /// aligned, or an mbarrier object.
-    fn check_copy_range(&self, addr: i64, what: &str, size: i64, bulk: bool, line: usize) -> Result<Option<String>, ExploreError> {
+    /// `extent` bytes from `addr` are accessed; `size` (the copy's) sets the alignment.
+    fn check_copy_range(
+        &self,
+        addr: i64,
+        what: &str,
+        extent: i64,
+        size: i64,
+        bulk: bool,
+        line: usize,
+    ) -> Result<Option<String>, ExploreError> {
         let Some((var, off)) = self.program.decode_address(addr) else {
             return Err(bad_address(self.program, self.thread, line, addr));
         };
@@ -195,8 +211,8 @@ impl Cx<'_> {
         if v.kind == VariableKind::Mbarrier {
             return Ok(Some(format!("the {what} of the copy is the mbarrier object `{}`", v.name)));
         }
-        if off + size > v.size {
-            return Ok(Some(format!("U6: the {what} range [{off}, {}) runs past the end of `{}` ({} bytes)", off + size, v.name, v.size)));
+        if off + extent > v.size {
+            return Ok(Some(format!("U6: the {what} range [{off}, {}) runs past the end of `{}` ({} bytes)", off + extent, v.name, v.size)));
         }
         if off % align != 0 || v.align < align {
             return Ok(Some(format!("U5/U6: the {what} `{}+{off}` is not {align}-byte aligned (PTX ISA §9.7.9.25)", v.name)));
