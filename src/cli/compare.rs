@@ -2,10 +2,10 @@
 
 use crate::cli::inputs::{expand_inputs, load_input};
 use crate::cli::options::{LimitArgs, ModelArgs, Through};
-use clap::Args;
-use crate::decide::Decider;
-use std::path::PathBuf;
 use crate::cli::ExitCode;
+use crate::decide::Decider;
+use clap::Args;
+use std::path::PathBuf;
 
 /// `ptxmm compare`'s arguments: a left and a right side, each a model (built-in or cat
 /// file, with readings) or a log.

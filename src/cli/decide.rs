@@ -1,16 +1,16 @@
 //! `ptxmm run`, `explain` and `suite`: decide tests and print their reports.
 
+use crate::cli::color;
 use crate::cli::inputs::{expand_inputs, load_input, report_failure};
 use crate::cli::options::{DrawFormat, HerdRun, LivenessMode};
-use crate::cli::color;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use crate::cli::ExitCode;
 use crate::config::Config;
 use crate::decide::suite::{self, RowResult};
 use crate::decide::Decider;
 use crate::diag::SourceFile;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use crate::cli::ExitCode;
 
 /// `suite`'s CSV and liveness mode. `--liveness` takes `check|skip|only` as `run`'s does; the
 /// older bare flag means `only`, and in `suite --liveness CSV` the word after it is the CSV.

@@ -1,8 +1,8 @@
 //! `ptxmm gen`: litmus tests from cycles of relaxations (docs/for-researchers.md).
 
 use crate::cli::options::{LimitArgs, ModelArgs};
-use std::path::PathBuf;
 use crate::cli::ExitCode;
+use std::path::PathBuf;
 
 /// `ptxmm gen`'s arguments.
 pub(crate) struct GenRequest {

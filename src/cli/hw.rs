@@ -2,13 +2,13 @@
 
 use crate::cli::hw_campaign::csv_paths;
 use crate::cli::options::{LimitArgs, ModelArgs};
-use clap::{Args, Subcommand};
+use crate::cli::ExitCode;
 use crate::config::{Config, InputLimits};
 use crate::decide::Decider;
 use crate::hw::report::{self, HwOutput, Judged};
 use crate::hw::{codegen, runner, Incantations, LoadedTest};
+use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
-use crate::cli::ExitCode;
 
 #[derive(Subcommand)]
 pub enum HwCommand {

@@ -2,6 +2,7 @@
 //! (judge what such a machine, or any harness run, recorded), on `ptxmm::hw::campaign` and
 //! `ptxmm::hw::judge`.
 
+use crate::cli::ExitCode;
 use crate::config::Config;
 use crate::decide::suite::RowPaths;
 use crate::decide::Decider;
@@ -12,7 +13,6 @@ use crate::hw::{codegen, runner, Incantations, LoadedTest};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use crate::cli::ExitCode;
 
 /// The test files named: `.csv` files as suites (`ptxmm suite`'s format), folders searched for
 /// `*.litmus`, other files as tests.

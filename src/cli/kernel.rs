@@ -2,15 +2,15 @@
 //! The kernel becomes a litmus test (`ptxmm::kernel`), decided by the one driver as `run`
 //! decides a test; the report names PTX lines and, from `-lineinfo`, CUDA lines.
 
+use crate::cli::color;
 use crate::cli::kernel_out::{self, Format};
 use crate::cli::options::{LimitArgs, LivenessMode, ModelArgs};
-use crate::cli::color;
+use crate::cli::ExitCode;
 use crate::decide::report::JsonError;
 use crate::diag::SourceFile;
 use crate::kernel::check::{CheckRequest, Failure, Liveness};
 use crate::kernel::{launch::parse_list, Kernel, KernelOptions};
 use std::path::PathBuf;
-use crate::cli::ExitCode;
 
 #[derive(clap::Args)]
 pub(crate) struct KernelArgs {

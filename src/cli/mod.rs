@@ -22,7 +22,6 @@ macro_rules! out {
     }};
 }
 
-
 mod app;
 pub(crate) mod bench;
 pub(crate) mod compare;

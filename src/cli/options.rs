@@ -1,9 +1,9 @@
 //! The options shared by the commands: the model and readings, limits, herd7's run options.
 
-use crate::cli::color;
-use clap::Args;
 use crate::cat::CatModel;
+use crate::cli::color;
 use crate::config::{Config, LimitOptions};
+use clap::Args;
 use std::path::PathBuf;
 
 /// herd7's options of `run` (`docs/herd-options.md`).

@@ -136,4 +136,3 @@ pub fn json_record(c: &Checked) -> Value {
     v["exit_status"] = c.status.into();
     v
 }
-

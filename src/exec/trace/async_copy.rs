@@ -212,7 +212,12 @@ impl Cx<'_> {
             return Ok(Some(format!("the {what} of the copy is the mbarrier object `{}`", v.name)));
         }
         if off + extent > v.size {
-            return Ok(Some(format!("U6: the {what} range [{off}, {}) runs past the end of `{}` ({} bytes)", off + extent, v.name, v.size)));
+            return Ok(Some(format!(
+                "U6: the {what} range [{off}, {}) runs past the end of `{}` ({} bytes)",
+                off + extent,
+                v.name,
+                v.size
+            )));
         }
         if off % align != 0 || v.align < align {
             return Ok(Some(format!("U5/U6: the {what} `{}+{off}` is not {align}-byte aligned (PTX ISA §9.7.9.25)", v.name)));
