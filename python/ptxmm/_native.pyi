@@ -1,0 +1,9 @@
+from typing import List, Optional
+
+__version__: str
+
+def check_kernel(ptx: str, name: str, launch: str, model: Optional[str] = ..., cat: Optional[str] = ...,
+                 readings: List[str] = ..., timeout: float = ..., liveness_mode: str = ...) -> str: ...
+def run(text: str, name: str, model: Optional[str] = ..., cat: Optional[str] = ..., readings: List[str] = ...,
+        timeout: float = ..., liveness_mode: str = ...) -> str: ...
+def main(argv: List[str]) -> int: ...
