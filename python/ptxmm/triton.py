@@ -3,7 +3,7 @@
 The ``@triton.jit`` function is compiled for the target (Hopper, ``sm_90``, by default; no GPU is
 needed), or an already compiled kernel is taken; its PTX and metadata give the launch (warps,
 shared memory, cluster), the call's arguments are bound to the kernel's parameters (scalars as
-values, tensors as global buffers of their size), and the kernel is checked with
+values, tensors as global buffers of their size, tensor descriptors as tensor maps), and the kernel is checked with
 :func:`ptxmm.check_kernel`. Triton writes ``.loc`` lines, so findings name the Python lines of
 the kernel's source.
 
@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import ptxmm
 
-__all__ = ["Buffer", "Compiled", "compile", "check", "launch_file", "launch_document"]
+__all__ = ["Buffer", "Descriptor", "Compiled", "compile", "check", "launch_file", "launch_document"]
 
 # Triton's names of element types, by the names torch and NumPy give them.
 _DTYPES = {
@@ -48,6 +48,34 @@ class Buffer:
     def nbytes(self) -> int:
         bits = int("".join(ch for ch in _type_name(self.dtype) if ch.isdigit()) or 8)
         return self.numel * max(1, bits // 8)
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """A host-side tensor descriptor (what ``triton.tools.tensor_descriptor.TensorDescriptor``
+    passes) by element type, shape, block shape and strides in elements (outermost first, as
+    Triton gives them; default: packed), for checks without torch. A ``TensorDescriptor`` itself
+    is taken as well."""
+
+    dtype: Any
+    shape: Sequence[int]
+    block_shape: Sequence[int]
+    strides: Optional[Sequence[int]] = None
+
+
+# ptxmm's names of tensor map element types (docs/kernels.md, "Tensor maps"), by Triton's.
+_MAP_TYPES = {"fp32": "f32", "fp16": "f16", "bf16": "bf16", "fp64": "f64", "i8": "s8", "u8": "u8", "i16": "s16",
+              "u16": "u16", "i32": "s32", "u32": "u32", "i64": "s64", "u64": "u64", "fp8e4nv": "e4m3", "fp8e5": "e5m2"}
+_SWIZZLES = {0: "none", 1: "32B", 2: "64B", 3: "128B"}
+
+
+def _descriptor_parts(d: Any) -> Tuple[str, List[int], List[int], List[int]]:
+    """The element type (Triton's name), shape, block shape and element strides of a descriptor."""
+    dtype = d.dtype if isinstance(d, Descriptor) else d.base.dtype
+    shape = [int(x) for x in d.shape]
+    strides = [int(x) for x in d.strides] if d.strides is not None else \
+        [int(__import__("math").prod(shape[i + 1:])) for i in range(len(shape))]
+    return _type_name(dtype), shape, [int(x) for x in d.block_shape], strides
 
 
 def _type_name(dtype: Any) -> str:
@@ -77,7 +105,7 @@ def _nbytes(arg: Any) -> int:
 
 
 def _is_descriptor(arg: Any) -> bool:
-    return type(arg).__name__ in ("TensorDescriptor", "TensorDescriptorIm2Col") or hasattr(arg, "block_shape")
+    return isinstance(arg, Descriptor) or type(arg).__name__ in ("TensorDescriptor", "TensorDescriptorIm2Col")
 
 
 @dataclass
@@ -91,6 +119,7 @@ class Compiled:
     shared: int
     cluster: Optional[Tuple[int, int, int]]
     params: Dict[str, Any]
+    tensor_maps: Dict[str, str]
     source_name: str
 
     def launch(self, grid: Union[int, Sequence[int]] = 1) -> Dict[str, Any]:
@@ -98,7 +127,8 @@ class Compiled:
         grid_dims = [grid] if isinstance(grid, int) else list(grid)
         return ptxmm.launch_document(entry=self.entry, block=self.num_warps * 32, grid=grid_dims or [1],
                                      cluster=list(self.cluster) if self.cluster else None,
-                                     dynamic_smem=self.shared or None, params=self.params)
+                                     dynamic_smem=self.shared or None, params=self.params,
+                                     tensor_maps=self.tensor_maps or None)
 
 
 def _metadata(kernel: Any, key: str, default: Any = None) -> Any:
@@ -134,9 +164,11 @@ def _bind(fn: Any, args: Sequence[Any], meta: Mapping[str, Any]) -> Tuple[Dict[s
             signature[p.name] = "constexpr"
             constexprs[p.name] = v
         elif _is_descriptor(v):
-            raise NotImplementedError(
-                f"ptxmm.triton: `{p.name}` is a TensorDescriptor; binding descriptors to tensor maps is not supported "
-                "yet: compile the kernel and give its tensor maps with ptxmm.check_kernel(tensor_maps=...)")
+            if type(v).__name__ == "TensorDescriptorIm2Col" or getattr(v, "padding", "zero") != "zero":
+                raise NotImplementedError(f"ptxmm.triton: `{p.name}`: im2col and NaN-padded descriptors are not modelled")
+            ty, _, block, _ = _descriptor_parts(v)
+            signature[p.name] = f"tensordesc<{ty}[{', '.join(str(b) for b in block)}]>"
+            runtime.append(v)
         elif _is_tensor(v):
             signature[p.name] = "*" + _type_name(v.dtype)
             runtime.append(v)
@@ -179,18 +211,41 @@ def compile(kernel: Any, *args: Any, arch: int = 90, **meta: Any) -> Compiled:
         source = f"{fn.__name__}.ptx"
     ptx = compiled.asm["ptx"]
     params: Dict[str, Any] = {}
-    for i, a in enumerate(runtime):
-        params[f"param_{i}"] = f"buffer:{max(4, _nbytes(a))}" if _is_tensor(a) else a
+    tensor_maps: Dict[str, str] = {}
+    descriptors = list(_metadata(compiled, "tensordesc_meta", None) or [])
+    n = 0
+    for a in runtime:
+        if _is_descriptor(a):
+            # The launcher passes a descriptor as its CUtensorMap (128 bytes), then its shape
+            # (i32 each) and its strides (i64 each), outermost first (make_tensordesc_arg).
+            ty, shape, block, strides = _descriptor_parts(a)
+            meta_d = descriptors.pop(0) if descriptors else {}
+            if ty not in _MAP_TYPES:
+                raise NotImplementedError(f"ptxmm.triton: a descriptor of `{ty}` elements has no tensor map type ptxmm models")
+            bytes_per = int(meta_d.get("elem_size") or max(1, int("".join(c for c in ty if c.isdigit()) or 8) // 8))
+            inner_first = list(reversed(shape))
+            desc = f"{_MAP_TYPES[ty]},{'x'.join(map(str, inner_first))},box={'x'.join(map(str, reversed(block)))}"
+            if len(shape) > 1:
+                desc += ",stride=" + "x".join(str(s * bytes_per) for s in reversed(strides[:-1]))
+            desc += f",swizzle={_SWIZZLES.get(int(meta_d.get('swizzle', 0)), 'none')}"
+            tensor_maps[f"param_{n}"] = desc
+            n += 1
+            for x in shape + strides:
+                params[f"param_{n}"] = x
+                n += 1
+        else:
+            params[f"param_{n}"] = f"buffer:{max(4, _nbytes(a))}" if _is_tensor(a) else a
+            n += 1
     # Triton appends its scratch pointers (global, then profile): buffers of the sizes it asks.
     for j, key in enumerate(("global_scratch_size", "profile_scratch_size")):
         size = int(_metadata(compiled, key, 0) or 0)
         if size > 0:
-            params[f"param_{len(runtime) + j}"] = f"buffer:{size}"
+            params[f"param_{n + j}"] = f"buffer:{size}"
     cluster = _metadata(compiled, "cluster_dims")
     cluster_dims = tuple(int(x) for x in cluster) if cluster and any(int(x) > 1 for x in cluster) else None
     return Compiled(ptx=ptx, entry=str(_metadata(compiled, "name")), num_warps=int(_metadata(compiled, "num_warps", 4)),
                     shared=int(_metadata(compiled, "shared", 0) or 0), cluster=cluster_dims, params=params,
-                    source_name=source)
+                    tensor_maps=tensor_maps, source_name=source)
 
 
 def check(kernel: Any, *args: Any, grid: Union[int, Sequence[int]] = 1, arch: int = 90, timeout: float = 10.0,

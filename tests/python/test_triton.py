@@ -56,3 +56,16 @@ def test_the_launch_file_reruns_from_the_shell(tmp_path):
     out = subprocess.run(["ptxmm", "kernel", ptx, "--launch", launch, "--json"], capture_output=True, text=True)
     assert out.returncode == 3, out.stderr
     assert json.loads(out.stdout)["races"]
+
+
+def test_a_tensor_descriptor_is_a_tensor_map():
+    desc = pt.Descriptor("fp32", shape=[64, 32], block_shape=[32, 32])
+    args = (desc, pt.Buffer("fp32", 64 * 32), 32)
+    compiled = pt.compile(tk.tile_copy, *args, BM=32, BN=32, num_warps=4)
+    assert "cp.async.bulk.tensor.2d" in compiled.ptx
+    assert compiled.tensor_maps == {"param_0": "f32,32x64,box=32x32,stride=128,swizzle=128B"}
+    # The descriptor's shape and strides are the parameters after its map.
+    assert [compiled.params[f"param_{i}"] for i in range(1, 5)] == [64, 32, 32, 1]
+    r = pt.check(tk.tile_copy, *args, grid=(2,), BM=32, BN=32, num_warps=4)
+    assert r.ok, r.report
+    assert any("tensor map of f32 32x64" in b for b in r.record["parameters"]), r.record["parameters"]

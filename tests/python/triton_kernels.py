@@ -24,3 +24,13 @@ def row_sum_shared_output(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
         offs = k + tl.arange(0, BLOCK)
         acc += tl.load(x_ptr + pid * n_cols + offs, mask=offs < n_cols, other=0.0)
     tl.store(out_ptr + tl.arange(0, BLOCK), acc)  # BUG: every program writes the same words
+
+
+@triton.jit
+def tile_copy(in_desc, out_ptr, N, BM: tl.constexpr, BN: tl.constexpr):
+    """A tile loaded by TMA through a host tensor descriptor (cp.async.bulk.tensor + mbarrier),
+    then stored per program."""
+    pid = tl.program_id(0)
+    tile = in_desc.load([pid * BM, 0])
+    offs = (pid * BM + tl.arange(0, BM))[:, None] * N + tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + offs, tile)
