@@ -137,7 +137,11 @@ impl Lowerer<'_> {
             // A kernel's register starts with no value (PTX ISA §5.2.1: registers are not
             // initialised): a read before any write reads an unknown value, named at that read.
             let mut uninitialized = HashMap::new();
-            for (r, span) in &table.first_read {
+            // In register order: each unknown's number (and so the test's Hash=) is the same
+            // run to run, which a hash map's order is not.
+            let mut first_reads: Vec<(&Reg, &Span)> = table.first_read.iter().collect();
+            first_reads.sort_unstable_by_key(|(r, _)| **r);
+            for (r, span) in first_reads {
                 if self.abstracts && !table.init.contains_key(r) {
                     let origin = self.unknown_origin(crate::program::unknown::UnknownOrigin {
                         line: self.source.line_col(span.start).0,
