@@ -456,4 +456,6 @@ impl CatModel {
 }
 
 #[cfg(test)]
+mod reference_tests;
+#[cfg(test)]
 mod tests;

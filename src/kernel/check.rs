@@ -89,7 +89,7 @@ pub struct CheckRequest<'a> {
     pub config: &'a Config,
     pub model: &'a str,
     pub liveness: Liveness,
-    pub deadline: Option<std::time::Instant>,
+    pub deadline: Option<crate::clock::Instant>,
     /// Whether diagnostics are rendered with colour.
     pub color: bool,
 }
@@ -151,7 +151,7 @@ fn decide_kernel(
     kernel: &Kernel,
     name: &str,
     config: &crate::config::Config,
-    deadline: Option<std::time::Instant>,
+    deadline: Option<crate::clock::Instant>,
     liveness: Liveness,
     color: bool,
 ) -> Result<Decision, Failure> {
@@ -225,7 +225,7 @@ struct Again<'a> {
     ptx: &'a SourceFile,
     options: &'a crate::kernel::KernelOptions,
     config: &'a crate::config::Config,
-    deadline: Option<std::time::Instant>,
+    deadline: Option<crate::clock::Instant>,
     liveness: Liveness,
 }
 
@@ -234,7 +234,7 @@ impl Again<'_> {
     /// finishes (no limit stopped it).
     fn decide(&self, options: &crate::kernel::KernelOptions) -> Option<(Kernel, Decision)> {
         let has_time =
-            self.deadline.is_none_or(|d| d.saturating_duration_since(std::time::Instant::now()) >= std::time::Duration::from_millis(200));
+            self.deadline.is_none_or(|d| d.duration_since(crate::clock::Instant::now()) >= std::time::Duration::from_millis(200));
         let kernel = has_time.then(|| crate::kernel::build(self.ptx, options, &self.config.input).ok()).flatten()?;
         let d = decide_kernel(&kernel, self.ptx.name(), self.config, self.deadline, self.liveness, false).ok()?;
         let decided = d.0.as_ref().is_none_or(|o| o.incomplete.is_none()) && !matches!(&d.1, Some(Err(_)));
