@@ -135,20 +135,24 @@ fn answer(out: &str) -> Vec<&str> {
     out.lines().filter(|l| l.starts_with("Verdict:") || l.starts_with("Liveness:") || l.starts_with("Summary:")).collect()
 }
 
-/// Every lane of every warp gives the answers lane 0 gives on these kernels, whose other lanes
-/// only meet at barriers: lanes whose runs are the same are interchangeable in the liveness
-/// search (`decide::combos::interchangeable`), so the 32 lanes are decided within the default
-/// limits (before, 8 lanes took seconds and 16 did not finish).
+/// By default every lane of each warp is modelled, with the answers lane 0 gives on these
+/// kernels, whose other lanes only meet at barriers (lanes whose runs are the same are
+/// interchangeable in the liveness search, `decide::combos::interchangeable`), and with every
+/// warp too.
 #[test]
 fn every_lane_of_every_warp_gives_the_answers_of_lane_zero() {
     for p in PAIRS.iter().filter(|p| !p.flags.contains(&"--lanes")) {
         for file in [format!("{}.ptx", p.name), format!("{}-bug.ptx", p.name)] {
-            let (code, lane0, err) = check(&file, p.flags);
+            let (code, lane0, err) = check(&file, &[p.flags, &["--lanes", "0"]].concat());
+            let (code_default, default, err_default) = check(&file, p.flags);
+            assert_eq!(code, code_default, "{file}: {err}\n{lane0}\n---\n{err_default}\n{default}");
+            assert_eq!(answer(&lane0), answer(&default), "{file}:\n{lane0}\n---\n{default}");
+            assert!(default.contains("Lanes modelled: every lane of each warp modelled (the default)\n"), "{file}:\n{default}");
+            assert!(default.contains("P0 = CTA 0 warp 0 (tid 0-31)"), "{file}: lane 31 is not modelled:\n{default}");
             let every: Vec<&str> = [p.flags, &["--warps", "all", "--lanes", "0-31"]].concat();
             let (code_all, all, err_all) = check(&file, &every);
             assert_eq!(code, code_all, "{file}: {err}\n{lane0}\n---\n{err_all}\n{all}");
             assert_eq!(answer(&lane0), answer(&all), "{file}:\n{lane0}\n---\n{all}");
-            assert!(all.contains("CTA 0 tid 31"), "{file}: lane 31 is not modelled:\n{all}");
         }
     }
 }
@@ -187,30 +191,31 @@ fn lanes_that_meet_are_checked_lane_by_lane() {
     let (code, out, err) = run("cmd/lanes-bug.ptx", "_Z9divergentPi", "all");
     assert_eq!(code, 3, "{err}\n{out}");
     assert!(
-        out.contains("divergent aligned barrier: P0 at line 81 (lanes.cu:30) `bar.sync 0` reaches barrier 1 of warp 0, and P16 of the same warp finishes without reaching it"),
+        out.contains("divergent aligned barrier: P0.0 at line 81 (lanes.cu:30) `bar.sync 0` reaches barrier 1 of warp 0, and P0.16 of the same warp finishes without reaching it"),
         "{out}"
     );
     assert!(out.contains("hint: let every lane of the warp reach `bar.sync 0`"), "{out}");
     assert!(out.contains("Liveness: may hang"), "{out}");
 }
 
-/// A named barrier with a thread count across two warps (`cmd/lanes.cu`, `named`): lane 0 of
-/// each warp (the default) cannot make up its 64 threads, so the check runs again with every
-/// lane and says so; the correct kernel then has no finding, and the buggy one (96 threads)
-/// hangs with every lane too, so lane 0's shorter report stands, with a line that says so.
+/// A named barrier with a thread count across two warps (`cmd/lanes.cu`, `named`): every lane
+/// (the default) makes up its 64 threads, so the correct kernel has no finding, and the buggy
+/// one (96 threads) hangs with the 32 lanes of the warp that waits named in one line. Lane 0 of
+/// each warp, asked for, cannot make up the count: its hang is the one of those two threads.
 #[test]
-fn a_count_of_lanes_is_checked_with_every_lane() {
+fn a_count_of_lanes_is_met_with_every_lane() {
     let run = |file: &str| check(file, &["--entry", "_Z5namedPi", "--block", "64", "--param", "param_0=buffer:128", "--color", "never"]);
     let (code, out, err) = run("cmd/lanes.ptx");
     assert_eq!(code, 0, "{err}\n{out}");
-    assert!(out.contains("Lanes modelled: every lane: the check with lane 0 of each warp (the default) hangs"), "{out}");
-    assert!(out.contains("P63 = CTA 0 tid 63") && out.ends_with("Summary: no finding\n"), "{out}");
+    assert!(out.contains("Lanes modelled: every lane of each warp modelled (the default)\n"), "{out}");
+    assert!(out.contains("P1 = CTA 0 warp 1 (tid 32-63)") && out.ends_with("Summary: no finding\n"), "{out}");
     let (code, out, err) = run("cmd/lanes-bug.ptx");
     assert_eq!(code, 3, "{err}\n{out}");
-    // Every lane hangs too: lane 0's report stands, and says so.
-    assert!(out.contains("Lanes modelled: lane 0 of each warp (the default); the check with every lane (--lanes all) hangs"), "{out}");
-    assert!(out.contains("P1 stuck at line 130 (lanes.cu:51) `bar.sync 1, 96`"), "{out}");
-    // `--lanes 0` asked for lane 0: no second check, and the hang of the two threads stands.
+    assert!(out.contains("Lanes modelled: every lane of each warp modelled (the default)\n"), "{out}");
+    assert!(
+        out.contains("  P1.0-P1.31 stuck at line 130 (lanes.cu:51) `bar.sync 1, 96`: bar.sync 1, 96 expects 96 threads, 64 can arrive\n"),
+        "{out}"
+    );
     let (code, out, _) =
         check("cmd/lanes.ptx", &["--entry", "_Z5namedPi", "--block", "64", "--lanes", "0", "--param", "param_0=buffer:128"]);
     assert_eq!(code, 3, "{out}");
@@ -244,7 +249,10 @@ fn a_hang_found_with_warps_left_out_is_checked_with_every_warp() {
     let (code, out, err) = check("cmd/warp_counts.ptx", &[]);
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(out.contains("Warps modelled: every warp: the first check, with warps 2-7 left out, hangs or never completes"), "{out}");
-    assert!(out.contains("P7 = CTA 0 tid 224\n") && out.contains("Liveness: ok\n") && out.ends_with("Summary: no finding\n"), "{out}");
+    assert!(
+        out.contains("P7 = CTA 0 warp 7 (tid 224-255)\n") && out.contains("Liveness: ok\n") && out.ends_with("Summary: no finding\n"),
+        "{out}"
+    );
     // Chosen by the user, the two warps hang as the model says they do.
     let (code, out, err) = check("cmd/warp_counts.ptx", &["--warps", "0,1"]);
     assert_eq!(code, 3, "{err}\n{out}");
@@ -258,19 +266,26 @@ fn by_default_warps_that_run_the_same_code_are_left_out_but_two_that_write() {
     let (code, out, err) = check("cmd/warp_groups.ptx", &[]);
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(out.contains(grouping), "{out}");
-    assert!(out.contains("Threads modelled: P0 = CTA 0 tid 0, P1 = CTA 0 tid 32, P2 = CTA 0 tid 64\n"), "{out}");
+    assert!(
+        out.contains("Threads modelled: P0 = CTA 0 warp 0 (tid 0-31), P1 = CTA 0 warp 1 (tid 32-63), P2 = CTA 0 warp 2 (tid 64-95)\n"),
+        "{out}"
+    );
     assert!(out.ends_with("Summary: no finding\n"), "{out}");
     // Every consumer stores to out[0]: the two consumers kept race.
     let (code, out, err) = check("cmd/warp_groups-bug.ptx", &[]);
     assert_eq!(code, 3, "{err}\n{out}");
     assert!(out.contains(grouping), "{out}");
-    assert!(out.contains("[data-race] `st.global.u32 [%rd2], %r4` (P1 line 36) and `st.global.u32 [%rd2], %r4` (P2 line 36)"), "{out}");
+    assert!(out.contains("[data-race] `st.global.u32 [%rd2], %r4` (P1.0 line 39) and `st.global.u32 [%rd2], %r4` (P2.0 line 39)"), "{out}");
     // `--warps all` models the eight; `--warps LIST` keeps its meaning.
     let (code, out, err) = check("cmd/warp_groups.ptx", &["--warps", "all"]);
     assert_eq!(code, 0, "{err}\n{out}");
-    assert!(out.contains("Warps modelled: every warp (--warps all)\n") && out.contains("P7 = CTA 0 tid 224\n"), "{out}");
+    assert!(out.contains("Warps modelled: every warp (--warps all)\n") && out.contains("P7 = CTA 0 warp 7 (tid 224-255)\n"), "{out}");
     let (_, out, _) = check("cmd/warp_groups.ptx", &["--warps", "0,5"]);
-    assert!(!out.contains("Warps modelled") && out.contains("Threads modelled: P0 = CTA 0 tid 0, P1 = CTA 0 tid 160\n"), "{out}");
+    assert!(
+        !out.contains("Warps modelled")
+            && out.contains("Threads modelled: P0 = CTA 0 warp 0 (tid 0-31), P1 = CTA 0 warp 5 (tid 160-191)\n"),
+        "{out}"
+    );
     // Two warps of different code: both modelled, and said so.
     let (_, out, _) = check("tma_pipeline.ptx", &["--block", "64"]);
     assert!(out.contains("Warps modelled: every warp (2): the code of each differs\n"), "{out}");
@@ -284,17 +299,17 @@ fn findings_and_hints_name_the_cuda_line_of_each_ptx_line() {
             "tma_pipeline-bug.ptx",
             &["--block", "64"],
             "  [U1-read-before-completion]",
-            "(P0 line 124, tma_pipeline.cu:31) and `ld.shared.u32 %r13, [_ZZ12tma_pipelinePKiPiE4tile]` (P1 line 101, tma_pipeline.cu:38)",
+            "(P0.0 line 124, tma_pipeline.cu:31) and `ld.shared.u32 %r13, [_ZZ12tma_pipelinePKiPiE4tile]` (P1.0 line 101, tma_pipeline.cu:38)",
         ),
-        ("tma_pipeline-bug.ptx", &["--block", "64"], "    hint: the wait", "(P1 line 91, tma_pipeline.cu:34)"),
-        ("tma_pipeline-bug.ptx", &["--block", "64"], "  P1 stuck at", "stuck at line 151 (tma_pipeline.cu:34) `@%p10 bra"),
+        ("tma_pipeline-bug.ptx", &["--block", "64"], "    hint: the wait", "(P1.0 line 91, tma_pipeline.cu:34)"),
+        ("tma_pipeline-bug.ptx", &["--block", "64"], "  P1.0 stuck at", "stuck at line 151 (tma_pipeline.cu:34) `@%p10 bra"),
         (
             "tma_store-bug.ptx",
             &["--block", "4", "--lanes", "0-3"],
             "  [mixed-size-race]",
-            "`st.shared.u32 [%r5], %r2` (P0 line 34, tma_store.cu:12)",
+            "`st.shared.u32 [%r5], %r2` (P0.0 line 34, tma_store.cu:12)",
         ),
-        ("tma_store-bug.ptx", &["--block", "4", "--lanes", "0-3"], "    hint: put", "(P0 line 49, tma_store.cu:18)"),
+        ("tma_store-bug.ptx", &["--block", "4", "--lanes", "0-3"], "    hint: put", "(P0.0 line 49, tma_store.cu:18)"),
     ];
     for (file, flags, lead, mention) in cases {
         let (_, out, err) = check(file, flags);
@@ -406,7 +421,7 @@ fn two_dimensional_launches_dynamic_shared_memory_and_aggregate_parameters() {
     let (code, out, _) = with(&["--dynamic-smem", "64"]);
     assert_eq!(code, 1);
     assert!(
-        out.contains("global store at line(s) 37, 42, 43 (P1, P3): the address depends on bytes 0.. of the kernel parameter `param_0`")
+        out.contains("global store at line(s) 37, 42, 43 (P1.0, P3.0): the address depends on bytes 0.. of the kernel parameter `param_0`")
             && out.contains("give --param param_0+0=VALUE"),
         "{out}"
     );
@@ -589,7 +604,7 @@ fn shared_storage_mixing_mbarriers_and_data_is_checked() {
     let (code, out, err) = ptxmm(&[&["kernel", "cmd/shared_storage-bug.ptx"][..], &flags].concat());
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("[U1-read-before-completion] the destination write of `cp.async.bulk"), "{out}");
-    assert!(out.contains("`ld.shared.u32 %r16, [smem]` (P1 line 96, shared_storage.cu:48)"), "{out}");
+    assert!(out.contains("`ld.shared.u32 %r16, [smem]` (P1.0 line 96, shared_storage.cu:48)"), "{out}");
     // The hint names the mbarrier and the byte count of this execution (issue 44: the operands
     // are registers, and the hint said `its mbarrier` and `<bytes copied>`).
     assert!(out.contains("the expect_tx byte count on `smem+128` is 16"), "{out}");
@@ -660,7 +675,7 @@ fn a_register_read_before_it_is_written_is_unknown() {
     let (code, out, err) = ptxmm(&["kernel", "cmd/uninitialized.ptx", "--entry", "address", "--block", "32"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        out.contains("global store at line(s) 38 (P0): the address depends on the register `%rd4` (first read at line 37): a register has no value before an instruction writes it"),
+        out.contains("global store at line(s) 38 (P0.0): the address depends on the register `%rd4` (first read at line 37): a register has no value before an instruction writes it"),
         "{out}"
     );
 }
@@ -733,10 +748,10 @@ fn global_accesses_at_unknown_addresses_are_listed_as_not_checked() {
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("Not checked (2 instruction(s))"), "{out}");
     assert!(
-        out.contains("global load at line(s) 28 (P0, P1): the address depends on bytes 0.. of the kernel parameter `param_2`"),
+        out.contains("global load at line(s) 28 (P0.0, P1.0): the address depends on bytes 0.. of the kernel parameter `param_2`"),
         "{out}"
     );
-    assert!(out.contains("global store at line(s) 30 (P0, P1)") && out.contains("give --param param_2+0=VALUE"), "{out}");
+    assert!(out.contains("global store at line(s) 30 (P0.0, P1.0)") && out.contains("give --param param_2+0=VALUE"), "{out}");
     assert!(out.contains("Data races (1):") && out.contains("st.global.u32 [%rd4], %r4"), "{out}");
     assert!(out.contains("2 instruction(s) with unknown global addresses not checked"), "{out}");
     let (code, out, err) = ptxmm(&["kernel", "cmd/unknown_index.ptx", "--block", "64", "--param", "param_2=3"]);
@@ -771,4 +786,28 @@ fn an_mn_major_wgmma_operand_reads_its_canonical_layout() {
     let path = path.to_str().unwrap();
     assert_eq!(run(path, 16).0, 3, "K-major B reads row 0's second chunk");
     assert_eq!(run(path, 1024).0, 0, "K-major B of 8 rows stops before the second group");
+}
+
+/// The wall of every lane (issue 39, `cmd/lane_counts.cu`): a 2-stage TMA ring whose `empty`
+/// mbarriers count the 32 consumer lanes, 4 laps. With every lane the mbarrier's reachable
+/// states pass the limit, so the default check falls back to lane 0, which cannot make up the
+/// count: its hang is listed as not decided (exit 1), never as a finding, and `Lanes modelled`
+/// says why. (Where every lane decides this kernel, the correct version must have no finding and
+/// the buggy one the hang of the arrival lane 31 leaves out.)
+#[test]
+fn where_every_lane_does_not_finish_lane_zero_stands_in_and_its_hang_is_not_decided() {
+    for file in ["cmd/lane_counts.ptx", "cmd/lane_counts-bug.ptx"] {
+        let (code, out, err) =
+            check(file, &["--block", "64", "--param", "param_0=buffer:512", "--param", "param_1=buffer:512", "--color", "never"]);
+        assert_eq!(code, 1, "{file}: {err}\n{out}");
+        assert!(
+            out.contains("Lanes modelled: lane 0 of each warp: the check with every lane (the default) did not finish within half of the time (mbarrier `_ZZ11lane_countsPKiPiE5empty` has more than"),
+            "{file}:\n{out}"
+        );
+        assert!(out.contains("Liveness: may hang") && !out.contains("Summary: a hang"), "{file}:\n{out}");
+        assert!(
+            out.ends_with("not decided: a hang found with lane 0 of each warp only, which a count of the lanes left out can cause (see Lanes modelled)\n"),
+            "{file}:\n{out}"
+        );
+    }
 }

@@ -78,8 +78,8 @@ fn json_of_a_buggy_kernel_names_the_ptx_and_cuda_lines_and_the_hint() {
     );
     assert_eq!(copy["inline_chain"], serde_json::json!(["cp_async_bulk.h:170", "tma_store.cu:18"]));
     let hint = f["hint"].as_str().unwrap();
-    assert!(hint.starts_with("put a `fence.proxy.async` between `st.shared.u32 [%r5], %r2` (P0 line 34, tma_store.cu:12)"), "{hint}");
-    assert!(f["message"].as_str().unwrap().contains("(P0 line 49, tma_store.cu:18)"), "{f:#}");
+    assert!(hint.starts_with("put a `fence.proxy.async` between `st.shared.u32 [%r5], %r2` (P0.0 line 34, tma_store.cu:12)"), "{hint}");
+    assert!(f["message"].as_str().unwrap().contains("(P0.0 line 49, tma_store.cu:18)"), "{f:#}");
     assert_eq!(v["source_lines"]["34"]["source"], "tma_store.cu:12");
     // A hang: its stuck threads at their CUDA lines.
     let (code, v) = document(&["kernel", "tma_pipeline-bug.ptx", "--block", "64", "--json"]);

@@ -40,7 +40,7 @@ pub(crate) struct KernelArgs {
     /// each group of warps that run the same lines, two where that code writes memory).
     #[arg(long, value_name = "LIST")]
     warps: Option<String>,
-    /// The lanes of each warp modelled, or `all` (every lane the launch has; default: 0).
+    /// The lanes of each warp modelled, or `all` (every lane the launch has; the default: every lane, lane 0 where that does not finish in half of the time).
     #[arg(long, value_name = "LIST")]
     lanes: Option<String>,
     /// A parameter's value: a number, `buffer:BYTES` (a zero-filled global buffer) or
@@ -100,7 +100,11 @@ impl KernelArgs {
         let text = crate::open_regular(path)
             .map_err(|source| crate::LoadError::Io { path: name.clone(), source })
             .and_then(|f| crate::read_text(f, &name, max_file_bytes, "--max-file-size"))
-            .map_err(|e| Failure { file: Some(name.clone()), ..Failure::plain(2, format!("error: {e}")) })?;
+            .map_err(|e| {
+                let text = e.to_string();
+                let rendered = if text.contains("error: ") { text } else { format!("error: {text}") };
+                Failure { file: Some(name.clone()), ..Failure::plain(2, rendered) }
+            })?;
         let file = crate::kernel::launch_file::parse(&name, &text).map_err(|e| Failure {
             code: 2,
             file: Some(name.clone()),
@@ -194,7 +198,7 @@ fn check(args: &KernelArgs, format: Format, model: &str) -> Result<u8, Failure> 
         .and_then(|f| crate::read_text(f, &name, config.input.max_file_bytes, "--max-file-size"))
         .map_err(|e| {
             let text = e.to_string();
-            let rendered = if text.contains(": error: ") { text } else { format!("error: {text}") };
+            let rendered = if text.contains("error: ") { text } else { format!("error: {text}") };
             Failure { error: Box::new(JsonError::of_load(&e)), ..Failure::plain(1, rendered) }
         })?;
     let options = args.options(config.input.max_file_bytes)?;

@@ -80,8 +80,20 @@ impl LivenessOutcome {
             LivenessStatus::Ok => s.push_str("Liveness: ok\n"),
             LivenessStatus::MayHang => {
                 s.push_str("Liveness: may hang\n");
-                for t in &self.hang {
-                    s.push_str(&format!("  {} stuck at line {} `{}`: {}\n", t.thread, t.line, t.instruction, t.reason));
+                // Lanes of one warp column stuck alike are one line (`P1.0-P1.31 stuck at ...`).
+                let mut i = 0;
+                while i < self.hang.len() {
+                    let t = &self.hang[i];
+                    let mut j = i + 1;
+                    while j < self.hang.len() && next_lane(&self.hang[j - 1].thread, &self.hang[j].thread) && {
+                        let u = &self.hang[j];
+                        (u.line, &u.instruction, &u.reason) == (t.line, &t.instruction, &t.reason)
+                    } {
+                        j += 1;
+                    }
+                    let who = if j - i > 1 { format!("{}-{}", t.thread, self.hang[j - 1].thread) } else { t.thread.clone() };
+                    s.push_str(&format!("  {who} stuck at line {} `{}`: {}\n", t.line, t.instruction, t.reason));
+                    i = j;
                 }
             }
         }
@@ -101,6 +113,14 @@ impl LivenessOutcome {
             ));
         }
         s
+    }
+}
+
+/// Whether thread `b` is the lane after thread `a` in one warp column (`P1.6`, `P1.7`).
+fn next_lane(a: &str, b: &str) -> bool {
+    match (a.split_once('.'), b.split_once('.')) {
+        (Some((ca, la)), Some((cb, lb))) => ca == cb && matches!((la.parse::<u32>(), lb.parse::<u32>()), (Ok(x), Ok(y)) if y == x + 1),
+        _ => false,
     }
 }
 

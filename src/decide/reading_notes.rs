@@ -13,7 +13,7 @@
 //! tested here: flipping them changes the executions themselves.
 
 use super::findings::{ExecutionFindings, FindingSite};
-use crate::cat::{CatEnv, Prepared, Value};
+use crate::cat::{CatEnv, Evaluation, Prepared, Value};
 use crate::config::readings::{ReadingDependence, AMBIGUITIES};
 use crate::exec::search::Candidate;
 use crate::relation::EventSet;
@@ -38,16 +38,25 @@ impl CatEnv for Flipped<'_, '_> {
     }
 }
 
-/// Whether, with the set `set` full (`full`) or empty, the model still reports the check `rule`
-/// on events `(x, y)` of `cand` (None: the evaluation failed, so nothing is claimed).
-fn still_reported(cand: &Candidate, model: &Prepared, set: &'static str, full: bool, rule: &str, x: usize, y: usize) -> Option<bool> {
+/// The model evaluated on `cand` with the set `set` full (`full`) or empty (None: the
+/// evaluation failed, so nothing is claimed).
+fn flipped(cand: &Candidate, model: &Prepared, set: &'static str, full: bool) -> Option<Evaluation> {
     let env = Flipped { cand, set, full };
-    let eval = model.prepare_all_static(&env).ok()?.evaluate(&env, false).ok()?;
+    model.prepare_all_static(&env).ok()?.evaluate(&env, false).ok()
+}
+
+/// Whether the flipped evaluation still reports the check `rule` on events `(x, y)`.
+fn still_reported(eval: Option<&Evaluation>, rule: &str, x: usize, y: usize) -> Option<bool> {
+    let eval = eval?;
     if !eval.consistent() {
         return Some(false);
     }
     Some(eval.fired_flags().iter().any(|c| c.name == rule && (c.relation.contains(x, y) || c.relation.contains(y, x))))
 }
+
+/// The flipped evaluations of one execution, each computed once for all of its findings (an
+/// execution of every lane has tens of them, and each evaluation is one of the whole model).
+type Flips = std::collections::HashMap<(&'static str, bool), Option<Evaluation>>;
 
 /// For a finding's rule and sites, the ids of the readings still worth testing (`None`: every
 /// reading the model reads, for a finding not seen before).
@@ -58,12 +67,13 @@ pub type ReadingsToTest<'f> = &'f dyn Fn(&str, &[FindingSite]) -> Option<Vec<&'s
 /// every reading the model reads).
 pub fn annotate(cand: &Candidate, model: &Prepared, found: &mut ExecutionFindings, to_test: ReadingsToTest) {
     let events = std::mem::take(&mut found.events);
+    let mut flips = Flips::new();
     let all = found.undefined.iter_mut().chain(found.races.iter_mut()).chain(found.flags.iter_mut());
     for f in all {
         let Some((rule, _, x, y)) = events.iter().find(|(rule, sites, _, _)| *rule == f.rule && *sites == f.sites) else {
             continue;
         };
-        f.readings = dependences(cand, model, rule, *x, *y, to_test(&f.rule, &f.sites));
+        f.readings = dependences(cand, model, &mut flips, rule, *x, *y, to_test(&f.rule, &f.sites));
     }
     found.events = events;
 }
@@ -71,6 +81,7 @@ pub fn annotate(cand: &Candidate, model: &Prepared, found: &mut ExecutionFinding
 fn dependences(
     cand: &Candidate,
     model: &Prepared,
+    flips: &mut Flips,
     rule: &str,
     x: usize,
     y: usize,
@@ -83,7 +94,8 @@ fn dependences(
             continue;
         }
         let selected = cand.structure().sets.get(set).is_some_and(|s| !s.is_empty());
-        if still_reported(cand, model, set, !selected, rule, x, y) == Some(false) {
+        let eval = flips.entry((set, !selected)).or_insert_with(|| flipped(cand, model, set, !selected));
+        if still_reported(eval.as_ref(), rule, x, y) == Some(false) {
             out.push(ReadingDependence::of(a, selected));
         }
     }

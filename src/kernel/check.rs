@@ -97,7 +97,66 @@ pub struct CheckRequest<'a> {
 /// Build, decide and summarise one kernel. `built` sees each kernel built, before its decision
 /// (`--emit-litmus` writes it, so that a kernel that stops can be read as the test it became);
 /// an error there ends the check.
+///
+/// Without a choice of lanes, every lane of the warps modelled is checked (a warp is 32 threads
+/// of the memory model: their arrival counts, their exchanges and their races are per lane),
+/// within half of the time left; where that does not finish (a limit, or an error of a lane
+/// that lane 0 may not meet), lane 0 of each warp is checked instead, and the report says why
+/// and what lane 0 cannot show.
 pub fn check(req: &CheckRequest, built: &mut dyn FnMut(&Kernel) -> Result<(), Failure>) -> Result<Checked, Failure> {
+    if req.options.lanes.is_some() {
+        return check_lanes_given(req, built, false);
+    }
+    let every = KernelOptions { lanes: Some((0..32).collect()), ..req.options.clone() };
+    let now = crate::clock::Instant::now();
+    let share = req.deadline.map(|d| now + d.duration_since(now) / 2);
+    let why = match check_lanes_given(&CheckRequest { options: &every, deadline: share, ..*req }, built, false) {
+        Ok(mut c) if finished(&c) => {
+            c.kernel.lane_choice = Some("every lane of each warp modelled (the default)".to_string());
+            return Ok(c);
+        }
+        Ok(c) => match (&c.outcome.as_ref().and_then(|o| o.incomplete.clone()), &c.live_error) {
+            (Some(why), _) => why.clone(),
+            (None, Some(e)) => format!("the liveness check: {e}"),
+            (None, None) => "a limit".to_string(),
+        },
+        Err(f) => f.error.message.clone(),
+    };
+    // A time limit here is the half given, not the user's --timeout the message names.
+    let why = match share {
+        Some(end) if why.contains("time limit") => {
+            format!("it was still running after {:.1} s, half of the time limit", end.duration_since(now).as_secs_f64())
+        }
+        _ => why,
+    };
+    let lane0 = KernelOptions { lanes: Some(vec![0]), ..req.options.clone() };
+    let mut c = check_lanes_given(&CheckRequest { options: &lane0, ..*req }, built, true)?;
+    let hang = c.live.as_ref().is_some_and(|l| !l.hang.is_empty())
+        || c.outcome.as_ref().is_some_and(|o| o.inconclusive().is_some() && !o.loop_cut);
+    let caution = if hang {
+        "; caution: a count of the lanes left out (one arrival per lane, a barrier's thread count) can cause the hang or the executions that never complete found with lane 0"
+    } else {
+        "; races between lanes and findings of other lanes are not searched"
+    };
+    c.kernel.lane_choice = Some(format!(
+        "lane 0 of each warp: the check with every lane (the default) did not finish within half of the time ({why}){caution}"
+    ));
+    Ok(c)
+}
+
+/// Whether a check finished: no limit stopped the verdict's search or the liveness check.
+fn finished(c: &Checked) -> bool {
+    c.outcome.as_ref().is_none_or(|o| o.incomplete.is_none()) && c.live_error.is_none()
+}
+
+/// [`check`] with the lanes the options give. `lane0_instead` marks the check with lane 0 that
+/// stands in for every lane: a hang there is not established (a count of the lanes left out can
+/// cause it), so it is reported as not decided.
+fn check_lanes_given(
+    req: &CheckRequest,
+    built: &mut dyn FnMut(&Kernel) -> Result<(), Failure>,
+    lane0_instead: bool,
+) -> Result<Checked, Failure> {
     let CheckRequest { ptx, options, config, liveness, deadline, color, .. } = *req;
     let name = ptx.name().to_string();
     let kernel = crate::kernel::build(ptx, options, &config.input).map_err(|e| Failure {
@@ -115,14 +174,6 @@ pub fn check(req: &CheckRequest, built: &mut dyn FnMut(&Kernel) -> Result<(), Fa
         d if kernel.warps_left_out && hangs_or_never_completes(&d) => recheck_with_every_warp(kernel, d, &again),
         d => (kernel, d),
     };
-    // Lane 0 of each warp (the default) cannot meet a count of lanes (one arrival per lane, a
-    // named barrier's thread count): a hang there is checked again with every lane.
-    let first = (outcome, live);
-    let (kernel, (outcome, live)) = if options.lanes.is_none() && lanes_left_out(&kernel) && hangs_or_never_completes(&first) {
-        recheck_with_every_lane(kernel, first, &again)
-    } else {
-        (kernel, first)
-    };
     built(&kernel)?;
     let mut status = 0u8;
     let (live, live_error) = match live.transpose() {
@@ -137,7 +188,10 @@ pub fn check(req: &CheckRequest, built: &mut dyn FnMut(&Kernel) -> Result<(), Fa
     if outcome.as_ref().is_some_and(|o| o.incomplete.is_some() || o.inconclusive().is_some() || !o.unchecked.is_empty()) {
         status = 1;
     }
-    let summary = summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some());
+    let summary = summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some(), lane0_instead);
+    if !summary.open.is_empty() {
+        status = 1;
+    }
     // A finding is established even where another check stopped early, so it wins over 1.
     let status = if summary.found { FINDINGS_STATUS } else { status };
     Ok(Checked { kernel, outcome, live, live_error, model: req.model.to_string(), summary, status })
@@ -242,51 +296,23 @@ impl Again<'_> {
     }
 }
 
-/// Whether a warp modelled has lanes of the launch that the threads modelled leave out.
-fn lanes_left_out(kernel: &Kernel) -> bool {
-    let modelled: std::collections::BTreeSet<(u64, u64)> = kernel.launch.threads.iter().map(|t| (t.cta, t.tid)).collect();
-    modelled.iter().any(|&(cta, tid)| {
-        let first = tid / 32 * 32;
-        (first..(first + 32).min(kernel.launch.block)).any(|lane| !modelled.contains(&(cta, lane)))
-    })
-}
-
-/// The check again with every lane of the warps modelled, kept where it decides (no limit
-/// stopped it); otherwise the first decision, with a caution that the lanes left out may be the
-/// cause.
-fn recheck_with_every_lane(kernel: Kernel, first: Decision, again: &Again) -> (Kernel, Decision) {
-    let Again { options, .. } = *again;
-    // The warps the first check modelled, each with every lane.
-    let warps: std::collections::BTreeSet<u64> = kernel.launch.threads.iter().map(|t| t.tid / 32).collect();
-    let every =
-        crate::kernel::KernelOptions { warps: Some(warps.into_iter().collect()), lanes: Some((0..32).collect()), ..options.clone() };
-    let why = "the check with lane 0 of each warp (the default) hangs or never completes, which a count of the lanes left out (one arrival per lane, a barrier's thread count) can cause";
-    match again.decide(&every) {
-        Some((mut all, d)) if !hangs_or_never_completes(&d) => {
-            all.warp_choice = kernel.warp_choice.clone();
-            all.lane_choice = Some(format!("every lane: {why}, so every lane was checked"));
-            return (all, d);
-        }
-        // Every lane hangs too: lane 0's report (its threads fewer, its names shorter) stands.
-        Some(_) => {
-            let mut kernel = kernel;
-            kernel.lane_choice =
-                Some("lane 0 of each warp (the default); the check with every lane (--lanes all) hangs or never completes too".to_string());
-            return (kernel, first);
-        }
-        None => {}
-    }
-    let mut kernel = kernel;
-    kernel.lane_choice =
-        Some(format!("lane 0 of each warp; caution: {why}, and the check with every lane (--lanes all) did not finish within the limits"));
-    (kernel, first)
-}
-
 /// The report: the launch, the parameters, what was abstracted, the verdict and findings with
 /// their PTX and CUDA lines, the liveness answer, and a summary line.
 fn report(k: &Kernel, o: Option<&crate::decide::Outcome>, live: Option<&crate::decide::liveness::LivenessOutcome>) -> String {
     let mut s = String::new();
-    let threads: Vec<String> = k.launch.threads.iter().enumerate().map(|(i, t)| format!("P{i} = CTA {} tid {}", t.cta, t.tid)).collect();
+    let threads: Vec<String> = k
+        .launch
+        .columns()
+        .iter()
+        .enumerate()
+        .map(|(c, col)| {
+            let t = &k.launch.threads[col.first];
+            match col.warp {
+                Some(w) => format!("P{c} = CTA {} warp {w} (tid {}-{})", t.cta, t.tid, t.tid + col.threads as u64 - 1),
+                None => format!("P{c} = CTA {} tid {}", t.cta, t.tid),
+            }
+        })
+        .collect();
     let _ = writeln!(s, "Kernel {} of {}: {}", k.entry, k.file, k.launch.describe());
     if let Some(w) = &k.warp_choice {
         let _ = writeln!(s, "Warps modelled: {w}");
@@ -402,6 +428,7 @@ fn summary(
     live: Option<&crate::decide::liveness::LivenessOutcome>,
     live_error: Option<&str>,
     asserted: bool,
+    lane0_instead: bool,
 ) -> Summary {
     let mut parts = Vec::new();
     let mut open = Vec::new();
@@ -428,11 +455,23 @@ fn summary(
         } else if o.loop_cut && o.inconclusive().is_some() {
             open.push("the unrolling bound cut runs (see Loops)".to_string());
         } else if o.inconclusive().is_some() && live.is_none_or(|l| l.hang.is_empty()) {
-            open.push("no execution completes".to_string());
+            open.push(if lane0_instead {
+                "no execution completes with lane 0 of each warp, which a count of the lanes left out can cause (see Lanes modelled)"
+                    .to_string()
+            } else {
+                "no execution completes".to_string()
+            });
         }
     }
     if live.is_some_and(|l| !l.hang.is_empty()) {
-        parts.push("a hang".to_string());
+        if lane0_instead {
+            open.push(
+                "a hang found with lane 0 of each warp only, which a count of the lanes left out can cause (see Lanes modelled)"
+                    .to_string(),
+            );
+        } else {
+            parts.push("a hang".to_string());
+        }
     }
     if let Some(e) = live_error {
         open.push(format!("the liveness check did not finish ({e})"));

@@ -15,6 +15,15 @@ pub struct LaunchThread {
     pub tid: u64,
 }
 
+/// A column of a kernel's test: threads `first..first + threads` of the launch, a warp column
+/// where `warp` is some (then they are its lanes, in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub first: usize,
+    pub threads: usize,
+    pub warp: Option<u64>,
+}
+
 /// The launch: its shape and the threads modelled.
 #[derive(Clone, Debug)]
 pub struct Launch {
@@ -53,6 +62,38 @@ impl Launch {
         let clusters = self.cluster_dims.map(|c| format!(" in clusters of {}", shape(c))).unwrap_or_default();
         let smem = self.dynamic_smem.map(|b| format!(", {b} bytes of dynamic shared memory")).unwrap_or_default();
         format!("{ctas}{clusters} of {} thread(s){smem} (block size from {})", shape(self.block_dims), self.block_from)
+    }
+
+    /// The test's columns for the threads modelled, in thread order: every lane of a warp is one
+    /// warp column (its threads named `P<col>.<lane>`, as in a litmus test), any other thread a
+    /// column of its own.
+    pub fn columns(&self) -> Vec<Column> {
+        let mut out: Vec<Column> = Vec::new();
+        let mut i = 0;
+        while i < self.threads.len() {
+            let t = &self.threads[i];
+            let warp = t.tid / 32;
+            let lanes = (self.block - warp * 32).min(32) as usize;
+            let whole = t.tid.is_multiple_of(32)
+                && i + lanes <= self.threads.len()
+                && (0..lanes).all(|l| {
+                    let u = &self.threads[i + l];
+                    u.cta == t.cta && u.cluster == t.cluster && u.tid == t.tid + l as u64
+                });
+            let n = if whole { lanes } else { 1 };
+            out.push(Column { first: i, threads: n, warp: whole.then_some(warp) });
+            i += n;
+        }
+        out
+    }
+
+    /// The name of each thread modelled, in thread order (`P3`, or `P1.7`: lane 7 of warp column 1).
+    pub fn thread_names(&self) -> Vec<String> {
+        self.columns()
+            .iter()
+            .enumerate()
+            .flat_map(|(c, col)| (0..col.threads).map(move |l| if col.warp.is_some() { format!("P{c}.{l}") } else { format!("P{c}") }))
+            .collect()
     }
 
     /// The init-block item giving the program this launch (`program::lower::special`).

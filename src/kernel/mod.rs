@@ -175,12 +175,12 @@ impl KernelError {
     }
 }
 
-/// Build the litmus test of a kernel of the module `ptx`. Without `--warps` (and `--lanes`), the
-/// warps of each CTA that run the same code as a warp kept are left out (`warps`).
+/// Build the litmus test of a kernel of the module `ptx`. Without `--warps`, the warps of each
+/// CTA that run the same code as a warp kept are left out (`warps`), with the lanes chosen.
 pub fn build(ptx: &SourceFile, options: &KernelOptions, limits: &crate::InputLimits) -> Result<Kernel, KernelError> {
     let mut kernel = build_launch(ptx, options, limits)?;
     let warps_in_block = kernel.launch.block.div_ceil(32);
-    if options.warps.is_some() || options.lanes.is_some() {
+    if options.warps.is_some() {
         return Ok(kernel);
     }
     if options.every_warp || warps_in_block < 2 {
@@ -405,12 +405,16 @@ fn dynamic_shared(v: &module::ModuleVar, bytes: u64) -> String {
 /// then blank lines up to `body_line`.
 fn header(entry: &module::Function, file: &str, launch: &launch::Launch, init: &[String], body_line: usize) -> Result<String, String> {
     let placement: Vec<String> = launch
-        .threads
+        .columns()
         .iter()
         .enumerate()
-        .map(|(i, t)| match t.cluster {
-            Some(k) => format!("P{i}@cta {},cluster {k},gpu 0,tid {}", t.cta, t.tid),
-            None => format!("P{i}@cta {},gpu 0,tid {}", t.cta, t.tid),
+        .map(|(i, col)| {
+            let t = &launch.threads[col.first];
+            let cluster = t.cluster.map(|k| format!("cluster {k},")).unwrap_or_default();
+            match col.warp {
+                Some(w) => format!("P{i}@cta {},{cluster}gpu 0,warp {w}", t.cta),
+                None => format!("P{i}@cta {},{cluster}gpu 0,tid {}", t.cta, t.tid),
+            }
         })
         .collect();
     let comment = format!(

@@ -47,8 +47,8 @@ fn launch(k: &Kernel) -> Value {
         "dynamic_smem": l.dynamic_smem,
         "block_from": l.block_from,
         "description": l.describe(),
-        "threads": l.threads.iter().enumerate().map(|(i, t)| json!({
-            "thread": format!("P{i}"), "cta": t.cta, "cluster": t.cluster, "tid": t.tid, "warp": t.tid / 32, "lane": t.tid % 32,
+        "threads": l.threads.iter().zip(l.thread_names()).map(|(t, name)| json!({
+            "thread": name, "cta": t.cta, "cluster": t.cluster, "tid": t.tid, "warp": t.tid / 32, "lane": t.tid % 32,
         })).collect::<Vec<_>>(),
         "ctas": set(&|t| t.cta),
         "warps": set(&|t| t.tid / 32),

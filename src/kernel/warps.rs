@@ -1,7 +1,7 @@
 //! The default warps of a kernel check: the warps whose code differs (issue 28). A 16-warp
 //! block modelled whole is past the time limit, while a warp-specialized kernel has two or three
 //! kinds of warps (a producer, consumers): the warps of a CTA are grouped by the PTX lines the
-//! runs of their lane-0 thread can reach, and one warp per group is kept, two where the group's
+//! runs of each of their lanes modelled can reach, and one warp per group is kept, two where the group's
 //! runs write memory (so that a race between two warps running the same code stays visible).
 //!
 //! The runs are those of the per-thread exploration the decision itself starts with
@@ -31,13 +31,17 @@ pub struct Grouping {
     pub shared: bool,
 }
 
-/// Warps of one CTA that reach the same PTX lines: those lines (None: a warp whose runs were
-/// cut, alone in its group), whether the runs write memory, and the warps, in order.
-type Group = (Option<BTreeSet<usize>>, bool, Vec<u64>);
+/// Warps of one CTA whose lanes reach the same PTX lines: those lines, lane by lane (None: a warp
+/// some run of which was cut, alone in its group), whether the runs write memory, and the warps,
+/// in order.
+type Group = (LaneLines, bool, Vec<u64>);
 
-/// Group the warps of the program (one thread per warp: lane 0, as the default launch makes
-/// them; `warps[t]` is thread `t`'s (CTA, warp)). An error where the runs cannot be computed (the
-/// caller then models every warp and says why).
+/// The lines each lane of a warp reaches, in lane order (None: some run was cut).
+type LaneLines = Option<Vec<BTreeSet<usize>>>;
+
+/// Group the warps of the program (`warps[t]` is thread `t`'s (CTA, warp); each warp with the
+/// same lanes, as the launch makes them). An error where the runs cannot be computed (the caller
+/// then models every warp and says why).
 pub fn group(program: &Program, warps: &[(u64, u64)], limits: &crate::config::Limits) -> Result<Grouping, String> {
     let deadline = crate::clock::Instant::now() + GROUPING_TIME;
     let limits = crate::config::Limits { unroll: limits.unroll.max(crate::config::DEFAULT_MAX_UNROLL), max_unroll: None, ..*limits };
@@ -49,18 +53,33 @@ pub fn group(program: &Program, warps: &[(u64, u64)], limits: &crate::config::Li
             }
             e => e.to_string(),
         })?;
-    // Per CTA: the groups of warps with the same lines, in warp order.
-    let mut by_cta: BTreeMap<u64, Vec<Group>> = BTreeMap::new();
+    // Per warp: the lines of each of its lanes modelled, in lane order (None: some run was cut),
+    // and whether some lane writes memory.
+    let mut by_warp: BTreeMap<(u64, u64), (LaneLines, bool)> = BTreeMap::new();
     for (t, tt) in traces.iter().enumerate() {
         let code = &program.threads[t].code;
         let runs = || tt.traces.iter().chain(&tt.stuck);
         let lines: Option<BTreeSet<usize>> =
             (!tt.has_cut_runs()).then(|| runs().flat_map(|r| r.path.iter().map(|&i| code[i].line)).collect());
         let writes = runs().any(|r| r.events.iter().any(|e| e.op == crate::exec::trace::TraceOp::Write && e.mb_op.is_none()));
-        let (cta, warp) = warps[t];
+        let entry = by_warp.entry(warps[t]).or_insert_with(|| (Some(Vec::new()), false));
+        entry.0 = entry.0.take().and_then(|mut v| {
+            lines.map(|l| {
+                v.push(l);
+                v
+            })
+        });
+        entry.1 |= writes;
+    }
+    // Per CTA: the groups of warps whose lanes reach the same lines, in warp order.
+    let mut by_cta: BTreeMap<u64, Vec<Group>> = BTreeMap::new();
+    for ((cta, warp), (lines, writes)) in by_warp {
         let groups = by_cta.entry(cta).or_default();
         match groups.iter_mut().find(|g| g.0.is_some() && g.0 == lines) {
-            Some(g) => g.2.push(warp),
+            Some(g) => {
+                g.1 |= writes;
+                g.2.push(warp)
+            }
             None => groups.push((lines, writes, vec![warp])),
         }
     }

@@ -40,6 +40,11 @@ impl Target for StaticTarget<'_> {
 /// Evaluates unit `u`, whose compiled bodies are `bodies`, into `target`.
 pub(super) fn eval_unit(prog: &Program, u: u32, bodies: &[CExpr], target: &mut impl Target) -> Result<(), EvalError> {
     let unit = &prog.units[u as usize];
+    // One unit over a large execution can take a while: every unit starts under the clock.
+    if target.deadline().is_some_and(|t| Instant::now() >= t) {
+        let d = &prog.defs[unit.slots[0] as usize];
+        return Err(EvalError::timeout(d.span, format!("`{}` was not evaluated by the time limit", d.name)));
+    }
     if !unit.rec {
         let v = target.store().eval(&bodies[0])?.into_owned();
         *target.slot(unit.slots[0]) = Some(v);
