@@ -100,11 +100,7 @@ impl KernelArgs {
         let text = crate::open_regular(path)
             .map_err(|source| crate::LoadError::Io { path: name.clone(), source })
             .and_then(|f| crate::read_text(f, &name, max_file_bytes, "--max-file-size"))
-            .map_err(|e| {
-                let text = e.to_string();
-                let rendered = if text.contains("error: ") { text } else { format!("error: {text}") };
-                Failure { file: Some(name.clone()), ..Failure::plain(2, rendered) }
-            })?;
+            .map_err(|e| Failure { file: Some(name.clone()), ..Failure::plain(2, load_error_text(&e)) })?;
         let file = crate::kernel::launch_file::parse(&name, &text).map_err(|e| Failure {
             code: 2,
             file: Some(name.clone()),
@@ -196,11 +192,7 @@ fn check(args: &KernelArgs, format: Format, model: &str) -> Result<u8, Failure> 
     let text = crate::open_regular(&args.file)
         .map_err(|source| crate::LoadError::Io { path: name.clone(), source })
         .and_then(|f| crate::read_text(f, &name, config.input.max_file_bytes, "--max-file-size"))
-        .map_err(|e| {
-            let text = e.to_string();
-            let rendered = if text.contains("error: ") { text } else { format!("error: {text}") };
-            Failure { error: Box::new(JsonError::of_load(&e)), ..Failure::plain(1, rendered) }
-        })?;
+        .map_err(|e| Failure { error: Box::new(JsonError::of_load(&e)), ..Failure::plain(1, load_error_text(&e)) })?;
     let options = args.options(config.input.max_file_bytes)?;
     let ptx = SourceFile::new(name.clone(), text);
     // The grouping of warps and both checks share one --timeout.
@@ -229,4 +221,15 @@ fn check(args: &KernelArgs, format: Format, model: &str) -> Result<u8, Failure> 
         Format::Sarif => outln!("{:#}", kernel_out::sarif(&checked, &args.model.readings)),
     }
     Ok(checked.status)
+}
+
+/// A file's load error as printed: its message carries `error: ` where it has one (an I/O error
+/// or a located one), else it gets it.
+fn load_error_text(e: &crate::LoadError) -> String {
+    let text = e.to_string();
+    if text.contains("error: ") {
+        text
+    } else {
+        format!("error: {text}")
+    }
 }

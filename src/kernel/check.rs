@@ -131,9 +131,7 @@ pub fn check(req: &CheckRequest, built: &mut dyn FnMut(&Kernel) -> Result<(), Fa
     };
     let lane0 = KernelOptions { lanes: Some(vec![0]), ..req.options.clone() };
     let mut c = check_lanes_given(&CheckRequest { options: &lane0, ..*req }, built, true)?;
-    let hang = c.live.as_ref().is_some_and(|l| !l.hang.is_empty())
-        || c.outcome.as_ref().is_some_and(|o| o.inconclusive().is_some() && !o.loop_cut);
-    let caution = if hang {
+    let caution = if hangs_or_never_completes_in(c.outcome.as_ref(), c.live.as_ref()) {
         "; caution: a count of the lanes left out (one arrival per lane, a barrier's thread count) can cause the hang or the executions that never complete found with lane 0"
     } else {
         "; races between lanes and findings of other lanes are not searched"
@@ -246,7 +244,12 @@ fn located_error(message: &str, rendered: &str) -> JsonError {
 /// Whether a decision hangs or has no complete execution: with warps left out, an arrival count
 /// (`mbarrier.init`, `bar.sync N`) that counts them can cause either.
 fn hangs_or_never_completes(d: &Decision) -> bool {
-    d.0.as_ref().is_some_and(|o| o.inconclusive().is_some() && !o.loop_cut) || matches!(&d.1, Some(Ok(l)) if !l.hang.is_empty())
+    hangs_or_never_completes_in(d.0.as_ref(), d.1.as_ref().and_then(|l| l.as_ref().ok()))
+}
+
+/// [`hangs_or_never_completes`] of a verdict and a liveness answer.
+fn hangs_or_never_completes_in(o: Option<&Outcome>, live: Option<&LivenessOutcome>) -> bool {
+    o.is_some_and(|o| o.inconclusive().is_some() && !o.loop_cut) || live.is_some_and(|l| !l.hang.is_empty())
 }
 
 /// The check again with every warp, kept where it decides (no limit stopped it); otherwise the

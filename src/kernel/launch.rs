@@ -92,7 +92,7 @@ impl Launch {
         self.columns()
             .iter()
             .enumerate()
-            .flat_map(|(c, col)| (0..col.threads).map(move |l| if col.warp.is_some() { format!("P{c}.{l}") } else { format!("P{c}") }))
+            .flat_map(|(c, col)| (0..col.threads).map(move |l| crate::litmus::ast::thread_name(c, col.warp.map(|_| l))))
             .collect()
     }
 

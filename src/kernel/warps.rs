@@ -63,12 +63,13 @@ pub fn group(program: &Program, warps: &[(u64, u64)], limits: &crate::config::Li
             (!tt.has_cut_runs()).then(|| runs().flat_map(|r| r.path.iter().map(|&i| code[i].line)).collect());
         let writes = runs().any(|r| r.events.iter().any(|e| e.op == crate::exec::trace::TraceOp::Write && e.mb_op.is_none()));
         let entry = by_warp.entry(warps[t]).or_insert_with(|| (Some(Vec::new()), false));
-        entry.0 = entry.0.take().and_then(|mut v| {
-            lines.map(|l| {
+        entry.0 = match (entry.0.take(), lines) {
+            (Some(mut v), Some(l)) => {
                 v.push(l);
-                v
-            })
-        });
+                Some(v)
+            }
+            _ => None,
+        };
         entry.1 |= writes;
     }
     // Per CTA: the groups of warps whose lanes reach the same lines, in warp order.
