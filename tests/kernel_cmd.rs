@@ -788,6 +788,39 @@ fn an_mn_major_wgmma_operand_reads_its_canonical_layout() {
     assert_eq!(run(path, 1024).0, 0, "K-major B of 8 rows stops before the second group");
 }
 
+/// The same ring whose `empty` mbarriers count 8 lanes, the 8 lanes of each warp modelled
+/// (`--lanes 0-7`): decided with every lane it has. The arrivals of the 8 consumer lanes are
+/// unordered among themselves, but each comes after the `bar.sync` that follows the
+/// `mbarrier.init`, and the model's order puts it after the init before anything is chosen: the
+/// histories of the mbarrier that place an arrival first are never built. The correct ring has no
+/// finding; with lane 7 leaving out its arrival the producer's wait on `empty` hangs at 1 of 8.
+#[test]
+fn a_ring_counting_eight_lanes_is_decided_with_its_eight_lanes() {
+    // The count is the one `mov.u32 %rN, 32;` of each file; the buggy one skips lane 31's arrival.
+    let eight = |file: &str, name: &str, skip_lane_7: bool| {
+        let text = std::fs::read_to_string(dir().join(file)).unwrap();
+        let mut counted = text.replace("%r13, 32;", "%r13, 8;").replace("%r12, 32;", "%r12, 8;");
+        assert_ne!(counted, text, "{file}: the count of `empty` was not found");
+        if skip_lane_7 {
+            assert!(counted.contains("%r2, 31;"), "{file}: the lane that skips its arrival was not found");
+            counted = counted.replace("%r2, 31;", "%r2, 7;");
+        }
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+        std::fs::write(&path, counted).unwrap();
+        path
+    };
+    let flags = ["--block", "64", "--lanes", "0-7", "--param", "param_0=buffer:512", "--param", "param_1=buffer:512", "--color", "never"];
+    let correct = eight("cmd/lane_counts.ptx", "lane_counts_8.ptx", false);
+    let (code, out, err) = ptxmm(&[&["kernel", correct.to_str().unwrap()][..], &flags].concat());
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("Liveness: ok") && out.ends_with("Summary: no finding\n"), "{out}");
+    let buggy = eight("cmd/lane_counts-bug.ptx", "lane_counts_8-bug.ptx", true);
+    let (code, out, err) = ptxmm(&[&["kernel", buggy.to_str().unwrap()][..], &flags].concat());
+    assert_eq!(code, 3, "{err}\n{out}");
+    assert!(out.contains("it keeps reading _ZZ11lane_countsPKiPiE5empty in state (phase 0, pending 1/8, tx 0)"), "{out}");
+    assert!(!out.contains("Lanes modelled: lane 0") && out.ends_with("Summary: a hang\n"), "{out}");
+}
+
 /// The wall of every lane (issue 39, `cmd/lane_counts.cu`): a 2-stage TMA ring whose `empty`
 /// mbarriers count the 32 consumer lanes, 4 laps. With every lane the mbarrier's reachable
 /// states pass the limit, so the default check falls back to lane 0, which cannot make up the

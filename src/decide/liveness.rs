@@ -295,6 +295,39 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
 /// them all); other masks pair otherwise and are not compared: the barrier resolution decides
 /// them.
 fn barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
+    cluster_barriers_agree(program, traces) && cta_and_warp_barriers_agree(program, traces)
+}
+
+/// Whether no run waits forever at a `barrier.cluster.wait` another run of its cluster passed.
+/// The k-th waits of a cluster's threads complete together, when every thread of the cluster
+/// has made its k-th arrive or exited (`exec::structure::barriers`, `resolve_cluster_barriers`),
+/// so a run stuck at its k-th wait and a run past its own k-th wait never meet in one
+/// execution: the structure's resolution would block both or neither. Checked on the first
+/// runs chosen, this keeps the idle lanes of a cluster from multiplying the liveness check (a
+/// 2-CTA cluster of 32-lane warps: each CTA's lanes stuck at the barrier, or past it, not every
+/// count of them).
+fn cluster_barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
+    use crate::exec::trace::TraceOp;
+    let waits = |tr: &Trace| tr.events.iter().filter(|e| e.op == TraceOp::ClusterBarrier { arrive: false }).count();
+    let stuck_at_wait = |tr: &Trace| match tr.stuck {
+        Some(Stuck::Barrier { event }) => tr.events[event].op == TraceOp::ClusterBarrier { arrive: false },
+        _ => false,
+    };
+    traces.iter().enumerate().filter(|(_, tr)| stuck_at_wait(tr)).all(|(a, tr)| {
+        // The stuck event is the run's last: it waits at its k-th wait, k = its number of waits.
+        let k = waits(tr);
+        let here = program.threads[a].placement;
+        traces.iter().enumerate().all(|(b, other)| {
+            let there = program.threads[b].placement;
+            let same_cluster = b != a && there.gpu == here.gpu && there.cluster == here.cluster;
+            let passed = waits(other) > k || (waits(other) == k && !stuck_at_wait(other));
+            !(same_cluster && passed)
+        })
+    })
+}
+
+/// [`barriers_agree`] for the barriers of a CTA and of a warp.
+fn cta_and_warp_barriers_agree(program: &Program, traces: &[&Trace]) -> bool {
     use crate::exec::trace::TraceOp;
     // Per run: the kind of barrier it is stuck at, its position among the run's barriers of that
     // kind, and whether every barrier of the run is of that one kind.

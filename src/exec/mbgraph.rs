@@ -330,13 +330,16 @@ impl Core {
 
 impl ObjectGraph {
     /// Build the graph of the object at physical location `p`. `order` is the static order the
-    /// object's updates must respect (program order, issue order and the order inside async
-    /// operations, transitively closed). At most `max_nodes` states are built; `check` is
-    /// called every [`STATES_PER_CHECK`] states and stops the construction with its error.
+    /// object's updates and reads must respect (program order, issue order and the order inside
+    /// async operations, transitively closed); `forced` holds pairs of writes every consistent
+    /// execution has in co (the model's, before any choice: `search::bounds`), which order
+    /// the updates as well. At most `max_nodes` states are built; `check` is called every
+    /// [`STATES_PER_CHECK`] states and stops the construction with its error.
     pub fn build<E>(
         s: &EventStructure,
         p: usize,
         order: &Relation,
+        forced: &Relation,
         max_nodes: usize,
         check: &mut dyn FnMut() -> Result<(), E>,
     ) -> Result<ObjectGraph, BuildError<E>> {
@@ -359,8 +362,10 @@ impl ObjectGraph {
         }
         let k = units.len();
         let events_of = |u: &Unit| [u.read, Some(u.write)];
-        let before_unit =
-            |a: &Unit, b: &Unit| events_of(a).iter().flatten().any(|&x| events_of(b).iter().flatten().any(|&y| order.contains(x, y)));
+        let before_unit = |a: &Unit, b: &Unit| {
+            forced.contains(a.write, b.write)
+                || events_of(a).iter().flatten().any(|&x| events_of(b).iter().flatten().any(|&y| order.contains(x, y)))
+        };
         // Static predecessors of each unit, as unit sets.
         let preds: Vec<EventSet> = (0..k).map(|u| EventSet::from_fn(k, |v| v != u && before_unit(&units[v], &units[u]))).collect();
         let name = s.program.physical_name(p);
@@ -781,7 +786,7 @@ mod tests {
         let s = EventStructure::build(&program, &Default::default(), &traces);
         let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
         let mut go_on = || Ok::<(), ()>(());
-        objects(&s).into_iter().map(|p| ObjectGraph::build(&s, p, &order, 10_000, &mut go_on).unwrap()).collect()
+        objects(&s).into_iter().map(|p| ObjectGraph::build(&s, p, &order, &Relation::empty(s.n()), 10_000, &mut go_on).unwrap()).collect()
     }
 
     #[test]

@@ -110,7 +110,7 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
         for &p in &object_locations {
             is_object[p] = true;
         }
-        let Some((objects, narrowed_memo)) = build_objects(s, object_locations, goal, budget)? else { return Ok(None) };
+        let Some((objects, narrowed_memo)) = build_objects(statics, model, plan, object_locations, goal, budget)? else { return Ok(None) };
         // Data reads and their possible sources.
         let rmw = &s.relations["rmw"];
         let mut own_order = plan.own_order.as_ref().map(|o| super::own_order::OwnOrder::new(s, &o.0));
@@ -403,12 +403,24 @@ impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
 /// options before any choice, remembered for the search's first propagation; None when the
 /// reads of one object alone rule every candidate out (the other graphs are then not built).
 fn build_objects(
-    s: &EventStructure,
+    statics: &StaticEnv,
+    model: &LazyModel,
+    plan: &PrunePlan,
     object_locations: Vec<usize>,
     goal: &SearchGoal,
     budget: &mut Budget,
 ) -> Result<Option<(Vec<ObjectGraph>, NarrowedMemo)>, SearchError> {
+    let s = statics.structure;
     let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
+    // What the model puts in co before any choice orders the objects' updates too (a
+    // `bar.sync` between an `mbarrier.init` and the arrivals after it): histories against it
+    // are never built. One evaluation of the forcing checks, where there are objects.
+    let forced = if object_locations.is_empty() {
+        Relation::empty(s.n())
+    } else {
+        budget.evaluation()?;
+        super::bounds::forced_co_at_bottom(statics, model, plan)?
+    };
     // Objects a stuck run polls first: their reads alone often rule the structure out, and
     // then the other objects' graphs are never built.
     let mut object_locations = object_locations;
@@ -421,7 +433,7 @@ fn build_objects(
         let (left, limit) = (budget.left, budget.limit);
         // The deadline and the memory limit hold while the states are built.
         let mut check = || budget.check_deadline().and_then(|()| budget.check_resident());
-        let g = ObjectGraph::build(s, p, &order, max_nodes, &mut check).map_err(|e| match e {
+        let g = ObjectGraph::build(s, p, &order, &forced, max_nodes, &mut check).map_err(|e| match e {
             mbgraph::BuildError::Stopped(e) => e,
             // The states are charged to the search budget, and it ran out.
             mbgraph::BuildError::TooManyStates(_) if left < MAX_MBARRIER_STATES => {

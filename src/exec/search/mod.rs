@@ -46,6 +46,7 @@
 //! - `free.rs`: the reads whose sources no finding sees, decided once (where the caller looks at
 //!   no value).
 
+mod bounds;
 mod budget;
 mod causal;
 mod coherence;

@@ -2,11 +2,12 @@
 //! dynamic names and what its mbarrier histories replay, built from the engine's choices; and
 //! the model's checks evaluated on those bounds.
 
+use super::bounds::{BoundEnv, Bounds, STAGED};
 use super::engine::Engine;
-use super::env::{Candidate, StaticEnv};
+use super::env::Candidate;
 use super::plan::Bound;
 use super::SearchError;
-use crate::cat::{CatEnv, CheckOutcome, Value};
+use crate::cat::CheckOutcome;
 use crate::exec::structure::EventStructure;
 use crate::program::mbarrier::MbState;
 use crate::relation::{EventSet, Relation};
@@ -23,67 +24,6 @@ pub(super) struct Snapshot {
     /// The model's definitions that depend only on rf, the fence-SC order and mo, at their lower
     /// bounds (reset whenever one of them changes).
     pub(super) stage: std::cell::OnceCell<crate::cat::Stage>,
-}
-
-/// The dynamic names a snapshot's stage keeps fixed.
-const STAGED: [&str; 5] = ["rf", "rfe", "rfi", "sync_fence", "mo"];
-
-/// Lower and upper bounds of the base dynamic names of a partial candidate.
-#[derive(Clone)]
-pub(super) struct Bounds {
-    pub(super) rf: [Relation; 2],
-    pub(super) co: [Relation; 2],
-    pub(super) sync: [Relation; 2],
-    pub(super) mo: [Relation; 2],
-}
-
-/// The environment a check group is evaluated in: every name at the bound the group needs.
-struct BoundEnv<'a> {
-    statics: &'a StaticEnv<'a>,
-    bounds: &'a Bounds,
-    choice: [Bound; 12],
-    ub: &'a EventSet,
-    mbvalid: &'a EventSet,
-}
-
-impl BoundEnv<'_> {
-    fn at(&self, name: usize) -> usize {
-        match self.choice[name] {
-            Bound::Lower => 0,
-            Bound::Upper => 1,
-        }
-    }
-}
-
-impl CatEnv for BoundEnv<'_> {
-    fn universe(&self) -> usize {
-        self.statics.structure.n()
-    }
-    fn lookup(&self, name: &str) -> Option<Value> {
-        let s = self.statics.structure;
-        let b = self.bounds;
-        let rf = |k: usize| &b.rf[self.at(k)];
-        let co = |k: usize| &b.co[self.at(k)];
-        let fr = |k: usize| b.rf[self.at(k)].inverse().seq(&b.co[self.at(k)]);
-        let r = match name {
-            "rf" => rf(0).clone(),
-            "rfe" => rf(1).intersection(&s.relations["ext"]),
-            "rfi" => rf(2).intersection(&s.relations["int"]),
-            "co" => co(3).clone(),
-            "coe" => co(4).intersection(&s.relations["ext"]),
-            "coi" => co(5).intersection(&s.relations["int"]),
-            "fr" => fr(6),
-            "fre" => fr(7).intersection(&s.relations["ext"]),
-            "fri" => fr(8).intersection(&s.relations["int"]),
-            "com" => rf(9).union(co(9)).union(&fr(9)),
-            "sync_fence" => b.sync[self.at(10)].clone(),
-            "mo" => b.mo[self.at(11)].clone(),
-            "UB" => return Some(Value::Set(self.ub.clone())),
-            "MBVALID" => return Some(Value::Set(self.mbvalid.clone())),
-            _ => return self.statics.lookup_static(name),
-        };
-        Some(Value::Rel(r))
-    }
 }
 
 impl<'e, 'a, 'm, 's> Engine<'e, 'a, 'm, 's> {
