@@ -13,6 +13,11 @@ use crate::relation::{EventSet, Relation};
 /// The most states one mbarrier object's graph may have (each is also charged to the budget).
 const MAX_MBARRIER_STATES: u64 = 1_000_000;
 
+/// The states of an mbarrier graph built in static order alone (program order, issue order,
+/// `intra`); a graph that has more is built again in the order the model forces before any
+/// choice as well (`bounds::forced_co_at_bottom`), which costs an evaluation.
+const PLAIN_STATES: usize = 4096;
+
 /// One choice the depth-first search makes.
 #[derive(Clone, Copy, Debug)]
 enum Decision {
@@ -414,13 +419,9 @@ fn build_objects(
     let order = s.relations["po"].union(&s.relations["iss"]).union(&s.relations["intra"]).plus();
     // What the model puts in co before any choice orders the objects' updates too (a
     // `bar.sync` between an `mbarrier.init` and the arrivals after it): histories against it
-    // are never built. One evaluation of the forcing checks, where there are objects.
-    let forced = if object_locations.is_empty() {
-        Relation::empty(s.n())
-    } else {
-        budget.evaluation()?;
-        super::bounds::forced_co_at_bottom(statics, model, plan)?
-    };
+    // are never built. It costs an evaluation of the forcing checks, and only a graph of many
+    // states gains from it: it is read once the first graph passes `PLAIN_STATES`.
+    let mut forced: Option<Relation> = None;
     // Objects a stuck run polls first: their reads alone often rule the structure out, and
     // then the other objects' graphs are never built.
     let mut object_locations = object_locations;
@@ -430,10 +431,38 @@ fn build_objects(
     for &p in &object_locations {
         // Each state built costs like a trace combination: charge a budget share for them.
         let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
-        let (left, limit) = (budget.left, budget.limit);
         // The deadline and the memory limit hold while the states are built.
-        let mut check = || budget.check_deadline().and_then(|()| budget.check_resident());
-        let g = ObjectGraph::build(s, p, &order, &forced, max_nodes, &mut check).map_err(|e| match e {
+        let build = |forced: &Relation, max_nodes: usize, budget: &mut Budget| {
+            let mut check = || budget.check_deadline().and_then(|()| budget.check_resident());
+            ObjectGraph::build(s, p, &order, forced, max_nodes, &mut check)
+        };
+        let mut built = None;
+        if forced.is_none() {
+            let plain = Relation::empty(s.n());
+            match build(&plain, max_nodes.min(PLAIN_STATES), budget) {
+                // The states built so far are spent; the graph is built again in the model's order.
+                Err(mbgraph::BuildError::TooManyStates(_)) if max_nodes > PLAIN_STATES => {
+                    budget.left = budget.left.saturating_sub(PLAIN_STATES as u64);
+                }
+                other => built = Some(other),
+            }
+        }
+        let built = match built {
+            Some(built) => built,
+            None => {
+                let forced = match forced {
+                    Some(ref f) => f,
+                    None => {
+                        budget.evaluation()?;
+                        forced.insert(super::bounds::forced_co_at_bottom(statics, model, plan)?)
+                    }
+                };
+                let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
+                build(forced, max_nodes, budget)
+            }
+        };
+        let (left, limit) = (budget.left, budget.limit);
+        let g = built.map_err(|e| match e {
             mbgraph::BuildError::Stopped(e) => e,
             // The states are charged to the search budget, and it ran out.
             mbgraph::BuildError::TooManyStates(_) if left < MAX_MBARRIER_STATES => {
