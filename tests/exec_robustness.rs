@@ -178,3 +178,49 @@ fn nine_thousand_updates_of_an_open_register() {
     assert!(out.starts_with("Verdict: Allowed\n") && out.contains("0:r0=0; y=0;") && out.contains("0:r0=1; y=1;"), "{out}");
     assert!(took < BOUND, "{took:?}");
 }
+
+/// The walk over the combinations of runs checks the deadline at every run it tries: with every
+/// lane of CUB's transform kernel (8 warps of 32 lanes, `tests/production`), most combinations
+/// are left out before a structure is built (the lanes' exchanges do not meet, the thin-air
+/// filter says no), and that walk alone ran for minutes past `--timeout 7`. Now the check with
+/// every lane stops at half of the time and lane 0 decides in the rest.
+#[test]
+fn the_walk_over_combinations_of_runs_keeps_the_time_limit() {
+    let ptx = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/production/cub/device_transform.ptx");
+    let entry = "_ZN3cub16_V_300500_SM_9006detail9transform16transform_kernelINS2_26policy_selector_from_typesILb0ELb1EN4cuda3std3__45tupleIJPKfEEEPfEElNS5_3__411always_trueE10ptxmm_axpbSC_JSA_EEEvT0_ibT1_T2_T3_DpNS2_10kernel_argIT4_EE";
+    let (code, out, err, took) = run(&[
+        "kernel",
+        ptx.to_str().unwrap(),
+        "--entry",
+        entry,
+        "--block",
+        "256,1,1",
+        "--grid",
+        "4,1,1",
+        "--dynamic-smem",
+        "1280",
+        "--param",
+        "param_0=1024",
+        "--param",
+        "param_1=1",
+        "--param",
+        "param_2=0",
+        "--param",
+        "param_3=0",
+        "--param",
+        "param_4=0",
+        "--param",
+        "param_5=buffer:4096",
+        "--param",
+        "param_6+0=buffer:4096",
+        "--param",
+        "param_6+8=0",
+        "--color",
+        "never",
+        "--timeout",
+        "7",
+    ]);
+    assert!(took < Duration::from_secs(20), "{took:?}\n{out}{err}");
+    assert!(code == Some(0) || code == Some(1), "{code:?}\n{out}{err}");
+    assert!(out.contains("Lanes modelled: "), "{out}{err}");
+}

@@ -788,6 +788,25 @@ fn an_mn_major_wgmma_operand_reads_its_canonical_layout() {
     assert_eq!(run(path, 1024).0, 0, "K-major B of 8 rows stops before the second group");
 }
 
+/// Per-lane arrival counts on one phase (`cmd/lane_arrivals.cu`): the 32 lanes of warp 1 each
+/// arrive on `ready`, which counts 32. Their arrivals are interchangeable, so the mbarrier's
+/// graph places them in one order (33 states, not 2^32) and every lane decides: the correct
+/// kernel has no finding, and with lane 31 leaving out its arrival the waiting lane 0 hangs at
+/// `pending 1/32`, a finding (not the lane-0 fallback's "not decided").
+#[test]
+fn thirty_two_lanes_arriving_on_one_phase_are_decided_with_every_lane() {
+    let run = |file: &str| check(file, &["--block", "64", "--param", "param_0=buffer:128", "--color", "never"]);
+    let (code, out, err) = run("cmd/lane_arrivals.ptx");
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("Lanes modelled: every lane of each warp modelled (the default)\n"), "{out}");
+    assert!(out.contains("Liveness: ok") && out.ends_with("Summary: no finding\n"), "{out}");
+    let (code, out, err) = run("cmd/lane_arrivals-bug.ptx");
+    assert_eq!(code, 3, "{err}\n{out}");
+    assert!(out.contains("Lanes modelled: every lane of each warp modelled (the default)\n"), "{out}");
+    assert!(out.contains("it keeps reading _ZZ13lane_arrivalsPiE5ready in state (phase 0, pending 1/32, tx 0)"), "{out}");
+    assert!(out.ends_with("Summary: a hang\n"), "{out}");
+}
+
 /// The same ring whose `empty` mbarriers count 8 lanes, the 8 lanes of each warp modelled
 /// (`--lanes 0-7`): decided with every lane it has. The arrivals of the 8 consumer lanes are
 /// unordered among themselves, but each comes after the `bar.sync` that follows the

@@ -35,6 +35,13 @@ pub(super) struct TraceCombinations<'a> {
     lanes: Option<Lanes>,
 }
 
+/// The callbacks of one walk over the combinations.
+struct Walk<'w, 'a, E> {
+    f: &'w mut dyn FnMut(&[&'a Trace]) -> Flow<E>,
+    partial: &'w mut dyn FnMut(&[&'a Trace]) -> bool,
+    tick: &'w mut dyn FnMut() -> Result<(), E>,
+}
+
 /// The values one run reads (that another write must provide) and writes.
 struct RunValues {
     reads: Vec<(usize, i64)>,
@@ -102,15 +109,21 @@ impl<'a> TraceCombinations<'a> {
 
     /// Call `f` with each combination until it breaks or fails. `partial` is asked about the
     /// runs of the first threads before the later ones are chosen: false leaves out every
-    /// combination that starts with them.
+    /// combination that starts with them. `tick` is called before each run is tried, whether or
+    /// not a combination comes of it, and stops the walk with its error: most runs can be left
+    /// out before `f` is called (their exchanges or values do not meet, `partial` says no), and
+    /// the walk over them alone, or one slow `partial`, can outlast `--timeout` (CUB's
+    /// transform kernel with every lane ran for minutes past a 10 s limit).
     pub(super) fn try_for_each<E>(
         &self,
         f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>,
         partial: &mut dyn FnMut(&[&'a Trace]) -> bool,
+        tick: &mut dyn FnMut() -> Result<(), E>,
     ) -> Result<(), E> {
         let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
         let mut index = Vec::with_capacity(self.per_thread.len());
-        self.go(&mut chosen, &mut index, f, partial).map(|_| ())
+        let mut walk = Walk { f, partial, tick };
+        self.go(&mut chosen, &mut index, &mut walk).map(|_| ())
     }
 
     /// Whether value `v` of physical location `p` is written by the initial state, by one of the
@@ -122,16 +135,10 @@ impl<'a> TraceCombinations<'a> {
             || self.may_write[index.len()..].iter().any(written)
     }
 
-    fn go<E>(
-        &self,
-        chosen: &mut Vec<&'a Trace>,
-        index: &mut Vec<usize>,
-        f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>,
-        partial: &mut dyn FnMut(&[&'a Trace]) -> bool,
-    ) -> Flow<E> {
+    fn go<E>(&self, chosen: &mut Vec<&'a Trace>, index: &mut Vec<usize>, walk: &mut Walk<'_, 'a, E>) -> Flow<E> {
         let t = chosen.len();
         if t == self.per_thread.len() {
-            return f(chosen);
+            return (walk.f)(chosen);
         }
         let first = self.same_as[t].map_or(0, |s| index[s]);
         let candidates = if t + 1 == self.per_thread.len() { self.last_candidates(index) } else { None };
@@ -139,6 +146,7 @@ impl<'a> TraceCombinations<'a> {
             if candidates.as_ref().is_some_and(|c| c[k / 64] & (1 << (k % 64)) == 0) {
                 continue;
             }
+            (walk.tick)()?;
             chosen.push(tr);
             index.push(k);
             // Reads of every chosen trace must remain satisfiable by what is chosen or still open,
@@ -149,8 +157,8 @@ impl<'a> TraceCombinations<'a> {
             }
             let ok = claims_apart && (0..=t).all(|u| self.runs[u][index[u]].reads.iter().all(|&(p, v)| self.satisfiable(index, p, v)));
             let ok = ok && self.lanes.as_ref().is_none_or(|lanes| exchanges_consistent(self.program, lanes, chosen));
-            let ok = ok && (t + 1 == self.per_thread.len() || partial(chosen));
-            let flow = if ok { self.go(chosen, index, f, partial)? } else { ControlFlow::Continue(()) };
+            let ok = ok && (t + 1 == self.per_thread.len() || (walk.partial)(chosen));
+            let flow = if ok { self.go(chosen, index, walk)? } else { ControlFlow::Continue(()) };
             chosen.pop();
             index.pop();
             if flow.is_break() {

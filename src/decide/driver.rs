@@ -173,6 +173,13 @@ fn drive_combinations<'p>(
     // mode: one at a time.
     let shared_hooks = std::cell::RefCell::new(&mut *hooks);
     let mut keep_start = |traces: &[&Trace]| shared_hooks.borrow_mut().keep_start(traces);
+    let (deadline, timeout_secs) = (budget.deadline, budget.timeout_secs);
+    let mut past_deadline = || -> Result<(), RunError> {
+        match deadline {
+            Some(d) if Instant::now() >= d => Err(SearchError::Explore(ExploreError::Timeout { seconds: timeout_secs }).into()),
+            _ => Ok(()),
+        }
+    };
     let result = combos.try_for_each(
         &mut |traces| -> Result<ControlFlow<()>, RunError> {
             let mut hooks = shared_hooks.borrow_mut();
@@ -213,6 +220,7 @@ fn drive_combinations<'p>(
             Ok(ControlFlow::Continue(()))
         },
         &mut keep_start,
+        &mut past_deadline,
     );
     hooks.finished(budget, counter_pruned || combos.claims_shared() > 0);
     result

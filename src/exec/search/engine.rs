@@ -15,7 +15,8 @@ const MAX_MBARRIER_STATES: u64 = 1_000_000;
 
 /// The states of an mbarrier graph built in static order alone (program order, issue order,
 /// `intra`); a graph that has more is built again in the order the model forces before any
-/// choice as well (`bounds::forced_co_at_bottom`), which costs an evaluation.
+/// choice as well (`bounds::forced_co_at_bottom`), which costs an evaluation, with the updates
+/// nothing tells apart in one order (`ObjectGraph::build`'s `chain`).
 const PLAIN_STATES: usize = 4096;
 
 /// One choice the depth-first search makes.
@@ -432,14 +433,14 @@ fn build_objects(
         // Each state built costs like a trace combination: charge a budget share for them.
         let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
         // The deadline and the memory limit hold while the states are built.
-        let build = |forced: &Relation, max_nodes: usize, budget: &mut Budget| {
+        let build = |forced: &Relation, chain: bool, max_nodes: usize, budget: &mut Budget| {
             let mut check = || budget.check_deadline().and_then(|()| budget.check_resident());
-            ObjectGraph::build(s, p, &order, forced, max_nodes, &mut check)
+            ObjectGraph::build(s, p, &order, forced, chain, max_nodes, &mut check)
         };
         let mut built = None;
         if forced.is_none() {
             let plain = Relation::empty(s.n());
-            match build(&plain, max_nodes.min(PLAIN_STATES), budget) {
+            match build(&plain, false, max_nodes.min(PLAIN_STATES), budget) {
                 // The states built so far are spent; the graph is built again in the model's order.
                 Err(mbgraph::BuildError::TooManyStates(_)) if max_nodes > PLAIN_STATES => {
                     budget.left = budget.left.saturating_sub(PLAIN_STATES as u64);
@@ -457,8 +458,17 @@ fn build_objects(
                         forced.insert(super::bounds::forced_co_at_bottom(statics, model, plan)?)
                     }
                 };
+                // Updates nothing tells apart (the lanes' arrivals on one phase) in one order,
+                // unless a read could see the difference: then the graph again in every order.
                 let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
-                build(forced, max_nodes, budget)
+                match build(forced, true, max_nodes, budget) {
+                    Ok(g) if !g.chaining_is_exact(s, &order, &goal.final_reads) => {
+                        budget.left = budget.left.saturating_sub(g.built_states as u64);
+                        let max_nodes = budget.left.min(MAX_MBARRIER_STATES) as usize;
+                        build(forced, false, max_nodes, budget)
+                    }
+                    other => other,
+                }
             }
         };
         let (left, limit) = (budget.left, budget.limit);
