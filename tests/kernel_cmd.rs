@@ -788,6 +788,47 @@ fn an_mn_major_wgmma_operand_reads_its_canonical_layout() {
     assert_eq!(run(path, 1024).0, 0, "K-major B of 8 rows stops before the second group");
 }
 
+/// CUB's decoupled look-back scan (`tests/production`) votes across the warp and shuffles by
+/// the vote: every lane computes it, lane 0 alone cannot (the other lanes' votes are unknown).
+/// Where every lane does not finish in its half of the time, its partial answer is the report,
+/// not lane 0's error, and `Lanes modelled` says both.
+#[test]
+fn where_lane_zero_cannot_stand_in_the_partial_check_with_every_lane_is_the_answer() {
+    let ptx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/production/cub/device_scan_inclusive_sum.ptx");
+    let entry = "_ZN3cub16_V_300500_SM_9006detail4scan16DeviceScanKernelINS2_26policy_selector_from_typesIPKiPiijN4cuda3std3__44plusIvEELb0EEES6_S7_NS0_13ScanTileStateIiLb1EEESC_NS0_8NullTypeEjiLb0ELb0ESG_EEvT0_T1_NS2_23tile_state_kernel_arg_tIT2_T6_EEiT3_T4_T5_i";
+    let params = [
+        "param_3=0",
+        "param_4=0",
+        "param_5=0",
+        "param_6=12288",
+        "param_7=1",
+        "param_0=buffer:49152",
+        "param_1=buffer:49152",
+        "param_2+0=buffer:1024",
+    ];
+    let mut args =
+        vec!["kernel", ptx.to_str().unwrap(), "--entry", entry, "--block", "128", "--grid", "4", "--timeout", "10", "--color", "never"];
+    for p in &params {
+        args.extend(["--param", p]);
+    }
+    let (code, out, err) = ptxmm(&args);
+    assert_eq!(code, 1, "{err}\n{out}");
+    assert!(
+        out.contains("Lanes modelled: every lane of each warp modelled (the default), within half of the time: the check did not finish ("),
+        "{out}"
+    );
+    // Lane 0 meets the vote it cannot compute, or (on a slower machine) stops before it.
+    assert!(
+        out.contains("lane 0 of each warp, checked in the other half, cannot stand in: thread P4: `%r801` is unknown here: its value comes from `vote.sync.ballot.b32")
+            || out.contains("lane 0 of each warp, checked in the other half, did not finish either ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("Abstracted: nothing (every instruction is modelled)") && out.contains("Summary: no finding so far; not decided"),
+        "{out}"
+    );
+}
+
 /// Per-lane arrival counts on one phase (`cmd/lane_arrivals.cu`): the 32 lanes of warp 1 each
 /// arrive on `ready`, which counts 32. Their arrivals are interchangeable, so the mbarrier's
 /// graph places them in one order (33 states, not 2^32) and every lane decides: the correct

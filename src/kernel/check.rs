@@ -110,16 +110,18 @@ pub fn check(req: &CheckRequest, built: &mut dyn FnMut(&Kernel) -> Result<(), Fa
     let every = KernelOptions { lanes: Some((0..32).collect()), ..req.options.clone() };
     let now = crate::clock::Instant::now();
     let share = req.deadline.map(|d| now + d.duration_since(now) / 2);
+    // What every lane established before it stopped: kept where lane 0 cannot stand in.
+    let mut partial = None;
     let why = match check_lanes_given(&CheckRequest { options: &every, deadline: share, ..*req }, built, false) {
         Ok(mut c) if finished(&c) => {
             c.kernel.lane_choice = Some("every lane of each warp modelled (the default)".to_string());
             return Ok(c);
         }
-        Ok(c) => match (&c.outcome.as_ref().and_then(|o| o.incomplete.clone()), &c.live_error) {
-            (Some(why), _) => why.clone(),
-            (None, Some(e)) => format!("the liveness check: {e}"),
-            (None, None) => "a limit".to_string(),
-        },
+        Ok(c) => {
+            let why = what_stopped(&c);
+            partial = Some(c);
+            why
+        }
         Err(f) => f.error.message.clone(),
     };
     // A time limit here is the half given, not the user's --timeout the message names.
@@ -130,7 +132,27 @@ pub fn check(req: &CheckRequest, built: &mut dyn FnMut(&Kernel) -> Result<(), Fa
         _ => why,
     };
     let lane0 = KernelOptions { lanes: Some(vec![0]), ..req.options.clone() };
-    let mut c = check_lanes_given(&CheckRequest { options: &lane0, ..*req }, built, true)?;
+    let mut c = match (check_lanes_given(&CheckRequest { options: &lane0, ..*req }, built, true), partial) {
+        // Lane 0 did not finish either and found nothing: it shows less than every lane did.
+        (Ok(c), Some(mut every)) if !finished(&c) && !c.summary.found => {
+            let why0 = what_stopped(&c);
+            every.kernel.lane_choice = Some(format!(
+                "every lane of each warp modelled (the default), within half of the time: the check did not finish ({why}); lane 0 of each warp, checked in the other half, did not finish either ({why0})"
+            ));
+            return Ok(every);
+        }
+        (Ok(c), _) => c,
+        // Lane 0 alone stops where every lane did not (a value only the other lanes give, as
+        // a warp vote's): what every lane found in its half is the answer, said so.
+        (Err(f), Some(mut every)) => {
+            every.kernel.lane_choice = Some(format!(
+                "every lane of each warp modelled (the default), within half of the time: the check did not finish ({why}); lane 0 of each warp, checked in the other half, cannot stand in: {}",
+                f.error.message.trim_start_matches("error: ")
+            ));
+            return Ok(every);
+        }
+        (Err(f), None) => return Err(f),
+    };
     let caution = if hangs_or_never_completes_in(c.outcome.as_ref(), c.live.as_ref()) {
         "; caution: a count of the lanes left out (one arrival per lane, a barrier's thread count) can cause the hang or the executions that never complete found with lane 0"
     } else {
@@ -140,6 +162,15 @@ pub fn check(req: &CheckRequest, built: &mut dyn FnMut(&Kernel) -> Result<(), Fa
         "lane 0 of each warp: the check with every lane (the default) did not finish within half of the time ({why}){caution}"
     ));
     Ok(c)
+}
+
+/// What stopped a check that did not finish.
+fn what_stopped(c: &Checked) -> String {
+    match (&c.outcome.as_ref().and_then(|o| o.incomplete.clone()), &c.live_error) {
+        (Some(why), _) => why.clone(),
+        (None, Some(e)) => format!("the liveness check: {e}"),
+        (None, None) => "a limit".to_string(),
+    }
 }
 
 /// Whether a check finished: no limit stopped the verdict's search or the liveness check.
