@@ -22,6 +22,10 @@ pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
 /// what any test of the suites needs.
 pub const DEFAULT_MAX_MEMORY_MIB: u64 = 2048;
 
+/// `Limits::plain_mbarrier_states`' default: an mbarrier graph of more states is built again in
+/// the order the model forces, with interchangeable updates in one order.
+pub const DEFAULT_PLAIN_MBARRIER_STATES: usize = 4096;
+
 /// `--max-unroll`'s default: the largest unrolling bound tried automatically.
 pub const DEFAULT_MAX_UNROLL: usize = 16;
 
@@ -55,6 +59,12 @@ pub struct Limits {
     /// structure's relations is checked before they are allocated, and the process's resident
     /// size while the search runs (where the system tells it: Linux).
     pub max_memory_mib: u64,
+    /// The states an mbarrier graph is built with in static order alone; past them it is built
+    /// again in the order the model forces, with interchangeable updates in one order
+    /// (`exec::search::engine`'s `build_objects`). Not a command-line limit (neither way loses an
+    /// execution, see ARCHITECTURE.md): tests/mbarrier_reductions.rs sets 0 to compare every
+    /// graph built both ways.
+    pub plain_mbarrier_states: usize,
 }
 
 impl Default for Limits {
@@ -69,6 +79,7 @@ impl Default for Limits {
             timeout: None,
             max_states: 250_000,
             max_memory_mib: DEFAULT_MAX_MEMORY_MIB,
+            plain_mbarrier_states: DEFAULT_PLAIN_MBARRIER_STATES,
         }
     }
 }
@@ -182,6 +193,7 @@ impl LimitOptions {
             max_domain: self.max_values,
             timeout: Limits::timeout_from_secs(self.timeout),
             max_memory_mib: self.max_memory,
+            plain_mbarrier_states: DEFAULT_PLAIN_MBARRIER_STATES,
         }
     }
 

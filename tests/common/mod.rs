@@ -113,3 +113,60 @@ pub fn default_model_with_check(old: &str, new: &str) -> ptxmm::config::Config {
     let model = CatModel::from_source(SourceFile::new(path.display().to_string(), text.replace(old, new)), &[]).unwrap();
     ptxmm::config::Config { model, ..ptxmm::config::Config::default_model() }
 }
+
+/// Every litmus test of the repository (under `tests/` and `examples/`, but not the rejected
+/// inputs of `tests/bad`), as (path from the checkout, text), in path order.
+pub fn repository_litmus_tests() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in ["tests", "examples"] {
+        let (found, _) = ptxmm::files_below(&root.join(dir), &|p| p.extension().is_some_and(|e| e == "litmus"));
+        files.extend(found);
+    }
+    files.sort();
+    files
+        .iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "bad"))
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            Some((path.strip_prefix(root).unwrap_or(path).display().to_string(), text))
+        })
+        .collect()
+}
+
+/// The cases a differential test compared: agreeing, disagreeing (with both answers), skipped.
+#[derive(Default)]
+pub struct Tally {
+    pub passed: usize,
+    pub failed: Vec<String>,
+    pub skipped: usize,
+}
+
+impl Tally {
+    /// Count case `name` as passed when its two answers, each with its label, are the same.
+    pub fn agree(&mut self, name: &str, (left, a): (&str, &str), (right, b): (&str, &str)) {
+        if a == b {
+            self.passed += 1;
+        } else {
+            self.failed.push(format!("{name}:\n--- {left}\n{a}\n--- {right}\n{b}"));
+        }
+    }
+}
+
+/// The test `ptxmm kernel` builds of `tests/kernels/cmd/FILE` with every lane of every warp
+/// (`entry` where the file has several), `block` threads and `param_0` a 128-byte buffer.
+pub fn kernel_with_every_lane(file: &str, entry: Option<&str>, block: u64) -> ptxmm::program::Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/cmd").join(file);
+    let ptx = SourceFile::new(path.display().to_string(), std::fs::read_to_string(&path).unwrap());
+    let options = ptxmm::kernel::KernelOptions {
+        entry: entry.map(str::to_string),
+        block: Some(vec![block]),
+        lanes: Some((0..32).collect()),
+        every_warp: true,
+        params: vec![("param_0".to_string(), "buffer:128".to_string())],
+        ..Default::default()
+    };
+    let kernel = ptxmm::kernel::build(&ptx, &options, &Default::default()).unwrap();
+    let name = entry.map_or(file.to_string(), |e| format!("{file} {e}"));
+    ptxmm::parse_program(SourceFile::new(name, kernel.litmus.clone())).unwrap()
+}

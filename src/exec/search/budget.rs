@@ -63,6 +63,8 @@ pub struct Budget {
     pub timeout_secs: f64,
     /// `--max-memory`, in MiB.
     pub max_memory_mib: u64,
+    /// `Limits::plain_mbarrier_states`.
+    pub plain_mbarrier_states: usize,
     /// Charges since the resident size was last read.
     unread_charges: u32,
     pub stats: SearchStats,
@@ -100,6 +102,7 @@ impl Budget {
             deadline: deadline.or_else(|| limits.timeout.map(|t| Instant::now() + t)),
             timeout_secs: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0),
             max_memory_mib: limits.max_memory_mib,
+            plain_mbarrier_states: limits.plain_mbarrier_states,
             unread_charges: 0,
             stats: SearchStats::default(),
         }

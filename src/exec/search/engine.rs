@@ -13,12 +13,6 @@ use crate::relation::{EventSet, Relation};
 /// The most states one mbarrier object's graph may have (each is also charged to the budget).
 const MAX_MBARRIER_STATES: u64 = 1_000_000;
 
-/// The states of an mbarrier graph built in static order alone (program order, issue order,
-/// `intra`); a graph that has more is built again in the order the model forces before any
-/// choice as well (`bounds::forced_co_at_bottom`), which costs an evaluation, with the updates
-/// nothing tells apart in one order (`ObjectGraph::build`'s `chain`).
-const PLAIN_STATES: usize = 4096;
-
 /// One choice the depth-first search makes.
 #[derive(Clone, Copy, Debug)]
 enum Decision {
@@ -421,7 +415,9 @@ fn build_objects(
     // What the model puts in co before any choice orders the objects' updates too (a
     // `bar.sync` between an `mbarrier.init` and the arrivals after it): histories against it
     // are never built. It costs an evaluation of the forcing checks, and only a graph of many
-    // states gains from it: it is read once the first graph passes `PLAIN_STATES`.
+    // states gains from it: it is read once the first graph passes `Limits::plain_mbarrier_states`
+    // states built in static order alone (then each graph is built with the pairs, and with the
+    // updates nothing tells apart in one order, `ObjectGraph::build`'s `chain`).
     let mut forced: Option<Relation> = None;
     // Objects a stuck run polls first: their reads alone often rule the structure out, and
     // then the other objects' graphs are never built.
@@ -438,12 +434,13 @@ fn build_objects(
             ObjectGraph::build(s, p, &order, forced, chain, max_nodes, &mut check)
         };
         let mut built = None;
-        if forced.is_none() {
+        let plain_states = budget.plain_mbarrier_states;
+        if forced.is_none() && plain_states > 0 {
             let plain = Relation::empty(s.n());
-            match build(&plain, false, max_nodes.min(PLAIN_STATES), budget) {
+            match build(&plain, false, max_nodes.min(plain_states), budget) {
                 // The states built so far are spent; the graph is built again in the model's order.
-                Err(mbgraph::BuildError::TooManyStates(_)) if max_nodes > PLAIN_STATES => {
-                    budget.left = budget.left.saturating_sub(PLAIN_STATES as u64);
+                Err(mbgraph::BuildError::TooManyStates(_)) if max_nodes > plain_states => {
+                    budget.left = budget.left.saturating_sub(plain_states as u64);
                 }
                 other => built = Some(other),
             }
