@@ -829,6 +829,40 @@ fn where_lane_zero_cannot_stand_in_the_partial_check_with_every_lane_is_the_answ
     );
 }
 
+/// A 4-warp-group ring (`cmd/wg_ring.cu`, 512 threads) whose `empty` counts the 12 consumer
+/// warps: the warp grouping keeps 2 of them, which hang at `pending 10/12`. Where the check with
+/// every warp does not finish, that hang is not a finding: it is listed as not decided (exit 1),
+/// with the warps left out named.
+#[test]
+fn a_hang_of_warps_left_out_that_every_warp_does_not_confirm_is_not_decided() {
+    let (code, out, err) = check(
+        "cmd/wg_ring.ptx",
+        &[
+            "--block",
+            "512",
+            "--lanes",
+            "0",
+            "--param",
+            "param_0=buffer:512",
+            "--param",
+            "param_1=buffer:8192",
+            "--timeout",
+            "4",
+            "--color",
+            "never",
+        ],
+    );
+    assert_eq!(code, 1, "{err}\n{out}");
+    assert!(out.contains("the check with every warp (--warps all) did not finish within the limits"), "{out}");
+    assert!(
+        out.ends_with(
+            "not decided: a hang found with warps 2-3,6-15 left out, which a count of the warps left out can cause (see Warps modelled)\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("Summary: a hang"), "{out}");
+}
+
 /// Per-lane arrival counts on one phase (`cmd/lane_arrivals.cu`): the 32 lanes of warp 1 each
 /// arrive on `ready`, which counts 32. Their arrivals are interchangeable, so the mbarrier's
 /// graph places them in one order (33 states, not 2^32) and every lane decides: the correct

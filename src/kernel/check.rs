@@ -199,8 +199,23 @@ fn check_lanes_given(
     })?;
     built(&kernel)?;
     let again = Again { ptx, options, config, deadline, liveness };
+    let mut left_out = lane0_instead.then(|| LeftOut {
+        no_completion:
+            "no execution completes with lane 0 of each warp, which a count of the lanes left out can cause (see Lanes modelled)"
+                .to_string(),
+        hang: "a hang found with lane 0 of each warp only, which a count of the lanes left out can cause (see Lanes modelled)".to_string(),
+    });
     let (kernel, (outcome, live)) = match decide_kernel(&kernel, &name, config, deadline, liveness, color)? {
-        d if kernel.warps_left_out && hangs_or_never_completes(&d) => recheck_with_every_warp(kernel, d, &again),
+        d if kernel.warps_left_out && hangs_or_never_completes(&d) => {
+            let (kernel, d, warps) = recheck_with_every_warp(kernel, d, &again);
+            // The check with every warp did not finish: the hang is the one of the warps kept.
+            if let (Some(warps), None) = (warps, &left_out) {
+                let cause = format!("with warps {warps} left out, which a count of the warps left out can cause (see Warps modelled)");
+                left_out =
+                    Some(LeftOut { no_completion: format!("no execution completes {cause}"), hang: format!("a hang found {cause}") });
+            }
+            (kernel, d)
+        }
         d => (kernel, d),
     };
     built(&kernel)?;
@@ -217,7 +232,7 @@ fn check_lanes_given(
     if outcome.as_ref().is_some_and(|o| o.incomplete.is_some() || o.inconclusive().is_some() || !o.unchecked.is_empty()) {
         status = 1;
     }
-    let summary = summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some(), lane0_instead);
+    let summary = summary(outcome.as_ref(), live.as_ref(), live_error.as_deref(), kernel.assertion.is_some(), left_out.as_ref());
     if !summary.open.is_empty() {
         status = 1;
     }
@@ -285,26 +300,34 @@ fn hangs_or_never_completes_in(o: Option<&Outcome>, live: Option<&LivenessOutcom
 
 /// The check again with every warp, kept where it decides (no limit stopped it); otherwise the
 /// first decision, with a caution that the warps left out may be the cause.
-fn recheck_with_every_warp(kernel: Kernel, first: Decision, again: &Again) -> (Kernel, Decision) {
+/// What a hang (or no complete execution) found with threads left out is reported as: not a
+/// finding, since a count of the threads left out can cause it.
+struct LeftOut {
+    no_completion: String,
+    hang: String,
+}
+
+/// The check with every warp where the first, with warps left out, hangs or never completes;
+/// where it does not finish, the first decision and the warps it left out (compact).
+fn recheck_with_every_warp(kernel: Kernel, first: Decision, again: &Again) -> (Kernel, Decision, Option<String>) {
     let Again { options, .. } = *again;
     let every = crate::kernel::KernelOptions { every_warp: true, ..options.clone() };
     // The warps the first check left out, named, so that "every warp" and "left out" do not
     // read as a contradiction.
     let kept: std::collections::BTreeSet<u64> = kernel.launch.threads.iter().map(|t| t.tid / 32).collect();
     let left: Vec<u64> = (0..kernel.launch.block.div_ceil(32)).filter(|w| !kept.contains(w)).collect();
-    let why = format!(
-        "the first check, with warps {} left out, hangs or never completes, which a count of the warps left out can cause",
-        crate::kernel::warps::compact(&left)
-    );
+    let warps = crate::kernel::warps::compact(&left);
+    let why =
+        format!("the first check, with warps {warps} left out, hangs or never completes, which a count of the warps left out can cause");
     if let Some((mut all, d)) = again.decide(&every) {
         all.warp_choice = Some(format!("every warp: {why}, so every warp was checked"));
-        return (all, d);
+        return (all, d, None);
     }
     let mut kernel = kernel;
     if let Some(w) = &mut kernel.warp_choice {
         w.push_str(&format!("; caution: {why}, and the check with every warp (--warps all) did not finish within the limits"));
     }
-    (kernel, first)
+    (kernel, first, Some(warps))
 }
 
 /// What a second check of the kernel (every warp, every lane) is built and decided with.
@@ -462,7 +485,7 @@ fn summary(
     live: Option<&crate::decide::liveness::LivenessOutcome>,
     live_error: Option<&str>,
     asserted: bool,
-    lane0_instead: bool,
+    left_out: Option<&LeftOut>,
 ) -> Summary {
     let mut parts = Vec::new();
     let mut open = Vec::new();
@@ -489,22 +512,13 @@ fn summary(
         } else if o.loop_cut && o.inconclusive().is_some() {
             open.push("the unrolling bound cut runs (see Loops)".to_string());
         } else if o.inconclusive().is_some() && live.is_none_or(|l| l.hang.is_empty()) {
-            open.push(if lane0_instead {
-                "no execution completes with lane 0 of each warp, which a count of the lanes left out can cause (see Lanes modelled)"
-                    .to_string()
-            } else {
-                "no execution completes".to_string()
-            });
+            open.push(left_out.map_or("no execution completes".to_string(), |l| l.no_completion.clone()));
         }
     }
     if live.is_some_and(|l| !l.hang.is_empty()) {
-        if lane0_instead {
-            open.push(
-                "a hang found with lane 0 of each warp only, which a count of the lanes left out can cause (see Lanes modelled)"
-                    .to_string(),
-            );
-        } else {
-            parts.push("a hang".to_string());
+        match left_out {
+            Some(l) => open.push(l.hang.clone()),
+            None => parts.push("a hang".to_string()),
         }
     }
     if let Some(e) = live_error {
