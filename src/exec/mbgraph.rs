@@ -524,14 +524,19 @@ impl ObjectGraph {
         Ok(g)
     }
 
+    /// The units `order` puts before read `r` (`before`) or after it.
+    fn units_ordered(&self, order: &Relation, r: usize, before: bool) -> EventSet {
+        EventSet::from_fn(self.units.len(), |u| {
+            let unit = &self.units[u];
+            [unit.read, Some(unit.write)].into_iter().flatten().any(|x| if before { order.contains(x, r) } else { order.contains(r, x) })
+        })
+    }
+
     /// The nodes read `r` may read: its static predecessors placed and its static successors
     /// not (a read can neither miss an update of its own thread before it nor see one after it:
     /// coherence per location), and a value that gives the result its thread saw.
     fn options_of(&self, s: &EventStructure, order: &Relation, r: usize) -> Vec<ReadOption> {
-        let k = self.units.len();
-        let unit_events = |u: &Unit| [u.read, Some(u.write)];
-        let must_before = EventSet::from_fn(k, |u| unit_events(&self.units[u]).iter().flatten().any(|&x| order.contains(x, r)));
-        let must_after = EventSet::from_fn(k, |u| unit_events(&self.units[u]).iter().flatten().any(|&x| order.contains(r, x)));
+        let (must_before, must_after) = (self.units_ordered(order, r, true), self.units_ordered(order, r, false));
         let mut out = Vec::new();
         // Whether a value gives the read its result, and the undefined behaviour of reading it:
         // once per value, not per state (many states share a value, and a finding is a string).
@@ -577,16 +582,7 @@ impl ObjectGraph {
                 n > 0 && n < g.len()
             })
         };
-        let unit_events = |u: &Unit| [u.read, Some(u.write)];
-        let outside = |r: usize, before: bool| {
-            EventSet::from_fn(k, |u| {
-                !grouped.contains(u)
-                    && unit_events(&self.units[u])
-                        .iter()
-                        .flatten()
-                        .any(|&x| if before { order.contains(x, r) } else { order.contains(r, x) })
-            })
-        };
+        let outside = |r: usize, before: bool| self.units_ordered(order, r, before).difference(&grouped);
         let reads: Vec<(usize, EventSet, EventSet)> =
             self.reads.iter().filter(|r| !final_reads.contains(r)).map(|&r| (r, outside(r, true), outside(r, false))).collect();
         let mut accepted: rustc_hash::FxHashMap<(usize, i64), bool> = Default::default();

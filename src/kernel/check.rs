@@ -298,8 +298,6 @@ fn hangs_or_never_completes_in(o: Option<&Outcome>, live: Option<&LivenessOutcom
     o.is_some_and(|o| o.inconclusive().is_some() && !o.loop_cut) || live.is_some_and(|l| !l.hang.is_empty())
 }
 
-/// The check again with every warp, kept where it decides (no limit stopped it); otherwise the
-/// first decision, with a caution that the warps left out may be the cause.
 /// What a hang (or no complete execution) found with threads left out is reported as: not a
 /// finding, since a count of the threads left out can cause it.
 struct LeftOut {
@@ -307,8 +305,9 @@ struct LeftOut {
     hang: String,
 }
 
-/// The check with every warp where the first, with warps left out, hangs or never completes;
-/// where it does not finish, the first decision and the warps it left out (compact).
+/// The check again with every warp where the first, with warps left out, hangs or never
+/// completes, kept where it decides (no limit stopped it); otherwise the first decision, with a
+/// caution that the warps left out may be the cause, and those warps (compact).
 fn recheck_with_every_warp(kernel: Kernel, first: Decision, again: &Again) -> (Kernel, Decision, Option<String>) {
     let Again { options, .. } = *again;
     let every = crate::kernel::KernelOptions { every_warp: true, ..options.clone() };
