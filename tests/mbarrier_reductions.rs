@@ -6,39 +6,14 @@
 //! reduced (`plain_mbarrier_states = 0`): the verdict, every finding and the liveness answer must
 //! be the same. Cases one way cannot decide within the limits are counted as skipped.
 
-use ptxmm::config::Config;
-use ptxmm::decide::Decider;
 use ptxmm::diag::SourceFile;
-use std::time::Duration;
 
 mod common;
 
-/// The verdict, the findings and the liveness answer; None when a limit stopped either.
-fn answers(program: &ptxmm::program::Program, plain_states: usize) -> Option<String> {
-    let mut config = Config::default_model().with_timeout(Some(Duration::from_secs(10)));
-    config.limits.plain_mbarrier_states = plain_states;
-    let decider = Decider::new(&config);
-    let o = decider.verdict(program).ok()?;
-    if o.incomplete.is_some() {
-        return None;
-    }
-    let live = decider.liveness(program).ok()?;
-    let list = |set: &std::collections::BTreeSet<ptxmm::decide::findings::Finding>| {
-        set.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join("\n")
-    };
-    Some(format!(
-        "verdict {:?}\nundefined:\n{}\nraces:\n{}\nflags:\n{}\nliveness {:?}",
-        o.verdict(),
-        list(&o.undefined),
-        list(&o.races),
-        list(&o.flag_findings),
-        live.status
-    ))
-}
-
 /// Decide `program` both ways and count it.
 fn compare(tally: &mut common::Tally, name: &str, program: &ptxmm::program::Program) {
-    match (answers(program, ptxmm::config::DEFAULT_PLAIN_MBARRIER_STATES), answers(program, 0)) {
+    let with = |states: usize| common::answers(program, |l| l.plain_mbarrier_states = states);
+    match (with(ptxmm::config::DEFAULT_PLAIN_MBARRIER_STATES), with(0)) {
         (Some(default), Some(reduced)) => tally.agree(name, ("default", &default), ("every graph reduced", &reduced)),
         _ => tally.skipped += 1,
     }

@@ -65,6 +65,10 @@ pub struct Limits {
     /// execution, see ARCHITECTURE.md): tests/mbarrier_reductions.rs sets 0 to compare every
     /// graph built both ways.
     pub plain_mbarrier_states: usize,
+    /// Elide the words a program's runs touch together where its addresses are not static
+    /// (`exec::trace::survey`). Not a command-line limit (it loses no execution, see
+    /// ARCHITECTURE.md): tests/word_survey.rs turns it off to compare both ways.
+    pub word_survey: bool,
 }
 
 impl Default for Limits {
@@ -80,6 +84,7 @@ impl Default for Limits {
             max_states: 250_000,
             max_memory_mib: DEFAULT_MAX_MEMORY_MIB,
             plain_mbarrier_states: DEFAULT_PLAIN_MBARRIER_STATES,
+            word_survey: true,
         }
     }
 }
@@ -194,6 +199,7 @@ impl LimitOptions {
             timeout: Limits::timeout_from_secs(self.timeout),
             max_memory_mib: self.max_memory,
             plain_mbarrier_states: DEFAULT_PLAIN_MBARRIER_STATES,
+            word_survey: true,
         }
     }
 

@@ -170,3 +170,28 @@ pub fn kernel_with_every_lane(file: &str, entry: Option<&str>, block: u64) -> pt
     let name = entry.map_or(file.to_string(), |e| format!("{file} {e}"));
     ptxmm::parse_program(SourceFile::new(name, kernel.litmus.clone())).unwrap()
 }
+
+/// The verdict, the findings and the liveness answer of `program` under the default model with
+/// a 10 s time limit and `limits` changed by `change`; None when a limit stopped either (for
+/// the differential tests of the engine's reductions).
+pub fn answers(program: &ptxmm::program::Program, change: impl Fn(&mut ptxmm::config::Limits)) -> Option<String> {
+    let mut config = ptxmm::config::Config::default_model().with_timeout(Some(std::time::Duration::from_secs(10)));
+    change(&mut config.limits);
+    let decider = ptxmm::decide::Decider::new(&config);
+    let o = decider.verdict(program).ok()?;
+    if o.incomplete.is_some() {
+        return None;
+    }
+    let live = decider.liveness(program).ok()?;
+    let list = |set: &std::collections::BTreeSet<ptxmm::decide::findings::Finding>| {
+        set.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join("\n")
+    };
+    Some(format!(
+        "verdict {:?}\nundefined:\n{}\nraces:\n{}\nflags:\n{}\nliveness {:?}",
+        o.verdict(),
+        list(&o.undefined),
+        list(&o.races),
+        list(&o.flag_findings),
+        live.status
+    ))
+}

@@ -41,7 +41,9 @@ CUTLASS_FIELDS = ["param_0+128=" + BF16_A, "param_0+384=" + BF16_A]
 # bits), every pointer (beta_ptr, alpha_ptr, their arrays) null and every stride 0.
 FUSION = ["--param", "param_0+768={" + ",".join("1065353216" if i == 8 else "0" for i in range(18)) + "}"]
 FLAGS = {
+    # Its epilogue's params at +768: alpha 1.0f (as its bits), beta 0, the four scalar pointers null.
     "cutlass/sm90_gemm_ws.ptx": ["--param", "param_0+0={256,256,320,1}", "--param", "param_0+640=32768",
+                                 "--param", "param_0+768={1065353216,0,0,0,0,0,0,0,0,0}",
                                  "--param", "param_0+808=buffer:131072", "--param", "param_0+832=buffer:131072"]
     + [x for m in CUTLASS_FIELDS for x in ("--tensor-map", m)],
     "cutlass/sm90_gemm_pingpong.ptx": FUSION + ["--param", "param_0+0={0,256,256,320,1}", "--param", "param_0+640=32768"]

@@ -412,6 +412,7 @@ impl Cx<'_> {
                         // The object's bytes in its variable (an array of mbarriers holds several).
                         let off = self.program.locations[loc].offset;
                         let mut acc = Access { loc, range: (off, off + 8), deps: DepMask::none(), ub: None };
+                        self.note_kept(loc);
                         let dst_var = self.program.decode_address(d_addr).map(|(v, _)| self.program.variables[v].space);
                         if Some(self.program.variable_of(loc).space) != dst_var {
                             acc.ub = Some("the mbarrier of a bulk copy must be in the same CTA as the destination (PTX ISA §9.7.9.25.4.1)");

@@ -17,7 +17,7 @@
 //! - `values`: symbolic expressions, register values and value domains;
 //! - `event`: what a trace is made of; `error`: why exploration stops;
 //! - `loops`, `control`, `words`: static facts about the code (spin loops, control registers,
-//!   elided words);
+//!   elided words); `survey`: the words a program's runs touch together;
 //! - `state`: a run in progress and the primitives that add events to it; `async_copy` and
 //!   `tensor`: the events of asynchronous operations; `sizes`: accesses that are not one whole
 //!   word (8- and 16-bit loads and stores, 64-bit atomics);
@@ -35,6 +35,7 @@ mod loops;
 mod matrix;
 mod sizes;
 mod state;
+mod survey;
 mod sym_walk;
 mod tensor;
 mod tensormap;
@@ -49,9 +50,10 @@ pub use event::{
     AsyncKind, AsyncOp, ExchangeRecord, GroupWait, LoopRuns, MbKind, Role, Source, Stuck, ThreadTraces, Trace, TraceEvent, TraceOp,
 };
 pub use exchange::{consistent as exchanges_consistent, meetings, Lanes, Meeting};
-pub use thread::{thread_traces, ProgramFacts};
+use thread::thread_traces;
+pub use thread::ProgramFacts;
 pub use values::{advance, Domains, RegVal, SymExpr};
-pub use words::{redundant_words, word_fates, WordFate};
+pub use words::{redundant_words, word_fates, words_are_static, WordFate};
 
 use crate::config::Limits;
 use crate::program::Program;
@@ -70,9 +72,78 @@ pub fn explore_until(
     f32_subnormals: crate::exec::reduce::F32Subnormals,
     deadline: Option<crate::clock::Instant>,
 ) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
+    let facts = ProgramFacts { f32_subnormals, ..ProgramFacts::of(program) };
+    if !limits.word_survey {
+        return fixpoint(program, &facts, limits, liveness, deadline, None);
+    }
+    let Some(mut fates) = speculative_fates(program) else {
+        return fixpoint(program, &facts, limits, liveness, deadline, None);
+    };
+    // Enumerate with an elision, derive the elision from what was touched (in this and every
+    // earlier pass), until the two agree (`survey`): at most this many passes, then none.
+    const PASSES: u64 = 4;
+    let mut touched = survey::Touched::default();
+    for pass in 0..PASSES {
+        let elided: Vec<bool> = fates.iter().map(|f| *f != WordFate::Kept).collect();
+        let surveyed = ProgramFacts { elided, ..facts.clone() };
+        let seen = std::cell::RefCell::default();
+        let result = fixpoint(program, &surveyed, limits, liveness, deadline, Some((pass, &seen)));
+        if let Err(e @ ExploreError::Timeout { .. }) = result {
+            return Err(e);
+        }
+        touched.absorb(seen.into_inner());
+        let next = touched.fates(program);
+        if next == fates {
+            return result;
+        }
+        fates = next;
+    }
+    fixpoint(program, &facts, limits, liveness, deadline, None)
+}
+
+/// The elision the first survey pass runs with, where the static one ([`words::static_fates`])
+/// cannot tell (None where it can): every word but the first of its variable is taken to
+/// mirror that one (mbarriers, words shown and aliased words apart). The pass's runs are what
+/// the survey needs, not an answer: every load is still made, every access still noted.
+fn speculative_fates(program: &Program) -> Option<Vec<WordFate>> {
+    if words::static_fates(program).is_some() {
+        return None;
+    }
+    let mut fixed = survey::Touched::default().fates(program);
+    for (l, fate) in fixed.iter_mut().enumerate() {
+        let first = program.variable_of(l).first_location;
+        if *fate == WordFate::Untouched && l != first {
+            *fate = WordFate::Mirrors(first);
+        } else {
+            *fate = WordFate::Kept;
+        }
+    }
+    Some(fixed)
+}
+
+/// The value-domain fixpoint with the elision `facts` gives; with a survey (its pass, and what
+/// it collects), every access is noted too.
+fn fixpoint(
+    program: &Program,
+    facts: &ProgramFacts,
+    limits: &Limits,
+    liveness: bool,
+    deadline: Option<crate::clock::Instant>,
+    survey: Option<(u64, &std::cell::RefCell<survey::Touched>)>,
+) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
     let timeout = || ExploreError::Timeout { seconds: limits.timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0) };
     let mut domains: Domains = program.physical.iter().map(|p| BTreeSet::from([p.init])).collect();
-    let facts = ProgramFacts { f32_subnormals, ..ProgramFacts::of(program) };
+    // One thread's runs, surveyed when a pass is given (each round and thread salts its own).
+    let mut enumerations = 0u64;
+    let mut run_thread = |t: usize, thread: &crate::program::Thread, domains: &Domains, exchange_domains: &exchange::ExchangeDomains| {
+        enumerations += 1;
+        let taken = survey.map(|(pass, _)| survey::Survey::new((pass << 40) ^ enumerations));
+        let out = thread_traces(program, facts, t, thread, domains, exchange_domains, limits, liveness, deadline, taken.as_ref());
+        if let (Some(taken), Some((_, touched))) = (taken, survey) {
+            touched.borrow_mut().absorb(taken.into_touched());
+        }
+        out
+    };
     let mut exchange_domains = exchange::ExchangeDomains::new();
     let mut round = 0usize;
     loop {
@@ -83,7 +154,7 @@ pub fn explore_until(
             if deadline.is_some_and(|d| crate::clock::Instant::now() >= d) {
                 return Err(timeout());
             }
-            let traces = thread_traces(program, &facts, t, thread, &domains, &exchange_domains, limits, liveness, deadline)?;
+            let traces = run_thread(t, thread, &domains, &exchange_domains)?;
             all.push(traces);
         }
         // A counter never holds more than its initial value plus what every thread's runs add
@@ -143,7 +214,7 @@ pub fn explore_until(
                     .threads
                     .iter()
                     .enumerate()
-                    .map(|(t, th)| thread_traces(program, &facts, t, th, &domains, &exchange_domains, limits, liveness, deadline))
+                    .map(|(t, th)| run_thread(t, th, &domains, &exchange_domains))
                     .collect::<Result<Vec<_>, _>>()?;
             }
             resolve_cuts(program, &mut all);

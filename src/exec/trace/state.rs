@@ -217,6 +217,8 @@ pub(super) struct Cx<'a> {
     pub(super) retry: Vec<bool>,
     /// Whether runs that stop forever are collected too.
     pub(super) liveness: bool,
+    /// Where the words touched together are being surveyed (`survey`): every access is noted.
+    pub(super) survey: Option<&'a super::survey::Survey>,
 }
 
 impl Cx<'_> {
@@ -432,6 +434,7 @@ impl Cx<'_> {
             }
             Some((var, off)) => {
                 if let Some(loc) = self.program.location_at(value - byte) {
+                    self.note_kept(loc);
                     return Ok((Access { loc, range: (off, off + bytes), deps, ub: self.space_violation(var, space) }, byte));
                 }
                 None
@@ -459,6 +462,23 @@ impl Cx<'_> {
         let (var, _) = self.program.decode_address(addr).ok_or_else(bad)?;
         let loc = self.program.location_at(addr).ok_or_else(bad)?;
         let (_, off) = self.program.decode_address(base).ok_or_else(bad)?;
-        Ok(Access { loc, range: (off, off + size), deps, ub: self.space_violation(var, space) })
+        let acc = Access { loc, range: (off, off + size), deps, ub: self.space_violation(var, space) };
+        self.note(&acc, space);
+        Ok(acc)
+    }
+
+    /// Tell the survey (if one is taken) of an access of the current instruction.
+    pub(super) fn note(&self, acc: &Access, space: AccessSpace) {
+        if let Some(survey) = self.survey {
+            let op = &self.thread.code[survey.pc()].op;
+            survey.note(self.program, op, acc.loc, acc.range, acc.ub.is_some(), space);
+        }
+    }
+
+    /// Tell the survey (if one is taken) of a word whose value matters.
+    pub(super) fn note_kept(&self, loc: usize) {
+        if let Some(survey) = self.survey {
+            survey.keep(loc);
+        }
     }
 }

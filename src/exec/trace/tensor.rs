@@ -110,6 +110,7 @@ impl Cx<'_> {
             let map_addr = self.program.address(map.variable, map.offset);
             let loc = self.program.location_at(map_addr).ok_or_else(|| bad_address(self.program, self.thread, line, map_addr))?;
             let tmap = Access { loc, range: (map.offset, map.offset + 4), deps: DepMask::none(), ub: None };
+            self.note_kept(loc);
             let mut e = s.access_event(TraceOp::Read, pc, &tmap, Role::Source, Some(agent));
             e.symbolic = true;
             e.tensormap = true;
@@ -126,12 +127,14 @@ impl Cx<'_> {
                     let a = base + o;
                     let loc = self.program.location_at(a).ok_or_else(|| bad_address(self.program, self.thread, line, a))?;
                     let first = o - o.rem_euclid(4 * element_words);
-                    Some(Access {
+                    let acc = Access {
                         loc,
                         range: (first, first + 4 * element_words),
                         deps: coord_deps.clone(),
                         ub: self.space_violation(map.base, AccessSpace::Global),
-                    })
+                    };
+                    self.note(&acc, AccessSpace::Global);
+                    Some(acc)
                 }
                 None => None,
             };
@@ -140,17 +143,24 @@ impl Cx<'_> {
                 let (_, doff) = self.program.decode_address(d).unwrap_or((var, off));
                 d - doff + map.swizzle.apply(doff + w.packed)
             };
+            // An elided word has no event; an elided source feeds only words whose value is moot.
             if store {
                 let shared = self.access_at(swizzled(shared_addr), shared_addr, size, shared_deps.clone(), shared_space, line)?;
-                let i = s.events.len();
-                let mut e = s.access_event(TraceOp::Read, pc, &shared, Role::Source, Some(agent));
-                e.symbolic = true;
-                s.events.push(e);
-                let Some(dst) = global else { continue };
-                self.push_copy_write(&mut s, kind, dst, RegVal::Open(SymExpr::Read(i)), DepMask::single(i), pc, agent);
+                let (value, dep) = if self.elided[shared.loc] {
+                    (RegVal::Known(0), DepMask::none())
+                } else {
+                    let i = s.events.len();
+                    let mut e = s.access_event(TraceOp::Read, pc, &shared, Role::Source, Some(agent));
+                    e.symbolic = true;
+                    s.events.push(e);
+                    (RegVal::Open(SymExpr::Read(i)), DepMask::single(i))
+                };
+                let Some(dst) = global.filter(|d| !self.elided[d.loc]) else { continue };
+                self.push_copy_write(&mut s, kind, dst, value, dep, pc, agent);
                 continue;
             }
             let (value, dep) = match &global {
+                Some(src) if self.elided[src.loc] => (RegVal::Known(0), DepMask::none()),
                 Some(src) => {
                     let i = s.events.len();
                     let mut e = s.access_event(TraceOp::Read, pc, src, Role::Source, Some(agent));
@@ -163,6 +173,9 @@ impl Cx<'_> {
             };
             for &(d, _) in &dests {
                 let shared = self.access_at(swizzled(d), d, size, shared_deps.clone(), shared_space, line)?;
+                if self.elided[shared.loc] {
+                    continue;
+                }
                 self.push_copy_write(&mut s, kind, shared, value.clone(), dep.clone(), pc, agent);
             }
         }

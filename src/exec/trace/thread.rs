@@ -9,7 +9,6 @@ use super::event::{AsyncKind, AsyncOp, GroupWait, Role, Stuck, ThreadTraces, Tra
 use super::loops::{retry_back_edges, spin_back_edges};
 use super::state::{data_val, val, Cx, State};
 use super::values::{typed, Domains, RegVal, SymExpr};
-use super::words::redundant_words;
 use crate::config::Limits;
 use crate::litmus::ast::CmpOp;
 use crate::program::mbarrier::MbUpdate;
@@ -20,8 +19,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// What every thread's enumeration needs to know about the whole program, computed once.
+#[derive(Clone)]
 pub struct ProgramFacts {
-    /// Words whose events would mirror those of a kept word (see [`redundant_words`]).
+    /// Words whose events would mirror those of a kept word (see
+    /// [`redundant_words`](super::words::redundant_words), [`survey`](super::survey)).
     pub elided: Vec<bool>,
     /// The largest phase an arrive can return.
     pub max_phase: i64,
@@ -37,7 +38,7 @@ pub struct ProgramFacts {
 impl ProgramFacts {
     pub fn of(program: &Program) -> Self {
         ProgramFacts {
-            elided: redundant_words(program),
+            elided: super::words::redundant_words(program),
             max_phase: max_phase(program),
             counters: super::counters::counters(program),
             f32_subnormals: Default::default(),
@@ -52,7 +53,7 @@ const STEPS_PER_CLOCK_READ: u32 = 256;
 /// Enumerate the traces of one thread under fixed value domains, giving up with
 /// [`ExploreError::Timeout`] at `deadline`.
 #[allow(clippy::too_many_arguments)]
-pub fn thread_traces(
+pub(super) fn thread_traces(
     program: &Program,
     facts: &ProgramFacts,
     t: usize,
@@ -62,6 +63,7 @@ pub fn thread_traces(
     limits: &Limits,
     liveness: bool,
     deadline: Option<crate::clock::Instant>,
+    survey: Option<&super::survey::Survey>,
 ) -> Result<ThreadTraces, ExploreError> {
     let shown = crate::program::naming::observables(program).into_iter().filter_map(|o| {
         if let crate::program::Observable::Register(u, r) = o {
@@ -102,6 +104,7 @@ pub fn thread_traces(
         spin,
         retry,
         liveness,
+        survey,
     };
     let mut stack = vec![init];
     // Instructions stepped since the clock was last read.
@@ -139,6 +142,9 @@ pub fn thread_traces(
                 st.iteration_start.insert(pc, st.events.len());
             }
             let assumed = st.assumed.clone();
+            if let Some(survey) = survey {
+                survey.begin(pc);
+            }
             match cx.step(st, &mut stack, &mut out).map_err(|e| on_assumed_path(e, program, thread, &assumed, &out))? {
                 Some(next) if next.events.len() > limits.max_trace_events => {
                     // One instruction (a bulk or tensor copy: an event per word) can pass it alone.
@@ -460,7 +466,7 @@ impl Cx<'_> {
         Ok(fork(stack, out))
     }
 
-    /// A vector load: one read per element (elided words are not read), each converted to the
+    /// A vector load: one read per element (a loaded word is never elided), each converted to the
     /// element type as a scalar load converts its word (PTX ISA §8.2.4).
     #[allow(clippy::too_many_arguments)]
     fn load_vector(
@@ -478,10 +484,6 @@ impl Cx<'_> {
             let mut next = Vec::new();
             for mut s in states {
                 let acc = self.access(&s, addr, 4 * k as i64, 4, space, line)?;
-                if self.elided[acc.loc] {
-                    next.push(s);
-                    continue;
-                }
                 // An mbarrier object's state is not a typed word (as for scalar loads).
                 let ty = if self.program.variable_of(acc.loc).kind == VariableKind::Mbarrier { None } else { ty };
                 if !self.control.contains(dst) {

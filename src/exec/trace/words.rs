@@ -30,8 +30,42 @@ pub enum WordFate {
 
 /// The fate of every word under elision, in location order.
 pub fn word_fates(program: &Program) -> Vec<WordFate> {
+    static_fates(program).unwrap_or_else(|| vec![WordFate::Kept; program.locations.len()])
+}
+
+/// The words never elided, whatever touches them: those a final state shows, mbarrier objects,
+/// and words with an alias.
+pub(super) fn always_kept(program: &Program) -> Vec<bool> {
+    let mut shown = vec![false; program.physical.len()];
+    for o in crate::program::naming::observables(program) {
+        if let crate::program::Observable::Location(p) = o {
+            shown[p] = true;
+        }
+    }
+    let mut aliases = vec![0usize; program.physical.len()];
+    for loc in &program.locations {
+        aliases[loc.physical] += 1;
+    }
+    (0..program.locations.len())
+        .map(|l| {
+            let p = program.locations[l].physical;
+            shown[p] || program.variable_of(l).kind == VariableKind::Mbarrier || aliases[p] > 1
+        })
+        .collect()
+}
+
+/// Whether the words each instruction touches are static (else the runs tell which words go
+/// together: [`survey`](super::survey)).
+pub fn words_are_static(program: &Program) -> bool {
+    static_fates(program).is_some()
+}
+
+/// [`word_fates`] where the words each instruction touches are static; None where they are not
+/// (addresses in registers, tensor copies, 64-bit accesses): the runs tell
+/// ([`survey`](super::survey)).
+pub(super) fn static_fates(program: &Program) -> Option<Vec<WordFate>> {
     let n = program.locations.len();
-    let all_kept = vec![WordFate::Kept; n];
+    let all_kept = None;
     // A 64-bit access reads or writes two words as one: keep every word.
     let wide =
         |op: &Op| matches!(op, Op::Load { ty: Some(t), .. } | Op::Store { ty: Some(t), .. } | Op::Rmw { ty: Some(t), .. } if t.bits == 64);
@@ -118,20 +152,8 @@ pub fn word_fates(program: &Program) -> Vec<WordFate> {
             }
         }
     }
-    // Per physical location: whether a final state shows it, and how many words alias it.
-    let mut shown = vec![false; program.physical.len()];
-    for o in crate::program::naming::observables(program) {
-        if let crate::program::Observable::Location(p) = o {
-            shown[p] = true;
-        }
-    }
-    let mut aliases = vec![0usize; program.physical.len()];
-    for loc in &program.locations {
-        aliases[loc.physical] += 1;
-    }
-    for (l, k) in keep.iter_mut().enumerate() {
-        let p = program.locations[l].physical;
-        *k |= shown[p] || program.variable_of(l).kind == VariableKind::Mbarrier || aliases[p] > 1;
+    for (k, always) in keep.iter_mut().zip(always_kept(program)) {
+        *k |= always;
     }
     // A word whose value matters (read by a thread, shown, fed into such a word) is kept, and so
     // is every source word that feeds it, transitively through chains of copies.
@@ -162,5 +184,5 @@ pub fn word_fates(program: &Program) -> Vec<WordFate> {
             represented.insert(&sig[l], l);
         }
     }
-    out
+    Some(out)
 }
