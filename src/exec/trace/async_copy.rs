@@ -103,6 +103,7 @@ impl Cx<'_> {
             } else {
                 None
             };
+            let source = src.as_ref().map(|s| s.loc);
             let (value, dep) = if let Some(src) = src.filter(|s| !self.elided[s.loc]) {
                 let i = s.events.len();
                 let mut e = s.access_event(TraceOp::Read, pc, &src, Role::Source, Some(agent));
@@ -126,7 +127,12 @@ impl Cx<'_> {
             for &(d_addr, _) in &dests {
                 match copy.kind {
                     CopyKind::Reduce(op, ty) => self.reduce_element(&mut s, &target, op, ty, d_addr, first, &element)?,
-                    _ => self.copy_word(&mut s, &target, d_addr, byte, &element[0])?,
+                    _ => {
+                        let dst = self.copy_word(&mut s, &target, d_addr, byte, &element[0])?;
+                        if let Some(src) = source {
+                            self.note_flow(src, dst);
+                        }
+                    }
                 }
             }
         }
@@ -317,7 +323,7 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// The destination word at `byte` of a plain copy to `d_addr`: a write of the source word
+    /// The destination word at `byte` of a plain copy to `d_addr` (returned): a write of the source word
     /// `(value, dep)`, or under `.cp_mask` the merge of the selected bytes.
     fn copy_word(
         &self,
@@ -326,11 +332,12 @@ impl Cx<'_> {
         d_addr: i64,
         byte: i64,
         (value, dep): &(RegVal, DepMask),
-    ) -> Result<(), ExploreError> {
+    ) -> Result<usize, ExploreError> {
         let CopyTarget { copy, size, agent, pc, line, .. } = *target;
         let dst = self.access_at(d_addr + byte, d_addr, size, target.dst_deps.clone(), copy.dst_space, line)?;
-        if self.elided[dst.loc] {
-            return Ok(());
+        let word = dst.loc;
+        if self.elided[word] {
+            return Ok(word);
         }
         // `.cp_mask`: the bytes of this word that byteMask selects (bit i: byte i of
         // each 16-byte chunk). A word it splits keeps its other bytes: the copy
@@ -338,11 +345,11 @@ impl Cx<'_> {
         // leaving those bytes untouched looks like at word granularity.
         let selected = copy.byte_mask.as_ref().map(|m| (val(s, m).0 >> (byte % 16)) & 0xF).unwrap_or(0xF);
         if selected == 0 {
-            return Ok(());
+            return Ok(word);
         }
         if selected == 0xF {
             self.push_write(s, dst, value.clone(), dep.clone(), pc, Role::Destination, Some(agent));
-            return Ok(());
+            return Ok(word);
         }
         let bytes: i64 = (0..4).filter(|b| selected & (1 << b) != 0).map(|b| 0xFF << (8 * b)).sum();
         let idx = s.events.len();
@@ -355,7 +362,7 @@ impl Cx<'_> {
         let new = SymExpr::Local(LocalOp::Or, Arc::new(keep), Arc::new(put));
         self.push_write(s, dst, RegVal::Open(new), dep.union(&DepMask::single(idx)), pc, Role::Destination, Some(agent));
         s.events[idx + 1].rmw_partner = Some(idx);
-        Ok(())
+        Ok(word)
     }
 
     /// A copy's destination write of `value`, or for a reduction an atomic read-modify-write in

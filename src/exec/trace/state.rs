@@ -475,6 +475,13 @@ impl Cx<'_> {
         }
     }
 
+    /// Tell the survey (if one is taken) that a copy moves word `src`'s value into word `dst`.
+    pub(super) fn note_flow(&self, src: usize, dst: usize) {
+        if let Some(survey) = self.survey {
+            survey.flow(src, dst);
+        }
+    }
+
     /// Tell the survey (if one is taken) of a word whose value matters.
     pub(super) fn note_kept(&self, loc: usize) {
         if let Some(survey) = self.survey {

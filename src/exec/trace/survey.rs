@@ -81,9 +81,6 @@ impl std::hash::Hasher for MixHasher {
 
 type Fast = BuildHasherDefault<MixHasher>;
 
-/// The source words and the destination words of one copy instance.
-type CopyWords = (Vec<usize>, Vec<usize>);
-
 /// What one thread's enumeration touched (see the module documentation).
 #[derive(Clone, Debug, Default)]
 pub struct Touched {
@@ -92,8 +89,9 @@ pub struct Touched {
     accesses: HashMap<usize, (Signature, u64), Fast>,
     /// Locations whose value matters, or whose accesses are not interchangeable.
     kept: HashSet<usize, Fast>,
-    /// Per copy instance: the source words and the destination words it touched.
-    copies: HashMap<(u64, u64), CopyWords, Fast>,
+    /// (source word, destination word) of every word a copy moved: a kept destination needs
+    /// its source's value.
+    flows: HashSet<(usize, usize), Fast>,
 }
 
 impl Touched {
@@ -103,11 +101,7 @@ impl Touched {
             self.accesses.entry(l).or_default().0.merge(&sig);
         }
         self.kept.extend(other.kept);
-        for (k, (mut s, mut d)) in other.copies {
-            let e = self.copies.entry(k).or_default();
-            e.0.append(&mut s);
-            e.1.append(&mut d);
-        }
+        self.flows.extend(other.flows);
     }
 
     /// The elision these accesses allow: words with the same accesses mirror the first of them.
@@ -116,15 +110,12 @@ impl Touched {
         for &l in &self.kept {
             keep[l] = true;
         }
-        // A copy that feeds a kept word keeps every word it reads (coarser than word by word:
-        // a kept word is never wrong), through chains of copies.
+        // A copy that feeds a kept word keeps the word it reads, through chains of copies.
         loop {
             let mut changed = false;
-            for (src, dst) in self.copies.values() {
-                if dst.iter().any(|&d| keep[d]) && src.iter().any(|&s| !keep[s]) {
-                    for &s in src {
-                        keep[s] = true;
-                    }
+            for &(src, dst) in &self.flows {
+                if keep[dst] && !keep[src] {
+                    keep[src] = true;
                     changed = true;
                 }
             }
@@ -210,12 +201,11 @@ impl Survey {
             sig.add(h);
             *last = h;
         }
-        let key = (self.salt, self.serial.get());
-        match role {
-            Role::CopySource => t.copies.entry(key).or_default().0.push(loc),
-            Role::CopyDestination => t.copies.entry(key).or_default().1.push(loc),
-            _ => {}
-        }
+    }
+
+    /// A copy moves the value of word `src` into word `dst`.
+    pub(super) fn flow(&self, src: usize, dst: usize) {
+        self.touched.borrow_mut().flows.insert((src, dst));
     }
 
     /// The instruction of the current instance.

@@ -155,6 +155,9 @@ impl Cx<'_> {
                     s.events.push(e);
                     (RegVal::Open(SymExpr::Read(i)), DepMask::single(i))
                 };
+                if let Some(dst) = &global {
+                    self.note_flow(shared.loc, dst.loc);
+                }
                 let Some(dst) = global.filter(|d| !self.elided[d.loc]) else { continue };
                 self.push_copy_write(&mut s, kind, dst, value, dep, pc, agent);
                 continue;
@@ -173,6 +176,9 @@ impl Cx<'_> {
             };
             for &(d, _) in &dests {
                 let shared = self.access_at(swizzled(d), d, size, shared_deps.clone(), shared_space, line)?;
+                if let Some(src) = &global {
+                    self.note_flow(src.loc, shared.loc);
+                }
                 if self.elided[shared.loc] {
                     continue;
                 }

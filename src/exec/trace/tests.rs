@@ -176,3 +176,26 @@ fn deep_open_values_are_walked_without_the_call_stack() {
     assert_eq!(unknown, None, "a read not known leaves the value open");
     assert_eq!(after_drop, Some(expected), "a clone shares the nodes a dropped expression leaves");
 }
+
+#[test]
+fn the_survey_keeps_the_words_a_thread_loads_and_groups_the_rest_of_each_copy() {
+    // Two 16-byte cp.async tiles at register addresses; the thread loads each tile's first word.
+    let p = program(include_str!("../../../tests/hw/cp-async-ktile-64.litmus"));
+    assert!(!words_are_static(&p));
+    let copies = |survey: bool| {
+        let limits = Limits { word_survey: survey, ..Limits::default() }.with_fixed_unroll(2);
+        let (_, t) = explore(&p, &limits, false).unwrap();
+        let run = t[0].traces.iter().max_by_key(|tr| tr.events.len()).unwrap().clone();
+        let named = |role: Role| -> Vec<String> {
+            run.events.iter().filter(|e| e.role == role).map(|e| p.location_name(e.location.unwrap())).collect()
+        };
+        (named(Role::Source), named(Role::Destination))
+    };
+    let (sources, destinations) = copies(false);
+    assert_eq!((sources.len(), destinations.len()), (8, 8), "every word: {sources:?} {destinations:?}");
+    // Each tile: its loaded word (and the source word it comes from), and one word standing for
+    // the three others (their source words likewise).
+    let (sources, destinations) = copies(true);
+    assert_eq!(destinations, ["s", "s+4", "s+16", "s+20"], "{destinations:?}");
+    assert_eq!(sources, ["src", "src+4", "src+16", "src+20"], "{sources:?}");
+}
