@@ -89,3 +89,24 @@ fn surveyed_word_elision_gives_the_answers_of_every_word() {
     assert!(tally.passed > 20, "too few cases compared: {}", tally.passed);
     assert!(elided_in >= 10, "the survey elided words in only {elided_in} cases");
 }
+
+/// `--every-word` turns the survey off on the command line: two 16-byte `cp.async` tiles at
+/// register addresses fit in 16 events per run with the survey, not with every word's events.
+#[test]
+fn every_word_gives_each_word_its_events() {
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxmm"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["run", "tests/hw/cp-async-ktile-64.litmus", "--max-events", "16", "--color", "never"])
+            .args(extra)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (code, out, err) = run(&[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("Verdict: Forbidden"), "{out}");
+    let (code, out, err) = run(&["--every-word"]);
+    assert_ne!(code, Some(0), "{out}{err}");
+    assert!(err.contains("a trace has more than 16 memory events") && err.contains("(raise --max-events"), "{err}");
+}

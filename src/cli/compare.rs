@@ -79,6 +79,7 @@ pub(crate) fn compare_side(
         through: Through::None,
         skipchecks: Vec::new(),
         every_source: false,
+        every_word: false,
     };
     let config = margs.config(&args.limits)?;
     let results: Vec<Result<crate::herd::log::LogTest, String>> = tests

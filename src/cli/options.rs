@@ -148,6 +148,12 @@ pub(crate) struct ModelArgs {
     /// for checking the engine.
     #[arg(long)]
     pub(crate) every_source: bool,
+    /// Give every word its own events, also where a program's runs touch words together
+    /// (without it, the words one instruction instance touches the same way as others, and
+    /// whose values no thread loads, are one event: docs/performance.md, "Words touched
+    /// together"). Slower, the same findings; for checking the engine.
+    #[arg(long)]
+    pub(crate) every_word: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -179,7 +185,9 @@ impl ModelArgs {
         let config = Config::new(model, name.clone())
             .with_readings(&self.readings)
             .map_err(|e| ModelError::plain(&name, format!("error: --reading: {e}")))?;
-        Ok(Config { every_source: self.every_source, ..config.with_limit_options(&limits.options()) })
+        let mut config = Config { every_source: self.every_source, ..config.with_limit_options(&limits.options()) };
+        config.limits.word_survey = !self.every_word;
+        Ok(config)
     }
 }
 

@@ -66,8 +66,8 @@ pub struct Limits {
     /// graph built both ways.
     pub plain_mbarrier_states: usize,
     /// Elide the words a program's runs touch together where its addresses are not static
-    /// (`exec::trace::survey`). Not a command-line limit (it loses no execution, see
-    /// ARCHITECTURE.md): tests/word_survey.rs turns it off to compare both ways.
+    /// (`exec::trace::survey`). Not a limit (it loses no execution, see ARCHITECTURE.md):
+    /// `--every-word` turns it off, as tests/word_survey.rs does to compare both ways.
     pub word_survey: bool,
 }
 
