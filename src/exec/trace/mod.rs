@@ -72,20 +72,20 @@ pub fn explore_until(
     f32_subnormals: crate::exec::reduce::F32Subnormals,
     deadline: Option<crate::clock::Instant>,
 ) -> Result<(Domains, Vec<ThreadTraces>), ExploreError> {
-    let facts = ProgramFacts { f32_subnormals, ..ProgramFacts::of(program) };
-    if !limits.word_survey {
+    let elided_by = |fates: &[WordFate]| -> Vec<bool> { fates.iter().map(|f| *f != WordFate::Kept).collect() };
+    let statics = words::static_fates(program);
+    let static_elided = statics.as_deref().map_or_else(|| vec![false; program.locations.len()], elided_by);
+    let facts = ProgramFacts { f32_subnormals, ..ProgramFacts::of(program, static_elided) };
+    if !limits.word_survey || statics.is_some() {
         return fixpoint(program, &facts, limits, liveness, deadline, None);
     }
-    let Some(mut fates) = speculative_fates(program) else {
-        return fixpoint(program, &facts, limits, liveness, deadline, None);
-    };
+    let mut fates = speculative_fates(program);
     // Enumerate with an elision, derive the elision from what was touched (in this and every
     // earlier pass), until the two agree (`survey`): at most this many passes, then none.
     const PASSES: u64 = 4;
     let mut touched = survey::Touched::default();
     for pass in 0..PASSES {
-        let elided: Vec<bool> = fates.iter().map(|f| *f != WordFate::Kept).collect();
-        let surveyed = ProgramFacts { elided, ..facts.clone() };
+        let surveyed = ProgramFacts { elided: elided_by(&fates), ..facts.clone() };
         let seen = std::cell::RefCell::default();
         let result = fixpoint(program, &surveyed, limits, liveness, deadline, Some((pass, &seen)));
         if let Err(e @ ExploreError::Timeout { .. }) = result {
@@ -102,23 +102,21 @@ pub fn explore_until(
 }
 
 /// The elision the first survey pass runs with, where the static one ([`words::static_fates`])
-/// cannot tell (None where it can): every word but the first of its variable is taken to
-/// mirror that one (mbarriers, words shown and aliased words apart). The pass's runs are what
-/// the survey needs, not an answer: every load is still made, every access still noted.
-fn speculative_fates(program: &Program) -> Option<Vec<WordFate>> {
-    if words::static_fates(program).is_some() {
-        return None;
-    }
-    let mut fixed = survey::Touched::default().fates(program);
-    for (l, fate) in fixed.iter_mut().enumerate() {
-        let first = program.variable_of(l).first_location;
-        if *fate == WordFate::Untouched && l != first {
-            *fate = WordFate::Mirrors(first);
-        } else {
-            *fate = WordFate::Kept;
-        }
-    }
-    Some(fixed)
+/// cannot tell: every word but the first of its variable is taken to mirror that one
+/// (mbarriers, words shown and aliased words apart). The pass's runs are what the survey needs,
+/// not an answer: every load is still made, every access still noted.
+fn speculative_fates(program: &Program) -> Vec<WordFate> {
+    let always = words::always_kept(program);
+    (0..program.locations.len())
+        .map(|l| {
+            let first = program.variable_of(l).first_location;
+            if always[l] || l == first {
+                WordFate::Kept
+            } else {
+                WordFate::Mirrors(first)
+            }
+        })
+        .collect()
 }
 
 /// The value-domain fixpoint with the elision `facts` gives; with a survey (its pass, and what

@@ -36,9 +36,11 @@ pub struct ProgramFacts {
 }
 
 impl ProgramFacts {
-    pub fn of(program: &Program) -> Self {
+    /// The facts of `program`, with the words `elided` ([`redundant_words`](super::words::redundant_words)
+    /// or a [`survey`](super::survey)'s).
+    pub fn of(program: &Program, elided: Vec<bool>) -> Self {
         ProgramFacts {
-            elided: super::words::redundant_words(program),
+            elided,
             max_phase: max_phase(program),
             counters: super::counters::counters(program),
             f32_subnormals: Default::default(),
