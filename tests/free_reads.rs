@@ -9,23 +9,9 @@
 use ptxmm::config::Config;
 use ptxmm::decide::verdict::Outcome;
 use ptxmm::decide::Decider;
-use ptxmm::diag::SourceFile;
-use ptxmm::litmus::ast::{Condition, Prop, Quantifier};
 use std::time::Duration;
 
 mod common;
-
-/// The test's program with nothing observed.
-fn unobserved(name: &str, text: &str) -> Option<ptxmm::program::Program> {
-    let file = SourceFile::new(name.to_string(), text.to_string());
-    let mut ast = ptxmm::litmus::parse(&file).ok()?;
-    let span = ast.name.span;
-    use ptxmm::diag::Spanned;
-    ast.condition = Some(Condition { quantifier: Spanned { node: Quantifier::Exists, span }, prop: Spanned { node: Prop::False, span } });
-    ast.locations.clear();
-    ast.filter = None;
-    ptxmm::program::lower(&ast, &file).ok()
-}
 
 /// What must agree: the verdict and the findings (undefined behaviour, races, flags).
 fn answers(o: &Outcome) -> String {
@@ -70,7 +56,7 @@ impl Tally {
 fn free_reads_give_the_findings_of_every_source() {
     let mut tally = Tally::default();
     for (name, text) in common::repository_litmus_tests() {
-        if let Some(program) = unobserved(&name, &text) {
+        if let Some(program) = common::unobserved(&name, &text) {
             tally.compare(&name, &program);
         }
     }

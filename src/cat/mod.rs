@@ -249,6 +249,8 @@ pub struct CatModel {
     /// Facts about this model that its users established by evaluating it (see
     /// [`CatModel::memo_fact`]), shared by its clones.
     facts: Arc<std::sync::Mutex<std::collections::HashMap<String, bool>>>,
+    /// A digest of the model's text (its main file), for [`CatModel::has_text`].
+    text_digest: u64,
 }
 
 /// Which checks [`CatModel::skipping`] removes.
@@ -283,6 +285,7 @@ impl CatModel {
     }
 
     fn compile(file: SourceFile, dir: Option<PathBuf>, include_dirs: &[PathBuf]) -> Result<CatModel, FileDiagnostic> {
+        let text_digest = digest(file.text());
         let mut prog = resolve::compile(file, dir, include_dirs)?;
         // Done here, once per model, so that `CatModel::checks` and the engine's pruning
         // queries are plain lookups.
@@ -290,7 +293,7 @@ impl CatModel {
         for (check, p) in prog.checks.iter_mut().zip(polarities) {
             check.polarity = p;
         }
-        Ok(CatModel { prog: Arc::new(prog), skipped: Vec::new(), facts: Arc::default() })
+        Ok(CatModel { prog: Arc::new(prog), skipped: Vec::new(), facts: Arc::default(), text_digest })
     }
 
     /// This model without the checks `skip` names (herd7's `-skipchecks` and `-through`): an
@@ -308,7 +311,15 @@ impl CatModel {
         let mut skipped = self.skipped.clone();
         skipped.extend(prog.checks.iter().filter(|c| dropped(c)).map(|c| c.name.clone()));
         prog.checks.retain(|c| !dropped(c));
-        Ok(CatModel { prog: Arc::new(prog), skipped, facts: Arc::default() })
+        Ok(CatModel { prog: Arc::new(prog), skipped, facts: Arc::default(), text_digest: self.text_digest })
+    }
+
+    /// Whether the model's main file is `text` (for a `text` without includes: the model is
+    /// then that text's): a property a caller established by reading that text (as
+    /// `config::models` does for the built-in models) holds of this model, whatever file it
+    /// was loaded from. Checks removed by [`CatModel::skipping`] do not change the answer.
+    pub fn has_text(&self, text: &str) -> bool {
+        self.text_digest == digest(text)
     }
 
     /// A fact about this model named by `key`, computed by `compute` the first time it is asked
@@ -459,3 +470,11 @@ impl CatModel {
 mod reference_tests;
 #[cfg(test)]
 mod tests;
+
+/// A digest of a model's text ([`CatModel::has_text`]).
+fn digest(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}

@@ -80,6 +80,7 @@ pub(crate) fn compare_side(
         skipchecks: Vec::new(),
         every_source: false,
         every_word: false,
+        whole_program: false,
     };
     let config = margs.config(&args.limits)?;
     let results: Vec<Result<crate::herd::log::LogTest, String>> = tests

@@ -154,6 +154,12 @@ pub(crate) struct ModelArgs {
     /// together"). Slower, the same findings; for checking the engine.
     #[arg(long)]
     pub(crate) every_word: bool,
+    /// Decide the program as one, also where its threads fall into groups (whole clusters)
+    /// that share nothing one of them writes (without it, such groups are decided one at a
+    /// time when no value is observed: docs/performance.md, "Independent groups"). Slower, the
+    /// same findings; for checking the engine.
+    #[arg(long)]
+    pub(crate) whole_program: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -187,6 +193,7 @@ impl ModelArgs {
             .map_err(|e| ModelError::plain(&name, format!("error: --reading: {e}")))?;
         let mut config = Config { every_source: self.every_source, ..config.with_limit_options(&limits.options()) };
         config.limits.word_survey = !self.every_word;
+        config.limits.groups_apart = !self.whole_program;
         Ok(config)
     }
 }

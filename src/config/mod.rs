@@ -69,6 +69,12 @@ pub struct Limits {
     /// (`exec::trace::survey`). Not a limit (it loses no execution, see ARCHITECTURE.md):
     /// `--every-word` turns it off, as tests/word_survey.rs does to compare both ways.
     pub word_survey: bool,
+    /// Decide groups of threads that share nothing one of them writes (whole clusters) apart,
+    /// where the question names no value and the model is one whose checks relate such
+    /// groups' events through nothing (`decide::groups`). Not a limit (it loses no execution,
+    /// see ARCHITECTURE.md): `--whole-program` turns it off, as tests/independent_groups.rs
+    /// does to compare both ways.
+    pub groups_apart: bool,
 }
 
 impl Default for Limits {
@@ -85,6 +91,7 @@ impl Default for Limits {
             max_memory_mib: DEFAULT_MAX_MEMORY_MIB,
             plain_mbarrier_states: DEFAULT_PLAIN_MBARRIER_STATES,
             word_survey: true,
+            groups_apart: true,
         }
     }
 }
@@ -200,6 +207,7 @@ impl LimitOptions {
             max_memory_mib: self.max_memory,
             plain_mbarrier_states: DEFAULT_PLAIN_MBARRIER_STATES,
             word_survey: true,
+            groups_apart: true,
         }
     }
 

@@ -18,6 +18,17 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
 /// The default: PTX 7.5 plus the asynchronous operations.
 pub const DEFAULT_MODEL: &str = "ptx";
 
+/// Whether `model` is one whose consistency and findings on a program whose threads fall into
+/// independent groups (whole clusters; no location one group writes is accessed by another;
+/// SC fences in one group at most) are those of each group decided alone: its checks relate
+/// events of two such groups only through relations that no check sees outside an
+/// intersection with a per-location, per-thread or per-cluster relation (ARCHITECTURE.md,
+/// "Independent groups", gives the argument for the built-in models' text). Read off the text
+/// of the built-in models, so a user's cat file gets it only when it is one of them.
+pub fn groups_decide_apart(model: &CatModel) -> bool {
+    BUILTIN.iter().any(|(_, _, text)| model.has_text(text))
+}
+
 /// Load a built-in model by name.
 pub fn builtin(name: &str) -> Result<CatModel, FileDiagnostic> {
     let Some((_, file, text)) = BUILTIN.iter().find(|(n, _, _)| *n == name) else {

@@ -107,7 +107,7 @@ impl<'a> TraceCombinations<'a> {
         self.claims_shared.get()
     }
 
-    /// Call `f` with each combination until it breaks or fails. `partial` is asked about the
+    /// Call `f` with each combination until it breaks (the result says whether it did) or fails. `partial` is asked about the
     /// runs of the first threads before the later ones are chosen: false leaves out every
     /// combination that starts with them. `tick` is called before each run is tried, whether or
     /// not a combination comes of it, and stops the walk with its error: most runs can be left
@@ -119,11 +119,11 @@ impl<'a> TraceCombinations<'a> {
         f: &mut dyn FnMut(&[&'a Trace]) -> Flow<E>,
         partial: &mut dyn FnMut(&[&'a Trace]) -> bool,
         tick: &mut dyn FnMut() -> Result<(), E>,
-    ) -> Result<(), E> {
+    ) -> Flow<E> {
         let mut chosen: Vec<&'a Trace> = Vec::with_capacity(self.per_thread.len());
         let mut index = Vec::with_capacity(self.per_thread.len());
         let mut walk = Walk { f, partial, tick };
-        self.go(&mut chosen, &mut index, &mut walk).map(|_| ())
+        self.go(&mut chosen, &mut index, &mut walk)
     }
 
     /// Whether value `v` of physical location `p` is written by the initial state, by one of the

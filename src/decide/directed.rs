@@ -128,11 +128,7 @@ struct DirectedHooks<'p> {
 impl<'p> Hooks<'p> for DirectedHooks<'p> {
     fn resolution(&mut self, resolution: &BarrierResolution) -> AtResolution {
         // A thread waits forever at a barrier: no final state (as in the verdict mode).
-        if resolution.blocked.is_empty() {
-            AtResolution::Search
-        } else {
-            AtResolution::EndStructure
-        }
+        AtResolution::complete_only(resolution)
     }
 
     fn search(&mut self, site: &SearchSite<'_, 'p, '_>, budget: &mut Budget) -> Result<ControlFlow<()>, RunError> {

@@ -17,7 +17,7 @@ use super::combos::TraceCombinations;
 use crate::clock::Instant;
 use crate::config::{Config, Limits};
 use crate::exec::reduce::F32Subnormals;
-use crate::exec::search::{Budget, LazyModel, PrunePlan, SearchError, SearchGoal, StaticEnv};
+use crate::exec::search::{search, Budget, LazyModel, PrunePlan, SearchError, SearchGoal, StaticEnv, Visit};
 use crate::exec::structure::{resolve_barriers, BarrierResolution, EventStructure};
 use crate::exec::trace::{explore_until, ExploreError, ThreadTraces, Trace};
 use crate::program::Program;
@@ -66,6 +66,18 @@ pub(super) enum AtResolution {
     EndStructure,
 }
 
+impl AtResolution {
+    /// For a mode that wants complete executions: a resolution where some thread waits
+    /// forever at a barrier has no final state, and neither has any later one of the structure.
+    pub(super) fn complete_only(resolution: &BarrierResolution) -> AtResolution {
+        if resolution.blocked.is_empty() {
+            AtResolution::Search
+        } else {
+            AtResolution::EndStructure
+        }
+    }
+}
+
 /// What a mode tells the driver at each step of the loop.
 pub(super) trait Hooks<'p> {
     /// Whether runs that stop forever (at a barrier, in a polling loop) are explored too, and
@@ -80,6 +92,17 @@ pub(super) trait Hooks<'p> {
     fn own_order(&self) -> bool {
         true
     }
+
+    /// Whether the question decomposes over groups of threads that share nothing one of them
+    /// writes (`decide::groups`): it names no value, so an execution's answer is the union of
+    /// its groups' (a verdict without observables, liveness).
+    fn groups_apart(&self) -> bool {
+        false
+    }
+
+    /// The groups decided apart so far found a hang, but another group has no execution at
+    /// all: neither has the program; forget what was found (`decide::groups::apart`).
+    fn no_execution(&mut self) {}
 
     /// Every thread's runs, once explored.
     fn explored(&mut self, _per_thread: &[ThreadTraces]) {}
@@ -159,15 +182,43 @@ fn drive_combinations<'p>(
         .iter()
         .map(|t| if hooks.stuck_runs() { t.traces.iter().chain(&t.stuck).collect() } else { t.traces.iter().collect() })
         .collect();
-    let mut combos = TraceCombinations::new(program, runs);
-    if hooks.stuck_runs() {
-        // Whether a run hangs does not depend on which of two interchangeable threads runs it.
-        combos = combos.up_to_symmetry();
-    }
     let mut budget = budget(config, deadline);
     let mut plan = PrunePlan::for_model(&config.model);
     if hooks.own_order() {
         plan = plan.with_own_order(super::own_order::oracle(config));
+    }
+    let groups_apart = hooks.groups_apart() && config.limits.groups_apart && crate::config::models::groups_decide_apart(&config.model);
+    let groups = if groups_apart { super::groups::independent(program, &per_thread) } else { Vec::new() };
+    let (result, claims_shared) = if groups.len() > 1 {
+        apart(program, config, &groups, &runs, hooks, &mut budget, &plan)
+    } else {
+        let (result, shared) = walk(program, config, runs, hooks, &mut budget, &plan);
+        (result.map(|_| ()), shared)
+    };
+    hooks.finished(budget, counter_pruned || claims_shared > 0);
+    result
+}
+
+/// One walk over the combinations of `runs` (one list per thread): build, resolve barriers,
+/// search, as `hooks` say, charging `budget`. Returns whether the mode broke off, and how many
+/// combinations were left out because two runs claim one value of a counter.
+fn walk<'p>(
+    program: &'p Program,
+    config: &Config,
+    runs: Vec<Vec<&Trace>>,
+    hooks: &mut dyn Hooks<'p>,
+    budget: &mut Budget,
+    plan: &PrunePlan,
+) -> (Result<ControlFlow<()>, RunError>, u64) {
+    if runs.iter().any(Vec::is_empty) {
+        // A thread without a run (every one cut at the unrolling bound) leaves no combination;
+        // the walk would only find that out after going through every other thread's.
+        return (Ok(ControlFlow::Continue(())), 0);
+    }
+    let mut combos = TraceCombinations::new(program, runs);
+    if hooks.stuck_runs() {
+        // Whether a run hangs does not depend on which of two interchangeable threads runs it.
+        combos = combos.up_to_symmetry();
     }
     // Both the combination's callback and the early question about its first runs ask the
     // mode: one at a time.
@@ -203,17 +254,17 @@ fn drive_combinations<'p>(
                     AtResolution::EndStructure => break,
                 }
                 let statics = StaticEnv::new(&structure, &resolution);
-                let model = LazyModel::under(&config.model, &statics, &budget);
+                let model = LazyModel::under(&config.model, &statics, budget);
                 let site = SearchSite {
                     traces,
                     structure: &structure,
                     resolution: &resolution,
                     statics: &statics,
                     model: &model,
-                    plan: &plan,
+                    plan,
                     goal: &goal,
                 };
-                if hooks.search(&site, &mut budget)?.is_break() {
+                if hooks.search(&site, budget)?.is_break() {
                     return Ok(ControlFlow::Break(()));
                 }
             }
@@ -222,6 +273,123 @@ fn drive_combinations<'p>(
         &mut keep_start,
         &mut past_deadline,
     );
-    hooks.finished(budget, counter_pruned || combos.claims_shared() > 0);
-    result
+    (result, combos.claims_shared())
+}
+
+/// The groups a decision of `program` under `config` decides apart where its question names no
+/// value (each group's threads in order; one group when nothing is apart, or when the model or
+/// `Limits::groups_apart` does not allow it), from the runs at the configuration's unrolling
+/// bound.
+pub fn independent_groups(program: &Program, config: &Config) -> Result<Vec<Vec<usize>>, RunError> {
+    if !config.limits.groups_apart || !crate::config::models::groups_decide_apart(&config.model) {
+        return Ok(vec![(0..program.threads.len()).collect()]);
+    }
+    let per_thread = explore(program, config, &config.limits, false, None)?;
+    Ok(super::groups::independent(program, &per_thread))
+}
+
+/// The walk of [`drive`] over `groups` (more than one) one group at a time,
+/// every thread outside the group absent. First, whether each group has a complete consistent
+/// execution (its threads' complete runs). Where every group has one, each group is decided in
+/// turn until the mode breaks: the program's findings are the groups', and a hang of one group
+/// is a hang of the program beside complete executions of the others. Where some have none,
+/// neither has the program: the verdict walks only those groups (their blocked barriers), and
+/// liveness asks each of them for a hang, the program hanging where each does (the mode
+/// reports their stuck threads together) and having no execution where one does not. Returns
+/// what the walks returned and the combinations left out because two runs claim one counter
+/// value.
+pub(super) fn apart<'p>(
+    program: &'p Program,
+    config: &Config,
+    groups: &[Vec<usize>],
+    runs: &[Vec<&Trace>],
+    hooks: &mut dyn Hooks<'p>,
+    budget: &mut Budget,
+    plan: &PrunePlan,
+) -> (Result<(), RunError>, u64) {
+    let absent: Vec<Trace> = program.threads.iter().map(|t| Trace::absent(t.reg_init.clone())).collect();
+    let restricted = |members: &[usize], complete_only: bool| -> Vec<Vec<&Trace>> {
+        (0..program.threads.len())
+            .map(|t| {
+                if !members.contains(&t) {
+                    vec![&absent[t]]
+                } else if complete_only {
+                    runs[t].iter().copied().filter(|r| r.stuck.is_none()).collect()
+                } else {
+                    runs[t].clone()
+                }
+            })
+            .collect()
+    };
+    let mut shared = 0;
+    let mut without: Vec<Vec<usize>> = Vec::new();
+    for group in groups {
+        let mut any = AnyExecution::default();
+        // What this probe finds is found again by the mode's own walk: it is not counted.
+        let counted = budget.stats.consistent;
+        let (result, s) = walk(program, config, restricted(group, true), &mut any, budget, plan);
+        budget.stats.consistent = counted;
+        shared += s;
+        if let Err(e) = result {
+            return (Err(e), shared);
+        }
+        if !any.found {
+            without.push(group.clone());
+        }
+    }
+    if !without.is_empty() && hooks.stuck_runs() {
+        // Every execution of the program stops forever in each of these groups: it hangs if
+        // each of them has a hang (its fair executions are theirs together), and has no
+        // execution at all if one of them has none.
+        for group in &without {
+            let (result, s) = walk(program, config, restricted(group, false), hooks, budget, plan);
+            shared += s;
+            match result {
+                Ok(ControlFlow::Break(())) => {}
+                Ok(ControlFlow::Continue(())) => {
+                    hooks.no_execution();
+                    return (Ok(()), shared);
+                }
+                Err(e) => return (Err(e), shared),
+            }
+        }
+        return (Ok(()), shared);
+    }
+    // No complete execution in some group: then none of the program, and its incomplete
+    // executions are those groups'. Otherwise each group's executions beside the others'.
+    let order: &[Vec<usize>] = if without.is_empty() { groups } else { &without };
+    for group in order {
+        let (result, s) = walk(program, config, restricted(group, false), hooks, budget, plan);
+        shared += s;
+        match result {
+            Ok(ControlFlow::Continue(())) => {}
+            Ok(ControlFlow::Break(())) => return (Ok(()), shared),
+            Err(e) => return (Err(e), shared),
+        }
+    }
+    (Ok(()), shared)
+}
+
+/// Hooks that look for one complete consistent execution: the runs that finish, the barrier
+/// resolutions where no thread waits forever, the first candidate the model accepts.
+#[derive(Default)]
+struct AnyExecution {
+    found: bool,
+}
+
+impl<'p> Hooks<'p> for AnyExecution {
+    fn resolution(&mut self, resolution: &BarrierResolution) -> AtResolution {
+        AtResolution::complete_only(resolution)
+    }
+
+    fn search(&mut self, site: &SearchSite<'_, 'p, '_>, budget: &mut Budget) -> Result<ControlFlow<()>, RunError> {
+        let mut found = false;
+        let mut visit = Visit(|_: &crate::exec::search::Candidate, _: &crate::cat::Evaluation| {
+            found = true;
+            false
+        });
+        search(site.statics, site.model, site.plan, site.goal, budget, &mut visit)?;
+        self.found |= found;
+        Ok(if found { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+    }
 }

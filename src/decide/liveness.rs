@@ -116,6 +116,12 @@ impl LivenessOutcome {
     }
 }
 
+/// `P1.7` as (1, 7), `P2` as (2, 0): the order of the program's threads.
+fn thread_order(name: &str) -> (u64, u64) {
+    let (column, lane) = name.trim_start_matches('P').split_once('.').unwrap_or((name.trim_start_matches('P'), "0"));
+    (column.parse().unwrap_or(u64::MAX), lane.parse().unwrap_or(0))
+}
+
 /// Whether thread `b` is the lane after thread `a` in one warp column (`P1.6`, `P1.7`).
 fn next_lane(a: &str, b: &str) -> bool {
     match (a.split_once('.'), b.split_once('.')) {
@@ -187,6 +193,16 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
         true
     }
 
+    fn groups_apart(&self) -> bool {
+        // Whether some fair execution hangs names no register and no value.
+        true
+    }
+
+    fn no_execution(&mut self) {
+        self.found = None;
+        self.undefined.clear();
+    }
+
     fn explored(&mut self, per_thread: &[ThreadTraces]) {
         let program = self.program;
         self.loop_cut = per_thread.iter().any(|t| t.cut);
@@ -254,7 +270,7 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
         let polls = &self.polls;
         let lazy = site.model;
         let mut witness: Option<Vec<(usize, i64)>> = None;
-        let mut undefined = None;
+        let mut undefined: Option<Vec<crate::decide::findings::Finding>> = None;
         let mut visit = Visit(|cand: &Candidate, eval: &crate::cat::Evaluation| {
             // Fairness: every read of the failed iteration reads a co-maximal write.
             let rf_of = cand.rf.inverse();
@@ -271,12 +287,20 @@ impl<'p> Hooks<'p> for LivenessHooks<'p> {
             !fair
         });
         search(site.statics, site.model, site.plan, site.goal, budget, &mut visit)?;
-        if let Some(u) = undefined {
-            self.undefined = u;
-        }
         match witness {
             Some(seen) => {
-                self.found = Some(describe(self.program, site.structure, site.traces, &self.written, &site.resolution.blocked, &seen));
+                let stuck = describe(self.program, site.structure, site.traces, &self.written, &site.resolution.blocked, &seen);
+                // A hang found before is another group's (`decide::groups::apart`): the
+                // program's hanging execution has both groups' stuck threads.
+                let mut all = self.found.take().unwrap_or_default();
+                all.extend(stuck);
+                all.sort_by_key(|t| thread_order(&t.thread));
+                self.found = Some(all);
+                for f in undefined.unwrap_or_default() {
+                    if !self.undefined.contains(&f) {
+                        self.undefined.push(f);
+                    }
+                }
                 Ok(ControlFlow::Break(()))
             }
             None => Ok(ControlFlow::Continue(())),

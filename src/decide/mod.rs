@@ -3,6 +3,7 @@
 //! the modes' results, their findings and the reports written from them.
 //!
 //! - `driver`: the loop (explore, combine runs, build structures, resolve barriers, search);
+//!   `groups`: the groups of threads that share nothing written, walked one at a time;
 //! - `verdict`: the condition's outcome ([`Outcome`], [`Verdict`]); `directed`: the
 //!   outcome-directed verdict search once the enumeration of final states exceeds its budget;
 //! - `liveness` (with `poll_filter`): whether a fair execution hangs;
@@ -16,6 +17,7 @@ pub mod directed;
 mod driver;
 pub mod explain;
 pub mod findings;
+mod groups;
 pub mod liveness;
 mod own_order;
 mod poll_filter;
@@ -27,6 +29,7 @@ mod thin_air;
 pub mod verdict;
 
 pub use decider::{Decider, Decision, Mode};
+pub use driver::independent_groups;
 pub use driver::RunError;
 pub use explain::Explanation;
 pub use liveness::{LivenessOutcome, LivenessStatus, StuckThread};

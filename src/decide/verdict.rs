@@ -407,6 +407,11 @@ impl<'p> Hooks<'p> for VerdictHooks<'p> {
         Ok(SearchGoal { values_unobserved: self.outcome.observables.is_empty() && !self.every_source, ..SearchGoal::default() })
     }
 
+    fn groups_apart(&self) -> bool {
+        // No observable: the condition is constant, an execution's answer is its findings.
+        self.outcome.observables.is_empty()
+    }
+
     fn explored(&mut self, per_thread: &[ThreadTraces]) {
         self.outcome.loop_cut = per_thread.iter().any(|t| t.cut);
         self.outcome.loops = loop_reports(self.program, per_thread);

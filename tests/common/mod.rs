@@ -134,6 +134,20 @@ pub fn repository_litmus_tests() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The test `text` (named `name`) with nothing observed: its condition made `exists (false)`,
+/// its `locations` and filter dropped (None when it does not parse or lower).
+pub fn unobserved(name: &str, text: &str) -> Option<ptxmm::program::Program> {
+    use ptxmm::diag::Spanned;
+    use ptxmm::litmus::ast::{Condition, Prop, Quantifier};
+    let file = SourceFile::new(name.to_string(), text.to_string());
+    let mut ast = ptxmm::litmus::parse(&file).ok()?;
+    let span = ast.name.span;
+    ast.condition = Some(Condition { quantifier: Spanned { node: Quantifier::Exists, span }, prop: Spanned { node: Prop::False, span } });
+    ast.locations.clear();
+    ast.filter = None;
+    ptxmm::program::lower(&ast, &file).ok()
+}
+
 /// The cases a differential test compared: agreeing, disagreeing (with both answers), skipped.
 #[derive(Default)]
 pub struct Tally {

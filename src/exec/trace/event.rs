@@ -181,6 +181,26 @@ pub struct Trace {
     pub exchanges: Vec<ExchangeRecord>,
 }
 
+impl Trace {
+    /// The run of a thread that is not part of the question: no events, the initial
+    /// `registers`. A decision over a group of threads gives every thread outside it this run
+    /// (`decide::groups`), so that thread indices, names and placements stay the program's.
+    pub fn absent(registers: Vec<i64>) -> Trace {
+        Trace {
+            events: Vec::new(),
+            registers,
+            path: Vec::new(),
+            stuck: None,
+            ops: Vec::new(),
+            waits: Vec::new(),
+            symbolic_registers: Vec::new(),
+            counter_claims: Vec::new(),
+            assumed: Vec::new(),
+            exchanges: Vec::new(),
+        }
+    }
+}
+
 /// How a thread can be stuck forever.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stuck {
