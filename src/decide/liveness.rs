@@ -85,13 +85,13 @@ impl LivenessOutcome {
                 while i < self.hang.len() {
                     let t = &self.hang[i];
                     let mut j = i + 1;
-                    while j < self.hang.len() && next_lane(&self.hang[j - 1].thread, &self.hang[j].thread) && {
+                    while j < self.hang.len() && crate::program::naming::next_lane(&self.hang[j - 1].thread, &self.hang[j].thread) && {
                         let u = &self.hang[j];
                         (u.line, &u.instruction, &u.reason) == (t.line, &t.instruction, &t.reason)
                     } {
                         j += 1;
                     }
-                    let who = if j - i > 1 { format!("{}-{}", t.thread, self.hang[j - 1].thread) } else { t.thread.clone() };
+                    let who = crate::program::naming::lane_range(&t.thread, &self.hang[j - 1].thread);
                     s.push_str(&format!("  {who} stuck at line {} `{}`: {}\n", t.line, t.instruction, t.reason));
                     i = j;
                 }
@@ -120,14 +120,6 @@ impl LivenessOutcome {
 fn thread_order(name: &str) -> (u64, u64) {
     let (column, lane) = name.trim_start_matches('P').split_once('.').unwrap_or((name.trim_start_matches('P'), "0"));
     (column.parse().unwrap_or(u64::MAX), lane.parse().unwrap_or(0))
-}
-
-/// Whether thread `b` is the lane after thread `a` in one warp column (`P1.6`, `P1.7`).
-fn next_lane(a: &str, b: &str) -> bool {
-    match (a.split_once('.'), b.split_once('.')) {
-        (Some((ca, la)), Some((cb, lb))) => ca == cb && matches!((la.parse::<u32>(), lb.parse::<u32>()), (Ok(x), Ok(y)) if y == x + 1),
-        _ => false,
-    }
 }
 
 /// The liveness mode's hooks: combinations with a stuck run whose mbarrier histories allow

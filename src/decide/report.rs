@@ -4,7 +4,7 @@
 //! `Ok`/`No` (prefixed by `Loop ` when a loop was cut), `Witnesses`, `Positive: p Negative: q`
 //! (swapped for `~exists`), `Condition`, `Observation`. Counts are of consistent executions.
 
-use crate::decide::verdict::{Outcome, Verdict};
+use crate::decide::verdict::{LoopReport, Outcome, Verdict};
 use crate::litmus::ast::Quantifier;
 use serde::Serialize;
 use std::fmt::Write;
@@ -136,7 +136,8 @@ pub fn findings_block(o: &Outcome) -> String {
             return;
         }
         let _ = writeln!(s, "{title} ({}):", items.len());
-        for f in items.iter().take(SHOWN) {
+        let groups = alike_but_threads(items);
+        for (f, others) in groups.iter().take(SHOWN) {
             let _ = writeln!(s, "  [{}] {}", f.rule, f.message);
             if let Some(h) = &f.hint {
                 let _ = writeln!(s, "    hint: {h}");
@@ -144,15 +145,49 @@ pub fn findings_block(o: &Outcome) -> String {
             for r in &f.readings {
                 let _ = writeln!(s, "    reading: {}", r.line());
             }
+            if !others.is_empty() {
+                let threads = |g: &crate::decide::findings::Finding| {
+                    let mut names: Vec<&str> = g.sites.iter().map(|x| x.thread.as_str()).collect();
+                    names.dedup();
+                    names.join(" and ")
+                };
+                let mut shown: Vec<String> = others.iter().take(SHOWN).map(|g| threads(g)).collect();
+                if others.len() > SHOWN {
+                    shown.push(format!("{} more", others.len() - SHOWN));
+                }
+                let _ = writeln!(s, "    the same in other threads ({}): {}", others.len(), shown.join(", "));
+            }
         }
-        if items.len() > SHOWN {
-            let _ = writeln!(s, "  ... and {} more (--json lists them all)", items.len() - SHOWN);
+        if groups.len() > SHOWN {
+            let _ = writeln!(s, "  ... and {} more (--json lists them all)", groups.len() - SHOWN);
         }
     };
     list(&mut s, "Undefined behaviour", &o.undefined);
     list(&mut s, "Data races", &o.races);
     list(&mut s, "Flagged by the model", &o.flag_findings);
     s
+}
+
+/// The findings in `items` grouped by what they say but for the threads: the same rule at the
+/// same instructions with the same readings (a bug of a kernel in each of its CTAs, or its
+/// lanes): the first of each group, with the others, in order.
+fn alike_but_threads(
+    items: &std::collections::BTreeSet<crate::decide::findings::Finding>,
+) -> Vec<(&crate::decide::findings::Finding, Vec<&crate::decide::findings::Finding>)> {
+    use crate::decide::findings::Finding;
+    let key = |f: &Finding| {
+        let sites: Vec<_> = f.sites.iter().map(|x| (x.line, x.instruction.clone(), x.part.clone())).collect();
+        (f.rule.clone(), sites, f.readings.iter().map(|r| r.line()).collect::<Vec<_>>())
+    };
+    let mut groups: Vec<(_, &Finding, Vec<&Finding>)> = Vec::new();
+    for f in items {
+        let k = key(f);
+        match groups.iter_mut().find(|(g, _, _)| *g == k) {
+            Some((_, _, others)) => others.push(f),
+            None => groups.push((k, f, Vec::new())),
+        }
+    }
+    groups.into_iter().map(|(_, f, others)| (f, others)).collect()
 }
 
 /// The float values of the states, the checks skipped, the loops and the readings in effect.
@@ -223,7 +258,7 @@ pub fn loops_block(o: &Outcome) -> String {
     };
     let cut = if o.loop_cut { "runs cut" } else { "no run cut" };
     let _ = writeln!(s, "Loops: unrolling bound {} ({how}; {cut})", o.unroll);
-    for l in &o.loops {
+    for (l, last) in LoopReport::lanes_alike(&o.loops) {
         if l.cut {
             let complete = match l.iterations {
                 0 => "no complete run iterates back".to_string(),
@@ -233,11 +268,11 @@ pub fn loops_block(o: &Outcome) -> String {
             let _ = writeln!(
                 s,
                 "  {}: runs cut at {} iterations back ({complete}): the answer covers runs up to that bound{why}",
-                l.place(),
+                l.place_to(last),
                 o.unroll
             );
         } else {
-            let _ = writeln!(s, "  {}: every complete run iterates back at most {} time(s)", l.place(), l.iterations);
+            let _ = writeln!(s, "  {}: every complete run iterates back at most {} time(s)", l.place_to(last), l.iterations);
         }
     }
     s

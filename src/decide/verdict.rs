@@ -135,6 +135,28 @@ pub struct UncheckedAccess {
 }
 
 impl LoopReport {
+    /// The loops of `loops`, each with the loop of the same lines, iterations and cut in the
+    /// lanes after it of its warp column: the first lane's report, the last lane's name.
+    pub fn lanes_alike(loops: &[LoopReport]) -> Vec<(&LoopReport, &str)> {
+        let mut out: Vec<(&LoopReport, &str)> = Vec::new();
+        for l in loops {
+            let alike = |(first, last): &&mut (&LoopReport, &str)| {
+                (first.lines, first.iterations, first.cut) == (l.lines, l.iterations, l.cut)
+                    && crate::program::naming::next_lane(last, &l.thread)
+            };
+            match out.iter_mut().find(alike) {
+                Some(group) => group.1 = &l.thread,
+                None => out.push((l, &l.thread)),
+            }
+        }
+        out
+    }
+
+    /// `P1.0-P1.31 lines 4-6`: this loop in the lanes up to `last`.
+    pub fn place_to(&self, last: &str) -> String {
+        format!("{} lines {}-{}", crate::program::naming::lane_range(&self.thread, last), self.lines.0, self.lines.1)
+    }
+
     /// `P1 lines 4-6`.
     pub fn place(&self) -> String {
         format!("{} lines {}-{}", self.thread, self.lines.0, self.lines.1)
@@ -219,7 +241,8 @@ impl Outcome {
     /// Which loops the unrolling bound cut, at which bound (and, raised automatically, why it
     /// was not raised further).
     pub fn bound_cut(&self) -> String {
-        let cut: Vec<String> = self.loops.iter().filter(|l| l.cut).map(LoopReport::place).collect();
+        let cut: Vec<String> =
+            LoopReport::lanes_alike(&self.loops).into_iter().filter(|(l, _)| l.cut).map(|(l, last)| l.place_to(last)).collect();
         let loops = match cut.len() {
             0 => "some loop".to_string(),
             1 => format!("the loop at {}", cut[0]),
@@ -600,4 +623,31 @@ fn record_final_states(program: &Program, cand: &Candidate, out: &mut Outcome, m
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LoopReport;
+
+    fn report(thread: &str, lines: (usize, usize), cut: bool) -> LoopReport {
+        LoopReport { thread: thread.to_string(), lines, iterations: 1, cut }
+    }
+
+    /// The lanes of a warp column whose loop did the same are one entry, `P1.0-P1.2 lines 4-6`;
+    /// a lane that did otherwise, another loop, or a thread of no column stays apart.
+    #[test]
+    fn lanes_alike_are_one_range() {
+        let loops = [
+            report("P0", (4, 6), false),
+            report("P1.0", (4, 6), false),
+            report("P1.0", (8, 9), true),
+            report("P1.1", (4, 6), false),
+            report("P1.1", (8, 9), true),
+            report("P1.2", (4, 6), false),
+            report("P1.2", (8, 9), false),
+            report("P2", (4, 6), false),
+        ];
+        let places: Vec<String> = LoopReport::lanes_alike(&loops).iter().map(|(l, last)| l.place_to(last)).collect();
+        assert_eq!(places, ["P0 lines 4-6", "P1.0-P1.2 lines 4-6", "P1.0-P1.1 lines 8-9", "P1.2 lines 8-9", "P2 lines 4-6"]);
+    }
 }

@@ -245,6 +245,24 @@ impl Fnv {
     }
 }
 
+/// Whether thread `b` is the lane after thread `a` in one warp column (`P1.6`, `P1.7`): reports
+/// write the lanes of a column that say the same thing as one range (`P1.0-P1.31`).
+pub fn next_lane(a: &str, b: &str) -> bool {
+    match (a.split_once('.'), b.split_once('.')) {
+        (Some((ca, la)), Some((cb, lb))) => ca == cb && matches!((la.parse::<u32>(), lb.parse::<u32>()), (Ok(x), Ok(y)) if y == x + 1),
+        _ => false,
+    }
+}
+
+/// `P1.6-P1.9` for the lanes 6 to 9 of column P1 (`first`, `last`), `P2` for one thread.
+pub fn lane_range(first: &str, last: &str) -> String {
+    if first == last {
+        first.to_string()
+    } else {
+        format!("{first}-{last}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
