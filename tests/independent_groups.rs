@@ -206,6 +206,12 @@ fn whole_program_decides_the_grid_as_one() {
     let (code, out, err) = run(&[]);
     assert_eq!(code, Some(3), "{out}{err}");
     assert!(out.ends_with("Summary: 6 undefined behaviour, 3 data race(s), a hang\n"), "{out}");
+    assert!(
+        out.contains("Decided apart: 3 groups of CTAs that share nothing one of them writes, one at a time (CTA 0; CTA 1; CTA 2)"),
+        "{out}"
+    );
+    // Each CTA's finding is printed once, with the other CTAs' threads.
+    assert!(out.contains("    the same in other threads (2): P2.0 and P3.0, P4.0 and P5.0\n"), "{out}");
     let (_, out, err) = run(&["--whole-program"]);
-    assert!(out.contains("not decided") && !out.contains("3 data race(s)"), "{out}{err}");
+    assert!(out.contains("not decided") && !out.contains("3 data race(s)") && !out.contains("Decided apart"), "{out}{err}");
 }

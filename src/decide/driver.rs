@@ -104,6 +104,10 @@ pub(super) trait Hooks<'p> {
     /// all: neither has the program; forget what was found (`decide::groups::apart`).
     fn no_execution(&mut self) {}
 
+    /// The groups of threads the walks take one at a time (more than one, each in thread
+    /// order), before they start.
+    fn apart(&mut self, _groups: &[Vec<usize>]) {}
+
     /// Every thread's runs, once explored.
     fn explored(&mut self, _per_thread: &[ThreadTraces]) {}
 
@@ -190,6 +194,7 @@ fn drive_combinations<'p>(
     let groups_apart = hooks.groups_apart() && config.limits.groups_apart && crate::config::models::groups_decide_apart(&config.model);
     let groups = if groups_apart { super::groups::independent(program, &per_thread) } else { Vec::new() };
     let (result, claims_shared) = if groups.len() > 1 {
+        hooks.apart(&groups);
         apart(program, config, &groups, &runs, hooks, &mut budget, &plan)
     } else {
         let (result, shared) = walk(program, config, runs, hooks, &mut budget, &plan);

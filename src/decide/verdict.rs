@@ -89,6 +89,9 @@ pub struct Outcome {
     /// Set when the outcome-directed search decided the verdict after the enumeration stopped
     /// at its budget (`decide::directed`): the states, counts and findings are partial.
     pub partial_states: Option<PartialStates>,
+    /// Where the threads fell into groups decided apart (`decide::groups`: more than one, each
+    /// whole clusters sharing nothing one of them writes), the CTAs of each group; else empty.
+    pub groups_apart: Vec<Vec<i64>>,
 }
 
 /// How the verdict was decided when the enumeration of final states stopped at its budget.
@@ -353,6 +356,7 @@ impl<'p> VerdictHooks<'p> {
             incomplete: None,
             enumeration_cut: false,
             partial_states: None,
+            groups_apart: Vec::new(),
         };
         VerdictHooks {
             program,
@@ -433,6 +437,14 @@ impl<'p> Hooks<'p> for VerdictHooks<'p> {
     fn groups_apart(&self) -> bool {
         // No observable: the condition is constant, an execution's answer is its findings.
         self.outcome.observables.is_empty()
+    }
+
+    fn apart(&mut self, groups: &[Vec<usize>]) {
+        let ctas = |group: &Vec<usize>| {
+            let set: BTreeSet<i64> = group.iter().map(|&t| self.program.threads[t].placement.cta).collect();
+            set.into_iter().collect()
+        };
+        self.outcome.groups_apart = groups.iter().map(ctas).collect();
     }
 
     fn explored(&mut self, per_thread: &[ThreadTraces]) {

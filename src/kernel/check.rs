@@ -377,6 +377,15 @@ fn report(k: &Kernel, o: Option<&crate::decide::Outcome>, live: Option<&crate::d
         let _ = writeln!(s, "Lanes modelled: {l}");
     }
     let _ = writeln!(s, "Threads modelled: {}", threads.join(", "));
+    if let Some(groups) = o.map(|o| &o.groups_apart).filter(|g| !g.is_empty()) {
+        let shown: Vec<String> = groups.iter().map(|ctas| cta_list(ctas)).collect();
+        let _ = writeln!(
+            s,
+            "Decided apart: {} groups of CTAs that share nothing one of them writes, one at a time ({}); --whole-program decides them as one",
+            groups.len(),
+            shown.join("; ")
+        );
+    }
     for b in &k.bindings {
         let _ = writeln!(s, "Parameter {b}");
     }
@@ -438,6 +447,16 @@ fn report(k: &Kernel, o: Option<&crate::decide::Outcome>, live: Option<&crate::d
         }
     }
     s
+}
+
+/// `CTA 2`, `CTAs 0-1`, `CTAs 0, 2`: the CTAs of one group (in order).
+fn cta_list(ctas: &[i64]) -> String {
+    let consecutive = ctas.windows(2).all(|w| w[1] == w[0] + 1);
+    match ctas {
+        [one] => format!("CTA {one}"),
+        [first, .., last] if consecutive => format!("CTAs {first}-{last}"),
+        _ => format!("CTAs {}", ctas.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")),
+    }
 }
 
 /// `file.ptx:85 (tma_pipeline.cu:37)`, with the whole inline chain where there is one
