@@ -155,14 +155,10 @@ impl LoopReport {
         out
     }
 
-    /// `P1.0-P1.31 lines 4-6`: this loop in the lanes up to `last`.
+    /// `P1.0-P1.31 lines 4-6`: this loop in the lanes up to `last` (`P1 lines 4-6` with `last`
+    /// its own thread).
     pub fn place_to(&self, last: &str) -> String {
         format!("{} lines {}-{}", crate::program::naming::lane_range(&self.thread, last), self.lines.0, self.lines.1)
-    }
-
-    /// `P1 lines 4-6`.
-    pub fn place(&self) -> String {
-        format!("{} lines {}-{}", self.thread, self.lines.0, self.lines.1)
     }
 }
 
